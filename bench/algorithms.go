@@ -1,0 +1,45 @@
+// Package bench defines ocbench's experiments: the algorithms that can be
+// run, the workloads (who asks for the critical section, when, for how long),
+// and what is measured; it runs an experiment on a runtime and returns a
+// results.Run.
+package bench
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ocbench/ocbench/opencube"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
+)
+
+// Algorithms are the algorithms ocbench can run, by flag value.
+var Algorithms = map[string]proto.Algorithm{
+	"opencube":     opencube.Algorithm{},
+	"naimi-trehel": scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
+	"raymond":      scheme.Algorithm{Rule: scheme.Raymond{}},
+	"centralized":  scheme.Algorithm{Rule: scheme.Centralized{}},
+}
+
+// AlgorithmNames returns the algorithm names, open-cube first.
+func AlgorithmNames() []string {
+	names := []string{"opencube"}
+	var rest []string
+	for k := range Algorithms {
+		if k != "opencube" {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+// Algorithm returns the algorithm called name.
+func Algorithm(name string) (proto.Algorithm, error) {
+	a, ok := Algorithms[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown algorithm %q (allowed: %s)", name, strings.Join(AlgorithmNames(), ", "))
+	}
+	return a, nil
+}

@@ -1,0 +1,108 @@
+// Package hypercube provides the arithmetic of an N-node open-cube (N = 2^p)
+// and of a hypercube of MPI ranks: node ids, distances, powers, the initial
+// open-cube, the nodes at a given distance, placement of nodes on ranks, hop
+// counts and a Gray-code ring.
+//
+// Node ids are 0-based: the open-cube paper's node k is id k−1 here. With
+// 0-based ids the initial open-cube is the binomial tree in which the father
+// of i is i with its lowest set bit cleared (root 0), and dist(i, j) is the
+// index of the highest bit in which i and j differ, plus one. Nothing here is
+// stored per pair of nodes: every function computes its answer from ids.
+package hypercube
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// None is the id used for "no node" (the paper's nil).
+const None = -1
+
+// Log2 returns p such that n = 2^p, and whether n is a power of two (n ≥ 1).
+func Log2(n int) (int, bool) {
+	if n < 1 || n&(n-1) != 0 {
+		return 0, false
+	}
+	return bits.TrailingZeros(uint(n)), true
+}
+
+// Validate returns an error unless n is a power of two and at least min.
+func Validate(n, min int) error {
+	if _, ok := Log2(n); !ok || n < min {
+		return fmt.Errorf("%d is not a power of two ≥ %d", n, min)
+	}
+	return nil
+}
+
+// Dist returns the open-cube distance of nodes i and j: the smallest d such
+// that i and j belong to the same d-group (0 when i == j). A b-transformation
+// never changes it, so it is a constant of the pair.
+func Dist(i, j int) int {
+	return bits.Len(uint(i ^ j))
+}
+
+// Power returns the power of node i in the initial open-cube of 2^p nodes:
+// p for the root 0, otherwise the number of trailing zero bits of i.
+func Power(i, p int) int {
+	if i == 0 {
+		return p
+	}
+	return bits.TrailingZeros(uint(i))
+}
+
+// Father returns the father of node i in the initial open-cube (None for the
+// root 0): i with its lowest set bit cleared.
+func Father(i int) int {
+	if i == 0 {
+		return None
+	}
+	return i & (i - 1)
+}
+
+// Son returns the son of power r of node i in the initial open-cube; it
+// exists for 0 ≤ r < Power(i, p).
+func Son(i, r int) int {
+	return i | 1<<r
+}
+
+// LastSon returns the son of i of power Power(i)−1 in the initial open-cube
+// of 2^p nodes, or None if i is a leaf.
+func LastSon(i, p int) int {
+	pw := Power(i, p)
+	if pw == 0 {
+		return None
+	}
+	return Son(i, pw-1)
+}
+
+// AtDistance returns the half-open id range [lo, hi) of the nodes at distance
+// d ≥ 1 from i. They are contiguous: i with bit d−1 flipped and the d−1 lower
+// bits free, so there are 2^(d−1) of them.
+func AtDistance(i, d int) (lo, hi int) {
+	low := 1<<(d-1) - 1
+	lo = (i ^ 1<<(d-1)) &^ low
+	return lo, lo + low + 1
+}
+
+// Hops returns the number of hypercube links between ranks a and b (their
+// Hamming distance).
+func Hops(a, b int) int {
+	return bits.OnesCount(uint(a ^ b))
+}
+
+// Gray returns the k-th element of the reflected binary Gray code; Gray(k)
+// and Gray(k+1) differ in exactly one bit.
+func Gray(k int) int {
+	return k ^ k>>1
+}
+
+// GrayRing returns the n = 2^p node ids in Gray-code order: a Hamiltonian
+// ring of the hypercube, where successive ids (and the last and the first)
+// are hypercube neighbours.
+func GrayRing(n int) []int {
+	ring := make([]int, n)
+	for k := range ring {
+		ring[k] = Gray(k)
+	}
+	return ring
+}

@@ -1,0 +1,196 @@
+// Package proto defines what every mutual-exclusion algorithm of ocbench
+// shares with the runtimes that host it: node ids, messages, the inputs a node
+// is stepped with and the outputs it returns.
+//
+// An algorithm is a pure state machine (the model is etcd's raft package):
+// it is stepped with one Input at a time and appends to an Output the
+// messages it wants sent, the timers it wants set and whether the node may
+// enter the critical section now. It never reads a clock, sleeps, sends or
+// draws random numbers, so the simulator and the MPI runtime run the same
+// code, and a test can drive an exact interleaving.
+package proto
+
+import "fmt"
+
+// NodeID identifies a logical node, 0 ≤ id < N. Ids are 0-based; the papers
+// number nodes from 1.
+type NodeID = int32
+
+// Nil is the id that means "no node" (the papers' nil).
+const Nil NodeID = -1
+
+// MsgType is the type of a message.
+type MsgType uint8
+
+// The message types. Request and Token are the failure-free protocol; the
+// others belong to the open-cube failure protocol (open-cube paper §5).
+const (
+	Request      MsgType = iota // request(j): j asks for the token
+	Token                       // token(j): j is the lender, Nil if none
+	Enquiry                     // a root asks the source of a loan about the token
+	EnquiryReply                // the source's answer to an enquiry
+	Test                        // test(d) of search_father phase d
+	Answer                      // answer to a test: "ok" or "try later"
+	Anomaly                     // a father tells a requester it cannot be its father
+	NumMsgTypes                 // number of message types
+)
+
+var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly"}
+
+// String returns the type's name as used in JSON output and traces.
+func (t MsgType) String() string {
+	if t < NumMsgTypes {
+		return msgTypeNames[t]
+	}
+	return fmt.Sprintf("msgtype(%d)", uint8(t))
+}
+
+// Cause says why a message was sent: the failure-free protocol, or the
+// handling of a failure (suspicion, enquiry, search, anomaly, requests
+// re-issued after a search, token regeneration).
+type Cause uint8
+
+// The causes of messages.
+const (
+	Normal Cause = iota
+	Failure
+	NumCauses
+)
+
+// String returns "normal" or "failure".
+func (c Cause) String() string {
+	if c == Failure {
+		return "failure"
+	}
+	return "normal"
+}
+
+// Reply codes carried by Answer and EnquiryReply messages.
+const (
+	AnswerOK        uint8 = 1 // test: "I can be your father"
+	AnswerTryLater  uint8 = 2 // test: "I am asking; test me again later"
+	ReplyInCS       uint8 = 3 // enquiry: "still in the critical section"
+	ReplySentBack   uint8 = 4 // enquiry: "already sent back"
+	ReplyTokenLost  uint8 = 5 // enquiry: "token lost" (never received it)
+	ReplyNotWaiting uint8 = 6 // enquiry: "I have no request for which you lent me the token"
+)
+
+// Message is one message between two nodes. It is a plain value: the
+// runtimes copy, queue and encode it.
+type Message struct {
+	Type  MsgType
+	Cause Cause
+	Phase uint8  // Test: the search phase d
+	Reply uint8  // Answer, EnquiryReply: a reply code
+	From  NodeID // sender
+	To    NodeID // destination
+	J     NodeID // Request: the requester j; Token: the lender (Nil if none)
+	Src   NodeID // Request, Token: the node whose enter_cs the message serves
+	Gen   uint32 // Token, Request, Enquiry: the token generation (fault tolerance)
+	Tag   uint32 // the serial of the CS request the message serves (0: none)
+}
+
+// InputKind is the kind of event a node is stepped with.
+type InputKind uint8
+
+// The inputs of a node.
+const (
+	EnterCS InputKind = iota // the local process calls enter_cs
+	ExitCS                   // the local process leaves the critical section
+	Receive                  // a message arrives
+	Fire                     // a timer set by the node expires
+	Crash                    // the node fails (fail-stop); volatile state is lost
+	Recover                  // the node restarts from stable storage
+)
+
+// Input is one event for a node.
+type Input struct {
+	Kind  InputKind
+	Tag   uint32  // EnterCS: the serial of this CS request
+	Msg   Message // Receive
+	Timer Timer   // Fire
+}
+
+// Timer is a timer a node asks for. The runtime fires it After·δ later by
+// stepping the node with Input{Kind: Fire, Timer: t}; a node cancels a timer
+// by ignoring it when it fires (Seq lets it tell a stale timer).
+type Timer struct {
+	Kind  uint8
+	Seq   uint32
+	Arg   NodeID
+	After float64 // delay in units of δ
+}
+
+// Output is what a step asks the runtime to do. Runtimes reuse one Output;
+// nodes only append to it.
+type Output struct {
+	Msgs   []Message
+	Timers []Timer
+	// Enter reports that the node entered the critical section in this step.
+	Enter bool
+	// Events counts algorithm events a runtime reports (token regenerations,
+	// stale tokens discarded, searches, ...), indexed by Event.
+	Events [NumEvents]int32
+}
+
+// Reset empties o for the next step, keeping its buffers.
+func (o *Output) Reset() {
+	o.Msgs = o.Msgs[:0]
+	o.Timers = o.Timers[:0]
+	o.Enter = false
+	o.Events = [NumEvents]int32{}
+}
+
+// Event names a countable algorithm event.
+type Event uint8
+
+// The countable events.
+const (
+	EvTokenRegenerated Event = iota
+	EvStaleToken
+	EvSearchStarted
+	EvSearchPhase
+	EvSearchRoot // a search concluded with the node becoming the root
+	EvAnomaly
+	EvRequestLost // a queued request was lost with a crash
+	NumEvents
+)
+
+var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash"}
+
+// String returns the event's JSON name.
+func (e Event) String() string { return eventNames[e] }
+
+// View is the part of a node's state the invariant checks read.
+type View struct {
+	Up        bool
+	TokenHere bool
+	InCS      bool
+	Asked     bool
+	Father    NodeID
+	Mandator  NodeID
+	Lender    NodeID
+	Searching bool   // open-cube: a search_father is in progress
+	Tag       uint32 // the serial of the CS request the node is serving
+}
+
+// Node is a mutual-exclusion algorithm's state machine for one node.
+type Node interface {
+	// Step processes one input and appends what it wants done to out.
+	Step(in Input, out *Output)
+	// View returns the node's state for invariant checks.
+	View() View
+	// Waiting calls f for every request waiting in the node's queue: the
+	// requester j (the node itself for a local enter_cs).
+	Waiting(f func(j NodeID))
+}
+
+// Algorithm builds the nodes of one run.
+type Algorithm interface {
+	// Name is the algorithm's flag value.
+	Name() string
+	// NewNodes returns the n nodes of a system in their initial state.
+	NewNodes(n int) []Node
+	// OpenCube reports whether the father relation must stay an open-cube.
+	OpenCube() bool
+}

@@ -1,0 +1,65 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Column is one column of a readable table.
+type Column struct {
+	Head string
+	Cell func(r *Run) string
+}
+
+// FailureFreeColumns are the columns of a failure-free run.
+var FailureFreeColumns = []Column{
+	{"algorithm", func(r *Run) string { return r.Algorithm }},
+	{"N", func(r *Run) string { return fmt.Sprint(r.Nodes) }},
+	{"workload", func(r *Run) string { return r.Workload }},
+	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
+	{"messages", func(r *Run) string { return fmt.Sprint(r.MessagesTotal) }},
+	{"msg/req mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
+	{"median", func(r *Run) string { return fmt.Sprintf("%g", r.MsgsPerRequest.Median) }},
+	{"p99", func(r *Run) string { return fmt.Sprintf("%g", r.MsgsPerRequest.P99) }},
+	{"max", func(r *Run) string { return fmt.Sprintf("%g", r.MsgsPerRequest.Max) }},
+	{"wait mean (δ)", func(r *Run) string { return fmt.Sprintf("%.2f", r.WaitDelta.Mean) }},
+	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
+}
+
+// WriteTable writes header lines (each prefixed "# ") and then the runs as an
+// aligned table, OSU-benchmark style.
+func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error {
+	var b strings.Builder
+	for _, h := range header {
+		b.WriteString("# ")
+		b.WriteString(h)
+		b.WriteByte('\n')
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for k, c := range cols {
+		if k > 0 {
+			tw.Write([]byte("\t"))
+		}
+		tw.Write([]byte(c.Head))
+	}
+	tw.Write([]byte("\t\n"))
+	for _, r := range runs {
+		for k, c := range cols {
+			if k > 0 {
+				tw.Write([]byte("\t"))
+			}
+			tw.Write([]byte(c.Cell(r)))
+		}
+		tw.Write([]byte("\t\n"))
+	}
+	tw.Flush()
+	for _, r := range runs {
+		if r.Violation != "" {
+			fmt.Fprintf(&b, "# VIOLATION (%s, N=%d): %s\n", r.Algorithm, r.Nodes, r.Violation)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

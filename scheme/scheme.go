@@ -1,0 +1,335 @@
+// Package scheme implements the general token-and-tree mutual-exclusion
+// algorithm of Hélary, Mostefaoui and Raynal (INRIA RR-1692, §2.2) as a pure
+// state machine, with the behaviour rule (transit or proxy) pluggable, and
+// three of its instances: Naimi–Trehel (always transit), Raymond / Van de
+// Snepscheut (transit ⇔ token_here) and the centralized algorithm (always
+// proxy). The open-cube rule lives in package opencube.
+//
+// The code follows the report's text line by line; the numbers in comments,
+// (1) to (22), are the report's line numbers. The errata of
+// shared/papers/README.md are applied (line (7) sets mandator := j; exit_cs
+// returns the token iff lender ≠ i).
+package scheme
+
+import (
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Behavior is how a node reacts to a request (or, in case γ, to the token).
+type Behavior uint8
+
+// The behaviours of RR-1692, plus Reject for the open-cube anomaly check.
+const (
+	Proxy   Behavior = iota // i serves j's request on its own account
+	Transit                 // i forwards j's request (or gives the token up) and makes j its father
+	Reject                  // i cannot be the father of j: it answers with an anomaly message
+)
+
+// Rule is a behaviour rule of the general scheme.
+type Rule interface {
+	// Name is the algorithm's flag value.
+	Name() string
+	// InitialFather returns the father of node i in the initial tree of n
+	// nodes (proto.Nil for the root, which holds the token).
+	InitialFather(i proto.NodeID, n int) proto.NodeID
+	// OnRequest returns i's behaviour for a request from j.
+	OnRequest(i *Node, j proto.NodeID) Behavior
+	// OnToken returns i's behaviour when, in case γ, it passes the token
+	// received for its mandator (Proxy or Transit).
+	OnToken(i *Node) Behavior
+}
+
+type entry struct {
+	j, src proto.NodeID
+	gen    uint32
+	tag    uint32
+}
+
+// Node is one node of the general scheme. Its exported fields are the
+// report's local variables; runtimes and tests read them, only Step writes
+// them.
+type Node struct {
+	ID        proto.NodeID
+	TokenHere bool
+	Asked     bool
+	InCS      bool
+	Father    proto.NodeID
+	Lender    proto.NodeID
+	Mandator  proto.NodeID
+	// Gen is the generation of the token this node last held or received.
+	Gen uint32
+	// Src and Tag identify the CS request the node is serving (its own, its
+	// mandator's, or the one it lent the token for).
+	Src proto.NodeID
+	Tag uint32
+
+	rule  Rule
+	queue []entry
+	head  int
+}
+
+// Init puts n in the initial state of node id of an n-node system.
+func (n *Node) Init(rule Rule, id proto.NodeID, size int) {
+	*n = Node{ID: id, rule: rule, Father: rule.InitialFather(id, size), Lender: proto.Nil, Mandator: proto.Nil, Src: proto.Nil}
+	if n.Father == proto.Nil {
+		n.TokenHere = true
+		n.Lender = id
+	}
+}
+
+// Rule returns the node's behaviour rule.
+func (n *Node) Rule() Rule { return n.rule }
+
+// Step implements proto.Node for the failure-free protocol: EnterCS, ExitCS,
+// and the receipt of Request and Token messages. Other inputs are ignored.
+func (n *Node) Step(in proto.Input, out *proto.Output) {
+	switch in.Kind {
+	case proto.EnterCS:
+		n.Enqueue(n.ID, n.ID, 0, in.Tag)
+	case proto.ExitCS:
+		n.exitCS(out)
+	case proto.Receive:
+		switch in.Msg.Type {
+		case proto.Request:
+			n.Enqueue(in.Msg.J, in.Msg.Src, in.Msg.Gen, in.Msg.Tag)
+		case proto.Token:
+			n.ReceiveToken(in.Msg, out)
+		}
+	}
+	n.Drain(out)
+}
+
+// Enqueue puts a request from j (j = n.ID for a local enter_cs) at the tail
+// of the node's FIFO queue.
+func (n *Node) Enqueue(j, src proto.NodeID, gen, tag uint32) {
+	if n.head > 0 && n.head == len(n.queue) {
+		n.queue, n.head = n.queue[:0], 0
+	}
+	n.queue = append(n.queue, entry{j: j, src: src, gen: gen, tag: tag})
+}
+
+// Queued returns the number of requests waiting in the node's queue.
+func (n *Node) Queued() int { return len(n.queue) - n.head }
+
+// ClearQueue drops every waiting request and returns how many there were.
+func (n *Node) ClearQueue() int {
+	k := n.Queued()
+	n.queue, n.head = nil, 0
+	return k
+}
+
+// Drain serves waiting requests, oldest first, while the node is not busy
+// ("wait (not asked_i)").
+func (n *Node) Drain(out *proto.Output) {
+	for !n.Asked && n.head < len(n.queue) {
+		e := n.queue[n.head]
+		n.queue[n.head] = entry{}
+		n.head++
+		if e.j == n.ID {
+			n.enterCS(e, out)
+		} else {
+			n.request(e, out)
+		}
+	}
+}
+
+func (n *Node) send(out *proto.Output, m proto.Message) {
+	m.From = n.ID
+	out.Msgs = append(out.Msgs, m)
+}
+
+// enterCS: upon a call to enter_cs by i, lines (1)–(2).
+func (n *Node) enterCS(e entry, out *proto.Output) {
+	n.Asked = true
+	n.Src, n.Tag = n.ID, e.tag
+	if n.TokenHere {
+		n.InCS = true
+		out.Enter = true
+		return
+	}
+	n.Mandator = n.ID
+	n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: n.ID, Src: n.ID, Gen: n.Gen, Tag: e.tag})
+}
+
+// exitCS: upon a call to exit_cs by i, lines (3)–(4).
+func (n *Node) exitCS(out *proto.Output) {
+	if !n.InCS {
+		return
+	}
+	n.InCS = false
+	if n.Lender != n.ID {
+		n.send(out, proto.Message{Type: proto.Token, To: n.Lender, J: proto.Nil, Src: n.ID, Gen: n.Gen, Tag: n.Tag})
+		n.TokenHere = false
+	}
+	n.Asked = false
+}
+
+// request: upon receipt of request(j) by i, lines (5)–(10).
+func (n *Node) request(e entry, out *proto.Output) {
+	switch n.rule.OnRequest(n, e.j) {
+	case Reject:
+		n.send(out, proto.Message{Type: proto.Anomaly, Cause: proto.Failure, To: e.j, J: e.j, Src: e.src, Tag: e.tag})
+	case Proxy:
+		n.Asked = true
+		n.Src, n.Tag = e.src, e.tag
+		if n.TokenHere { // (6) i temporarily lends the token
+			n.send(out, proto.Message{Type: proto.Token, To: e.j, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.TokenHere = false
+			return
+		}
+		n.Mandator = e.j // (7) i requires the token for j
+		n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+	case Transit:
+		if n.TokenHere { // (8)–(9) i gives the token up
+			n.Lender = proto.Nil
+			n.send(out, proto.Message{Type: proto.Token, To: e.j, J: proto.Nil, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.TokenHere = false
+		} else { // (10) i forwards the request
+			n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: e.j, Src: e.src, Gen: e.gen, Tag: e.tag})
+		}
+		n.Father = e.j
+	}
+}
+
+// ReceiveToken: upon the receipt of token(j) from k by i, lines (11)–(22).
+// It does not serve the queue; Step does, and so must a caller.
+func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
+	j, k := m.J, m.From
+	n.TokenHere = true // (11)
+	n.Gen = m.Gen
+	switch n.Mandator {
+	case proto.Nil: // α: return of the token after a loan
+		n.Asked = false // (12)
+	case n.ID: // β: the claim of i is satisfied
+		if j == proto.Nil {
+			n.Lender, n.Father = n.ID, proto.Nil // (13)
+		} else {
+			n.Lender, n.Father = j, k // (14)
+		}
+		n.Mandator = proto.Nil
+		n.InCS = true
+		out.Enter = true
+	default: // γ: i honours the request of its mandator
+		n.Asked = false // (15)
+		to := n.Mandator
+		tok := proto.Message{Type: proto.Token, To: to, J: j, Src: n.Src, Gen: n.Gen, Tag: n.Tag}
+		switch n.rule.OnToken(n) {
+		case Transit:
+			if j == proto.Nil {
+				n.Lender, n.Father = proto.Nil, to // (19)–(20)
+			} else {
+				n.Father = k // (21)
+			}
+		default: // Proxy
+			if j == proto.Nil { // (16)–(17): i becomes the lender and lends the token
+				n.Lender, n.Father = n.ID, proto.Nil
+				tok.J = n.ID
+				n.Asked = true
+			} else {
+				n.Father = k // (18)
+			}
+		}
+		n.send(out, tok)
+		n.Mandator, n.TokenHere = proto.Nil, false // (22)
+	}
+}
+
+// View implements proto.Node.
+func (n *Node) View() proto.View {
+	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Father: n.Father, Mandator: n.Mandator, Lender: n.Lender, Tag: n.Tag}
+}
+
+// Waiting implements proto.Node.
+func (n *Node) Waiting(f func(j proto.NodeID)) {
+	for _, e := range n.queue[n.head:] {
+		f(e.j)
+	}
+}
+
+// Algorithm is a proto.Algorithm made of a Rule: every node runs the general
+// scheme with that rule.
+type Algorithm struct{ Rule Rule }
+
+// Name implements proto.Algorithm.
+func (a Algorithm) Name() string { return a.Rule.Name() }
+
+// OpenCube implements proto.Algorithm: only the open-cube rule keeps the
+// father relation an open-cube.
+func (a Algorithm) OpenCube() bool { return false }
+
+// NewNodes implements proto.Algorithm; the nodes are allocated together.
+func (a Algorithm) NewNodes(size int) []proto.Node {
+	nodes := make([]Node, size)
+	out := make([]proto.Node, size)
+	for i := range nodes {
+		nodes[i].Init(a.Rule, proto.NodeID(i), size)
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// NaimiTrehel is the rule "always transit" (RR-1692 §4.2, Annex 2), on the
+// star tree of Naimi and Trehel's paper (every node's father is node 0).
+type NaimiTrehel struct{}
+
+// Name implements Rule.
+func (NaimiTrehel) Name() string { return "naimi-trehel" }
+
+// InitialFather implements Rule: a star centred on node 0.
+func (NaimiTrehel) InitialFather(i proto.NodeID, n int) proto.NodeID { return star(i) }
+
+// OnRequest implements Rule.
+func (NaimiTrehel) OnRequest(*Node, proto.NodeID) Behavior { return Transit }
+
+// OnToken implements Rule.
+func (NaimiTrehel) OnToken(*Node) Behavior { return Transit }
+
+// Raymond is the rule "transit ⇔ token_here" (Raymond, Van de Snepscheut;
+// RR-1692 §4.2, Annex 3), on the initial open-cube (a binomial tree of
+// diameter 2·log2 N, so that its static tree is as shallow as the open-cube's).
+type Raymond struct{}
+
+// Name implements Rule.
+func (Raymond) Name() string { return "raymond" }
+
+// InitialFather implements Rule: the initial open-cube.
+func (Raymond) InitialFather(i proto.NodeID, n int) proto.NodeID { return binomial(i) }
+
+// OnRequest implements Rule.
+func (Raymond) OnRequest(i *Node, _ proto.NodeID) Behavior {
+	if i.TokenHere {
+		return Transit
+	}
+	return Proxy
+}
+
+// OnToken implements Rule: when the token arrives, token_here is true.
+func (Raymond) OnToken(*Node) Behavior { return Transit }
+
+// Centralized is the rule "always proxy" on a star: node 0 allocates the
+// token and every other node asks it directly (RR-1692 §2.1).
+type Centralized struct{}
+
+// Name implements Rule.
+func (Centralized) Name() string { return "centralized" }
+
+// InitialFather implements Rule: a star centred on node 0.
+func (Centralized) InitialFather(i proto.NodeID, n int) proto.NodeID { return star(i) }
+
+// OnRequest implements Rule.
+func (Centralized) OnRequest(*Node, proto.NodeID) Behavior { return Proxy }
+
+// OnToken implements Rule.
+func (Centralized) OnToken(*Node) Behavior { return Proxy }
+
+func star(i proto.NodeID) proto.NodeID {
+	if i == 0 {
+		return proto.Nil
+	}
+	return 0
+}
+
+func binomial(i proto.NodeID) proto.NodeID {
+	return proto.NodeID(hypercube.Father(int(i)))
+}

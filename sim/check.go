@@ -1,0 +1,177 @@
+package sim
+
+import (
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// check runs the invariants after a step of node id.
+func (s *Sim) check(id proto.NodeID, in proto.Input) {
+	if s.inCS > 1 {
+		s.fail("%d nodes are in the critical section (after node %d's step)", s.inCS, id)
+		return
+	}
+	if t := s.tokenHolders + s.tokensInFlight; t != 1 {
+		s.fail("%d tokens exist (%d held, %d in flight) after node %d's step", t, s.tokenHolders, s.tokensInFlight, id)
+		return
+	}
+	if s.cfg.Check < CheckFull {
+		return
+	}
+	s.checkATree()
+	if s.err == nil && s.cfg.OpenCube && s.inFlight == 0 {
+		s.checkOpenCube()
+	}
+}
+
+// inFlightMsgs calls f for every message in flight.
+func (s *Sim) inFlightMsgs(f func(m *proto.Message)) {
+	for _, it := range s.heap {
+		if p := &s.slab[it.idx]; p.kind == evDeliver {
+			f(&p.msg)
+		}
+	}
+}
+
+// checkATree checks Proposition 1 of RR-1692: the relation a_tree is a rooted
+// tree. (i, j) ∈ a_tree iff
+//
+//	(a1) ¬asked_i ∧ father_i = j
+//	(a2) asked_i ∧ a message request(i) is in transit towards, or waiting on, j
+//	(a3) asked_i ∧ mandator_j = i ∧ i ≠ j
+//	(a4) asked_i ∧ a message token(k), k ≠ nil, is in transit from j towards i
+//	(a5) asked_i ∧ father_i = j ∧ token_here_i
+func (s *Sim) checkATree() {
+	n := len(s.nodes)
+	views := make([]proto.View, n)
+	for i, nd := range s.nodes {
+		views[i] = nd.View()
+	}
+	parent := make([]proto.NodeID, n)
+	for i := range parent {
+		parent[i] = proto.Nil
+	}
+	set := func(i, j proto.NodeID, cond string) bool {
+		if parent[i] != proto.Nil && parent[i] != j {
+			s.fail("a_tree: node %d has two fathers, %d and %d (%s)", i, parent[i], j, cond)
+			return false
+		}
+		parent[i] = j
+		return true
+	}
+	for i, v := range views {
+		id := proto.NodeID(i)
+		switch {
+		case !v.Asked && v.Father != proto.Nil:
+			if !set(id, v.Father, "a1") {
+				return
+			}
+		case v.Asked && v.TokenHere && v.Father != proto.Nil:
+			if !set(id, v.Father, "a5") {
+				return
+			}
+		}
+		if v.Mandator != proto.Nil && v.Mandator != id && views[v.Mandator].Asked {
+			if !set(v.Mandator, id, "a3") {
+				return
+			}
+		}
+		ok := true
+		s.nodes[i].Waiting(func(j proto.NodeID) {
+			if ok && j != id && views[j].Asked {
+				ok = set(j, id, "a2, waiting")
+			}
+		})
+		if !ok {
+			return
+		}
+	}
+	ok := true
+	s.inFlightMsgs(func(m *proto.Message) {
+		switch {
+		case !ok:
+		case m.Type == proto.Request && views[m.J].Asked:
+			ok = set(m.J, m.To, "a2, in transit")
+		case m.Type == proto.Token && m.J != proto.Nil && views[m.To].Asked:
+			ok = set(m.To, m.From, "a4")
+		}
+	})
+	if !ok {
+		return
+	}
+	// A rooted tree: exactly one root, and every path upwards reaches it.
+	roots := 0
+	state := make([]uint8, n) // 0 unvisited, 1 on the current path, 2 reaches the root
+	for i := range parent {
+		if parent[i] == proto.Nil {
+			roots++
+			state[i] = 2
+		}
+	}
+	if roots != 1 {
+		s.fail("a_tree has %d roots", roots)
+		return
+	}
+	for i := range parent {
+		j := proto.NodeID(i)
+		for state[j] == 0 {
+			state[j] = 1
+			j = parent[j]
+		}
+		if state[j] == 1 {
+			s.fail("a_tree has a cycle through node %d", j)
+			return
+		}
+		for j = proto.NodeID(i); state[j] == 1; j = parent[j] {
+			state[j] = 2
+		}
+	}
+}
+
+// checkOpenCube checks, when no node is asking and no message is in flight,
+// that the father relation is an open-cube: one root of power pmax, and every
+// node of power p has exactly one son of each power 0..p−1, where the power
+// of a non-root node is dist(i, father_i) − 1 (Proposition 2.1).
+func (s *Sim) checkOpenCube() {
+	views := make([]proto.View, len(s.nodes))
+	for i, nd := range s.nodes {
+		views[i] = nd.View()
+		if views[i].Asked || !views[i].Up || views[i].Searching {
+			return
+		}
+	}
+	power := func(i int) int {
+		if views[i].Father == proto.Nil {
+			return s.cfg.PMax
+		}
+		return hypercube.Dist(i, int(views[i].Father)) - 1
+	}
+	sons := make([]uint64, len(views))
+	roots := 0
+	for i, v := range views {
+		if v.Father == proto.Nil {
+			roots++
+			continue
+		}
+		f, p := int(v.Father), power(i)
+		if p >= power(int(v.Father)) {
+			s.fail("open-cube: node %d of power %d has father %d of power %d", i, p, f, power(f))
+			return
+		}
+		if sons[f]&(1<<p) != 0 {
+			s.fail("open-cube: node %d has two sons of power %d", f, p)
+			return
+		}
+		sons[f] |= 1 << p
+	}
+	if roots != 1 {
+		s.fail("open-cube: %d roots", roots)
+		return
+	}
+	for i := range views {
+		if want := uint64(1)<<power(i) - 1; sons[i] != want {
+			s.fail("open-cube: node %d of power %d has sons of powers %b, want one of each power below %d", i, power(i), sons[i], power(i))
+			return
+		}
+	}
+}

@@ -1,0 +1,399 @@
+// Package sim is ocbench's deterministic discrete-event runtime: it hosts
+// every node of a run in one process, in virtual time, delivers messages after
+// seeded delays bounded by δ, fires timers, and checks the safety invariants
+// after every step. The same seed gives the same run, event for event.
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Config configures a simulation.
+type Config struct {
+	// Delta is δ, the bound on message delay, in seconds of virtual time.
+	Delta float64
+	// MinDelay is the smallest delay as a fraction of δ; delays are uniform
+	// in [MinDelay·δ, δ].
+	MinDelay float64
+	// FIFO makes every channel deliver in sending order (the papers allow
+	// non-FIFO channels, the default).
+	FIFO bool
+	// Seed seeds the delay distribution.
+	Seed uint64
+	// Check selects which invariants are checked after every step.
+	Check Check
+	// OpenCube asks for the open-cube shape check when the system is quiet;
+	// PMax is then log2 N.
+	OpenCube bool
+	PMax     int
+	// Trace, if not nil, receives one JSON object per line per event.
+	Trace io.Writer
+}
+
+// Check selects the invariant checks run after every step.
+type Check uint8
+
+// Check levels. CheckCounts costs O(1) per step: at most one node in the
+// critical section, exactly one token. CheckFull adds the O(N) structural
+// checks: the a_tree relation of RR-1692 §3.3 is a rooted tree, and, for the
+// open-cube, the father relation is an open-cube whenever no node is asking
+// and no message is in flight.
+const (
+	CheckCounts Check = iota
+	CheckFull
+)
+
+// Stats are the counters of a run.
+type Stats struct {
+	Steps     int64
+	Sent      [proto.NumMsgTypes][proto.NumCauses]int64
+	Delivered int64
+	Dropped   int64
+	Events    [proto.NumEvents]int64
+	// PerTag[t] counts the messages sent for the CS request of serial t.
+	PerTag []uint32
+	// MaxDelay is the largest delivery delay seen, in seconds.
+	MaxDelay float64
+}
+
+// MessagesTotal returns the number of messages sent.
+func (s *Stats) MessagesTotal() int64 {
+	var t int64
+	for _, byCause := range s.Sent {
+		for _, c := range byCause {
+			t += c
+		}
+	}
+	return t
+}
+
+// Hooks let a workload follow the run. Hooks run between steps and may
+// schedule inputs; they must not step nodes themselves.
+type Hooks struct {
+	// Enter is called when a node enters the critical section.
+	Enter func(id proto.NodeID, tag uint32)
+	// Quiet is called after a step that leaves no message in flight and no
+	// node in the critical section.
+	Quiet func()
+}
+
+const (
+	evDeliver uint8 = iota
+	evTimer
+	evInput
+	evCall
+)
+
+type payload struct {
+	kind  uint8
+	in    proto.InputKind
+	node  proto.NodeID
+	tag   uint32
+	msgID uint64
+	sent  float64
+	msg   proto.Message
+	timer proto.Timer
+	fn    func()
+	next  int32 // free list
+}
+
+// Sim is one simulation.
+type Sim struct {
+	cfg   Config
+	nodes []proto.Node
+	down  []bool
+	rng   *rand.Rand
+	now   float64
+	seq   uint64
+	heap  eventHeap
+	slab  []payload
+	free  int32
+	out   proto.Output
+	hooks Hooks
+	fifo  map[[2]proto.NodeID]float64
+	trace *bufio.Writer
+
+	msgID          uint64
+	inFlight       int
+	tokensInFlight int
+	tokenHolders   int
+	inCS           int
+	stopped        bool
+	err            error
+
+	// Stats are the run's counters.
+	Stats Stats
+}
+
+// New returns a simulation of nodes. Node i must have id i.
+func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
+	if cfg.Delta <= 0 {
+		cfg.Delta = 1e-3
+	}
+	s := &Sim{
+		cfg:   cfg,
+		nodes: nodes,
+		down:  make([]bool, len(nodes)),
+		rng:   rand.New(rand.NewPCG(cfg.Seed, 0x6f70656e63756265)),
+		free:  -1,
+		hooks: hooks,
+	}
+	if cfg.FIFO {
+		s.fifo = make(map[[2]proto.NodeID]float64)
+	}
+	if cfg.Trace != nil {
+		s.trace = bufio.NewWriterSize(cfg.Trace, 1<<16)
+	}
+	for _, n := range nodes {
+		if v := n.View(); v.TokenHere {
+			s.tokenHolders++
+		}
+	}
+	return s
+}
+
+// Now returns the virtual time in seconds.
+func (s *Sim) Now() float64 { return s.now }
+
+// Delta returns δ in seconds.
+func (s *Sim) Delta() float64 { return s.cfg.Delta }
+
+// Nodes returns the simulated nodes.
+func (s *Sim) Nodes() []proto.Node { return s.nodes }
+
+// Down reports whether node id is crashed.
+func (s *Sim) Down(id proto.NodeID) bool { return s.down[id] }
+
+// Rand returns the simulation's seeded generator, for workloads and fault
+// plans that must replay with the seed.
+func (s *Sim) Rand() *rand.Rand { return s.rng }
+
+// InFlight returns the number of messages sent and not yet delivered or dropped.
+func (s *Sim) InFlight() int { return s.inFlight }
+
+// Stop ends Run after the current event.
+func (s *Sim) Stop() { s.stopped = true }
+
+// Err returns the first invariant violation, or nil.
+func (s *Sim) Err() error { return s.err }
+
+func (s *Sim) alloc() int32 {
+	if s.free >= 0 {
+		i := s.free
+		s.free = s.slab[i].next
+		return i
+	}
+	s.slab = append(s.slab, payload{})
+	return int32(len(s.slab) - 1)
+}
+
+func (s *Sim) schedule(t float64, p payload) {
+	i := s.alloc()
+	p.next = -1
+	s.slab[i] = p
+	s.seq++
+	s.heap.push(item{t: t, seq: s.seq, idx: i})
+}
+
+// Input schedules an input (EnterCS with its request serial tag, ExitCS,
+// Crash or Recover) for node id, dt seconds from now.
+func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint32) {
+	s.schedule(s.now+dt, payload{kind: evInput, in: kind, node: id, tag: tag})
+}
+
+// After calls fn dt seconds from now, between steps.
+func (s *Sim) After(dt float64, fn func()) {
+	s.schedule(s.now+dt, payload{kind: evCall, fn: fn})
+}
+
+// Run processes events until none is left, Stop is called, or an invariant
+// is violated; it returns the violation.
+func (s *Sim) Run() error {
+	for len(s.heap) > 0 && !s.stopped && s.err == nil {
+		it := s.heap.pop()
+		s.now = it.t
+		p := s.slab[it.idx]
+		s.slab[it.idx] = payload{next: s.free}
+		s.free = it.idx
+		switch p.kind {
+		case evCall:
+			p.fn()
+		case evInput:
+			s.step(p.node, proto.Input{Kind: p.in, Tag: p.tag})
+		case evTimer:
+			if !s.down[p.node] {
+				s.step(p.node, proto.Input{Kind: proto.Fire, Timer: p.timer})
+			}
+		case evDeliver:
+			s.deliver(&p)
+		}
+	}
+	if s.trace != nil {
+		if err := s.trace.Flush(); err != nil && s.err == nil {
+			return fmt.Errorf("sim: writing trace: %w", err)
+		}
+	}
+	return s.err
+}
+
+func (s *Sim) deliver(p *payload) {
+	m := p.msg
+	s.inFlight--
+	if m.Type == proto.Token {
+		s.tokensInFlight--
+	}
+	if d := s.now - p.sent; d > s.Stats.MaxDelay {
+		s.Stats.MaxDelay = d
+	}
+	if s.down[m.To] {
+		s.Stats.Dropped++
+		s.traceMsg("drop", m.To, &m, p.msgID)
+		return
+	}
+	s.Stats.Delivered++
+	s.traceMsg("recv", m.To, &m, p.msgID)
+	s.step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+}
+
+// step runs one input through a node and carries out its output.
+func (s *Sim) step(id proto.NodeID, in proto.Input) {
+	n := s.nodes[id]
+	before := n.View()
+	s.out.Reset()
+	if s.trace != nil {
+		switch in.Kind {
+		case proto.EnterCS:
+			s.traceEv("request", id)
+		case proto.Crash:
+			s.traceEv("crash", id)
+		case proto.Recover:
+			s.traceEv("recover", id)
+		}
+	}
+	if in.Kind == proto.ExitCS {
+		s.traceEv("exit", id)
+	}
+	n.Step(in, &s.out)
+	s.Stats.Steps++
+	after := n.View()
+	s.down[id] = !after.Up
+	s.tokenHolders += b2i(after.TokenHere) - b2i(before.TokenHere)
+	s.inCS += b2i(after.InCS) - b2i(before.InCS)
+	for k, c := range s.out.Events {
+		s.Stats.Events[k] += int64(c)
+	}
+	for _, m := range s.out.Msgs {
+		s.send(m)
+	}
+	for _, t := range s.out.Timers {
+		s.schedule(s.now+t.After*s.cfg.Delta, payload{kind: evTimer, node: id, timer: t})
+	}
+	if s.out.Enter {
+		s.traceEv("enter", id)
+	}
+	s.check(id, in)
+	if s.out.Enter && s.hooks.Enter != nil {
+		s.hooks.Enter(id, after.Tag)
+	}
+	if s.inFlight == 0 && s.inCS == 0 && s.hooks.Quiet != nil {
+		s.hooks.Quiet()
+	}
+}
+
+func (s *Sim) send(m proto.Message) {
+	if m.To < 0 || int(m.To) >= len(s.nodes) {
+		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, m.Type, m.To)
+		return
+	}
+	s.msgID++
+	s.Stats.Sent[m.Type][m.Cause]++
+	if m.Tag > 0 && m.Cause == proto.Normal {
+		for int(m.Tag) >= len(s.Stats.PerTag) {
+			s.Stats.PerTag = append(s.Stats.PerTag, 0)
+		}
+		s.Stats.PerTag[m.Tag]++
+	}
+	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.rng.Float64()))
+	at := s.now + d
+	if s.fifo != nil {
+		ch := [2]proto.NodeID{m.From, m.To}
+		if last := s.fifo[ch]; at < last {
+			at = last
+		}
+		s.fifo[ch] = at
+	}
+	s.inFlight++
+	if m.Type == proto.Token {
+		s.tokensInFlight++
+	}
+	s.traceMsg("send", m.From, &m, s.msgID)
+	s.schedule(at, payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (s *Sim) fail(format string, args ...any) {
+	if s.err == nil {
+		s.err = &Violation{Seed: s.cfg.Seed, Step: s.Stats.Steps, Time: s.now, What: fmt.Sprintf(format, args...)}
+	}
+}
+
+// Violation is an invariant violation: what went wrong, and the seed and step
+// that replay it.
+type Violation struct {
+	Seed uint64
+	Step int64
+	Time float64
+	What string
+}
+
+func (v *Violation) Error() string {
+	return fmt.Sprintf("invariant violated at step %d (t=%.6fs, seed %d): %s", v.Step, v.Time, v.Seed, v.What)
+}
+
+func (s *Sim) traceEv(ev string, node proto.NodeID) {
+	if s.trace == nil {
+		return
+	}
+	w := s.trace
+	w.WriteString(`{"t":`)
+	w.WriteString(strconv.FormatFloat(s.now, 'g', -1, 64))
+	w.WriteString(`,"node":`)
+	w.WriteString(strconv.Itoa(int(node)))
+	w.WriteString(`,"ev":"`)
+	w.WriteString(ev)
+	w.WriteString("\"}\n")
+}
+
+func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
+	if s.trace == nil {
+		return
+	}
+	w := s.trace
+	w.WriteString(`{"t":`)
+	w.WriteString(strconv.FormatFloat(s.now, 'g', -1, 64))
+	w.WriteString(`,"node":`)
+	w.WriteString(strconv.Itoa(int(node)))
+	w.WriteString(`,"ev":"`)
+	w.WriteString(ev)
+	w.WriteString(`","type":"`)
+	w.WriteString(m.Type.String())
+	w.WriteString(`","from":`)
+	w.WriteString(strconv.Itoa(int(m.From)))
+	w.WriteString(`,"to":`)
+	w.WriteString(strconv.Itoa(int(m.To)))
+	w.WriteString(`,"msg":`)
+	w.WriteString(strconv.FormatUint(id, 10))
+	w.WriteString("}\n")
+}
