@@ -62,10 +62,10 @@ type Run struct {
 	// including the return of a lent token.
 	MsgsPerRequest Summary `json:"msgs_per_request"`
 	// WaitDelta is the time from enter_cs to entering the CS, in δ.
-	WaitDelta        Summary `json:"wait_delta"`
-	SafetyViolations int     `json:"safety_violations"`
-	Violation        string  `json:"violation,omitempty"`
-	LivenessViolations int   `json:"liveness_violations"`
+	WaitDelta          Summary `json:"wait_delta"`
+	SafetyViolations   int     `json:"safety_violations"`
+	Violation          string  `json:"violation,omitempty"`
+	LivenessViolations int     `json:"liveness_violations"`
 
 	VirtualSeconds float64 `json:"virtual_seconds,omitempty"`
 	WallSeconds    float64 `json:"wall_seconds"`

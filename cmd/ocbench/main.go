@@ -33,20 +33,20 @@ func main() {
 }
 
 type options struct {
-	algos     []string
-	nodes     []int
-	requests  int64
-	workload  string
-	seed      uint64
-	json      bool
-	trace     string
-	delta     float64
-	csTime    float64
-	think     float64
-	minDelay  float64
-	fifo      bool
-	check     string
-	help      bool
+	algos    []string
+	nodes    []int
+	requests int64
+	workload string
+	seed     uint64
+	json     bool
+	trace    string
+	delta    float64
+	csTime   float64
+	think    float64
+	minDelay float64
+	fifo     bool
+	check    string
+	help     bool
 }
 
 func newFlags(o *options) *pflag.FlagSet {

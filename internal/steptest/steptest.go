@@ -1,0 +1,137 @@
+// Package steptest drives proto.Node state machines by hand, one input at a
+// time, so that tests can replay the papers' worked examples message by
+// message and check every message sent.
+package steptest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Net holds nodes and the messages in flight between them. Ids in its
+// methods are the papers' 1-based node numbers when Base is 1.
+type Net struct {
+	T       testing.TB
+	Nodes   []proto.Node
+	Base    proto.NodeID // added to ids in messages when printing and matching
+	Pending []proto.Message
+	Sent    int // messages sent so far
+	Entered []proto.NodeID
+	Timers  []proto.Timer
+	out     proto.Output
+}
+
+// Msg formats a message with the net's numbering, e.g. "request(8) 7→5".
+func (n *Net) Msg(m proto.Message) string {
+	arg := "nil"
+	if m.J != proto.Nil {
+		arg = fmt.Sprint(m.J + n.Base)
+	}
+	switch m.Type {
+	case proto.Test:
+		arg = fmt.Sprint(m.Phase)
+	case proto.Answer, proto.EnquiryReply:
+		arg = fmt.Sprint(m.Reply)
+	case proto.Enquiry:
+		arg = ""
+	}
+	return fmt.Sprintf("%s(%s) %d→%d", m.Type, arg, m.From+n.Base, m.To+n.Base)
+}
+
+// Step steps node id (1-based if Base is 1) and returns the messages it sent,
+// formatted; the messages join Pending.
+func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
+	n.T.Helper()
+	n.out.Reset()
+	n.Nodes[id-n.Base].Step(in, &n.out)
+	var got []string
+	for _, m := range n.out.Msgs {
+		got = append(got, n.Msg(m))
+		n.Pending = append(n.Pending, m)
+	}
+	n.Sent += len(n.out.Msgs)
+	if n.out.Enter {
+		n.Entered = append(n.Entered, id)
+	}
+	n.Timers = append(n.Timers[:0], n.out.Timers...)
+	return got
+}
+
+// Expect checks that got is exactly want.
+func (n *Net) Expect(what string, got []string, want ...string) {
+	n.T.Helper()
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		n.T.Fatalf("%s: sent [%s], want [%s]", what, strings.Join(got, "; "), strings.Join(want, "; "))
+	}
+}
+
+// Enter makes node id call enter_cs and checks the messages it sends.
+func (n *Net) Enter(id proto.NodeID, want ...string) {
+	n.T.Helper()
+	n.Expect(fmt.Sprintf("node %d enter_cs", id), n.Step(id, proto.Input{Kind: proto.EnterCS, Tag: uint32(id)}), want...)
+}
+
+// Exit makes node id leave the critical section and checks the messages.
+func (n *Net) Exit(id proto.NodeID, want ...string) {
+	n.T.Helper()
+	n.Expect(fmt.Sprintf("node %d exit_cs", id), n.Step(id, proto.Input{Kind: proto.ExitCS}), want...)
+}
+
+// Deliver delivers the pending message formatted as msg (e.g.
+// "request(8) 7→5") and checks the messages its receipt sends.
+func (n *Net) Deliver(msg string, want ...string) {
+	n.T.Helper()
+	for k, m := range n.Pending {
+		if n.Msg(m) == msg {
+			n.Pending = append(n.Pending[:k], n.Pending[k+1:]...)
+			n.Expect("receipt of "+msg, n.Step(m.To+n.Base, proto.Input{Kind: proto.Receive, Msg: m}), want...)
+			return
+		}
+	}
+	var pend []string
+	for _, m := range n.Pending {
+		pend = append(pend, n.Msg(m))
+	}
+	n.T.Fatalf("no pending message %s (pending: %s)", msg, strings.Join(pend, "; "))
+}
+
+// Drop removes the pending message formatted as msg without delivering it.
+func (n *Net) Drop(msg string) {
+	n.T.Helper()
+	for k, m := range n.Pending {
+		if n.Msg(m) == msg {
+			n.Pending = append(n.Pending[:k], n.Pending[k+1:]...)
+			return
+		}
+	}
+	n.T.Fatalf("no pending message %s", msg)
+}
+
+// InCS checks that node id entered the critical section last.
+func (n *Net) InCS(id proto.NodeID) {
+	n.T.Helper()
+	if len(n.Entered) == 0 || n.Entered[len(n.Entered)-1] != id {
+		n.T.Fatalf("node %d did not enter the critical section (entries so far: %v)", id, n.Entered)
+	}
+	if !n.Nodes[id-n.Base].View().InCS {
+		n.T.Fatalf("node %d is not in the critical section", id)
+	}
+}
+
+// Fathers returns the father of every node, with the net's numbering
+// (0 for nil when Base is 1).
+func (n *Net) Fathers() []proto.NodeID {
+	out := make([]proto.NodeID, len(n.Nodes))
+	for i, nd := range n.Nodes {
+		f := nd.View().Father
+		if f == proto.Nil {
+			out[i] = n.Base - 1
+		} else {
+			out[i] = f + n.Base
+		}
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package scheme
+
+import (
+	"testing"
+
+	"github.com/ocbench/ocbench/internal/steptest"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// pathRule is the setting of RR-1692's §2.1 example: a path 8→7→…→1 (node 1
+// is the root and holds the token), nodes 3, 5 and 6 permanently proxy, the
+// others permanently transit. Ids are 0-based (paper node k is id k−1).
+type pathRule struct{ proxy map[proto.NodeID]bool }
+
+func (pathRule) Name() string { return "rr1692-example" }
+func (pathRule) InitialFather(i proto.NodeID, n int) proto.NodeID {
+	if i == 0 {
+		return proto.Nil
+	}
+	return i - 1
+}
+func (r pathRule) OnRequest(n *Node, _ proto.NodeID) Behavior { return r.OnToken(n) }
+func (r pathRule) OnToken(n *Node) Behavior {
+	if r.proxy[n.ID] {
+		return Proxy
+	}
+	return Transit
+}
+
+// TestRR1692Example replays the worked example of RR-1692 §2.1 message by
+// message: node 8 requests; 12 messages; node 3 becomes the root.
+func TestRR1692Example(t *testing.T) {
+	rule := pathRule{proxy: map[proto.NodeID]bool{2: true, 4: true, 5: true}}
+	net := &steptest.Net{T: t, Base: 1, Nodes: Algorithm{Rule: rule}.NewNodes(8)}
+
+	net.Enter(8, "request(8) 8→7")
+	net.Deliver("request(8) 8→7", "request(8) 7→6")
+	net.Deliver("request(8) 7→6", "request(6) 6→5")
+	net.Deliver("request(6) 6→5", "request(5) 5→4")
+	net.Deliver("request(5) 5→4", "request(5) 4→3")
+	net.Deliver("request(5) 4→3", "request(3) 3→2")
+	net.Deliver("request(3) 3→2", "request(3) 2→1")
+	net.Deliver("request(3) 2→1", "token(nil) 1→3")
+	net.Deliver("token(nil) 1→3", "token(3) 3→5")
+	net.Deliver("token(3) 3→5", "token(3) 5→6")
+	net.Deliver("token(3) 5→6", "token(3) 6→8")
+	net.Deliver("token(3) 6→8")
+	net.InCS(8)
+	net.Exit(8, "token(nil) 8→3")
+	net.Deliver("token(nil) 8→3")
+	if net.Sent != 12 {
+		t.Errorf("the claim of node 8 took %d messages, the report counts 12", net.Sent)
+	}
+
+	// The final situation (RR-1692 Figure 3): fathers, mandators, the token.
+	wantFather := []proto.NodeID{3, 3, 0, 5, 3, 5, 8, 6} // paper numbering, 0 = nil
+	for i, f := range net.Fathers() {
+		if f != wantFather[i] {
+			t.Errorf("father of node %d = %d, want %d", i+1, f, wantFather[i])
+		}
+	}
+	for i, nd := range net.Nodes {
+		v := nd.View()
+		if v.Asked || v.Mandator != proto.Nil || v.TokenHere != (i == 2) {
+			t.Errorf("node %d ends with asked=%v mandator=%d token_here=%v", i+1, v.Asked, v.Mandator, v.TokenHere)
+		}
+	}
+	if l := net.Nodes[2].View().Lender; l != 2 {
+		t.Errorf("lender of the new root 3 = %d, want itself", l+1)
+	}
+}
+
+// TestRulesOnePath checks each instance's behaviour on one request that
+// crosses the initial tree of 8 nodes from node 8 (id 7).
+func TestRulesOnePath(t *testing.T) {
+	cases := []struct {
+		rule Rule
+		msgs int
+	}{
+		// star: request 8→1, token(1) 1→8 (lend), token(nil) 8→1 back.
+		{Centralized{}, 3},
+		// star, transit: request 8→1, token(nil) 1→8; 8 keeps the token.
+		{NaimiTrehel{}, 2},
+		// binomial path 8→7→5→1 (1-based): 3 requests up, 3 tokens down.
+		{Raymond{}, 6},
+	}
+	for _, c := range cases {
+		t.Run(c.rule.Name(), func(t *testing.T) {
+			nodes := Algorithm{Rule: c.rule}.NewNodes(8)
+			var out proto.Output
+			pending := []proto.Message{}
+			step := func(id proto.NodeID, in proto.Input) {
+				out.Reset()
+				nodes[id].Step(in, &out)
+				pending = append(pending, out.Msgs...)
+			}
+			sent := 0
+			step(7, proto.Input{Kind: proto.EnterCS, Tag: 1})
+			for !nodes[7].View().InCS {
+				if len(pending) == 0 {
+					t.Fatal("no message in flight and node 8 is not in the CS")
+				}
+				m := pending[0]
+				pending = pending[1:]
+				sent++
+				step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+			}
+			step(7, proto.Input{Kind: proto.ExitCS})
+			for len(pending) > 0 {
+				m := pending[0]
+				pending = pending[1:]
+				sent++
+				step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+			}
+			if sent != c.msgs {
+				t.Errorf("%s: %d messages, want %d", c.rule.Name(), sent, c.msgs)
+			}
+		})
+	}
+}
