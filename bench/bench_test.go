@@ -118,3 +118,77 @@ func TestSpecValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestInitialCosts checks the per-node cost from the initial configuration
+// against values worked out by hand.
+func TestInitialCosts(t *testing.T) {
+	cases := []struct {
+		algo string
+		n    int
+		want []int
+	}{
+		// N=2: the root needs nothing, node 2 sends request and gets token(nil): α1 = 0+2.
+		{"opencube", 2, []int{0, 2}},
+		// N=4: 2 (id 1) is a non-last son of the root: request, token(1), return = 3;
+		// 3 (id 2) is the last son: 2; 4 (id 3) goes through 3 (transit) then 1 (transit): 3.
+		{"opencube", 4, []int{0, 3, 2, 3}},
+		{"centralized", 4, []int{0, 3, 3, 3}},
+		{"naimi-trehel", 4, []int{0, 2, 2, 2}},
+		{"raymond", 4, []int{0, 2, 2, 4}},
+	}
+	for _, c := range cases {
+		got, err := InitialCosts(c.algo, c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s N=%d: c(i) = %v, want %v", c.algo, c.n, got, c.want)
+		}
+	}
+}
+
+// TestOpenCubeWorstCase checks the measured worst case from the initial
+// open-cube: log2 N + 2 messages for N ≥ 8 (see README: the paper states
+// log2 N + 1; its count leaves out one request and one token message on
+// paths with a proxy below a transit root).
+func TestOpenCubeWorstCase(t *testing.T) {
+	for p := 3; p <= 10; p++ {
+		costs, err := InitialCosts("opencube", 1<<p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		max := 0
+		for _, c := range costs {
+			if c > max {
+				max = c
+			}
+		}
+		if max != p+2 {
+			t.Errorf("N=%d: worst case %d messages, want log2 N + 2 = %d", 1<<p, max, p+2)
+		}
+	}
+	// The smallest witness: N=8, paper node 6 (id 5): request 6→5, request
+	// 5→1, token(nil) 1→5, token(5) 5→6, token(nil) 6→5.
+	costs, _ := InitialCosts("opencube", 8)
+	if costs[5] != 5 {
+		t.Errorf("N=8, paper node 6: %d messages, want 5", costs[5])
+	}
+}
+
+// BenchmarkSimulator measures simulator throughput (events per second) on
+// the sequential open-cube workload at N = 2^16.
+func BenchmarkSimulator(b *testing.B) {
+	for _, n := range []int{1 << 10, 1 << 16} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			var steps int64
+			for i := 0; i < b.N; i++ {
+				r, err := Run(Spec{Algorithm: "opencube", Nodes: n, Requests: 100000, Workload: "sequential", Seed: uint64(i + 1), CSTime: 1})
+				if err != nil || r.Violation != "" {
+					b.Fatal(err, r.Violation)
+				}
+				steps += r.Steps
+			}
+			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

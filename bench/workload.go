@@ -9,7 +9,16 @@ import (
 )
 
 // Workloads lists the workload names; the first is the default.
-var Workloads = []string{"sequential", "poisson", "saturated"}
+//
+//   - sequential: one request at a time from a uniformly random node; the
+//     next starts once the previous CS has ended and any lent token is back.
+//   - poisson: every node thinks for an exponential time, requests, holds the
+//     CS, and thinks again; requests overlap.
+//   - saturated: every node requests again as soon as it leaves the CS.
+//   - each: one lone request from every node, each from the initial
+//     configuration (the paper's per-node cost c(i); N ≤ 4096; --requests is
+//     ignored).
+var Workloads = []string{"sequential", "poisson", "saturated", "each"}
 
 // ValidWorkload returns an error unless name is a workload.
 func ValidWorkload(name string) error {

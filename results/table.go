@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -21,11 +23,16 @@ var FailureFreeColumns = []Column{
 	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
 	{"messages", func(r *Run) string { return fmt.Sprint(r.MessagesTotal) }},
 	{"msg/req mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
-	{"median", func(r *Run) string { return fmt.Sprintf("%g", r.MsgsPerRequest.Median) }},
-	{"p99", func(r *Run) string { return fmt.Sprintf("%g", r.MsgsPerRequest.P99) }},
-	{"max", func(r *Run) string { return fmt.Sprintf("%g", r.MsgsPerRequest.Max) }},
+	{"median", func(r *Run) string { return num(r.MsgsPerRequest.Median) }},
+	{"p99", func(r *Run) string { return num(r.MsgsPerRequest.P99) }},
+	{"max", func(r *Run) string { return num(r.MsgsPerRequest.Max) }},
 	{"wait mean (δ)", func(r *Run) string { return fmt.Sprintf("%.2f", r.WaitDelta.Mean) }},
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
+}
+
+// num formats x with at most two decimals and no trailing zeros.
+func num(x float64) string {
+	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)
 }
 
 // WriteTable writes header lines (each prefixed "# ") and then the runs as an

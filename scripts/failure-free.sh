@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Failure-free message costs of all four rules for N = 2 … 2^16, under the
+# sequential and saturated workloads, plus the open-cube paper's per-node
+# average c(i) from the initial configuration (workload "each", N ≤ 4096).
+# Writes results/failure-free.txt (tables) and results/failure-free.json.
+# Usage: scripts/failure-free.sh [seed]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seed=${1:-1}
+go build -o ocbench ./cmd/ocbench
+out=results/failure-free.txt
+json=results/failure-free.json
+nodes=2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536
+{
+  echo "# Failure-free message costs, measured by scripts/failure-free.sh $seed"
+  echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); machine: $(uname -srm), $(nproc) cores; $(go version | cut -d' ' -f3)"
+  echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo
+  echo "## sequential: ./ocbench --algo all --nodes $nodes --workload sequential --requests 20000 --seed $seed"
+  ./ocbench --algo all --nodes "$nodes" --workload sequential --requests 20000 --seed "$seed"
+  echo
+  echo "## saturated: ./ocbench --algo all --nodes N --workload saturated --requests max(20000, 4N) --seed $seed"
+  for n in ${nodes//,/ }; do
+    r=$(( 4 * n > 20000 ? 4 * n : 20000 ))
+    ./ocbench --algo all --nodes "$n" --workload saturated --requests "$r" --seed "$seed" | grep -v '^#' | { [ "$n" = 2 ] && cat || tail -n +2; }
+  done
+  echo
+  echo "## each (one lone request per node from the initial configuration): ./ocbench --algo all --nodes 2,…,4096 --workload each"
+  ./ocbench --algo all --nodes 2,4,8,16,32,64,128,256,512,1024,2048,4096 --workload each | grep -v '^#'
+} | tee "$out"
+{
+  echo '{"sequential":'
+  ./ocbench --algo all --nodes "$nodes" --workload sequential --requests 20000 --seed "$seed" --json
+  echo ',"each":'
+  ./ocbench --algo all --nodes 2,4,8,16,32,64,128,256,512,1024,2048,4096 --workload each --json
+  echo '}'
+} > "$json"
+echo "wrote $out and $json"
