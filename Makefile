@@ -1,12 +1,17 @@
 # ocbench — build, test and measure. `make help` lists the targets.
 GO ?= go
 SEEDS ?= 100000
+MPIRUN ?= mpirun
+MPIRUN_FLAGS ?= --oversubscribe
+# OpenMPI's mpirun refuses to run as root without these two (containers, CI).
+MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet unit seeds failure-free bench scale clean
+.PHONY: help build test vet unit seeds failure-free bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
-	@echo "make test          vet + all tests (the README's test command; CI runs it)"
+	@echo "make test          vet + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
+	@echo "make mpi           build ./ocbench-mpi with MPI support (installs OpenMPI from Debian if missing)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make failure-free  measure the failure-free table into results/"
 	@echo "make bench         Go benchmarks (simulator events per second)"
@@ -22,7 +27,21 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-test: vet unit
+test: vet unit mpi-test
+
+openmpi:
+	@scripts/install-openmpi.sh
+
+mpi: openmpi
+	$(GO) build -tags mpi -o ocbench-mpi ./cmd/ocbench
+
+mpi-test: openmpi
+	$(GO) vet -tags mpi ./...
+	$(GO) test -c -tags mpi -o mpi.test ./mpi
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 1 ./mpi.test -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./mpi.test -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./mpi.test -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
 
 seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestSeedSweep' ./bench -seeds $(SEEDS)
@@ -37,4 +56,4 @@ scale: build
 	/usr/bin/time -f "wall %es, max RSS %MkB" ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1
 
 clean:
-	rm -f ocbench ocbench-mpi
+	rm -f ocbench ocbench-mpi mpi.test

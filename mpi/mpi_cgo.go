@@ -1,0 +1,863 @@
+//go:build mpi && cgo
+
+package mpi
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include <mpi.h>
+
+// Thin wrappers so that the Go side never needs MPI's handle types
+// (MPI_Comm, MPI_Datatype, MPI_Op differ between implementations: pointers in
+// Open MPI, integers in MPICH). Every function returns an MPI error code.
+
+static int ocb_init_thread(int required, int *provided) {
+	return MPI_Init_thread(NULL, NULL, required, provided);
+}
+
+static int ocb_errors_return(void) {
+	return MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+static int ocb_world(int *rank, int *size) {
+	int rc = MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	if (rc != MPI_SUCCESS) return rc;
+	return MPI_Comm_size(MPI_COMM_WORLD, size);
+}
+
+static int ocb_finalize(void) { return MPI_Finalize(); }
+
+static int ocb_error_string(int code, char *buf, int *len) {
+	return MPI_Error_string(code, buf, len);
+}
+
+static int ocb_library_version(char *buf, int *len) {
+	return MPI_Get_library_version(buf, len);
+}
+
+static double ocb_wtime(void) { return MPI_Wtime(); }
+
+static int ocb_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
+
+static int ocb_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
+
+static int ocb_send(void *buf, int count, int dest, int tag) {
+	return MPI_Send(buf, count, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+}
+
+static int ocb_status(MPI_Status *st, int *source, int *tag, int *count) {
+	*source = st->MPI_SOURCE;
+	*tag = st->MPI_TAG;
+	return MPI_Get_count(st, MPI_BYTE, count);
+}
+
+static int ocb_recv(void *buf, int count, int source, int tag,
+		int *osource, int *otag, int *ocount) {
+	MPI_Status st;
+	int rc = MPI_Recv(buf, count, MPI_BYTE, source, tag, MPI_COMM_WORLD, &st);
+	if (rc != MPI_SUCCESS) return rc;
+	return ocb_status(&st, osource, otag, ocount);
+}
+
+static int ocb_probe(int source, int tag, int *osource, int *otag, int *ocount) {
+	MPI_Status st;
+	int rc = MPI_Probe(source, tag, MPI_COMM_WORLD, &st);
+	if (rc != MPI_SUCCESS) return rc;
+	return ocb_status(&st, osource, otag, ocount);
+}
+
+static int ocb_iprobe(int source, int tag, int *flag,
+		int *osource, int *otag, int *ocount) {
+	MPI_Status st;
+	int rc = MPI_Iprobe(source, tag, MPI_COMM_WORLD, flag, &st);
+	if (rc != MPI_SUCCESS || !*flag) return rc;
+	return ocb_status(&st, osource, otag, ocount);
+}
+
+// op: 0 sum, 1 max, 2 min (the Go Op values).
+static MPI_Op ocb_op(int op) {
+	switch (op) {
+	case 1: return MPI_MAX;
+	case 2: return MPI_MIN;
+	default: return MPI_SUM;
+	}
+}
+
+static int ocb_allreduce_i64(const int64_t *in, int64_t *out, int n, int op) {
+	return MPI_Allreduce(in, out, n, MPI_INT64_T, ocb_op(op), MPI_COMM_WORLD);
+}
+
+static int ocb_allreduce_f64(const double *in, double *out, int n, int op) {
+	return MPI_Allreduce(in, out, n, MPI_DOUBLE, ocb_op(op), MPI_COMM_WORLD);
+}
+
+static int ocb_allgather_i64(int64_t mine, int64_t *all) {
+	return MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, MPI_COMM_WORLD);
+}
+
+static int ocb_gatherv(const void *sbuf, int scount, void *rbuf,
+		const int *counts, const int *displs, int root) {
+	return MPI_Gatherv(sbuf, scount, MPI_BYTE, rbuf, counts, displs, MPI_BYTE,
+		root, MPI_COMM_WORLD);
+}
+
+static int ocb_bcast_i64(int64_t *v, int root) {
+	return MPI_Bcast(v, 1, MPI_INT64_T, root, MPI_COMM_WORLD);
+}
+
+static int ocb_bcast_bytes(void *buf, int count, int root) {
+	return MPI_Bcast(buf, count, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+// Ping-pong between the caller and peer: `warmup` untimed round trips, then
+// `iters` timed ones. The rank with first != 0 sends first.
+static int ocb_pingpong(void *buf, int size, int peer, int iters, int warmup,
+		int first, int tag, double *elapsed) {
+	int rc, i;
+	double t0 = 0;
+	for (i = -warmup; i < iters; i++) {
+		if (i == 0) t0 = MPI_Wtime();
+		if (first) {
+			rc = MPI_Send(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
+			if (rc != MPI_SUCCESS) return rc;
+			rc = MPI_Recv(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (rc != MPI_SUCCESS) return rc;
+		} else {
+			rc = MPI_Recv(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (rc != MPI_SUCCESS) return rc;
+			rc = MPI_Send(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
+			if (rc != MPI_SUCCESS) return rc;
+		}
+	}
+	*elapsed = MPI_Wtime() - t0;
+	return MPI_SUCCESS;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// ---------------------------------------------------------------------------
+// The MPI thread and the execution modes.
+//
+// Init starts one goroutine that calls runtime.LockOSThread and never unlocks,
+// so it owns one OS thread for its whole life (the "MPI thread").
+// MPI_Init_thread and MPI_Finalize always run on it (the standard requires
+// Finalize on the thread that initialised MPI). How the other calls run
+// depends on the thread level (see Init):
+//
+//   - modeThread (ThreadSingle, ThreadFunneled, or a library that provides
+//     no more): every call hands a closure to the MPI thread over a channel
+//     and waits for it, so every MPI call is made from that one locked OS
+//     thread.
+//   - modeSerialized (ThreadSerialized requested and provided): calls run
+//     directly on the caller's thread, one at a time under serialMu.
+//   - modeMultiple (ThreadMultiple requested and provided): calls run
+//     directly on the caller's thread, concurrently.
+//
+// The closures may capture Go slices; they are passed to C only for the
+// duration of one C call and never stored on the C side.
+
+type execMode int
+
+const (
+	modeThread execMode = iota
+	modeSerialized
+	modeMultiple
+)
+
+type job struct {
+	f    func() error
+	err  error
+	pv   any // recovered panic value, re-raised in the caller
+	done chan struct{}
+}
+
+var jobPool = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
+
+func (j *job) run() {
+	defer func() {
+		if r := recover(); r != nil {
+			j.pv = r
+		}
+		j.done <- struct{}{}
+	}()
+	j.err = j.f()
+}
+
+var (
+	// stateMu guards calls, mode and finalized. Calls hold it for reading
+	// while they run, so Finalize (which takes it for writing) waits for
+	// in-flight calls.
+	stateMu   sync.RWMutex
+	calls     chan *job // non-nil between a successful Init and Finalize
+	loopDone  chan struct{}
+	mode      execMode
+	finalized bool // Init was attempted once; MPI cannot be initialised again
+
+	serialMu sync.Mutex // serialises calls in modeSerialized
+
+	worldRank atomic.Int64
+	worldSize atomic.Int64
+)
+
+func init() {
+	worldSize.Store(1)
+}
+
+// start is the reference point for Wtime when MPI is not initialised.
+var start = time.Now()
+
+// do runs f, which makes MPI calls, as the execution mode requires (on the
+// MPI thread, or directly) and returns its error, or a wrapped
+// ErrNotInitialized if MPI is not initialised.
+func do(what string, f func() error) error {
+	stateMu.RLock()
+	defer stateMu.RUnlock()
+	if calls == nil {
+		return fmt.Errorf("mpi: %s: %w", what, ErrNotInitialized)
+	}
+	switch mode {
+	case modeSerialized:
+		serialMu.Lock()
+		defer serialMu.Unlock()
+		return f()
+	case modeMultiple:
+		return f()
+	}
+	return submit(calls, f)
+}
+
+func submit(ch chan<- *job, f func() error) error {
+	j := jobPool.Get().(*job)
+	j.f = f
+	ch <- j
+	<-j.done
+	err, pv := j.err, j.pv
+	j.f, j.err, j.pv = nil, nil, nil
+	jobPool.Put(j)
+	if pv != nil {
+		panic(pv)
+	}
+	return err
+}
+
+func loop(ch <-chan *job, done chan<- struct{}) {
+	for j := range ch {
+		j.run()
+	}
+	close(done)
+}
+
+// mpiErr formats a failed MPI call. It must run on the MPI thread.
+func mpiErr(rc C.int, format string, args ...any) error {
+	return fmt.Errorf("mpi: %s: error code %d (%s)", fmt.Sprintf(format, args...), int(rc), errorString(rc))
+}
+
+func errorString(rc C.int) string {
+	var buf [C.MPI_MAX_ERROR_STRING + 1]C.char
+	var n C.int
+	if C.ocb_error_string(rc, &buf[0], &n) != C.MPI_SUCCESS || n <= 0 {
+		return "unknown MPI error"
+	}
+	return strings.TrimSpace(C.GoStringN(&buf[0], n))
+}
+
+func bufPtr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil // never take the address of an empty slice's element
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+func cSource(src int) C.int {
+	if src == AnySource {
+		return C.MPI_ANY_SOURCE
+	}
+	return C.int(src)
+}
+
+func cTag(tag int) C.int {
+	if tag == AnyTag {
+		return C.MPI_ANY_TAG
+	}
+	return C.int(tag)
+}
+
+func rankName(src int) string {
+	if src == AnySource {
+		return "any rank"
+	}
+	return fmt.Sprintf("rank %d", src)
+}
+
+func tagName(tag int) string {
+	if tag == AnyTag {
+		return "any tag"
+	}
+	return fmt.Sprintf("tag %d", tag)
+}
+
+func cLevel(l ThreadLevel) C.int {
+	switch l {
+	case ThreadSingle:
+		return C.MPI_THREAD_SINGLE
+	case ThreadFunneled:
+		return C.MPI_THREAD_FUNNELED
+	case ThreadSerialized:
+		return C.MPI_THREAD_SERIALIZED
+	}
+	return C.MPI_THREAD_MULTIPLE
+}
+
+func goLevel(l C.int) ThreadLevel {
+	switch l {
+	case C.MPI_THREAD_SINGLE:
+		return ThreadSingle
+	case C.MPI_THREAD_FUNNELED:
+		return ThreadFunneled
+	case C.MPI_THREAD_SERIALIZED:
+		return ThreadSerialized
+	}
+	return ThreadMultiple
+}
+
+// ---------------------------------------------------------------------------
+// Exported API.
+
+// Compiled reports whether MPI support is built in: true in this build (built
+// with the `mpi` build tag), false without it.
+func Compiled() bool { return true }
+
+// Init initialises MPI with MPI_Init_thread, requesting the given thread
+// level, and returns the level the library provides (which may be lower).
+//
+// Init starts the package's MPI thread: a goroutine that calls
+// runtime.LockOSThread and keeps its OS thread until Finalize.
+// MPI_Init_thread and MPI_Finalize run on that thread, so callers need not
+// lock their own threads, and every function of the package may be called
+// from any goroutine. The level decides where the other MPI calls run:
+//
+//   - ThreadSingle or ThreadFunneled (the usual choice): every MPI call runs
+//     on the MPI thread; each call costs a hand-over between OS threads
+//     (several microseconds) on top of the MPI call itself.
+//   - ThreadSerialized, if provided: calls run directly on the calling
+//     goroutine's thread, serialised by a package mutex (no hand-over).
+//   - ThreadMultiple, if provided: calls run directly and concurrently, so a
+//     goroutine blocked in Recv or Probe does not hold up the others.
+//
+// If the library provides less than requested, the package falls back to the
+// mode of the provided level. Init also sets MPI_ERRORS_RETURN on
+// MPI_COMM_WORLD, so that failed calls return errors instead of aborting the
+// job.
+//
+// Init may succeed only once per process: calling it again, or after
+// Finalize, returns an error.
+func Init(level ThreadLevel) (provided ThreadLevel, err error) {
+	if !level.valid() {
+		return 0, fmt.Errorf("mpi: init: invalid thread level %d", int(level))
+	}
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	if calls != nil {
+		return 0, fmt.Errorf("mpi: init: already initialized")
+	}
+	if finalized {
+		return 0, fmt.Errorf("mpi: init: already initialized once; MPI cannot be initialized again")
+	}
+	finalized = true // from here on, a second Init is an error whatever happens
+
+	type result struct {
+		provided   ThreadLevel
+		rank, size int
+		err        error
+	}
+	res := make(chan result, 1)
+	ch := make(chan *job)
+	done := make(chan struct{})
+	go func() {
+		// Lock for good: the goroutine and its thread end together.
+		runtime.LockOSThread()
+		var r result
+		var prov C.int
+		if rc := C.ocb_init_thread(cLevel(level), &prov); rc != C.MPI_SUCCESS {
+			r.err = fmt.Errorf("mpi: init: MPI_Init_thread(%v): error code %d", level, int(rc))
+			res <- r
+			return
+		}
+		r.provided = goLevel(prov)
+		if rc := C.ocb_errors_return(); rc != C.MPI_SUCCESS {
+			r.err = mpiErr(rc, "init: set MPI_ERRORS_RETURN on MPI_COMM_WORLD")
+			res <- r
+			return
+		}
+		var rank, size C.int
+		if rc := C.ocb_world(&rank, &size); rc != C.MPI_SUCCESS {
+			r.err = mpiErr(rc, "init: rank and size of MPI_COMM_WORLD")
+			res <- r
+			return
+		}
+		r.rank, r.size = int(rank), int(size)
+		res <- r
+		loop(ch, done)
+	}()
+	r := <-res
+	if r.err != nil {
+		return 0, r.err
+	}
+	worldRank.Store(int64(r.rank))
+	worldSize.Store(int64(r.size))
+	calls, loopDone = ch, done
+	switch min(level, r.provided) {
+	case ThreadMultiple:
+		mode = modeMultiple
+	case ThreadSerialized:
+		mode = modeSerialized
+	default:
+		mode = modeThread
+	}
+	return r.provided, nil
+}
+
+// Finalize calls MPI_Finalize on the MPI thread and stops that thread. It
+// waits for calls still running in other goroutines; after it, every call
+// returns ErrNotInitialized (wrapped) and Init cannot be called again.
+// MPI_Finalize is collective: every rank must call Finalize.
+func Finalize() error {
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	if calls == nil {
+		return fmt.Errorf("mpi: finalize: %w", ErrNotInitialized)
+	}
+	err := submit(calls, func() error {
+		if rc := C.ocb_finalize(); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "finalize")
+		}
+		return nil
+	})
+	close(calls)
+	<-loopDone
+	calls, loopDone = nil, nil
+	return err
+}
+
+// Initialized reports whether Init has succeeded and Finalize has not been
+// called yet.
+func Initialized() bool {
+	stateMu.RLock()
+	defer stateMu.RUnlock()
+	return calls != nil
+}
+
+// WorldRank returns the rank of this process in MPI_COMM_WORLD (cached by
+// Init). Before Init it returns 0.
+func WorldRank() int { return int(worldRank.Load()) }
+
+// WorldSize returns the number of processes in MPI_COMM_WORLD (cached by
+// Init). Before Init it returns 1.
+func WorldSize() int { return int(worldSize.Load()) }
+
+// Send sends buf to rank dest with the given tag (MPI_Send of len(buf)
+// MPI_BYTEs on MPI_COMM_WORLD). It blocks until buf may be reused, which for
+// large messages means until dest has started receiving it. A zero-length buf
+// (or nil) sends an empty message. tag must be >= 0.
+func Send(buf []byte, dest, tag int) error {
+	return do("send", func() error {
+		if err := checkRank("destination", dest, WorldSize()); err != nil {
+			return err
+		}
+		if err := checkTag(tag); err != nil {
+			return err
+		}
+		if err := checkLen("send", len(buf)); err != nil {
+			return err
+		}
+		if rc := C.ocb_send(bufPtr(buf), C.int(len(buf)), C.int(dest), C.int(tag)); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "send %d bytes to rank %d (tag %d)", len(buf), dest, tag)
+		}
+		return nil
+	})
+}
+
+// Probe blocks until a message from source (or AnySource) with tag (or
+// AnyTag) can be received, and returns its status without receiving it
+// (MPI_Probe). Unless MPI was initialised with ThreadMultiple, calls from
+// other goroutines wait while it blocks.
+func Probe(source, tag int) (Status, error) {
+	var st Status
+	err := do("probe", func() error {
+		if err := checkSource(source, WorldSize()); err != nil {
+			return err
+		}
+		if err := checkRecvTag(tag); err != nil {
+			return err
+		}
+		var src, tg, cnt C.int
+		if rc := C.ocb_probe(cSource(source), cTag(tag), &src, &tg, &cnt); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "probe %s, %s", rankName(source), tagName(tag))
+		}
+		st = Status{Source: int(src), Tag: int(tg), Count: int(cnt)}
+		return nil
+	})
+	return st, err
+}
+
+// Iprobe reports, without blocking, whether a message from source (or
+// AnySource) with tag (or AnyTag) can be received, and if so its status
+// (MPI_Iprobe). The message stays queued until Recv.
+func Iprobe(source, tag int) (Status, bool, error) {
+	var st Status
+	var found bool
+	err := do("iprobe", func() error {
+		if err := checkSource(source, WorldSize()); err != nil {
+			return err
+		}
+		if err := checkRecvTag(tag); err != nil {
+			return err
+		}
+		var flag, src, tg, cnt C.int
+		if rc := C.ocb_iprobe(cSource(source), cTag(tag), &flag, &src, &tg, &cnt); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "iprobe %s, %s", rankName(source), tagName(tag))
+		}
+		if flag != 0 {
+			found = true
+			st = Status{Source: int(src), Tag: int(tg), Count: int(cnt)}
+		}
+		return nil
+	})
+	return st, found, err
+}
+
+// Recv receives a message from source (or AnySource) with tag (or AnyTag)
+// into buf and returns its status; Status.Count bytes of buf are filled
+// (MPI_Recv of MPI_BYTE). A message longer than buf is an error (MPI
+// truncation); use Probe or Iprobe first to learn the length. buf may be
+// empty to receive an empty message. Unless MPI was initialised with
+// ThreadMultiple, calls from other goroutines wait while it blocks.
+func Recv(buf []byte, source, tag int) (Status, error) {
+	var st Status
+	err := do("recv", func() error {
+		if err := checkSource(source, WorldSize()); err != nil {
+			return err
+		}
+		if err := checkRecvTag(tag); err != nil {
+			return err
+		}
+		if err := checkLen("recv", len(buf)); err != nil {
+			return err
+		}
+		var src, tg, cnt C.int
+		if rc := C.ocb_recv(bufPtr(buf), C.int(len(buf)), cSource(source), cTag(tag), &src, &tg, &cnt); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "recv into %d-byte buffer from %s, %s", len(buf), rankName(source), tagName(tag))
+		}
+		st = Status{Source: int(src), Tag: int(tg), Count: int(cnt)}
+		return nil
+	})
+	return st, err
+}
+
+// Barrier blocks until every rank has called it (MPI_Barrier).
+func Barrier() error {
+	return do("barrier", func() error {
+		if rc := C.ocb_barrier(); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "barrier")
+		}
+		return nil
+	})
+}
+
+// AllreduceInt64 combines in element-wise over all ranks with op and returns
+// the result, a new slice, on every rank (MPI_Allreduce of MPI_INT64_T). All
+// ranks must pass slices of the same length; an empty slice returns an empty
+// result without communicating.
+func AllreduceInt64(in []int64, op Op) ([]int64, error) {
+	var out []int64
+	err := do("allreduce int64", func() error {
+		if !op.valid() {
+			return fmt.Errorf("mpi: allreduce int64: invalid op %d", int(op))
+		}
+		if err := checkLen("allreduce int64", len(in)); err != nil {
+			return err
+		}
+		out = make([]int64, len(in))
+		if len(in) == 0 {
+			return nil
+		}
+		rc := C.ocb_allreduce_i64((*C.int64_t)(unsafe.Pointer(&in[0])), (*C.int64_t)(unsafe.Pointer(&out[0])), C.int(len(in)), C.int(op))
+		if rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "allreduce %d int64 with %v", len(in), op)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AllreduceFloat64 combines in element-wise over all ranks with op and
+// returns the result, a new slice, on every rank (MPI_Allreduce of
+// MPI_DOUBLE). All ranks must pass slices of the same length; an empty slice
+// returns an empty result without communicating.
+func AllreduceFloat64(in []float64, op Op) ([]float64, error) {
+	var out []float64
+	err := do("allreduce float64", func() error {
+		if !op.valid() {
+			return fmt.Errorf("mpi: allreduce float64: invalid op %d", int(op))
+		}
+		if err := checkLen("allreduce float64", len(in)); err != nil {
+			return err
+		}
+		out = make([]float64, len(in))
+		if len(in) == 0 {
+			return nil
+		}
+		rc := C.ocb_allreduce_f64((*C.double)(unsafe.Pointer(&in[0])), (*C.double)(unsafe.Pointer(&out[0])), C.int(len(in)), C.int(op))
+		if rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "allreduce %d float64 with %v", len(in), op)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GatherBytes collects every rank's buf, whose lengths may differ, on root.
+// On root it returns one slice per rank, indexed by rank (empty, not nil, for
+// ranks that sent nothing); on the other ranks it returns nil.
+//
+// The lengths are first exchanged with MPI_Allgather (rather than
+// MPI_Gather) so that every rank can check the total against the MPI count
+// limit and fail in the same way, instead of leaving root alone in
+// MPI_Gatherv; then the data is gathered with MPI_Gatherv. If every buf is
+// empty, no data is exchanged.
+func GatherBytes(buf []byte, root int) ([][]byte, error) {
+	var out [][]byte
+	err := do("gather", func() error {
+		n := WorldSize()
+		if err := checkRank("gather root", root, n); err != nil {
+			return err
+		}
+		lens := make([]int64, n)
+		if rc := C.ocb_allgather_i64(C.int64_t(len(buf)), (*C.int64_t)(unsafe.Pointer(&lens[0]))); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "gather: allgather of lengths")
+		}
+		var total int64
+		for r, l := range lens {
+			if l > maxCount {
+				return fmt.Errorf("mpi: gather: rank %d contributes %d bytes, over the MPI count limit of %d", r, l, maxCount)
+			}
+			total += l
+		}
+		if total > maxCount {
+			return fmt.Errorf("mpi: gather: %d bytes in total on root %d, over the MPI count limit of %d", total, root, maxCount)
+		}
+		me := WorldRank()
+		if total == 0 {
+			if me == root {
+				out = make([][]byte, n)
+				for r := range out {
+					out[r] = []byte{}
+				}
+			}
+			return nil
+		}
+		if me != root {
+			if rc := C.ocb_gatherv(bufPtr(buf), C.int(len(buf)), nil, nil, nil, C.int(root)); rc != C.MPI_SUCCESS {
+				return mpiErr(rc, "gather %d bytes to root %d", len(buf), root)
+			}
+			return nil
+		}
+		counts := make([]C.int, n)
+		displs := make([]C.int, n)
+		var off int64
+		for r, l := range lens {
+			counts[r], displs[r] = C.int(l), C.int(off)
+			off += l
+		}
+		all := make([]byte, total)
+		if rc := C.ocb_gatherv(bufPtr(buf), C.int(len(buf)), unsafe.Pointer(&all[0]), &counts[0], &displs[0], C.int(root)); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "gather %d bytes from %d ranks on root %d", total, n, root)
+		}
+		out = make([][]byte, n)
+		off = 0
+		for r, l := range lens {
+			out[r] = all[off : off+l : off+l] // capped: appending to one never overwrites the next
+			off += l
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BcastBytes sends root's buf to every rank: it returns buf itself on root
+// and a new slice with the same contents elsewhere (empty, not nil, for an
+// empty message). The other ranks' buf argument is ignored. The length is
+// broadcast first (MPI_Bcast of one MPI_INT64_T), then the data (MPI_Bcast of
+// MPI_BYTE), so the receivers need not know it in advance.
+func BcastBytes(buf []byte, root int) ([]byte, error) {
+	var out []byte
+	err := do("bcast", func() error {
+		if err := checkRank("bcast root", root, WorldSize()); err != nil {
+			return err
+		}
+		isRoot := WorldRank() == root
+		var n C.int64_t
+		if isRoot {
+			n = C.int64_t(len(buf))
+		}
+		if rc := C.ocb_bcast_i64(&n, C.int(root)); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "bcast: length from root %d", root)
+		}
+		if n > maxCount {
+			return fmt.Errorf("mpi: bcast: %d bytes from root %d exceeds the MPI count limit of %d", int64(n), root, maxCount)
+		}
+		if isRoot {
+			out = buf
+		} else {
+			out = make([]byte, int(n))
+		}
+		if out == nil {
+			out = []byte{}
+		}
+		if n == 0 {
+			return nil
+		}
+		if rc := C.ocb_bcast_bytes(unsafe.Pointer(&out[0]), C.int(n), C.int(root)); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "bcast %d bytes from root %d", int64(n), root)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Wtime returns elapsed wall-clock seconds since an arbitrary point in the
+// past (MPI_Wtime). Before Init and after Finalize it falls back to Go's
+// monotonic clock, whose origin differs: only compare values taken while MPI
+// is initialised. In the MPI-thread mode (see Init) each call costs a
+// hand-over to the MPI thread; for fine-grained timing of Go code prefer
+// time.Now.
+func Wtime() float64 {
+	var t float64
+	if err := do("wtime", func() error { t = float64(C.ocb_wtime()); return nil }); err != nil {
+		return time.Since(start).Seconds()
+	}
+	return t
+}
+
+// abortWait bounds how long Abort waits for the MPI thread.
+const abortWait = 5 * time.Second
+
+// Abort terminates all ranks of the job with the given exit code
+// (MPI_Abort on MPI_COMM_WORLD). It does not return. If MPI is not
+// initialised, or the MPI thread is stuck in another call for abortWait, it
+// calls os.Exit(code) instead; mpirun then ends the other ranks because this
+// one exited without finalising.
+func Abort(code int) {
+	if stateMu.TryRLock() {
+		if ch := calls; ch != nil {
+			j := &job{f: func() error { C.ocb_abort(C.int(code)); return nil }, done: make(chan struct{}, 1)}
+			timer := time.NewTimer(abortWait)
+			select {
+			case ch <- j:
+				select {
+				case <-j.done:
+				case <-timer.C:
+				}
+			case <-timer.C:
+			}
+		}
+		// No RUnlock: the process exits below.
+	}
+	os.Exit(code)
+}
+
+var (
+	libVersionOnce sync.Once
+	libVersion     string
+)
+
+// LibraryVersion returns the MPI library's version string
+// (MPI_Get_library_version), e.g. "Open MPI v4.1.4, package: Debian OpenMPI,
+// ...", trimmed of trailing white space. The MPI standard lets this function
+// be called from any thread, before Init and after Finalize, so it does not
+// use the MPI thread.
+func LibraryVersion() string {
+	libVersionOnce.Do(func() {
+		buf := (*C.char)(C.malloc(C.MPI_MAX_LIBRARY_VERSION_STRING + 1))
+		defer C.free(unsafe.Pointer(buf))
+		var n C.int
+		if rc := C.ocb_library_version(buf, &n); rc != C.MPI_SUCCESS || n <= 0 {
+			libVersion = "unknown"
+			return
+		}
+		libVersion = strings.TrimSpace(strings.TrimRight(C.GoStringN(buf, n), "\x00"))
+	})
+	return libVersion
+}
+
+// PingPong measures raw MPI point-to-point latency between the calling rank
+// and peer, which must call PingPong with the calling rank as its peer and
+// the same size and iters. The lower-numbered rank sends first; each round
+// trip is one MPI_Send and one MPI_Recv of size bytes (MPI_BYTE, tag
+// PingPongTag) on each side. iters/10 round trips (at least 1, at most 100)
+// are made untimed first to set up connections; then iters round trips are
+// timed with MPI_Wtime. The whole loop runs in C on the MPI thread, so the
+// result is the library's own cost, free of Go and channel overheads: use it
+// as the baseline for a runtime built on top of this package.
+//
+// It returns the mean time of one one-way message in seconds (elapsed time /
+// (2 * iters)).
+func PingPong(peer int, size int, iters int) (secondsPerOneWay float64, err error) {
+	err = do("ping-pong", func() error {
+		me := WorldRank()
+		if err := checkPingPong(peer, me, WorldSize(), size, iters); err != nil {
+			return err
+		}
+		buf := C.malloc(C.size_t(size + 1))
+		defer C.free(buf)
+		warmup := min(max(iters/10, 1), 100)
+		first := C.int(0)
+		if me < peer {
+			first = 1
+		}
+		var elapsed C.double
+		rc := C.ocb_pingpong(buf, C.int(size), C.int(peer), C.int(iters), C.int(warmup), first, PingPongTag, &elapsed)
+		if rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "ping-pong of %d bytes with rank %d", size, peer)
+		}
+		secondsPerOneWay = float64(elapsed) / float64(2*iters)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return secondsPerOneWay, nil
+}
+
+func (m execMode) String() string {
+	switch m {
+	case modeSerialized:
+		return "direct, serialized"
+	case modeMultiple:
+		return "direct, concurrent"
+	}
+	return "MPI thread"
+}
