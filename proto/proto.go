@@ -67,12 +67,11 @@ func (c Cause) String() string {
 
 // Reply codes carried by Answer and EnquiryReply messages.
 const (
-	AnswerOK        uint8 = 1 // test: "I can be your father"
-	AnswerTryLater  uint8 = 2 // test: "I am asking; test me again later"
-	ReplyInCS       uint8 = 3 // enquiry: "still in the critical section"
-	ReplySentBack   uint8 = 4 // enquiry: "already sent back"
-	ReplyTokenLost  uint8 = 5 // enquiry: "token lost" (never received it)
-	ReplyNotWaiting uint8 = 6 // enquiry: "I have no request for which you lent me the token"
+	AnswerOK       uint8 = 1 // test: "I can be your father"
+	AnswerTryLater uint8 = 2 // test: "I am asking; test me again later"
+	ReplyInCS      uint8 = 3 // enquiry: "still in the critical section"
+	ReplySentBack  uint8 = 4 // enquiry: "already sent back"
+	ReplyTokenLost uint8 = 5 // enquiry: "token lost" (never received it)
 )
 
 // Message is one message between two nodes. It is a plain value: the
@@ -152,11 +151,14 @@ const (
 	EvSearchPhase
 	EvSearchRoot // a search concluded with the node becoming the root
 	EvAnomaly
-	EvRequestLost // a queued request was lost with a crash
+	EvRequestLost      // a queued request was lost with a crash
+	EvDuplicateRequest // a re-issued request already held was dropped
+	EvUnexpectedToken  // a token reached a node that was not waiting for it
+	EvEnquiry          // a root enquired about a lent token
 	NumEvents
 )
 
-var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash"}
+var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries"}
 
 // String returns the event's JSON name.
 func (e Event) String() string { return eventNames[e] }
@@ -172,6 +174,7 @@ type View struct {
 	Lender    NodeID
 	Searching bool   // open-cube: a search_father is in progress
 	Tag       uint32 // the serial of the CS request the node is serving
+	Gen       uint32 // the generation of the token held or last seen
 }
 
 // Node is a mutual-exclusion algorithm's state machine for one node.

@@ -109,6 +109,20 @@ func (n *Node) Enqueue(j, src proto.NodeID, gen, tag uint32) {
 	n.queue = append(n.queue, entry{j: j, src: src, gen: gen, tag: tag})
 }
 
+// Holds reports whether the node already holds request(j) of serial tag:
+// waiting in its queue, or being served on j's account.
+func (n *Node) Holds(j proto.NodeID, tag uint32) bool {
+	if n.Asked && n.Mandator == j && n.Tag == tag {
+		return true
+	}
+	for _, e := range n.queue[n.head:] {
+		if e.j == j && e.tag == tag {
+			return true
+		}
+	}
+	return false
+}
+
 // Queued returns the number of requests waiting in the node's queue.
 func (n *Node) Queued() int { return len(n.queue) - n.head }
 
@@ -237,7 +251,7 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Father: n.Father, Mandator: n.Mandator, Lender: n.Lender, Tag: n.Tag}
+	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Father: n.Father, Mandator: n.Mandator, Lender: n.Lender, Tag: n.Tag, Gen: n.Gen}
 }
 
 // Waiting implements proto.Node.

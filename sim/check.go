@@ -8,14 +8,27 @@ import (
 // check runs the invariants after a step of node id.
 func (s *Sim) check(id proto.NodeID, in proto.Input) {
 	if s.inCS > 1 {
-		s.fail("%d nodes are in the critical section (after node %d's step)", s.inCS, id)
-		return
+		if s.cfg.KeepGoing {
+			if s.out.Enter {
+				s.Stats.OverlappingCS++
+			}
+		} else {
+			s.fail("%d nodes are in the critical section (after node %d's step)", s.inCS, id)
+			return
+		}
 	}
-	if t := s.tokenHolders + s.tokensInFlight; t != 1 {
+	t := s.tokenHolders + s.tokensInFlight
+	switch {
+	case t > 1 && s.cfg.KeepGoing:
+		if t > s.lastTokens {
+			s.Stats.DuplicateTokens++
+		}
+	case t > 1 || (t == 0 && !s.cfg.Crashes):
 		s.fail("%d tokens exist (%d held, %d in flight) after node %d's step", t, s.tokenHolders, s.tokensInFlight, id)
 		return
 	}
-	if s.cfg.Check < CheckFull {
+	s.lastTokens = t
+	if s.cfg.Check < CheckFull || s.cfg.Crashes {
 		return
 	}
 	s.checkATree()
@@ -174,4 +187,16 @@ func (s *Sim) checkOpenCube() {
 			return
 		}
 	}
+}
+
+// CheckShape checks now that the father relation of the live nodes is an
+// open-cube (all nodes up, none asking or searching); it returns the
+// violation, if any, without stopping the run.
+func (s *Sim) CheckShape() error {
+	saved := s.err
+	s.err = nil
+	s.checkOpenCube()
+	err := s.err
+	s.err = saved
+	return err
 }

@@ -34,6 +34,16 @@ type Config struct {
 	PMax     int
 	// Trace, if not nil, receives one JSON object per line per event.
 	Trace io.Writer
+	// Crashes relaxes the token invariant from "exactly one token" to "at
+	// most one live token" (a crash may lose it until it is regenerated).
+	Crashes bool
+	// LateFraction of the messages break the bound δ on purpose: their delay
+	// is uniform in (δ, LateFactor·δ]. The paper's safety rests on δ; this
+	// shows what breaks without it.
+	LateFraction float64
+	LateFactor   float64
+	// KeepGoing counts safety violations instead of stopping at the first.
+	KeepGoing bool
 }
 
 // Check selects the invariant checks run after every step.
@@ -60,6 +70,13 @@ type Stats struct {
 	PerTag []uint32
 	// MaxDelay is the largest delivery delay seen, in seconds.
 	MaxDelay float64
+	// Late counts messages delayed beyond δ on purpose.
+	Late int64
+	// OverlappingCS and DuplicateTokens count safety violations when
+	// KeepGoing is set: times a second node entered the critical section
+	// while another was in it, and times a second live token appeared.
+	OverlappingCS   int64
+	DuplicateTokens int64
 }
 
 // MessagesTotal returns the number of messages sent.
@@ -81,6 +98,10 @@ type Hooks struct {
 	// Quiet is called after a step that leaves no message in flight and no
 	// node in the critical section.
 	Quiet func()
+	// FailureSend is called for every message whose cause is a failure.
+	FailureSend func(m *proto.Message)
+	// Crash is called after a node crashes.
+	Crash func(id proto.NodeID)
 }
 
 const (
@@ -124,6 +145,7 @@ type Sim struct {
 	tokensInFlight int
 	tokenHolders   int
 	inCS           int
+	lastTokens     int
 	stopped        bool
 	err            error
 
@@ -298,6 +320,9 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 		s.traceEv("enter", id)
 	}
 	s.check(id, in)
+	if in.Kind == proto.Crash && s.hooks.Crash != nil {
+		s.hooks.Crash(id)
+	}
 	if s.out.Enter && s.hooks.Enter != nil {
 		s.hooks.Enter(id, after.Tag)
 	}
@@ -320,6 +345,10 @@ func (s *Sim) send(m proto.Message) {
 		s.Stats.PerTag[m.Tag]++
 	}
 	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.rng.Float64()))
+	if s.cfg.LateFraction > 0 && s.rng.Float64() < s.cfg.LateFraction {
+		s.Stats.Late++
+		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.rng.Float64()))
+	}
 	at := s.now + d
 	if s.fifo != nil {
 		ch := [2]proto.NodeID{m.From, m.To}
@@ -331,6 +360,9 @@ func (s *Sim) send(m proto.Message) {
 	s.inFlight++
 	if m.Type == proto.Token {
 		s.tokensInFlight++
+	}
+	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
+		s.hooks.FailureSend(&m)
 	}
 	s.traceMsg("send", m.From, &m, s.msgID)
 	s.schedule(at, payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now})

@@ -20,7 +20,7 @@ type Net struct {
 	Pending []proto.Message
 	Sent    int // messages sent so far
 	Entered []proto.NodeID
-	Timers  []proto.Timer
+	timers  map[proto.NodeID][]proto.Timer
 	out     proto.Output
 }
 
@@ -56,8 +56,32 @@ func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 	if n.out.Enter {
 		n.Entered = append(n.Entered, id)
 	}
-	n.Timers = append(n.Timers[:0], n.out.Timers...)
+	if n.timers == nil {
+		n.timers = map[proto.NodeID][]proto.Timer{}
+	}
+	n.timers[id] = append(n.timers[id], n.out.Timers...)
 	return got
+}
+
+// Fire fires the latest timer of the given kind that node id set, and
+// checks the messages sent.
+func (n *Net) Fire(id proto.NodeID, kind uint8, want ...string) {
+	n.T.Helper()
+	ts := n.timers[id]
+	for k := len(ts) - 1; k >= 0; k-- {
+		if ts[k].Kind == kind {
+			n.Expect(fmt.Sprintf("node %d timer %d", id, kind), n.Step(id, proto.Input{Kind: proto.Fire, Timer: ts[k]}), want...)
+			return
+		}
+	}
+	n.T.Fatalf("node %d has set no timer of kind %d", id, kind)
+}
+
+// Input steps node id with an input without a message (crash, recover) and
+// checks the messages sent.
+func (n *Net) Input(id proto.NodeID, kind proto.InputKind, want ...string) {
+	n.T.Helper()
+	n.Expect(fmt.Sprintf("node %d input %d", id, kind), n.Step(id, proto.Input{Kind: kind}), want...)
 }
 
 // Expect checks that got is exactly want.

@@ -1,0 +1,153 @@
+package opencube
+
+import (
+	"testing"
+
+	"github.com/ocbench/ocbench/internal/steptest"
+	"github.com/ocbench/ocbench/proto"
+)
+
+func ftNet(t *testing.T, n int) *steptest.Net {
+	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(n)}
+}
+
+func tests(from proto.NodeID, d int, to ...proto.NodeID) []string {
+	var out []string
+	for _, k := range to {
+		out = append(out, (&steptest.Net{Base: 1}).Msg(proto.Message{Type: proto.Test, Phase: uint8(d), From: from - 1, To: k - 1}))
+	}
+	return out
+}
+
+// TestPaperFailureExample replays the open-cube paper's §5 example: nodes 10
+// and 12 request, node 9 fails before processing their requests, both
+// search concurrently, 10 becomes the root; 9 recovers, 13's request raises
+// an anomaly at 9, and 13 finds its father 10.
+func TestPaperFailureExample(t *testing.T) {
+	net := ftNet(t, 16)
+	net.Enter(10, "request(10) 10→9")
+	net.Enter(12, "request(12) 12→11")
+	net.Deliver("request(12) 12→11", "request(12) 11→9") // 11 is transit; father11 := 12
+	net.Input(9, proto.Crash)
+	net.Drop("request(10) 10→9")
+	net.Drop("request(12) 11→9")
+
+	// Both suspect a failure (2·pmax·δ after their requests).
+	net.Fire(10, timerSuspect, "test(1) 10→9")
+	net.Drop("test(1) 10→9") // 9 is down
+	net.Fire(10, timerPhase, "test(2) 10→11", "test(2) 10→12")
+	net.Fire(12, timerSuspect, "test(1) 12→11")
+	net.Deliver("test(1) 12→11") // 11 has power 0 and is not asking: no answer
+	// 12, in phase 1, receives test(2) from 10: it concludes father12 := 10
+	// at once and issues its request again to 10 (which queues it).
+	net.Deliver("test(2) 10→12", "request(12) 12→10")
+	net.Deliver("test(2) 10→11")
+	net.Deliver("request(12) 12→10")
+	net.Fire(10, timerPhase, tests(10, 3, 13, 14, 15, 16)...)
+	for _, k := range []string{"13", "14", "15", "16"} {
+		net.Deliver("test(3) 10→" + k)
+	}
+	net.Fire(10, timerPhase, tests(10, 4, 1, 2, 3, 4, 5, 6, 7, 8)...)
+	net.Deliver("test(4) 10→1", "answer(1) 1→10") // power(1) = 4: "ok"
+	for _, k := range []string{"2", "3", "4", "5", "6", "7", "8"} {
+		net.Deliver("test(4) 10→" + k)
+	}
+	net.Deliver("answer(1) 1→10", "request(10) 10→1") // father10 := 1, request again
+	// 1 is transit for 10 (dist1(10) = 4 = power(1)): 10 becomes the root.
+	net.Deliver("request(10) 10→1", "token(nil) 1→10")
+	net.Deliver("token(nil) 1→10")
+	net.InCS(10)
+	// Leaving, 10 serves 12's request: dist10(12) = 2 < 4, so 10 lends the token.
+	net.Exit(10, "token(10) 10→12")
+	net.Deliver("token(10) 10→12")
+	net.InCS(12)
+	net.Exit(12, "token(nil) 12→10")
+	net.Deliver("token(nil) 12→10")
+
+	// 9 recovers and searches from phase 1, as a leaf: 10 answers "ok".
+	net.Input(9, proto.Recover, "test(1) 9→10")
+	net.Deliver("test(1) 9→10", "answer(1) 10→9")
+	net.Deliver("answer(1) 10→9")
+	if f := net.Fathers()[8]; f != 10 {
+		t.Fatalf("9 concluded with father %d, want 10", f)
+	}
+	// 13 requests: 9 has power 0 < dist9(13) = 3, an anomaly.
+	net.Enter(13, "request(13) 13→9")
+	net.Deliver("request(13) 13→9", "anomaly(13) 9→13")
+	net.Deliver("anomaly(13) 9→13", tests(13, 3, 9, 10, 11, 12)...)
+	net.Deliver("test(3) 13→9")
+	net.Deliver("test(3) 13→11")
+	net.Deliver("test(3) 13→12")
+	net.Deliver("test(3) 13→10", "answer(1) 10→13")
+	net.Deliver("answer(1) 10→13", "request(13) 13→10")
+	net.Deliver("request(13) 13→10", "token(10) 10→13") // dist10(13) = 3 < 4: a loan
+	net.Deliver("token(10) 10→13")
+	net.InCS(13)
+	want := map[int]proto.NodeID{9: 10, 10: 0, 12: 10, 13: 10, 11: 12}
+	f := net.Fathers()
+	for node, w := range want {
+		if f[node-1] != w {
+			t.Errorf("father of %d = %d, want %d", node, f[node-1], w)
+		}
+	}
+}
+
+// TestConcurrentSearchSmallerPhaseConcludes replays the paper's first 4-node
+// example (Figure 13, a=1, b=2, c=3, d=4; a fails): b in phase 1 receives
+// test(2) from c and concludes at once with father_b := c; c, with no answer
+// in phase 2 = pmax, becomes the root and regenerates the token.
+func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
+	net := ftNet(t, 4)
+	net.Enter(2, "request(2) 2→1")
+	net.Enter(3, "request(3) 3→1")
+	net.Input(1, proto.Crash)
+	net.Drop("request(2) 2→1")
+	net.Drop("request(3) 3→1")
+	net.Fire(2, timerSuspect, "test(1) 2→1")
+	net.Drop("test(1) 2→1")
+	// c = 3 has power 1: it searches from phase 2, testing 1 and 2.
+	net.Fire(3, timerSuspect, "test(2) 3→1", "test(2) 3→2")
+	net.Drop("test(2) 3→1")
+	net.Deliver("test(2) 3→2", "request(2) 2→3") // b concludes father_b := c
+	net.Deliver("request(2) 2→3")                // queued: c is busy
+	net.Fire(3, timerPhase)                      // phase pmax failed: c becomes the root
+	net.InCS(3)
+	if v := net.Nodes[2].View(); v.Father != proto.Nil || v.Gen != 1 {
+		t.Fatalf("c: father %d gen %d, want the root with a regenerated token of generation 1", v.Father+1, v.Gen)
+	}
+	// dist3(2) = 2 = power(3): c is transit for b and gives the token up.
+	net.Exit(3, "token(nil) 3→2")
+	net.Deliver("token(nil) 3→2")
+	net.InCS(2)
+}
+
+// TestConcurrentSearchEqualPhases replays the paper's second 4-node example:
+// b and c search in the same phase 2 and test each other. Without a rule both
+// would become roots and regenerate two tokens; with the smaller id as the
+// father, b answers "ok" to c, c does not answer b, and only b regenerates.
+func TestConcurrentSearchEqualPhases(t *testing.T) {
+	net := ftNet(t, 4)
+	net.Enter(2, "request(2) 2→1")
+	net.Enter(3, "request(3) 3→1")
+	net.Input(1, proto.Crash)
+	net.Drop("request(2) 2→1")
+	net.Drop("request(3) 3→1")
+	net.Fire(2, timerSuspect, "test(1) 2→1")
+	net.Drop("test(1) 2→1")
+	net.Fire(2, timerPhase, "test(2) 2→3", "test(2) 2→4")
+	net.Fire(3, timerSuspect, "test(2) 3→1", "test(2) 3→2")
+	net.Drop("test(2) 3→1")
+	net.Deliver("test(2) 3→2", "answer(1) 2→3") // b (smaller id) answers ok
+	net.Deliver("test(2) 2→3")                  // c does not answer b
+	net.Deliver("test(2) 2→4")                  // d: power 0, not asking
+	net.Deliver("answer(1) 2→3", "request(3) 3→2")
+	net.Fire(2, timerPhase) // b: phase pmax failed, b becomes the root
+	net.InCS(2)
+	net.Deliver("request(3) 3→2") // queued until b leaves
+	net.Exit(2, "token(nil) 2→3") // dist2(3) = 2 = power(2): transit
+	net.Deliver("token(nil) 2→3")
+	net.InCS(3)
+	if g := net.Nodes[2].View().Gen; g != 1 {
+		t.Errorf("c holds a token of generation %d, want 1 (b's)", g)
+	}
+}

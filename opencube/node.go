@@ -1,0 +1,401 @@
+package opencube
+
+import (
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
+)
+
+// Timer kinds of the failure protocol.
+const (
+	timerSuspect uint8 = iota + 1 // an asking node waits for the token
+	timerLoan                     // a root waits for a lent token to come back
+	timerEnquiry                  // a root waits for the answer to its enquiry
+	timerPhase                    // a search phase waits for answers to its tests
+	timerRetest                   // a search phase tests "try later" nodes again
+)
+
+// Config holds the timing parameters of the failure protocol, in units of δ.
+type Config struct {
+	// CSEstimate is e, the root's estimate of a critical section's duration.
+	CSEstimate float64
+	// RetestDelay is how long a searching node waits before testing again a
+	// node that answered "try later".
+	RetestDelay float64
+}
+
+// Node is an open-cube node with the failure protocol of §5: the general
+// scheme's node (with the open-cube rule) plus suspicion, the root's
+// enquiry, search_father, concurrent searches, recovery and anomalies.
+// Decisions where the paper is silent are in docs/failures.md.
+type Node struct {
+	core scheme.Node
+	rule Rule
+	cfg  Config
+	up   bool
+
+	seq uint32 // source of timer sequence numbers; a timer is live iff its Seq is the one recorded
+
+	suspectSeq uint32
+
+	loanSeq      uint32
+	loanTag      uint32
+	loanSrc      proto.NodeID
+	enquirySeq   uint32
+	lastReturned uint32 // tag of the last loan this node gave back
+
+	searching bool
+	phase     int
+	phaseSeq  uint32
+	retry     []proto.NodeID
+}
+
+func (n *Node) next() uint32 { n.seq++; return n.seq }
+
+// ID returns the node's id.
+func (n *Node) ID() proto.NodeID { return n.core.ID }
+
+// Core returns the general-scheme part of the node's state (read only).
+func (n *Node) Core() *scheme.Node { return &n.core }
+
+// Power returns the node's power: phase−1 while it searches (§5), else
+// dist(i, father) − 1, or pmax at the root.
+func (n *Node) Power() int {
+	if n.searching {
+		return n.phase - 1
+	}
+	return n.rule.Power(&n.core)
+}
+
+// View implements proto.Node.
+func (n *Node) View() proto.View {
+	v := n.core.View()
+	v.Up, v.Searching = n.up, n.searching
+	if !n.up {
+		v.TokenHere, v.InCS, v.Asked = false, false, false
+	}
+	return v
+}
+
+// Waiting implements proto.Node.
+func (n *Node) Waiting(f func(j proto.NodeID)) { n.core.Waiting(f) }
+
+func (n *Node) send(out *proto.Output, m proto.Message) {
+	m.From = n.core.ID
+	out.Msgs = append(out.Msgs, m)
+}
+
+func (n *Node) timer(out *proto.Output, kind uint8, after float64) uint32 {
+	s := n.next()
+	out.Timers = append(out.Timers, proto.Timer{Kind: kind, Seq: s, After: after})
+	return s
+}
+
+// Step implements proto.Node.
+func (n *Node) Step(in proto.Input, out *proto.Output) {
+	switch in.Kind {
+	case proto.Crash:
+		n.crash(out)
+		return
+	case proto.Recover:
+		n.recover(out)
+		return
+	}
+	if !n.up {
+		return
+	}
+	start := len(out.Msgs)
+	switch in.Kind {
+	case proto.EnterCS:
+		n.core.Enqueue(n.core.ID, n.core.ID, 0, in.Tag)
+	case proto.ExitCS:
+		if n.core.InCS && n.core.Lender != n.core.ID {
+			n.lastReturned = n.core.Tag
+		}
+		n.core.Step(in, out)
+	case proto.Receive:
+		n.receive(in.Msg, out)
+	case proto.Fire:
+		n.fire(in.Timer, out)
+	}
+	if !n.searching {
+		n.core.Drain(out)
+	}
+	n.arm(out, start)
+}
+
+// arm looks at what the step sent and sets the timers of §5: a node that
+// sent a request on its own account suspects a failure if the token has not
+// come 2·pmax·δ later; a root that lent the token enquires if it has not come
+// back 2δ+e later (lent to the source itself) or (pmax+1)δ+e later.
+func (n *Node) arm(out *proto.Output, start int) {
+	for _, m := range out.Msgs[start:] {
+		switch {
+		case m.Type == proto.Request && m.J == n.core.ID:
+			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
+		case m.Type == proto.Token && m.J == n.core.ID:
+			n.loanTag, n.loanSrc = m.Tag, m.Src
+			wait := float64(n.rule.PMax+1) + n.cfg.CSEstimate
+			if m.To == m.Src {
+				wait = 2 + n.cfg.CSEstimate
+			}
+			n.loanSeq = n.timer(out, timerLoan, wait)
+			n.enquirySeq = 0
+		}
+	}
+}
+
+func (n *Node) receive(m proto.Message, out *proto.Output) {
+	switch m.Type {
+	case proto.Request:
+		switch {
+		case m.J == n.core.ID:
+			// A request of ours that came back to us is obsolete.
+			out.Events[proto.EvDuplicateRequest]++
+		case n.core.Holds(m.J, m.Tag):
+			out.Events[proto.EvDuplicateRequest]++
+		default:
+			n.core.Enqueue(m.J, m.Src, m.Gen, m.Tag)
+		}
+	case proto.Token:
+		n.receiveToken(m, out)
+	case proto.Enquiry:
+		reply := proto.ReplyTokenLost
+		switch {
+		case n.core.InCS && n.core.Tag == m.Tag:
+			reply = proto.ReplyInCS
+		case n.lastReturned == m.Tag:
+			reply = proto.ReplySentBack
+		}
+		n.send(out, proto.Message{Type: proto.EnquiryReply, Cause: proto.Failure, To: m.From, Reply: reply, Tag: m.Tag, J: proto.Nil, Src: proto.Nil})
+	case proto.EnquiryReply:
+		if n.enquirySeq == 0 || m.Tag != n.loanTag || !n.lending() {
+			return
+		}
+		switch m.Reply {
+		case proto.ReplyInCS:
+			n.enquirySeq = 0
+			n.loanSeq = n.timer(out, timerLoan, n.cfg.CSEstimate+2)
+		case proto.ReplySentBack:
+			n.enquirySeq = 0
+			n.loanSeq = n.timer(out, timerLoan, 2)
+		default:
+			n.regenerate(out)
+		}
+	case proto.Test:
+		n.receiveTest(m, out)
+	case proto.Answer:
+		if !n.searching || int(m.Phase) != n.phase {
+			return
+		}
+		if m.Reply == proto.AnswerOK {
+			n.conclude(m.From, out)
+			return
+		}
+		for _, k := range n.retry {
+			if k == m.From {
+				return
+			}
+		}
+		n.retry = append(n.retry, m.From)
+	case proto.Anomaly:
+		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
+			out.Events[proto.EvAnomaly]++
+			n.startSearch(n.rule.Power(&n.core)+1, out)
+		}
+	}
+}
+
+// lending reports whether the node is a root waiting for its lent token.
+func (n *Node) lending() bool {
+	c := &n.core
+	return c.Asked && c.Mandator == proto.Nil && !c.TokenHere
+}
+
+// waitingToken reports whether the node asked for the token and waits for it.
+func (n *Node) waitingToken() bool {
+	c := &n.core
+	return c.Asked && c.Mandator != proto.Nil && !c.TokenHere
+}
+
+func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
+	c := &n.core
+	if m.Gen < c.Gen {
+		out.Events[proto.EvStaleToken]++
+		return
+	}
+	n.stopSearch()
+	switch {
+	case c.Asked:
+		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
+		c.ReceiveToken(m, out)
+	default:
+		// Not waiting: a token for a request that was served already (a
+		// request re-issued after a search, served twice). A loan goes back
+		// at once; a token given up makes this node the root.
+		out.Events[proto.EvUnexpectedToken]++
+		c.Gen = m.Gen
+		if m.J != proto.Nil {
+			c.Father = m.From
+			n.send(out, proto.Message{Type: proto.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
+			return
+		}
+		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
+	}
+}
+
+// receiveTest answers test(d) from j (§5, search_father and concurrent searches).
+func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
+	d, j := int(m.Phase), m.From
+	answer := func(r uint8) {
+		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: r, J: proto.Nil, Src: proto.Nil})
+	}
+	if n.searching {
+		switch {
+		case n.phase > d:
+			answer(proto.AnswerOK)
+		case n.phase < d:
+			n.conclude(j, out)
+		case n.core.ID < j:
+			answer(proto.AnswerOK)
+		}
+		return
+	}
+	switch {
+	case n.rule.Power(&n.core) >= d:
+		answer(proto.AnswerOK)
+	case n.core.Asked:
+		answer(proto.AnswerTryLater)
+	}
+}
+
+func (n *Node) fire(t proto.Timer, out *proto.Output) {
+	switch t.Kind {
+	case timerSuspect:
+		if t.Seq == n.suspectSeq && n.waitingToken() && !n.searching {
+			n.startSearch(n.rule.Power(&n.core)+1, out)
+		}
+	case timerLoan:
+		if t.Seq == n.loanSeq && n.lending() {
+			out.Events[proto.EvEnquiry]++
+			n.send(out, proto.Message{Type: proto.Enquiry, Cause: proto.Failure, To: n.loanSrc, Tag: n.loanTag, J: proto.Nil, Src: n.loanSrc})
+			n.enquirySeq = n.timer(out, timerEnquiry, 2)
+		}
+	case timerEnquiry:
+		if t.Seq == n.enquirySeq && n.lending() {
+			n.regenerate(out) // no answer within 2δ: the source is down
+		}
+	case timerPhase:
+		if t.Seq != n.phaseSeq || !n.searching {
+			return
+		}
+		if len(n.retry) > 0 {
+			n.phaseSeq = n.timer(out, timerRetest, n.cfg.RetestDelay)
+			return
+		}
+		n.phase++
+		n.startPhase(out)
+	case timerRetest:
+		if t.Seq != n.phaseSeq || !n.searching {
+			return
+		}
+		for _, k := range n.retry {
+			n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
+		}
+		n.retry = n.retry[:0]
+		n.phaseSeq = n.timer(out, timerPhase, 2)
+	}
+}
+
+// startSearch starts search_father at phase d.
+func (n *Node) startSearch(d int, out *proto.Output) {
+	out.Events[proto.EvSearchStarted]++
+	n.searching, n.phase, n.suspectSeq = true, d, 0
+	n.startPhase(out)
+}
+
+// startPhase sends test(d) to the 2^(d−1) nodes at distance d, or, after
+// phase pmax, makes the node the root.
+func (n *Node) startPhase(out *proto.Output) {
+	if n.phase > n.rule.PMax {
+		n.becomeRoot(out)
+		return
+	}
+	out.Events[proto.EvSearchPhase]++
+	n.retry = n.retry[:0]
+	lo, hi := hypercube.AtDistance(int(n.core.ID), n.phase)
+	for k := lo; k < hi; k++ {
+		n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: proto.NodeID(k), Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
+	}
+	n.phaseSeq = n.timer(out, timerPhase, 2)
+}
+
+func (n *Node) stopSearch() {
+	n.searching, n.phaseSeq = false, 0
+	n.retry = n.retry[:0]
+}
+
+// conclude ends the search with father := k and issues the pending request
+// again to k.
+func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
+	n.stopSearch()
+	c := &n.core
+	c.Father = k
+	if n.waitingToken() {
+		n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
+	}
+}
+
+// becomeRoot ends a search whose last phase failed: the node becomes the
+// root and regenerates the token.
+func (n *Node) becomeRoot(out *proto.Output) {
+	out.Events[proto.EvSearchRoot]++
+	n.stopSearch()
+	n.core.Father = proto.Nil
+	n.regenerate(out)
+}
+
+// regenerate creates a token of a new generation at this node, as if it had
+// received token(nil) from itself: a lender gets its token back, a node
+// asking for itself enters the CS, a proxy lends it to its mandator.
+func (n *Node) regenerate(out *proto.Output) {
+	out.Events[proto.EvTokenRegenerated]++
+	c := &n.core
+	n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
+	start := len(out.Msgs)
+	tok := proto.Message{Type: proto.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: c.Gen + 1, Src: c.Src, Tag: c.Tag}
+	if !c.Asked {
+		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Gen
+		return
+	}
+	c.ReceiveToken(tok, out)
+	for k := start; k < len(out.Msgs); k++ {
+		out.Msgs[k].Cause = proto.Failure
+	}
+}
+
+// crash wipes the node's volatile state. pmax and dist (the rule and the
+// id) survive, and so does the token generation (docs/failures.md).
+func (n *Node) crash(out *proto.Output) {
+	if !n.up {
+		return
+	}
+	out.Events[proto.EvRequestLost] += int32(n.core.Queued())
+	gen := n.core.Gen
+	rule := n.core.Rule()
+	id := n.core.ID
+	n.core = scheme.Node{}
+	n.core.Init(rule, id, 1<<n.rule.PMax)
+	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
+	n.core.Gen = gen
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq}
+}
+
+// recover restarts the node as a leaf that searches its father from phase 1.
+func (n *Node) recover(out *proto.Output) {
+	if n.up {
+		return
+	}
+	n.up = true
+	n.startSearch(1, out)
+}
