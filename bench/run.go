@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
@@ -17,15 +19,17 @@ import (
 type Spec struct {
 	Algorithm string
 	Nodes     int
-	Requests  int64
-	Workload  string
-	Seed      uint64
+	// Requests is the number of CS requests; with crashes, the workload also
+	// goes on until the fault plan is over, so it is a minimum.
+	Requests int64
+	Workload string
+	Seed     uint64
 	// Delta is δ in seconds (virtual time in the simulator).
 	Delta float64
 	// CSTime is how long a node stays in the critical section, in δ
 	// (DefaultCSTime is the command's default; zero is allowed).
 	CSTime float64
-	// Think is the mean think time of the poisson workload, in δ.
+	// Think is the mean think time of the poisson workload, in δ (0: N·CSTime).
 	Think float64
 	// MinDelay is the smallest message delay, in δ; delays are uniform in
 	// [MinDelay·δ, δ].
@@ -35,20 +39,32 @@ type Spec struct {
 	Check sim.Check
 	// Trace, if not nil, receives the event trace.
 	Trace io.Writer
+
+	// Faults is the fault plan (no crashes if Faults.Crashes is 0).
+	Faults FaultPlan
+	// FT runs the open-cube's failure protocol even without crashes.
+	FT bool
+	// CSEstimate is the root's estimate e of a CS, in δ (0: CSTime).
+	CSEstimate float64
+	// LateFraction of the messages are delayed beyond δ, up to LateFactor·δ.
+	LateFraction float64
+	LateFactor   float64
+	// NoBaseline skips the crash-free run that the differential overhead
+	// needs.
+	NoBaseline bool
 }
 
 // Defaults for Spec fields left zero.
 const (
 	DefaultDelta  = 1e-3
 	DefaultCSTime = 1.0
-	DefaultThink  = 0 // 0 means: N·CSTime, a load at which requests overlap but the system is not saturated
 )
 
 // FullCheckMaxNodes is the largest N for which the automatic check level
 // runs the O(N) structural invariants after every step.
 const FullCheckMaxNodes = 256
 
-// Validate returns an error naming the first bad field of s.
+// Validate returns an error naming the flag of the first bad field of s.
 func (s *Spec) Validate() error {
 	if _, err := Algorithm(s.Algorithm); err != nil {
 		return fmt.Errorf("--algo: %w", err)
@@ -59,8 +75,8 @@ func (s *Spec) Validate() error {
 	if s.Nodes > 1<<26 {
 		return fmt.Errorf("--nodes: %d is more than the supported 2^26", s.Nodes)
 	}
-	if s.Requests <= 0 || s.Requests >= 1<<32 {
-		return fmt.Errorf("--requests: %d is not in 1..2^32-1", s.Requests)
+	if s.Requests <= 0 || s.Requests >= 1<<32-1 {
+		return fmt.Errorf("--requests: %d is not in 1..2^32-2", s.Requests)
 	}
 	if err := ValidWorkload(s.Workload); err != nil {
 		return fmt.Errorf("--workload: %w", err)
@@ -68,17 +84,35 @@ func (s *Spec) Validate() error {
 	if s.Workload == "each" && s.Nodes > EachMaxNodes {
 		return fmt.Errorf("--nodes: the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
 	}
-	if !(s.Delta > 0) {
+	if !(s.Delta > 0) || math.IsInf(s.Delta, 0) {
 		return fmt.Errorf("--delta: %g is not a positive number of seconds", s.Delta)
 	}
-	if !(s.CSTime >= 0) {
+	if !(s.CSTime >= 0) || math.IsInf(s.CSTime, 0) {
 		return fmt.Errorf("--cs-time: %g is not a non-negative number of δ", s.CSTime)
 	}
-	if !(s.Think >= 0) {
+	if !(s.Think >= 0) || math.IsInf(s.Think, 0) {
 		return fmt.Errorf("--think: %g is not a non-negative number of δ", s.Think)
 	}
 	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
 		return fmt.Errorf("--min-delay: %g is not in [0, 1] (a fraction of δ)", s.MinDelay)
+	}
+	if !(s.CSEstimate >= 0) || math.IsInf(s.CSEstimate, 0) {
+		return fmt.Errorf("--cs-estimate: %g is not a non-negative number of δ", s.CSEstimate)
+	}
+	if !(s.LateFraction >= 0 && s.LateFraction <= 1) {
+		return fmt.Errorf("--delay-violations: %g is not a fraction in [0, 1]", s.LateFraction)
+	}
+	if s.LateFraction > 0 && !(s.LateFactor > 1) {
+		return fmt.Errorf("--late-factor: %g must be above 1 (a multiple of δ)", s.LateFactor)
+	}
+	if err := s.Faults.Validate(s.Nodes); err != nil {
+		return err
+	}
+	if (s.Faults.Crashes > 0 || s.FT) && s.Algorithm != "opencube" {
+		return fmt.Errorf("--crashes: only opencube has a failure protocol; %s would lose the token for good", s.Algorithm)
+	}
+	if s.Faults.Crashes > 0 && s.Workload == "each" {
+		return fmt.Errorf("--workload: each runs lone requests from the initial configuration and takes no crashes")
 	}
 	return nil
 }
@@ -90,14 +124,39 @@ func (s *Spec) fill() {
 	if s.Think == 0 {
 		s.Think = float64(s.Nodes) * s.CSTime
 	}
+	if s.CSEstimate == 0 {
+		s.CSEstimate = s.CSTime
+	}
+	if s.LateFraction > 0 && s.LateFactor == 0 {
+		s.LateFactor = 10
+	}
+	if s.Faults.Crashes > 0 {
+		s.FT = true
+	}
 }
 
 // Streams of the seeded generators: each part of a run draws from its own
 // stream, so that adding crashes to a run does not change its workload.
 const (
 	streamWorkload = 1
-	streamDelays   = 2
+	streamFaults   = 3
+	streamTargets  = 4
 )
+
+// outcome is what one simulation leaves for the record.
+type outcome struct {
+	sim        *sim.Sim
+	drv        *driver
+	err        error
+	crashes    []float64 // crash times, seconds
+	recoveries int
+	perFailure []float64                // failure-cause messages attributed to each crash
+	byType     [proto.NumMsgTypes]int64 // failure-cause messages by type (after the first crash)
+	preCrash   int64                    // failure-cause messages before the first crash
+	firstEntry []float64                // per crash: time to the next CS entry, seconds (-1: none)
+	shape      error
+	stuck      string
+}
 
 // Run runs the experiment in the simulator.
 func Run(spec Spec) (*results.Run, error) {
@@ -108,43 +167,196 @@ func Run(spec Spec) (*results.Run, error) {
 	if spec.Workload == "each" {
 		return runEach(spec)
 	}
-	algo, _ := Algorithm(spec.Algorithm)
-	p, _ := hypercube.Log2(spec.Nodes)
 	start := time.Now()
-	nodes := algo.NewNodes(spec.Nodes)
-	var drv *driver
-	s := sim.New(sim.Config{
-		Delta:    spec.Delta,
-		MinDelay: spec.MinDelay,
-		FIFO:     spec.FIFO,
-		Seed:     spec.Seed,
-		Check:    spec.Check,
-		OpenCube: algo.OpenCube(),
-		PMax:     p,
-		Trace:    spec.Trace,
-	}, nodes, sim.Hooks{
-		Enter: func(id proto.NodeID, tag uint32) { drv.entered(id, tag) },
-		Quiet: func() { drv.quiet() },
-	})
-	rng := rand.New(rand.NewPCG(spec.Seed, streamWorkload))
-	drv = newDriver(spec.Workload, s, rng, spec.Nodes, spec.Requests, spec.CSTime*spec.Delta, spec.Think*spec.Delta)
-	drv.start()
-	err := s.Run()
+	o := simulate(spec)
+	var v *sim.Violation
+	if o.err != nil && !errors.As(o.err, &v) {
+		return nil, o.err
+	}
+	r := record(spec, o)
+	if spec.Faults.Crashes > 0 && !spec.NoBaseline && len(o.crashes) > 0 {
+		base := spec
+		base.Faults = FaultPlan{}
+		base.Trace = nil
+		bo := simulateUntil(base, o.drv.until)
+		if bo.err != nil && !errors.As(bo.err, &v) {
+			return nil, bo.err
+		}
+		diff := float64(o.sim.Stats.MessagesTotal()-bo.sim.Stats.MessagesTotal()) / float64(len(o.crashes))
+		r.OverheadDifferential = results.Estimated([]float64{diff})
+		r.BaselineMessages = bo.sim.Stats.MessagesTotal()
+	}
+	r.WallSeconds = time.Since(start).Seconds()
+	return r, nil
+}
 
+// wrapNodes, if set (by tests), may replace the nodes of every simulation.
+var wrapNodes func([]proto.Node)
+
+func simulate(spec Spec) *outcome { return simulateUntil(spec, -1) }
+
+// simulateWithClock is simulate, handing the simulator's clock to tests.
+func simulateWithClock(spec Spec, clock func(func() float64)) *outcome {
+	giveClock = clock
+	defer func() { giveClock = nil }()
+	return simulateUntil(spec, -1)
+}
+
+var giveClock func(func() float64)
+
+// simulateUntil runs one simulation; with until ≥ 0, the workload issues
+// requests until that time (a crash-free baseline of a crash run).
+func simulateUntil(spec Spec, until float64) *outcome {
+	p, _ := hypercube.Log2(spec.Nodes)
+	algo, _ := Algorithm(spec.Algorithm)
+	if spec.FT {
+		algo = opencube.Algorithm{FT: &opencube.Config{CSEstimate: spec.CSEstimate, RetestDelay: 2 + spec.CSEstimate}}
+	}
+	nodes := algo.NewNodes(spec.Nodes)
+	if wrapNodes != nil {
+		wrapNodes(nodes)
+	}
+	o := &outcome{}
+	delta := spec.Delta
+	plan := spec.Faults.plan(spec.Seed, spec.Nodes, delta)
+	settle := float64(4*p+10) * delta
+	if until < 0 {
+		until = 0
+		for _, f := range plan {
+			until = math.Max(until, math.Max(f.At, f.Up)+settle)
+		}
+	}
+	var s *sim.Sim
+	var drv *driver
+	attribute := func(m *proto.Message) {
+		if k := len(o.crashes) - 1; k >= 0 {
+			o.perFailure[k]++
+			o.byType[m.Type]++
+		} else {
+			o.preCrash++
+		}
+	}
+	s = sim.New(sim.Config{
+		Delta:        delta,
+		MinDelay:     spec.MinDelay,
+		FIFO:         spec.FIFO,
+		Seed:         spec.Seed,
+		Check:        spec.Check,
+		OpenCube:     algo.OpenCube(),
+		PMax:         p,
+		Trace:        spec.Trace,
+		Crashes:      spec.Faults.Crashes > 0,
+		LateFraction: spec.LateFraction,
+		LateFactor:   spec.LateFactor,
+		KeepGoing:    spec.LateFraction > 0,
+	}, nodes, sim.Hooks{
+		Enter: func(id proto.NodeID, tag uint32) {
+			for k := len(o.firstEntry) - 1; k >= 0 && o.firstEntry[k] < 0; k-- {
+				o.firstEntry[k] = s.Now() - o.crashes[k]
+			}
+			drv.entered(id, tag)
+		},
+		Quiet:       func() { drv.quiet() },
+		FailureSend: attribute,
+		Crash:       func(id proto.NodeID) { drv.crashed(id) },
+	})
+	if giveClock != nil {
+		giveClock(s.Now)
+	}
+	drv = newDriver(spec.Workload, s, spec.Seed, spec.Nodes, spec.Requests, until, spec.CSTime*delta, spec.Think*delta)
+	targets := rand.New(rand.NewPCG(spec.Seed, streamTargets))
+	for _, f := range plan {
+		f := f
+		s.After(f.At, func() { inject(s, drv, o, nodes, f, spec.Faults.Target, targets, delta) })
+	}
+	drv.onDone = func() {
+		// Let the last messages land (a lent token going back), then stop:
+		// stale timers of the failure protocol may still be pending.
+		s.After(settle, s.Stop)
+	}
+	if spec.FT {
+		watch := math.Max(200, 4*float64(spec.Nodes)*(spec.CSTime+1)) * delta
+		var lastServed int64 = -1
+		var tick func()
+		tick = func() {
+			if drv.done {
+				return
+			}
+			if drv.served == lastServed && drv.issued > drv.served+drv.abandoned {
+				o.stuck = fmt.Sprintf("no request served for %.0fδ while %d wait (t=%.4fs, seed %d)",
+					watch/delta, drv.issued-drv.served-drv.abandoned, s.Now(), spec.Seed)
+				s.Stop()
+				return
+			}
+			lastServed = drv.served
+			s.After(watch, tick)
+		}
+		s.After(watch, tick)
+	}
+	drv.start()
+	o.err = s.Run()
+	o.sim, o.drv = s, drv
+	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && s.InFlight() == 0 {
+		o.shape = s.CheckShape()
+	}
+	return o
+}
+
+// inject crashes the planned or targeted victim and schedules its recovery.
+func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, target string, rng *rand.Rand, delta float64) {
+	victim := proto.NodeID(f.Node)
+	if victim < 0 {
+		live := 0
+		for i := range nodes {
+			if !s.Down(proto.NodeID(i)) {
+				live++
+			}
+		}
+		if live < 3 {
+			return // keep two nodes alive
+		}
+		tokenDest := proto.Nil
+		s.ForEachInFlight(func(m *proto.Message) {
+			if m.Type == proto.Token {
+				tokenDest = m.To
+			}
+		})
+		victim = pickTarget(target, nodes, s.Down, tokenDest, rng)
+	}
+	if s.Down(victim) {
+		return
+	}
+	o.crashes = append(o.crashes, s.Now())
+	o.perFailure = append(o.perFailure, 0)
+	o.firstEntry = append(o.firstEntry, -1)
+	s.Input(0, victim, proto.Crash, 0)
+	if f.Up >= 0 {
+		s.After(f.Up-f.At, func() {
+			o.recoveries++
+			s.Input(0, victim, proto.Recover, 0)
+			s.After(0, func() { drv.recovered(victim) })
+		})
+	}
+}
+
+// record turns an outcome into the run's record.
+func record(spec Spec, o *outcome) *results.Run {
+	s, drv := o.sim, o.drv
+	st := &s.Stats
 	r := &results.Run{
 		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
 		Workload: spec.Workload, DeltaSeconds: spec.Delta, CSTime: spec.CSTime, MinDelay: spec.MinDelay,
-		FIFO: spec.FIFO, Checks: checkName(spec.Check),
+		FIFO: spec.FIFO, Checks: checkName(spec.Check), FaultTolerant: spec.FT,
 		RequestsIssued: drv.issued, RequestsServed: drv.served,
 		MessagesByType:  map[string]int64{},
 		MessagesByCause: map[string]int64{},
 		VirtualSeconds:  s.Now(),
-		Steps:           s.Stats.Steps,
+		Steps:           st.Steps,
+		MessagesDropped: st.Dropped,
 	}
 	if spec.Workload == "poisson" {
 		r.ThinkTime = spec.Think
 	}
-	st := &s.Stats
 	r.MessagesTotal = st.MessagesTotal()
 	for t := proto.MsgType(0); t < proto.NumMsgTypes; t++ {
 		for c := proto.Cause(0); c < proto.NumCauses; c++ {
@@ -168,18 +380,66 @@ func Run(spec Spec) (*results.Run, error) {
 		waits[k] = w / spec.Delta
 	}
 	r.WaitDelta = results.Summarize(waits)
-	var v *sim.Violation
-	if errors.As(err, &v) {
-		r.SafetyViolations = 1
-		r.Violation = v.Error()
-	} else if err != nil {
-		return nil, err
-	} else if drv.served < drv.issued {
-		r.LivenessViolations = int(drv.issued - drv.served)
-		r.Violation = fmt.Sprintf("%d of %d requests were never served and the run stopped (seed %d)", drv.issued-drv.served, drv.issued, spec.Seed)
+
+	if spec.FT {
+		r.Events = map[string]int64{}
+		for e := proto.Event(0); e < proto.NumEvents; e++ {
+			r.Events[e.String()] = st.Events[e]
+		}
+		r.TokensRegenerated = st.Events[proto.EvTokenRegenerated]
+		r.StaleTokensDiscarded = st.Events[proto.EvStaleToken]
+		r.SearchesStarted = st.Events[proto.EvSearchStarted]
+		if r.SearchesStarted > 0 {
+			r.SearchPhasesMean = float64(st.Events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
+		}
 	}
-	r.WallSeconds = time.Since(start).Seconds()
-	return r, nil
+	if spec.Faults.Crashes > 0 {
+		r.FaultPlan = spec.Faults.String()
+		r.Failures = len(o.crashes)
+		r.Recoveries = o.recoveries
+		r.OverheadPerFailure = results.Estimated(o.perFailure)
+		r.OverheadSamples = o.perFailure
+		r.OverheadByType = map[string]int64{}
+		for t, v := range o.byType {
+			if v > 0 {
+				r.OverheadByType[proto.MsgType(t).String()] = v
+			}
+		}
+		r.FailureMessagesBeforeFirstCrash = o.preCrash
+		var rec []float64
+		for _, x := range o.firstEntry {
+			if x >= 0 {
+				rec = append(rec, x/spec.Delta)
+			}
+		}
+		r.RecoveryDelta = results.Summarize(rec)
+		r.RequestsAbandoned = drv.abandoned
+	}
+	if spec.LateFraction > 0 {
+		r.LateMessages = st.Late
+		r.OverlappingCS = st.OverlappingCS
+		r.DuplicateTokens = st.DuplicateTokens
+		r.SafetyViolations = int(st.OverlappingCS + st.DuplicateTokens)
+	}
+	r.MaxDelayDelta = st.MaxDelay / spec.Delta
+	var v *sim.Violation
+	switch {
+	case errors.As(o.err, &v):
+		r.SafetyViolations++
+		r.Violation = v.Error()
+	case o.stuck != "":
+		r.LivenessViolations++
+		r.RequestsLost = drv.issued - drv.served - drv.abandoned
+		r.Violation = o.stuck
+	case drv.served+drv.abandoned < drv.issued:
+		r.RequestsLost = drv.issued - drv.served - drv.abandoned
+		r.LivenessViolations++
+		r.Violation = fmt.Sprintf("%d of %d requests of nodes that stayed up were never served (seed %d)", r.RequestsLost, drv.issued, spec.Seed)
+	case o.shape != nil:
+		r.SafetyViolations++
+		r.Violation = "at the end of the run: " + o.shape.Error()
+	}
+	return r
 }
 
 // runEach runs the "each" workload: one lone request from every node, each

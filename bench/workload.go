@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -10,8 +11,9 @@ import (
 
 // Workloads lists the workload names; the first is the default.
 //
-//   - sequential: one request at a time from a uniformly random node; the
-//     next starts once the previous CS has ended and any lent token is back.
+//   - sequential: one request at a time from a uniformly random live node;
+//     the next starts once the previous CS has ended and any lent token is
+//     back.
 //   - poisson: every node thinks for an exponential time, requests, holds the
 //     CS, and thinks again; requests overlap.
 //   - saturated: every node requests again as soon as it leaves the CS.
@@ -39,8 +41,6 @@ type Host interface {
 	After(dt float64, fn func())
 	// Now returns the current time.
 	Now() float64
-	// Stop ends the run.
-	Stop()
 	// Down reports whether a node is crashed.
 	Down(id proto.NodeID) bool
 }
@@ -50,22 +50,31 @@ type driver struct {
 	kind     string
 	host     Host
 	rng      *rand.Rand
+	seed     uint64
 	n        int
-	requests int64
+	requests int64   // issue at least this many
+	until    float64 // and keep issuing until this time (seconds)
 	csTime   float64 // seconds
 	think    float64 // mean think time, seconds
 
-	issued, served int64
-	pending        bool      // sequential: a request is outstanding
-	issuedAt       []float64 // by tag
-	waits          []float64 // seconds, by served request
-	busy           []bool    // node has a request issued and not yet finished
-	done           bool
+	issued, served, abandoned int64
+	pending                   bool // sequential: a request is outstanding
+	issuedAt                  []float64
+	waits                     []float64 // seconds, by served request
+	busy                      []bool    // node has a request issued and not yet finished
+	inCS                      []bool
+	life                      []uint32 // incarnation of each node, bumped at each crash
+	thinks                    []uint32 // poisson: number of think times drawn per node
+	lastEntry                 float64
+	onDone                    func()
+	done                      bool
 }
 
-func newDriver(kind string, host Host, rng *rand.Rand, n int, requests int64, csTime, think float64) *driver {
-	return &driver{kind: kind, host: host, rng: rng, n: n, requests: requests, csTime: csTime, think: think,
-		issuedAt: make([]float64, 1, requests+1), busy: make([]bool, n)}
+func newDriver(kind string, host Host, seed uint64, n int, requests int64, until, csTime, think float64) *driver {
+	return &driver{kind: kind, host: host, seed: seed, rng: rand.New(rand.NewPCG(seed, streamWorkload)), n: n,
+		requests: requests, until: until, csTime: csTime, think: think,
+		issuedAt: make([]float64, 1, requests+1), busy: make([]bool, n), inCS: make([]bool, n),
+		life: make([]uint32, n), thinks: make([]uint32, n)}
 }
 
 func (d *driver) start() {
@@ -78,19 +87,52 @@ func (d *driver) start() {
 		}
 	case "saturated":
 		for i := 0; i < d.n; i++ {
-			id := proto.NodeID(i)
-			d.host.After(0, func() { d.issue(id) })
+			d.later(proto.NodeID(i), 0, d.issue)
 		}
 	}
 }
 
+// later calls f(id) dt seconds from now unless node id crashes meanwhile.
+func (d *driver) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
+	life := d.life[id]
+	d.host.After(dt, func() {
+		if d.life[id] == life {
+			f(id)
+		}
+	})
+}
+
+// thinkTime returns the k-th think time of node id. It is a hash of (seed,
+// id, k), not a draw from a shared stream, so a node's requests come at the
+// same times whatever happens elsewhere (crashes included): a run and its
+// crash-free baseline issue the same requests.
+func (d *driver) thinkTime(id proto.NodeID) float64 {
+	k := d.thinks[id]
+	d.thinks[id]++
+	x := splitmix(d.seed ^ splitmix(uint64(id)<<32|uint64(k)))
+	u := (float64(x>>11) + 0.5) / (1 << 53)
+	return -math.Log(u) * d.think
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
 func (d *driver) scheduleThink(id proto.NodeID) {
-	d.host.After(d.rng.ExpFloat64()*d.think, func() { d.issue(id) })
+	d.later(id, d.thinkTime(id), d.issue)
+}
+
+func (d *driver) more() bool {
+	return d.issued < d.requests || d.host.Now() < d.until
 }
 
 // issue makes node id call enter_cs, if requests remain.
 func (d *driver) issue(id proto.NodeID) {
-	if d.issued >= d.requests || d.busy[id] || d.host.Down(id) {
+	if !d.more() || d.busy[id] || d.host.Down(id) || d.issued >= math.MaxUint32-1 {
+		d.check()
 		return
 	}
 	d.issued++
@@ -99,28 +141,59 @@ func (d *driver) issue(id proto.NodeID) {
 	d.host.Input(0, id, proto.EnterCS, uint32(d.issued))
 }
 
-// next issues the sequential workload's next request from a uniformly random node.
+// next issues the sequential workload's next request from a uniformly random live node.
 func (d *driver) next() {
-	if d.issued >= d.requests {
-		d.finish()
+	if !d.more() {
+		d.check()
 		return
 	}
-	d.pending = true
-	d.issue(proto.NodeID(d.rng.IntN(d.n)))
+	for tries := 0; tries < 64*d.n; tries++ {
+		id := proto.NodeID(d.rng.IntN(d.n))
+		if !d.host.Down(id) {
+			d.pending = true
+			d.issue(id)
+			return
+		}
+	}
+	d.host.After(d.csTime+1e-9, d.next) // every node is down: try later
 }
 
 // entered is called when node id enters the CS for request tag.
 func (d *driver) entered(id proto.NodeID, tag uint32) {
 	d.served++
+	d.lastEntry = d.host.Now()
+	d.inCS[id] = true
 	if int(tag) < len(d.issuedAt) {
 		d.waits = append(d.waits, d.host.Now()-d.issuedAt[tag])
 	}
 	d.host.Input(d.csTime, id, proto.ExitCS, 0)
-	d.host.After(d.csTime, func() { d.exited(id) })
+	d.later(id, d.csTime, d.exited)
 }
 
 func (d *driver) exited(id proto.NodeID) {
-	d.busy[id] = false
+	d.busy[id], d.inCS[id] = false, false
+	switch d.kind {
+	case "poisson":
+		d.scheduleThink(id)
+	case "saturated":
+		d.issue(id)
+	}
+	d.check()
+}
+
+// crashed is called when node id crashes: its pending request is abandoned
+// (a CS it was in ends with it).
+func (d *driver) crashed(id proto.NodeID) {
+	d.life[id]++
+	if d.busy[id] && !d.inCS[id] {
+		d.abandoned++
+	}
+	d.busy[id], d.inCS[id] = false, false
+	d.check()
+}
+
+// recovered is called when node id is up again.
+func (d *driver) recovered(id proto.NodeID) {
 	switch d.kind {
 	case "poisson":
 		d.scheduleThink(id)
@@ -131,15 +204,19 @@ func (d *driver) exited(id proto.NodeID) {
 
 // quiet is called when no message is in flight and no node is in the CS.
 func (d *driver) quiet() {
-	if d.kind == "sequential" && d.pending && d.served == d.issued {
+	if d.kind == "sequential" && d.pending && d.served+d.abandoned == d.issued {
 		d.pending = false
 		d.host.After(0, d.next)
 	}
 }
 
-func (d *driver) finish() {
-	if !d.done {
+// check calls onDone once no more requests will be issued and every issued
+// request is served or abandoned.
+func (d *driver) check() {
+	if !d.done && !d.more() && d.served+d.abandoned == d.issued {
 		d.done = true
-		d.host.Stop()
+		if d.onDone != nil {
+			d.onDone()
+		}
 	}
 }

@@ -110,10 +110,16 @@ func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
 	net.Drop("test(2) 3→1")
 	net.Deliver("test(2) 3→2", "request(2) 2→3") // b concludes father_b := c
 	net.Deliver("request(2) 2→3")                // queued: c is busy
-	net.Fire(3, timerPhase)                      // phase pmax failed: c becomes the root
+	// Phase pmax failed: c announces a new generation and, with no objection
+	// within 2δ, becomes the root with a regenerated token.
+	net.Fire(3, timerPhase, "regenerate(nil) 3→1", "regenerate(nil) 3→2", "regenerate(nil) 3→4")
+	net.Drop("regenerate(nil) 3→1")
+	net.Deliver("regenerate(nil) 3→2")
+	net.Deliver("regenerate(nil) 3→4")
+	net.Fire(3, timerConfirm)
 	net.InCS(3)
-	if v := net.Nodes[2].View(); v.Father != proto.Nil || v.Gen != 1 {
-		t.Fatalf("c: father %d gen %d, want the root with a regenerated token of generation 1", v.Father+1, v.Gen)
+	if v := net.Nodes[2].View(); v.Father != proto.Nil || v.Gen != nextGen(0, 2) {
+		t.Fatalf("c: father %d gen %x, want the root with a regenerated token of generation %x", v.Father+1, v.Gen, nextGen(0, 2))
 	}
 	// dist3(2) = 2 = power(3): c is transit for b and gives the token up.
 	net.Exit(3, "token(nil) 3→2")
@@ -141,13 +147,17 @@ func TestConcurrentSearchEqualPhases(t *testing.T) {
 	net.Deliver("test(2) 2→3")                  // c does not answer b
 	net.Deliver("test(2) 2→4")                  // d: power 0, not asking
 	net.Deliver("answer(1) 2→3", "request(3) 3→2")
-	net.Fire(2, timerPhase) // b: phase pmax failed, b becomes the root
+	net.Fire(2, timerPhase, "regenerate(nil) 2→1", "regenerate(nil) 2→3", "regenerate(nil) 2→4") // b: phase pmax failed
+	net.Drop("regenerate(nil) 2→1")
+	net.Deliver("regenerate(nil) 2→3")
+	net.Deliver("regenerate(nil) 2→4")
+	net.Fire(2, timerConfirm) // no objection: b becomes the root
 	net.InCS(2)
 	net.Deliver("request(3) 3→2") // queued until b leaves
 	net.Exit(2, "token(nil) 2→3") // dist2(3) = 2 = power(2): transit
 	net.Deliver("token(nil) 2→3")
 	net.InCS(3)
-	if g := net.Nodes[2].View().Gen; g != 1 {
-		t.Errorf("c holds a token of generation %d, want 1 (b's)", g)
+	if g := net.Nodes[2].View().Gen; g != nextGen(0, 1) {
+		t.Errorf("c holds a token of generation %x, want b's, %x", g, nextGen(0, 1))
 	}
 }

@@ -13,6 +13,8 @@ const (
 	timerEnquiry                  // a root waits for the answer to its enquiry
 	timerPhase                    // a search phase waits for answers to its tests
 	timerRetest                   // a search phase tests "try later" nodes again
+	timerKeep                     // a node holding others' requests tells them so
+	timerConfirm                  // a searcher waits for objections before regenerating
 )
 
 // Config holds the timing parameters of the failure protocol, in units of δ.
@@ -37,6 +39,7 @@ type Node struct {
 	seq uint32 // source of timer sequence numbers; a timer is live iff its Seq is the one recorded
 
 	suspectSeq uint32
+	keepSeq    uint32
 
 	loanSeq      uint32
 	loanTag      uint32
@@ -48,6 +51,19 @@ type Node struct {
 	phase     int
 	phaseSeq  uint32
 	retry     []proto.NodeID
+	serial    uint32 // this node's searches, numbered; tests carry it in Tag
+	// confirming: the search failed its last phase and the node announced a
+	// new token generation; it regenerates unless a holder objects in 2δ.
+	confirming bool
+
+	// blockedBy is a searching node on which this node's pending request
+	// waits (directly or through other holders), and blockedSerial that
+	// search's number, as the keep-alives of the holders report.
+	blockedBy     proto.NodeID
+	blockedSerial uint32
+	// waitDepth is the hop count, from a node that makes progress (holds or
+	// lent the token, or searches), of the last keep-alive accepted.
+	waitDepth uint8
 }
 
 func (n *Node) next() uint32 { n.seq++; return n.seq }
@@ -107,7 +123,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	start := len(out.Msgs)
 	switch in.Kind {
 	case proto.EnterCS:
-		n.core.Enqueue(n.core.ID, n.core.ID, 0, in.Tag)
+		n.core.Enqueue(n.core.ID, n.core.ID, in.Tag)
 	case proto.ExitCS:
 		if n.core.InCS && n.core.Lender != n.core.ID {
 			n.lastReturned = n.core.Tag
@@ -122,6 +138,59 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.core.Drain(out)
 	}
 	n.arm(out, start)
+	if n.keepSeq == 0 && n.holding() {
+		n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
+	}
+}
+
+// holding reports whether the node holds a request of another node: queued,
+// or served as a proxy.
+func (n *Node) holding() bool {
+	c := &n.core
+	if c.Asked && c.Mandator != proto.Nil && c.Mandator != c.ID {
+		return true
+	}
+	held := false
+	c.Queue(func(j proto.NodeID, _ uint32) { held = held || j != c.ID })
+	return held
+}
+
+// maxWaitDepth bounds the length of a real chain of waiting nodes (a
+// branch of the tree, plus proxies): 2·pmax + 2.
+func (n *Node) maxWaitDepth() uint8 { return uint8(min(2*n.rule.PMax+2, 255)) }
+
+// keepPeriod is the period of keep-alives: pmax·δ, half the requester's
+// suspicion delay, so that a keep-alive (delayed by at most δ) always comes
+// before the requester suspects a live holder.
+func (n *Node) keepPeriod() float64 { return float64(max(n.rule.PMax, 1)) }
+
+// keepAlive tells every requester whose request this node holds that it is
+// held here, so that it does not start a search (docs/failures.md).
+func (n *Node) keepAlive(out *proto.Output) {
+	c := &n.core
+	by, serial := n.blockedBy, n.blockedSerial
+	if n.searching {
+		by, serial = c.ID, n.serial
+	}
+	// A keep-alive carries its distance from a node that makes progress; a
+	// cycle of waiting nodes (possible once crashes have bent the tree)
+	// keeps increasing it and stops keeping its members alive.
+	depth := n.waitDepth + 1
+	if n.searching || c.TokenHere || n.lending() {
+		depth = 0
+	}
+	if depth > n.maxWaitDepth() {
+		return
+	}
+	wait := func(j proto.NodeID, tag uint32) {
+		if j != c.ID {
+			n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: by, Gen: uint64(serial), Phase: depth, Src: proto.Nil, Tag: tag})
+		}
+	}
+	if c.Asked && c.Mandator != proto.Nil {
+		wait(c.Mandator, c.Tag)
+	}
+	c.Queue(wait)
 }
 
 // arm looks at what the step sent and sets the timers of §5: a node that
@@ -133,6 +202,7 @@ func (n *Node) arm(out *proto.Output, start int) {
 		switch {
 		case m.Type == proto.Request && m.J == n.core.ID:
 			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
+			n.waitDepth = 0
 		case m.Type == proto.Token && m.J == n.core.ID:
 			n.loanTag, n.loanSrc = m.Tag, m.Src
 			wait := float64(n.rule.PMax+1) + n.cfg.CSEstimate
@@ -155,7 +225,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		case n.core.Holds(m.J, m.Tag):
 			out.Events[proto.EvDuplicateRequest]++
 		default:
-			n.core.Enqueue(m.J, m.Src, m.Gen, m.Tag)
+			n.core.Enqueue(m.J, m.Src, m.Tag)
 		}
 	case proto.Token:
 		n.receiveToken(m, out)
@@ -184,12 +254,61 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		}
 	case proto.Test:
 		n.receiveTest(m, out)
+	case proto.Regenerate:
+		c := &n.core
+		switch {
+		case c.TokenHere || c.Gen > m.Gen:
+			// The token is alive here, or a newer generation than the one
+			// announced exists (its token may be in flight): object. A held
+			// token takes the announced generation, so that nodes that learned
+			// it do not discard it.
+			c.Gen = max(c.Gen, m.Gen)
+			n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: m.From, Reply: proto.AnswerHasToken, Gen: c.Gen, J: proto.Nil, Src: proto.Nil})
+		case n.lending() && m.Gen > c.Gen:
+			// The token we lent is of an older generation: it is lost or
+			// will be discarded. We are no longer the root: find a father,
+			// as a recovering node does.
+			c.Gen = m.Gen
+			c.Asked = false
+			n.loanSeq, n.enquirySeq = 0, 0
+			n.startSearch(1, out)
+		case n.confirming && m.From < c.ID:
+			// Two searchers about to regenerate: the smaller id goes on.
+			c.Gen = max(c.Gen, m.Gen)
+			n.startSearch(1, out)
+		default:
+			c.Gen = max(c.Gen, m.Gen)
+		}
 	case proto.Answer:
+		if m.Reply == proto.AnswerHasToken {
+			if n.confirming {
+				// The token lives: search again, from phase 1 since the
+				// root may now be anywhere, even close by.
+				n.core.Gen = max(n.core.Gen, m.Gen)
+				n.startSearch(1, out)
+			}
+			return
+		}
 		if !n.searching || int(m.Phase) != n.phase {
 			return
 		}
 		if m.Reply == proto.AnswerOK {
 			n.conclude(m.From, out)
+			return
+		}
+		// "Try later" from a node whose request waits on this searching node
+		// (directly, or through the node its request went to) would be
+		// tested again forever: its power cannot grow before this search
+		// ends. It is discarded like a node that does not answer.
+		if n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J)) {
+			return
+		}
+		// "Try later" from a node whose request waits on another searching
+		// node s (Src): the two searches wait on each other's waiters. The
+		// smaller id discards the answer, and so goes on; the larger waits.
+		if m.Src != proto.Nil && m.Src < n.core.ID {
+			// wait: s has the smaller id and will go on without us
+		} else if m.Src != proto.Nil {
 			return
 		}
 		for _, k := range n.retry {
@@ -198,6 +317,13 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			}
 		}
 		n.retry = append(n.retry, m.From)
+	case proto.Wait:
+		if n.waitingToken() && m.Tag == n.core.Tag && m.Phase <= n.maxWaitDepth() {
+			n.waitDepth = m.Phase
+			n.stopSearch()
+			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
+			n.blockedBy, n.blockedSerial = m.J, uint32(m.Gen)
+		}
 	case proto.Anomaly:
 		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
 			out.Events[proto.EvAnomaly]++
@@ -225,6 +351,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		return
 	}
 	n.stopSearch()
+	n.blockedBy = proto.Nil
 	switch {
 	case c.Asked:
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
@@ -264,8 +391,13 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	switch {
 	case n.rule.Power(&n.core) >= d:
 		answer(proto.AnswerOK)
+	case n.core.Asked && n.blockedBy == j && n.blockedSerial == m.Tag:
+		// Our request waits on the tester's search: our power cannot grow
+		// before it ends, so we cannot be its father; no answer.
 	case n.core.Asked:
-		answer(proto.AnswerTryLater)
+		// J tells the tester where this node's request went (its father).
+		// Src, the searching node our request waits on, if any.
+		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: n.blockedBy})
 	}
 }
 
@@ -295,12 +427,27 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		}
 		n.phase++
 		n.startPhase(out)
+	case timerKeep:
+		if t.Seq != n.keepSeq {
+			return
+		}
+		n.keepSeq = 0
+		if n.holding() {
+			n.keepAlive(out)
+			n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
+		}
+	case timerConfirm:
+		if t.Seq == n.phaseSeq && n.confirming {
+			n.stopSearch()
+			n.core.Father = proto.Nil
+			n.regenerate(out)
+		}
 	case timerRetest:
 		if t.Seq != n.phaseSeq || !n.searching {
 			return
 		}
 		for _, k := range n.retry {
-			n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
+			n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil, Tag: n.serial})
 		}
 		n.retry = n.retry[:0]
 		n.phaseSeq = n.timer(out, timerPhase, 2)
@@ -310,7 +457,9 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 // startSearch starts search_father at phase d.
 func (n *Node) startSearch(d int, out *proto.Output) {
 	out.Events[proto.EvSearchStarted]++
-	n.searching, n.phase, n.suspectSeq = true, d, 0
+	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
+	n.serial++
+	n.blockedBy = proto.Nil
 	n.startPhase(out)
 }
 
@@ -325,13 +474,13 @@ func (n *Node) startPhase(out *proto.Output) {
 	n.retry = n.retry[:0]
 	lo, hi := hypercube.AtDistance(int(n.core.ID), n.phase)
 	for k := lo; k < hi; k++ {
-		n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: proto.NodeID(k), Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
+		n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: proto.NodeID(k), Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil, Tag: n.serial})
 	}
 	n.phaseSeq = n.timer(out, timerPhase, 2)
 }
 
 func (n *Node) stopSearch() {
-	n.searching, n.phaseSeq = false, 0
+	n.searching, n.phaseSeq, n.confirming = false, 0, false
 	n.retry = n.retry[:0]
 }
 
@@ -341,18 +490,27 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 	n.stopSearch()
 	c := &n.core
 	c.Father = k
+	n.blockedBy = proto.Nil
 	if n.waitingToken() {
 		n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	}
 }
 
-// becomeRoot ends a search whose last phase failed: the node becomes the
-// root and regenerates the token.
+// becomeRoot ends a search whose last phase failed: the node will become
+// the root and regenerate the token. The paper regenerates at once; we first
+// announce the new generation to every node and regenerate only if no node
+// answers that it holds the token within 2δ (docs/failures.md: a token that
+// moves during a long search can escape its tests).
 func (n *Node) becomeRoot(out *proto.Output) {
 	out.Events[proto.EvSearchRoot]++
-	n.stopSearch()
-	n.core.Father = proto.Nil
-	n.regenerate(out)
+	n.confirming = true
+	gen := nextGen(n.core.Gen, n.core.ID)
+	for k := 0; k < 1<<n.rule.PMax; k++ {
+		if proto.NodeID(k) != n.core.ID {
+			n.send(out, proto.Message{Type: proto.Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Gen: gen, J: proto.Nil, Src: proto.Nil})
+		}
+	}
+	n.phaseSeq = n.timer(out, timerConfirm, 2)
 }
 
 // regenerate creates a token of a new generation at this node, as if it had
@@ -363,7 +521,7 @@ func (n *Node) regenerate(out *proto.Output) {
 	c := &n.core
 	n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 	start := len(out.Msgs)
-	tok := proto.Message{Type: proto.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: c.Gen + 1, Src: c.Src, Tag: c.Tag}
+	tok := proto.Message{Type: proto.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: nextGen(c.Gen, c.ID), Src: c.Src, Tag: c.Tag}
 	if !c.Asked {
 		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Gen
 		return
@@ -372,6 +530,14 @@ func (n *Node) regenerate(out *proto.Output) {
 	for k := start; k < len(out.Msgs); k++ {
 		out.Msgs[k].Cause = proto.Failure
 	}
+}
+
+// nextGen returns the generation of a token that node id regenerates when
+// the newest generation it knows is gen: a counter above gen's in the high
+// 32 bits and id+1 in the low ones, so that two nodes never create the same
+// generation and every node can order them.
+func nextGen(gen uint64, id proto.NodeID) uint64 {
+	return (gen>>32+1)<<32 | uint64(id+1)
 }
 
 // crash wipes the node's volatile state. pmax and dist (the rule and the
@@ -388,7 +554,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, serial: n.serial, blockedBy: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.

@@ -32,10 +32,12 @@ const (
 	Test                        // test(d) of search_father phase d
 	Answer                      // answer to a test: "ok" or "try later"
 	Anomaly                     // a father tells a requester it cannot be its father
+	Wait                        // "your request is held here": a keep-alive to a waiting requester
+	Regenerate                  // a searcher about to regenerate the token announces the new generation
 	NumMsgTypes                 // number of message types
 )
 
-var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly"}
+var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate"}
 
 // String returns the type's name as used in JSON output and traces.
 func (t MsgType) String() string {
@@ -45,22 +47,27 @@ func (t MsgType) String() string {
 	return fmt.Sprintf("msgtype(%d)", uint8(t))
 }
 
-// Cause says why a message was sent: the failure-free protocol, or the
+// Cause says why a message was sent: the failure-free protocol, the
 // handling of a failure (suspicion, enquiry, search, anomaly, requests
-// re-issued after a search, token regeneration).
+// re-issued after a search, token regeneration), or the keep-alives that
+// keep a waiting requester from suspecting a live holder of its request.
 type Cause uint8
 
 // The causes of messages.
 const (
 	Normal Cause = iota
 	Failure
+	Liveness
 	NumCauses
 )
 
-// String returns "normal" or "failure".
+// String returns "normal", "failure" or "liveness".
 func (c Cause) String() string {
-	if c == Failure {
+	switch c {
+	case Failure:
 		return "failure"
+	case Liveness:
+		return "liveness"
 	}
 	return "normal"
 }
@@ -72,6 +79,7 @@ const (
 	ReplyInCS      uint8 = 3 // enquiry: "still in the critical section"
 	ReplySentBack  uint8 = 4 // enquiry: "already sent back"
 	ReplyTokenLost uint8 = 5 // enquiry: "token lost" (never received it)
+	AnswerHasToken uint8 = 6 // regenerate: "I hold the token: do not regenerate"
 )
 
 // Message is one message between two nodes. It is a plain value: the
@@ -85,7 +93,7 @@ type Message struct {
 	To    NodeID // destination
 	J     NodeID // Request: the requester j; Token: the lender (Nil if none)
 	Src   NodeID // Request, Token: the node whose enter_cs the message serves
-	Gen   uint32 // Token, Request, Enquiry: the token generation (fault tolerance)
+	Gen   uint64 // Token, Request, Enquiry: the token generation (fault tolerance)
 	Tag   uint32 // the serial of the CS request the message serves (0: none)
 }
 
@@ -174,7 +182,7 @@ type View struct {
 	Lender    NodeID
 	Searching bool   // open-cube: a search_father is in progress
 	Tag       uint32 // the serial of the CS request the node is serving
-	Gen       uint32 // the generation of the token held or last seen
+	Gen       uint64 // the generation of the token held or last seen
 }
 
 // Node is a mutual-exclusion algorithm's state machine for one node.

@@ -42,7 +42,9 @@ type Run struct {
 	Ranks     int    `json:"ranks"`
 	Runtime   string `json:"runtime"`
 	Seed      uint64 `json:"seed"`
-	Workload  string `json:"workload"`
+	// Seeds lists the seeds of a record merged over repetitions.
+	Seeds    []uint64 `json:"seeds,omitempty"`
+	Workload string   `json:"workload"`
 	// Timing parameters, in units of δ.
 	DeltaSeconds float64 `json:"delta_seconds"`
 	CSTime       float64 `json:"cs_time_delta"`
@@ -64,12 +66,54 @@ type Run struct {
 	// WaitDelta is the time from enter_cs to entering the CS, in δ.
 	WaitDelta          Summary `json:"wait_delta"`
 	SafetyViolations   int     `json:"safety_violations"`
-	Violation          string  `json:"violation,omitempty"`
 	LivenessViolations int     `json:"liveness_violations"`
+	Violation          string  `json:"violation,omitempty"`
+
+	// Crashes (open-cube failure protocol).
+	FaultTolerant bool   `json:"fault_tolerant"`
+	FaultPlan     string `json:"fault_plan,omitempty"`
+	Failures      int    `json:"failures"`
+	Recoveries    int    `json:"recoveries"`
+	// OverheadPerFailure is the classified overhead: messages whose cause
+	// is a failure, attributed to the latest crash before they were sent;
+	// the estimate is over failures.
+	OverheadPerFailure Estimate `json:"overhead_per_failure"`
+	// OverheadSamples are the per-failure counts behind OverheadPerFailure.
+	OverheadSamples []float64 `json:"overhead_samples,omitempty"`
+	// OverheadDifferential is (messages of the run − messages of the same
+	// seed's run without crashes) / failures; over seeds when repeated.
+	OverheadDifferential Estimate `json:"overhead_differential"`
+	// Paper is the paper's figure for this N, when it reports one.
+	Paper                           *PaperComparison `json:"paper,omitempty"`
+	BaselineMessages                int64            `json:"baseline_messages,omitempty"`
+	OverheadByType                  map[string]int64 `json:"overhead_by_type,omitempty"`
+	FailureMessagesBeforeFirstCrash int64            `json:"failure_messages_before_first_crash"`
+	TokensRegenerated               int64            `json:"tokens_regenerated"`
+	StaleTokensDiscarded            int64            `json:"stale_tokens_discarded"`
+	SearchesStarted                 int64            `json:"searches_started"`
+	SearchPhasesMean                float64          `json:"search_phases_mean"`
+	RequestsLost                    int64            `json:"requests_lost"`
+	RequestsAbandoned               int64            `json:"requests_abandoned_by_crash"`
+	// RecoveryDelta is, per crash, the time to the next CS entry, in δ.
+	RecoveryDelta   Summary          `json:"recovery_delta"`
+	Events          map[string]int64 `json:"events,omitempty"`
+	MessagesDropped int64            `json:"messages_dropped"`
+	MaxDelayDelta   float64          `json:"max_delay_delta"`
+	// Delay violations on purpose (--delay-violations).
+	LateMessages    int64 `json:"late_messages,omitempty"`
+	OverlappingCS   int64 `json:"overlapping_cs,omitempty"`
+	DuplicateTokens int64 `json:"duplicate_tokens,omitempty"`
 
 	VirtualSeconds float64 `json:"virtual_seconds,omitempty"`
 	WallSeconds    float64 `json:"wall_seconds"`
 	Steps          int64   `json:"steps"`
+}
+
+// PaperComparison sets a measured overhead per failure beside the paper's.
+type PaperComparison struct {
+	PerFailure float64 `json:"overhead_per_failure"`
+	// Ratio is measured (classified) / paper.
+	Ratio float64 `json:"ratio"`
 }
 
 // Report is the JSON document ocbench prints with --json.

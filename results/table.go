@@ -30,6 +30,44 @@ var FailureFreeColumns = []Column{
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
 }
 
+// CrashColumns are the columns of a run with crashes.
+var CrashColumns = []Column{
+	{"algorithm", func(r *Run) string { return r.Algorithm }},
+	{"N", func(r *Run) string { return fmt.Sprint(r.Nodes) }},
+	{"failures", func(r *Run) string { return fmt.Sprint(r.Failures) }},
+	{"overhead/failure", func(r *Run) string { return estimate(r.OverheadPerFailure) }},
+	{"paper", func(r *Run) string {
+		if r.Paper == nil {
+			return "-"
+		}
+		return num(r.Paper.PerFailure)
+	}},
+	{"ratio", func(r *Run) string {
+		if r.Paper == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", r.Paper.Ratio)
+	}},
+	{"differential", func(r *Run) string { return estimate(r.OverheadDifferential) }},
+	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
+	{"msg/req", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
+	{"regenerated", func(r *Run) string { return fmt.Sprint(r.TokensRegenerated) }},
+	{"searches", func(r *Run) string { return fmt.Sprint(r.SearchesStarted) }},
+	{"recovery (δ)", func(r *Run) string { return fmt.Sprintf("%.1f", r.RecoveryDelta.Mean) }},
+	{"lost", func(r *Run) string { return fmt.Sprint(r.RequestsLost) }},
+	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
+}
+
+func estimate(e Estimate) string {
+	switch {
+	case e.N == 0:
+		return "-"
+	case e.CI95Low == nil:
+		return fmt.Sprintf("%.2f", e.Mean)
+	}
+	return fmt.Sprintf("%.2f ± %.2f", e.Mean, (*e.CI95High-*e.CI95Low)/2)
+}
+
 // num formats x with at most two decimals and no trailing zeros.
 func num(x float64) string {
 	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)

@@ -42,7 +42,6 @@ type Rule interface {
 
 type entry struct {
 	j, src proto.NodeID
-	gen    uint32
 	tag    uint32
 }
 
@@ -58,7 +57,7 @@ type Node struct {
 	Lender    proto.NodeID
 	Mandator  proto.NodeID
 	// Gen is the generation of the token this node last held or received.
-	Gen uint32
+	Gen uint64
 	// Src and Tag identify the CS request the node is serving (its own, its
 	// mandator's, or the one it lent the token for).
 	Src proto.NodeID
@@ -86,13 +85,13 @@ func (n *Node) Rule() Rule { return n.rule }
 func (n *Node) Step(in proto.Input, out *proto.Output) {
 	switch in.Kind {
 	case proto.EnterCS:
-		n.Enqueue(n.ID, n.ID, 0, in.Tag)
+		n.Enqueue(n.ID, n.ID, in.Tag)
 	case proto.ExitCS:
 		n.exitCS(out)
 	case proto.Receive:
 		switch in.Msg.Type {
 		case proto.Request:
-			n.Enqueue(in.Msg.J, in.Msg.Src, in.Msg.Gen, in.Msg.Tag)
+			n.Enqueue(in.Msg.J, in.Msg.Src, in.Msg.Tag)
 		case proto.Token:
 			n.ReceiveToken(in.Msg, out)
 		}
@@ -102,11 +101,11 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 
 // Enqueue puts a request from j (j = n.ID for a local enter_cs) at the tail
 // of the node's FIFO queue.
-func (n *Node) Enqueue(j, src proto.NodeID, gen, tag uint32) {
+func (n *Node) Enqueue(j, src proto.NodeID, tag uint32) {
 	if n.head > 0 && n.head == len(n.queue) {
 		n.queue, n.head = n.queue[:0], 0
 	}
-	n.queue = append(n.queue, entry{j: j, src: src, gen: gen, tag: tag})
+	n.queue = append(n.queue, entry{j: j, src: src, tag: tag})
 }
 
 // Holds reports whether the node already holds request(j) of serial tag:
@@ -117,6 +116,20 @@ func (n *Node) Holds(j proto.NodeID, tag uint32) bool {
 	}
 	for _, e := range n.queue[n.head:] {
 		if e.j == j && e.tag == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// HoldsFrom reports whether the node holds any request of j: waiting in
+// its queue, or being served on j's account.
+func (n *Node) HoldsFrom(j proto.NodeID) bool {
+	if n.Asked && n.Mandator == j {
+		return true
+	}
+	for _, e := range n.queue[n.head:] {
+		if e.j == j {
 			return true
 		}
 	}
@@ -200,7 +213,7 @@ func (n *Node) request(e entry, out *proto.Output) {
 			n.send(out, proto.Message{Type: proto.Token, To: e.j, J: proto.Nil, Src: e.src, Gen: n.Gen, Tag: e.tag})
 			n.TokenHere = false
 		} else { // (10) i forwards the request
-			n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: e.j, Src: e.src, Gen: e.gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: e.j, Src: e.src, Gen: n.Gen, Tag: e.tag})
 		}
 		n.Father = e.j
 	}
@@ -252,6 +265,13 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 // View implements proto.Node.
 func (n *Node) View() proto.View {
 	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Father: n.Father, Mandator: n.Mandator, Lender: n.Lender, Tag: n.Tag, Gen: n.Gen}
+}
+
+// Queue calls f for every request waiting in the node's queue, oldest first.
+func (n *Node) Queue(f func(j proto.NodeID, tag uint32)) {
+	for _, e := range n.queue[n.head:] {
+		f(e.j, e.tag)
+	}
 }
 
 // Waiting implements proto.Node.

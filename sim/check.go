@@ -18,6 +18,9 @@ func (s *Sim) check(id proto.NodeID, in proto.Input) {
 		}
 	}
 	t := s.tokenHolders + s.tokensInFlight
+	if t > 1 && s.cfg.Crashes {
+		t = s.liveTokens()
+	}
 	switch {
 	case t > 1 && s.cfg.KeepGoing:
 		if t > s.lastTokens {
@@ -37,8 +40,21 @@ func (s *Sim) check(id proto.NodeID, in proto.Input) {
 	}
 }
 
-// inFlightMsgs calls f for every message in flight.
-func (s *Sim) inFlightMsgs(f func(m *proto.Message)) {
+// liveTokens counts the tokens that can still be used: held by a live node,
+// or in flight to a live node that will not discard it as stale (its
+// generation is not below the destination's).
+func (s *Sim) liveTokens() int {
+	t := s.tokenHolders
+	s.ForEachInFlight(func(m *proto.Message) {
+		if m.Type == proto.Token && !s.down[m.To] && m.Gen >= s.nodes[m.To].View().Gen {
+			t++
+		}
+	})
+	return t
+}
+
+// ForEachInFlight calls f for every message in flight (f must not keep m).
+func (s *Sim) ForEachInFlight(f func(m *proto.Message)) {
 	for _, it := range s.heap {
 		if p := &s.slab[it.idx]; p.kind == evDeliver {
 			f(&p.msg)
@@ -100,7 +116,7 @@ func (s *Sim) checkATree() {
 		}
 	}
 	ok := true
-	s.inFlightMsgs(func(m *proto.Message) {
+	s.ForEachInFlight(func(m *proto.Message) {
 		switch {
 		case !ok:
 		case m.Type == proto.Request && views[m.J].Asked:

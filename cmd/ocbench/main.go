@@ -23,7 +23,7 @@ import (
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+var version = "0.2.0-dev"
 
 // usageError is bad input: it is printed as one line and exits with status 2.
 type usageError struct{ error }
@@ -33,11 +33,13 @@ func main() {
 }
 
 type options struct {
+	preset   string
 	algos    []string
 	nodes    []int
 	requests int64
 	workload string
 	seed     uint64
+	repeat   int
 	json     bool
 	trace    string
 	delta    float64
@@ -46,17 +48,34 @@ type options struct {
 	minDelay float64
 	fifo     bool
 	check    string
-	help     bool
+
+	crashes      int
+	crashSpacing string
+	crashEvery   float64
+	crashStart   float64
+	downtime     float64
+	downtimeDist string
+	permanent    float64
+	crashTarget  string
+	csEstimate   float64
+	ft           bool
+	late         float64
+	lateFactor   float64
+	noBaseline   bool
+
+	help bool
 }
 
 func newFlags(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench", pflag.ContinueOnError)
 	fs.SortFlags = false
+	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags)")
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+", or all")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
-	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run")
+	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+strings.Join(bench.Workloads, ", "))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
+	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only)")
 	fs.Float64Var(&o.delta, "delta", bench.DefaultDelta, "δ, the bound on message delay, in seconds")
@@ -65,16 +84,32 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Float64Var(&o.minDelay, "min-delay", 0, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ])")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, as the papers allow)")
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
+	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject (opencube only)")
+	fs.StringVar(&o.crashSpacing, "crash-spacing", "exp", "gaps between crashes: exp (exponential, mean --crash-every) or fixed")
+	fs.Float64Var(&o.crashEvery, "crash-every", 200, "mean (or fixed) gap between crashes, in δ")
+	fs.Float64Var(&o.crashStart, "crash-start", 0, "time from which crash gaps are counted, in δ")
+	fs.Float64Var(&o.downtime, "downtime", 20, "downtime of a crashed node, in δ: mean (exp) or exact (fixed)")
+	fs.StringVar(&o.downtimeDist, "downtime-dist", "exp", "downtime distribution: exp or fixed")
+	fs.Float64Var(&o.permanent, "permanent", 0, "fraction of crashes from which the node never recovers")
+	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+strings.Join(bench.Targets, ", "))
+	fs.Float64Var(&o.csEstimate, "cs-estimate", 0, "the root's estimate e of a critical section, in δ (0: cs-time)")
+	fs.BoolVar(&o.ft, "ft", false, "run the open-cube's failure protocol (timers, searches) even without crashes")
+	fs.Float64Var(&o.late, "delay-violations", 0, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
+	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]")
+	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	return fs
 }
 
 const examples = `
 Examples:
-  ocbench                                        failure-free open-cube, N=32, 10000 sequential requests
+  ocbench                                   the ipsc2 preset: N=32 with 300 crashes, N=64 with 200, beside the paper
   ocbench --algo all --nodes 32,64 --workload saturated
   ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json
+  ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token
+  ocbench --preset ipsc2 --delay-violations 0.01
   ocbench --nodes 16 --requests 5 --trace run.jsonl
+  ocbench version
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -101,14 +136,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: unexpected argument %q (see ocbench --help)\n", fs.Arg(0))
 		return 2
 	}
-	code, err := execute(&o, stdout)
+	if len(args) == 0 {
+		o.preset = "ipsc2"
+	}
+	code, err := execute(&o, fs, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return 2
-		}
-		return 1
 	}
 	return code
 }
@@ -132,12 +165,14 @@ func versionString() string {
 	return s + ", MPI support: no"
 }
 
-// specs turns the options into the runs to make.
-func specs(o *options) ([]bench.Spec, error) {
-	algos := o.algos
-	if len(algos) == 1 && algos[0] == "all" {
-		algos = bench.AlgorithmNames()
-	}
+// config is one configuration to run, with its repetitions.
+type config struct {
+	spec  bench.Spec
+	paper float64 // the paper's figure, 0 if none
+}
+
+// configs turns the options into the configurations to run.
+func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	var check sim.Check
 	switch o.check {
 	case "auto", "counts":
@@ -146,28 +181,79 @@ func specs(o *options) ([]bench.Spec, error) {
 	default:
 		return nil, usageError{fmt.Errorf("--check: unknown level %q (allowed: auto, counts, full)", o.check)}
 	}
-	var out []bench.Spec
-	for _, n := range o.nodes {
-		for _, a := range algos {
-			s := bench.Spec{Algorithm: a, Nodes: n, Requests: o.requests, Workload: o.workload, Seed: o.seed,
-				Delta: o.delta, CSTime: o.csTime, Think: o.think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check}
-			if o.check == "auto" && n <= bench.FullCheckMaxNodes {
-				s.Check = sim.CheckFull
-			}
-			if err := s.Validate(); err != nil {
-				return nil, usageError{err}
-			}
-			out = append(out, s)
-		}
+	if o.repeat < 1 || o.repeat > 10000 {
+		return nil, usageError{fmt.Errorf("--repeat: %d is not in 1..10000", o.repeat)}
 	}
-	if o.trace != "" && len(out) != 1 {
-		return nil, usageError{fmt.Errorf("--trace: needs a single run (one --algo and one --nodes), got %d runs", len(out))}
+	type shape struct {
+		algo    string
+		nodes   int
+		crashes int
+	}
+	var shapes []shape
+	switch o.preset {
+	case "":
+		algos := o.algos
+		if len(algos) == 1 && algos[0] == "all" {
+			algos = bench.AlgorithmNames()
+		}
+		for _, n := range o.nodes {
+			for _, a := range algos {
+				shapes = append(shapes, shape{a, n, o.crashes})
+			}
+		}
+	case "ipsc2":
+		for _, name := range []string{"algo", "nodes", "crashes"} {
+			if fs.Changed(name) {
+				return nil, usageError{fmt.Errorf("--%s: the ipsc2 preset fixes it (opencube, N=32 with 300 crashes and N=64 with 200); drop --preset to choose", name)}
+			}
+		}
+		for _, f := range results.IPSC2 {
+			shapes = append(shapes, shape{"opencube", f.Nodes, f.Failures})
+		}
+		applyIPSC2(o, fs)
+	default:
+		return nil, usageError{fmt.Errorf("--preset: unknown preset %q (allowed: ipsc2)", o.preset)}
+	}
+	var out []config
+	for _, sh := range shapes {
+		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: o.workload, Seed: o.seed,
+			Delta: o.delta, CSTime: o.csTime, Think: o.think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
+			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: o.crashSpacing, Every: o.crashEvery, Start: o.crashStart,
+				Down: o.downtime, DownDist: o.downtimeDist, Permanent: o.permanent, Target: o.crashTarget},
+			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline}
+		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
+			s.Check = sim.CheckFull
+		}
+		if err := s.Validate(); err != nil {
+			return nil, usageError{err}
+		}
+		c := config{spec: s}
+		if sh.crashes > 0 {
+			c.paper, _ = results.PaperPerFailure(sh.nodes)
+		}
+		out = append(out, c)
+	}
+	if o.trace != "" && (len(out) != 1 || o.repeat != 1) {
+		return nil, usageError{fmt.Errorf("--trace: needs a single run (one --algo, one --nodes, --repeat 1), got %d", len(out)*o.repeat)}
 	}
 	return out, nil
 }
 
-func execute(o *options, stdout io.Writer) (int, error) {
-	list, err := specs(o)
+// applyIPSC2 sets the ipsc2 preset's parameters, except those given as flags.
+// Why these values: README, "The iPSC/2 experiment".
+func applyIPSC2(o *options, fs *pflag.FlagSet) {
+	set := func(name string, f func()) {
+		if !fs.Changed(name) {
+			f()
+		}
+	}
+	set("workload", func() { o.workload = "poisson" })
+	set("requests", func() { o.requests = 1 })
+	set("repeat", func() { o.repeat = 5 })
+}
+
+func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
+	list, err := configs(o, fs)
 	if err != nil {
 		return 2, err
 	}
@@ -178,17 +264,29 @@ func execute(o *options, stdout io.Writer) (int, error) {
 			return 2, usageError{fmt.Errorf("--trace: %w", err)}
 		}
 		defer traceFile.Close()
-		list[0].Trace = traceFile
+		list[0].spec.Trace = traceFile
 	}
 	rep := &results.Report{}
+	var papers []float64
 	violations := 0
-	for _, s := range list {
-		r, err := bench.Run(s)
-		if err != nil {
-			return 1, fmt.Errorf("run %s N=%d: %w", s.Algorithm, s.Nodes, err)
+	for _, c := range list {
+		var runs []*results.Run
+		for k := 0; k < o.repeat; k++ {
+			s := c.spec
+			s.Seed = c.spec.Seed + uint64(k)
+			r, err := bench.Run(s)
+			if err != nil {
+				return 1, fmt.Errorf("run %s N=%d seed %d: %w", s.Algorithm, s.Nodes, s.Seed, err)
+			}
+			runs = append(runs, r)
+		}
+		r := results.Merge(runs)
+		if c.paper > 0 {
+			r.Paper = &results.PaperComparison{PerFailure: c.paper, Ratio: r.OverheadPerFailure.Mean / c.paper}
 		}
 		violations += r.SafetyViolations + r.LivenessViolations
 		rep.Runs = append(rep.Runs, r)
+		papers = append(papers, c.paper)
 	}
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {
@@ -199,7 +297,11 @@ func execute(o *options, stdout io.Writer) (int, error) {
 	if o.json {
 		err = rep.WriteJSON(w)
 	} else {
-		err = results.WriteTable(w, header(o, list[0]), results.FailureFreeColumns, rep.Runs)
+		cols := results.FailureFreeColumns
+		if list[0].spec.Faults.Crashes > 0 {
+			cols = results.CrashColumns
+		}
+		err = results.WriteTable(w, header(o, list), cols, rep.Runs)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -208,28 +310,58 @@ func execute(o *options, stdout io.Writer) (int, error) {
 		return 1, err
 	}
 	if violations > 0 {
-		return 1, fmt.Errorf("%d invariant violation(s); the table names the seed to replay", violations)
+		return 1, fmt.Errorf("%d invariant violation(s); the output names the seed to replay", violations)
 	}
 	return 0, nil
 }
 
-func header(o *options, s bench.Spec) []string {
+func header(o *options, list []config) []string {
+	s := list[0].spec
 	channels := "non-FIFO"
 	if o.fifo {
 		channels = "FIFO"
 	}
 	load := ""
-	if o.workload == "poisson" {
+	if s.Workload == "poisson" {
 		if o.think == 0 {
 			load = ", think time exp(mean N × cs-time)"
 		} else {
 			load = fmt.Sprintf(", think time exp(mean %gδ)", o.think)
 		}
 	}
-	return []string{
-		fmt.Sprintf("ocbench %s — runtime: simulator (1 process), failure-free", version),
-		fmt.Sprintf("workload %s, %d requests per run%s, CS time %gδ, seed %d", o.workload, o.requests, load, o.csTime, o.seed),
-		fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: %s", o.delta, o.minDelay, channels, o.check),
-		"msg/req: messages per served request, return of a lent token included; wait: enter_cs to entry, in δ",
+	what := "failure-free"
+	if s.Faults.Crashes > 0 {
+		what = "with crashes"
 	}
+	if o.preset != "" {
+		what += ", preset " + o.preset
+	}
+	seeds := fmt.Sprintf("seed %d", o.seed)
+	if o.repeat > 1 {
+		seeds = fmt.Sprintf("seeds %d..%d", o.seed, o.seed+uint64(o.repeat)-1)
+	}
+	h := []string{
+		fmt.Sprintf("ocbench %s — runtime: simulator (1 process), %s", version, what),
+		fmt.Sprintf("workload %s, %d requests per run%s, CS time %gδ, %s", s.Workload, s.Requests, load, s.CSTime, seeds),
+		fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: %s", s.Delta, s.MinDelay, channels, o.check),
+	}
+	if s.Faults.Crashes > 0 {
+		plan := s.Faults
+		plan.Crashes = 0
+		crashes := make([]string, len(list))
+		for k, c := range list {
+			crashes[k] = fmt.Sprintf("%d (N=%d)", c.spec.Faults.Crashes, c.spec.Nodes)
+		}
+		plan.Crashes = list[0].spec.Faults.Crashes
+		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1),
+			fmt.Sprintf("failure protocol: suspicion after 2·pmax·δ, root's CS estimate e = %gδ", s.CSEstimate),
+			"overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
+			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds")
+		if s.LateFraction > 0 {
+			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
+		}
+	} else {
+		h = append(h, "msg/req: messages per served request, return of a lent token included; wait: enter_cs to entry, in δ")
+	}
+	return h
 }

@@ -1,0 +1,53 @@
+package results
+
+import (
+	"math"
+
+	"github.com/montanaflynn/stats"
+)
+
+// Estimate is the mean of a sample with its sample standard deviation and a
+// 95% confidence interval for the mean (Student's t; n ≥ 2). With fewer than
+// two values the interval is absent (null in JSON).
+type Estimate struct {
+	N        int      `json:"n"`
+	Mean     float64  `json:"mean"`
+	Stddev   float64  `json:"stddev"`
+	CI95Low  *float64 `json:"ci95_low"`
+	CI95High *float64 `json:"ci95_high"`
+}
+
+// t975 holds Student's t quantile 0.975 for 1..30 degrees of freedom.
+var t975 = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+
+// tQuantile returns the 0.975 quantile of Student's t with df degrees of freedom.
+func tQuantile(df int) float64 {
+	switch {
+	case df <= len(t975):
+		return t975[df-1]
+	case df <= 60:
+		return 2.042 - (2.042-2.000)*float64(df-30)/30
+	case df <= 120:
+		return 2.000 - (2.000-1.980)*float64(df-60)/60
+	}
+	return 1.960
+}
+
+// Estimated returns the estimate of the mean of xs.
+func Estimated(xs []float64) Estimate {
+	e := Estimate{N: len(xs)}
+	if len(xs) == 0 {
+		return e
+	}
+	e.Mean, _ = stats.Mean(xs)
+	if len(xs) < 2 {
+		return e
+	}
+	e.Stddev, _ = stats.StandardDeviationSample(xs)
+	h := tQuantile(len(xs)-1) * e.Stddev / math.Sqrt(float64(len(xs)))
+	lo, hi := e.Mean-h, e.Mean+h
+	e.CI95Low, e.CI95High = &lo, &hi
+	return e
+}
