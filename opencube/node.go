@@ -41,11 +41,13 @@ type Node struct {
 	suspectSeq uint32
 	keepSeq    uint32
 
-	loanSeq      uint32
-	loanTag      uint32
-	loanSrc      proto.NodeID
-	enquirySeq   uint32
-	lastReturned uint32 // tag of the last loan this node gave back
+	loanSeq        uint32
+	loanTag        uint32
+	loanSrc        proto.NodeID
+	enquirySeq     uint32
+	lastReturned   uint32       // tag of the last loan this node gave back
+	lastReturnedTo proto.NodeID // and the lender it gave it back to
+	sentBack       bool         // the source of the current loan said "already sent back"
 
 	searching bool
 	phase     int
@@ -56,14 +58,14 @@ type Node struct {
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
 
-	// blockedBy is a searching node on which this node's pending request
-	// waits (directly or through other holders), and blockedSerial that
-	// search's number, as the keep-alives of the holders report.
-	blockedBy     proto.NodeID
-	blockedSerial uint32
-	// waitDepth is the hop count, from a node that makes progress (holds or
-	// lent the token, or searches), of the last keep-alive accepted.
-	waitDepth uint8
+	// Keep-alives (docs/failures.md): an anchor (the node that holds or
+	// lent the token) stamps them (anchor id, counter); a waiting node
+	// accepts a stamp newer than the last it accepted, at most
+	// maxWaitDepth hops from its anchor, and passes it on at once.
+	stampFrom  proto.NodeID
+	stampCount uint64
+	stampDepth uint8
+	anchorTick uint64
 }
 
 func (n *Node) next() uint32 { n.seq++; return n.seq }
@@ -126,7 +128,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.core.Enqueue(n.core.ID, n.core.ID, in.Tag)
 	case proto.ExitCS:
 		if n.core.InCS && n.core.Lender != n.core.ID {
-			n.lastReturned = n.core.Tag
+			n.lastReturned, n.lastReturnedTo = n.core.Tag, n.core.Lender
 		}
 		n.core.Step(in, out)
 	case proto.Receive:
@@ -138,10 +140,14 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.core.Drain(out)
 	}
 	n.arm(out, start)
-	if n.keepSeq == 0 && n.holding() {
+	if n.keepSeq == 0 && n.anchor() && n.holding() {
 		n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
 	}
 }
+
+// anchor reports whether the node makes the system progress: it holds the
+// token, or lent it and waits for it.
+func (n *Node) anchor() bool { return n.core.TokenHere || n.lending() }
 
 // holding reports whether the node holds a request of another node: queued,
 // or served as a proxy.
@@ -165,26 +171,14 @@ func (n *Node) maxWaitDepth() uint8 { return uint8(min(2*n.rule.PMax+2, 255)) }
 func (n *Node) keepPeriod() float64 { return float64(max(n.rule.PMax, 1)) }
 
 // keepAlive tells every requester whose request this node holds that it is
-// held here, so that it does not start a search (docs/failures.md).
-func (n *Node) keepAlive(out *proto.Output) {
+// held here, by a chain of waiting nodes that ends at an anchor, so that it
+// does not start a search (docs/failures.md). The message carries the
+// anchor's stamp and its distance from the anchor.
+func (n *Node) keepAlive(out *proto.Output, from proto.NodeID, count uint64, depth uint8) {
 	c := &n.core
-	by, serial := n.blockedBy, n.blockedSerial
-	if n.searching {
-		by, serial = c.ID, n.serial
-	}
-	// A keep-alive carries its distance from a node that makes progress; a
-	// cycle of waiting nodes (possible once crashes have bent the tree)
-	// keeps increasing it and stops keeping its members alive.
-	depth := n.waitDepth + 1
-	if n.searching || c.TokenHere || n.lending() {
-		depth = 0
-	}
-	if depth > n.maxWaitDepth() {
-		return
-	}
 	wait := func(j proto.NodeID, tag uint32) {
 		if j != c.ID {
-			n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: by, Gen: uint64(serial), Phase: depth, Src: proto.Nil, Tag: tag})
+			n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: from, Gen: count, Phase: depth, Src: proto.Nil, Tag: tag})
 		}
 	}
 	if c.Asked && c.Mandator != proto.Nil {
@@ -202,7 +196,6 @@ func (n *Node) arm(out *proto.Output, start int) {
 		switch {
 		case m.Type == proto.Request && m.J == n.core.ID:
 			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
-			n.waitDepth = 0
 		case m.Type == proto.Token && m.J == n.core.ID:
 			n.loanTag, n.loanSrc = m.Tag, m.Src
 			wait := float64(n.rule.PMax+1) + n.cfg.CSEstimate
@@ -210,7 +203,7 @@ func (n *Node) arm(out *proto.Output, start int) {
 				wait = 2 + n.cfg.CSEstimate
 			}
 			n.loanSeq = n.timer(out, timerLoan, wait)
-			n.enquirySeq = 0
+			n.enquirySeq, n.sentBack = 0, false
 		}
 	}
 }
@@ -234,7 +227,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		switch {
 		case n.core.InCS && n.core.Tag == m.Tag:
 			reply = proto.ReplyInCS
-		case n.lastReturned == m.Tag:
+		case n.lastReturned == m.Tag && n.lastReturnedTo == m.From:
 			reply = proto.ReplySentBack
 		}
 		n.send(out, proto.Message{Type: proto.EnquiryReply, Cause: proto.Failure, To: m.From, Reply: reply, Tag: m.Tag, J: proto.Nil, Src: proto.Nil})
@@ -247,19 +240,27 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			n.enquirySeq = 0
 			n.loanSeq = n.timer(out, timerLoan, n.cfg.CSEstimate+2)
 		case proto.ReplySentBack:
+			// The token was sent back and is on its way (≤ δ). If a second
+			// enquiry hears the same, it was lost on the way.
 			n.enquirySeq = 0
+			if n.sentBack {
+				n.announce(out)
+				return
+			}
+			n.sentBack = true
 			n.loanSeq = n.timer(out, timerLoan, 2)
 		default:
-			n.regenerate(out)
+			n.announce(out)
 		}
 	case proto.Test:
 		n.receiveTest(m, out)
 	case proto.Regenerate:
 		c := &n.core
 		switch {
-		case c.TokenHere || c.Gen > m.Gen:
+		case c.TokenHere || c.Gen > m.Gen || (n.confirming && c.ID < m.From):
 			// The token is alive here, or a newer generation than the one
-			// announced exists (its token may be in flight): object. A held
+			// announced exists (its token may be in flight), or we are about
+			// to regenerate too and have the smaller id: object. A held
 			// token takes the announced generation, so that nodes that learned
 			// it do not discard it.
 			c.Gen = max(c.Gen, m.Gen)
@@ -269,12 +270,12 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			// will be discarded. We are no longer the root: find a father,
 			// as a recovering node does.
 			c.Gen = m.Gen
-			c.Asked = false
-			n.loanSeq, n.enquirySeq = 0, 0
+			n.abandonLoan()
 			n.startSearch(1, out)
 		case n.confirming && m.From < c.ID:
-			// Two searchers about to regenerate: the smaller id goes on.
+			// Two nodes about to regenerate: the smaller id goes on.
 			c.Gen = max(c.Gen, m.Gen)
+			n.abandonLoan()
 			n.startSearch(1, out)
 		default:
 			c.Gen = max(c.Gen, m.Gen)
@@ -285,6 +286,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 				// The token lives: search again, from phase 1 since the
 				// root may now be anywhere, even close by.
 				n.core.Gen = max(n.core.Gen, m.Gen)
+				n.abandonLoan()
 				n.startSearch(1, out)
 			}
 			return
@@ -303,14 +305,6 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		if n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J)) {
 			return
 		}
-		// "Try later" from a node whose request waits on another searching
-		// node s (Src): the two searches wait on each other's waiters. The
-		// smaller id discards the answer, and so goes on; the larger waits.
-		if m.Src != proto.Nil && m.Src < n.core.ID {
-			// wait: s has the smaller id and will go on without us
-		} else if m.Src != proto.Nil {
-			return
-		}
 		for _, k := range n.retry {
 			if k == m.From {
 				return
@@ -318,17 +312,27 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		}
 		n.retry = append(n.retry, m.From)
 	case proto.Wait:
-		if n.waitingToken() && m.Tag == n.core.Tag && m.Phase <= n.maxWaitDepth() {
-			n.waitDepth = m.Phase
+		fresh := m.J != n.stampFrom || m.Gen > n.stampCount
+		if n.waitingToken() && m.Tag == n.core.Tag && fresh && m.Phase <= n.maxWaitDepth() {
+			n.stampFrom, n.stampCount, n.stampDepth = m.J, m.Gen, m.Phase
 			n.stopSearch()
 			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
-			n.blockedBy, n.blockedSerial = m.J, uint32(m.Gen)
+			n.keepAlive(out, m.J, m.Gen, m.Phase+1)
 		}
 	case proto.Anomaly:
 		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
 			out.Events[proto.EvAnomaly]++
 			n.startSearch(n.rule.Power(&n.core)+1, out)
 		}
+	}
+}
+
+// abandonLoan makes a lender whose token is lost for good stop waiting
+// for it: a newer generation exists or is being created elsewhere.
+func (n *Node) abandonLoan() {
+	if n.lending() {
+		n.core.Asked = false
+		n.loanSeq, n.enquirySeq, n.sentBack = 0, 0, false
 	}
 }
 
@@ -351,7 +355,6 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		return
 	}
 	n.stopSearch()
-	n.blockedBy = proto.Nil
 	switch {
 	case c.Asked:
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
@@ -391,13 +394,10 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	switch {
 	case n.rule.Power(&n.core) >= d:
 		answer(proto.AnswerOK)
-	case n.core.Asked && n.blockedBy == j && n.blockedSerial == m.Tag:
-		// Our request waits on the tester's search: our power cannot grow
-		// before it ends, so we cannot be its father; no answer.
 	case n.core.Asked:
 		// J tells the tester where this node's request went (its father).
 		// Src, the searching node our request waits on, if any.
-		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: n.blockedBy})
+		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: proto.Nil})
 	}
 }
 
@@ -415,7 +415,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		}
 	case timerEnquiry:
 		if t.Seq == n.enquirySeq && n.lending() {
-			n.regenerate(out) // no answer within 2δ: the source is down
+			n.announce(out) // no answer within 2δ: the source is down
 		}
 	case timerPhase:
 		if t.Seq != n.phaseSeq || !n.searching {
@@ -432,8 +432,9 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 			return
 		}
 		n.keepSeq = 0
-		if n.holding() {
-			n.keepAlive(out)
+		if n.anchor() && n.holding() {
+			n.anchorTick++
+			n.keepAlive(out, n.core.ID, n.anchorTick, 1)
 			n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
 		}
 	case timerConfirm:
@@ -459,7 +460,6 @@ func (n *Node) startSearch(d int, out *proto.Output) {
 	out.Events[proto.EvSearchStarted]++
 	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
 	n.serial++
-	n.blockedBy = proto.Nil
 	n.startPhase(out)
 }
 
@@ -490,7 +490,6 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 	n.stopSearch()
 	c := &n.core
 	c.Father = k
-	n.blockedBy = proto.Nil
 	if n.waitingToken() {
 		n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	}
@@ -503,6 +502,14 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 // moves during a long search can escape its tests).
 func (n *Node) becomeRoot(out *proto.Output) {
 	out.Events[proto.EvSearchRoot]++
+	n.announce(out)
+}
+
+// announce starts the confirmation that precedes every regeneration: the
+// new generation goes to every node, and the token is regenerated 2δ later
+// unless a node answers that it holds the token or knows a newer generation
+// (docs/failures.md).
+func (n *Node) announce(out *proto.Output) {
 	n.confirming = true
 	gen := nextGen(n.core.Gen, n.core.ID)
 	for k := 0; k < 1<<n.rule.PMax; k++ {
@@ -554,7 +561,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, serial: n.serial, blockedBy: proto.Nil}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, serial: n.serial, anchorTick: n.anchorTick, stampFrom: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.
