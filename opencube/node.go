@@ -57,6 +57,7 @@ type Node struct {
 	// confirming: the search failed its last phase and the node announced a
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
+	announced  uint64 // the last generation this node announced
 
 	// Keep-alives (docs/failures.md): an anchor (the node that holds or
 	// lent the token) stamps them (anchor id, counter); a waiting node
@@ -130,7 +131,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		if n.core.InCS && n.core.Lender != n.core.ID {
 			n.lastReturned, n.lastReturnedTo = n.core.Tag, n.core.Lender
 		}
-		n.core.Step(in, out)
+		n.core.ExitCS(out)
 	case proto.Receive:
 		n.receive(in.Msg, out)
 	case proto.Fire:
@@ -257,7 +258,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 	case proto.Regenerate:
 		c := &n.core
 		switch {
-		case c.TokenHere || c.Gen > m.Gen || (n.confirming && c.ID < m.From):
+		case c.TokenHere || c.Gen >= m.Gen || (n.confirming && c.ID < m.From):
 			// The token is alive here, or a newer generation than the one
 			// announced exists (its token may be in flight), or we are about
 			// to regenerate too and have the smaller id: object. A held
@@ -282,10 +283,10 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		}
 	case proto.Answer:
 		if m.Reply == proto.AnswerHasToken {
+			n.core.Gen = max(n.core.Gen, m.Gen)
 			if n.confirming {
 				// The token lives: search again, from phase 1 since the
 				// root may now be anywhere, even close by.
-				n.core.Gen = max(n.core.Gen, m.Gen)
 				n.abandonLoan()
 				n.startSearch(1, out)
 			}
@@ -511,7 +512,8 @@ func (n *Node) becomeRoot(out *proto.Output) {
 // (docs/failures.md).
 func (n *Node) announce(out *proto.Output) {
 	n.confirming = true
-	gen := nextGen(n.core.Gen, n.core.ID)
+	gen := nextGen(max(n.core.Gen, n.announced), n.core.ID)
+	n.announced = gen
 	for k := 0; k < 1<<n.rule.PMax; k++ {
 		if proto.NodeID(k) != n.core.ID {
 			n.send(out, proto.Message{Type: proto.Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Gen: gen, J: proto.Nil, Src: proto.Nil})
@@ -528,7 +530,7 @@ func (n *Node) regenerate(out *proto.Output) {
 	c := &n.core
 	n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 	start := len(out.Msgs)
-	tok := proto.Message{Type: proto.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: nextGen(c.Gen, c.ID), Src: c.Src, Tag: c.Tag}
+	tok := proto.Message{Type: proto.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: max(nextGen(c.Gen, c.ID), n.announced), Src: c.Src, Tag: c.Tag}
 	if !c.Asked {
 		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Gen
 		return
@@ -561,7 +563,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, serial: n.serial, anchorTick: n.anchorTick, stampFrom: proto.Nil}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, serial: n.serial, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.

@@ -89,11 +89,13 @@ type Run struct {
 	OverheadByType                  map[string]int64 `json:"overhead_by_type,omitempty"`
 	FailureMessagesBeforeFirstCrash int64            `json:"failure_messages_before_first_crash"`
 	TokensRegenerated               int64            `json:"tokens_regenerated"`
-	StaleTokensDiscarded            int64            `json:"stale_tokens_discarded"`
-	SearchesStarted                 int64            `json:"searches_started"`
-	SearchPhasesMean                float64          `json:"search_phases_mean"`
-	RequestsLost                    int64            `json:"requests_lost"`
-	RequestsAbandoned               int64            `json:"requests_abandoned_by_crash"`
+	// OpenCubeAtEnd: the father relation was an open-cube when the run ended.
+	OpenCubeAtEnd        bool    `json:"open_cube_at_end"`
+	StaleTokensDiscarded int64   `json:"stale_tokens_discarded"`
+	SearchesStarted      int64   `json:"searches_started"`
+	SearchPhasesMean     float64 `json:"search_phases_mean"`
+	RequestsLost         int64   `json:"requests_lost"`
+	RequestsAbandoned    int64   `json:"requests_abandoned_by_crash"`
 	// RecoveryDelta is, per crash, the time to the next CS entry, in δ.
 	RecoveryDelta   Summary          `json:"recovery_delta"`
 	Events          map[string]int64 `json:"events,omitempty"`

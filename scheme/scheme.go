@@ -87,7 +87,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	case proto.EnterCS:
 		n.Enqueue(n.ID, n.ID, in.Tag)
 	case proto.ExitCS:
-		n.exitCS(out)
+		n.ExitCS(out)
 	case proto.Receive:
 		switch in.Msg.Type {
 		case proto.Request:
@@ -179,8 +179,9 @@ func (n *Node) enterCS(e entry, out *proto.Output) {
 	n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: n.ID, Src: n.ID, Gen: n.Gen, Tag: e.tag})
 }
 
-// exitCS: upon a call to exit_cs by i, lines (3)–(4).
-func (n *Node) exitCS(out *proto.Output) {
+// ExitCS: upon a call to exit_cs by i, lines (3)–(4). It does nothing if
+// the node is not in the critical section, and does not serve the queue.
+func (n *Node) ExitCS(out *proto.Output) {
 	if !n.InCS {
 		return
 	}
