@@ -6,13 +6,16 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet unit seeds failure-free bench scale clean openmpi mpi mpi-test
+.PHONY: help build test vet unit seeds crash-seeds crash-sweep ipsc2 failure-free bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
 	@echo "make test          vet + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
 	@echo "make mpi           build ./ocbench-mpi with MPI support (installs OpenMPI from Debian if missing)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
+	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
+	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
+	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into results/"
 	@echo "make failure-free  measure the failure-free table into results/"
 	@echo "make bench         Go benchmarks (simulator events per second)"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
@@ -45,6 +48,15 @@ mpi-test: openmpi
 
 seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestSeedSweep' ./bench -seeds $(SEEDS)
+
+crash-seeds:
+	$(GO) test -count=1 -timeout 0 -run 'TestCrashSweep' ./bench -crash-seeds $(SEEDS)
+
+crash-sweep:
+	scripts/crash-sweep.sh
+
+ipsc2: build
+	./ocbench --preset ipsc2
 
 failure-free:
 	scripts/failure-free.sh

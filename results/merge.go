@@ -25,7 +25,9 @@ func Merge(runs []*Run) *Run {
 	}
 	zero(&m)
 	var phases float64
+	m.OpenCubeAtEnd = true
 	for _, r := range runs {
+		m.OpenCubeAtEnd = m.OpenCubeAtEnd && r.OpenCubeAtEnd
 		m.Seeds = append(m.Seeds, r.Seed)
 		m.RequestsIssued += r.RequestsIssued
 		m.RequestsServed += r.RequestsServed

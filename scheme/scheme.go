@@ -186,7 +186,7 @@ func (n *Node) ExitCS(out *proto.Output) {
 		return
 	}
 	n.InCS = false
-	if n.Lender != n.ID {
+	if n.Lender != n.ID && n.Lender != proto.Nil {
 		n.send(out, proto.Message{Type: proto.Token, To: n.Lender, J: proto.Nil, Src: n.ID, Gen: n.Gen, Tag: n.Tag})
 		n.TokenHere = false
 	}

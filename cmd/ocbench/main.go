@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
 )
@@ -162,6 +163,9 @@ func versionString() string {
 		}
 		s += ")"
 	}
+	if mpi.Compiled() {
+		return s + ", MPI support: yes (" + mpi.LibraryVersion() + ")"
+	}
 	return s + ", MPI support: no"
 }
 
@@ -216,8 +220,12 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	}
 	var out []config
 	for _, sh := range shapes {
+		think := o.think
+		if think < 0 { // a multiple of N·cs-time (presets)
+			think = -think * float64(sh.nodes) * o.csTime
+		}
 		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: o.workload, Seed: o.seed,
-			Delta: o.delta, CSTime: o.csTime, Think: o.think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
+			Delta: o.delta, CSTime: o.csTime, Think: think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
 			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: o.crashSpacing, Every: o.crashEvery, Start: o.crashStart,
 				Down: o.downtime, DownDist: o.downtimeDist, Permanent: o.permanent, Target: o.crashTarget},
 			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline}
@@ -250,6 +258,9 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 	set("workload", func() { o.workload = "poisson" })
 	set("requests", func() { o.requests = 1 })
 	set("repeat", func() { o.repeat = 5 })
+	set("think", func() { o.think = -10 }) // 10·N·cs-time, set per N in configs
+	set("crash-every", func() { o.crashEvery = 100 })
+	set("downtime", func() { o.downtime = 20 })
 }
 
 func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
@@ -323,9 +334,12 @@ func header(o *options, list []config) []string {
 	}
 	load := ""
 	if s.Workload == "poisson" {
-		if o.think == 0 {
+		switch {
+		case o.think == 0:
 			load = ", think time exp(mean N × cs-time)"
-		} else {
+		case o.think < 0:
+			load = fmt.Sprintf(", think time exp(mean %g × N × cs-time)", -o.think)
+		default:
 			load = fmt.Sprintf(", think time exp(mean %gδ)", o.think)
 		}
 	}
@@ -340,9 +354,17 @@ func header(o *options, list []config) []string {
 	if o.repeat > 1 {
 		seeds = fmt.Sprintf("seeds %d..%d", o.seed, o.seed+uint64(o.repeat)-1)
 	}
+	requests := fmt.Sprintf("%d requests per run", s.Requests)
+	if s.Faults.Crashes > 0 {
+		requests = fmt.Sprintf("requests until the fault plan is over (at least %d)", s.Requests)
+	}
+	e := s.CSEstimate
+	if e == 0 {
+		e = s.CSTime
+	}
 	h := []string{
 		fmt.Sprintf("ocbench %s — runtime: simulator (1 process), %s", version, what),
-		fmt.Sprintf("workload %s, %d requests per run%s, CS time %gδ, %s", s.Workload, s.Requests, load, s.CSTime, seeds),
+		fmt.Sprintf("workload %s, %s%s, CS time %gδ, %s", s.Workload, requests, load, s.CSTime, seeds),
 		fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: %s", s.Delta, s.MinDelay, channels, o.check),
 	}
 	if s.Faults.Crashes > 0 {
@@ -354,7 +376,7 @@ func header(o *options, list []config) []string {
 		}
 		plan.Crashes = list[0].spec.Faults.Crashes
 		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1),
-			fmt.Sprintf("failure protocol: suspicion after 2·pmax·δ, root's CS estimate e = %gδ", s.CSEstimate),
+			fmt.Sprintf("failure protocol: suspicion after 2·pmax·δ, root's CS estimate e = %gδ, regeneration confirmed by a broadcast (docs/failures.md)", e),
 			"overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
 			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds")
 		if s.LateFraction > 0 {
