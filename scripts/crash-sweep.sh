@@ -10,24 +10,24 @@ out=results/crash-sweep.txt
 common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3)
 # run prints the table rows of one ocbench call, violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
-run() { ./ocbench "$@" "${common[@]}" 2>&1 | grep -v '^# [a-z]' || true; }
+run() { ./ocbench "$@" "${common[@]}" 2>&1 | grep -v '^# [^V]' || true; }
 {
   echo "# Overhead per failure, measured by scripts/crash-sweep.sh $seed"
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); machine: $(uname -srm), $(nproc) cores; $(go version | cut -d' ' -f3); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
   echo "## N: 100 crashes, gaps exp(mean 100δ), think exp(mean 10·N δ)"
   for n in 8 16 32 64 128 256 512 1024; do
-    ./ocbench --nodes "$n" --crashes 100 --crash-every 100 --think $((10 * n)) "${common[@]}" | { grep -v "^#" || true; } | { [ "$n" = 8 ] && cat || tail -n +2; }
+    run --nodes "$n" --crashes 100 --crash-every 100 --think $((10 * n)) | { [ "$n" = 8 ] && cat || tail -n +2; }
   done
   echo
   echo "## load at N=32: think exp(mean T δ), 100 crashes every 100δ"
   for t in 32 64 160 320 1280 3200; do
-    ./ocbench --nodes 32 --crashes 100 --crash-every 100 --think "$t" "${common[@]}" | { grep -v "^#" || true; } | sed "s/^/think=$t /" | { [ "$t" = 32 ] && cat || tail -n +2; }
+    run --nodes 32 --crashes 100 --crash-every 100 --think "$t" | sed "s/^/think=$t /" | { [ "$t" = 32 ] && cat || tail -n +2; }
   done
   echo
   echo "## crash spacing at N=32: think exp(mean 320δ), 100 crashes every G δ"
   for g in 25 50 100 200 400 1000; do
-    ./ocbench --nodes 32 --crashes 100 --crash-every "$g" --think 320 "${common[@]}" | { grep -v "^#" || true; } | sed "s/^/every=$g /" | { [ "$g" = 25 ] && cat || tail -n +2; }
+    run --nodes 32 --crashes 100 --crash-every "$g" --think 320 | sed "s/^/every=$g /" | { [ "$g" = 25 ] && cat || tail -n +2; }
   done
 } | tee "$out"
 echo "wrote $out"
