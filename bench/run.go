@@ -237,19 +237,7 @@ func Run(spec Spec) (*results.Run, error) {
 	return r, nil
 }
 
-// wrapNodes, if set (by tests), may replace the nodes of every simulation.
-var wrapNodes func([]proto.Node)
-
 func simulate(spec Spec) *outcome { return simulateUntil(spec, -1) }
-
-// simulateWithClock is simulate, handing the simulator's clock to tests.
-func simulateWithClock(spec Spec, clock func(func() float64)) *outcome {
-	giveClock = clock
-	defer func() { giveClock = nil }()
-	return simulateUntil(spec, -1)
-}
-
-var giveClock func(func() float64)
 
 // simulateUntil runs one simulation; with until ≥ 0, the workload issues
 // requests until that time (a crash-free baseline of a crash run).
@@ -260,9 +248,6 @@ func simulateUntil(spec Spec, until float64) *outcome {
 		algo = opencube.Algorithm{FT: &opencube.Config{CSEstimate: spec.CSEstimate, RetestDelay: 2 + spec.CSEstimate}}
 	}
 	nodes := algo.NewNodes(spec.Nodes)
-	if wrapNodes != nil {
-		wrapNodes(nodes)
-	}
 	o := &outcome{}
 	delta := spec.Delta
 	plan := spec.Faults.plan(spec.Seed, spec.Nodes, delta)
@@ -318,9 +303,6 @@ func simulateUntil(spec Spec, until float64) *outcome {
 		FailureSend: attribute,
 		Crash:       func(id proto.NodeID) { drv.crashed(id) },
 	})
-	if giveClock != nil {
-		giveClock(s.Now)
-	}
 	drv = newDriver(spec.Workload, s, spec.Seed, spec.Nodes, spec.Requests, until, spec.CSTime*delta, spec.Think*delta)
 	targets := rand.New(rand.NewPCG(spec.Seed, streamTargets))
 	for _, f := range plan {
@@ -413,17 +395,9 @@ func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, ta
 func record(spec Spec, o *outcome) *results.Run {
 	s, drv := o.sim, o.drv
 	st := &s.Stats
-	r := &results.Run{
-		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
-		Workload: spec.Workload, DeltaSeconds: spec.Delta, CSTime: spec.CSTime, MinDelay: spec.MinDelay,
-		FIFO: spec.FIFO, Checks: checkName(spec.Check), FaultTolerant: spec.FT,
-		RequestsIssued: drv.issued, RequestsServed: drv.served,
-		MessagesByType:  map[string]int64{},
-		MessagesByCause: map[string]int64{},
-		VirtualSeconds:  s.Now(),
-		Steps:           st.Steps,
-		MessagesDropped: st.Dropped,
-	}
+	r := newRun(spec, checkName(spec.Check), drv.issued, drv.served)
+	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = spec.Delta, spec.CSTime, spec.MinDelay, spec.FIFO, spec.FT
+	r.VirtualSeconds, r.Steps, r.MessagesDropped = s.Now(), st.Steps, st.Dropped
 	if spec.Workload == "poisson" {
 		r.ThinkTime = spec.Think
 	}
@@ -521,11 +495,7 @@ func runEach(spec Spec) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &results.Run{
-		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
-		Workload: spec.Workload, Checks: "none", MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
-		RequestsIssued: int64(spec.Nodes), RequestsServed: int64(spec.Nodes),
-	}
+	r := newRun(spec, "none", int64(spec.Nodes), int64(spec.Nodes))
 	xs := make([]float64, len(costs))
 	for i, c := range costs {
 		xs[i] = float64(c)
@@ -535,6 +505,16 @@ func runEach(spec Spec) (*results.Run, error) {
 	r.MsgsPerRequest = results.Summarize(xs)
 	r.WallSeconds = time.Since(start).Seconds()
 	return r, nil
+}
+
+// newRun returns the record of a simulated run of spec, with the fields
+// every run has.
+func newRun(spec Spec, checks string, issued, served int64) *results.Run {
+	return &results.Run{
+		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
+		Workload: spec.Workload, Checks: checks, RequestsIssued: issued, RequestsServed: served,
+		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
+	}
 }
 
 func checkName(c sim.Check) string {

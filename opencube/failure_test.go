@@ -92,11 +92,10 @@ func TestPaperFailureExample(t *testing.T) {
 	}
 }
 
-// TestConcurrentSearchSmallerPhaseConcludes replays the paper's first 4-node
-// example (Figure 13, a=1, b=2, c=3, d=4; a fails): b in phase 1 receives
-// test(2) from c and concludes at once with father_b := c; c, with no answer
-// in phase 2 = pmax, becomes the root and regenerates the token.
-func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
+// figure13 sets up the paper's 4-node situation of Figure 13 (a=1, b=2,
+// c=3, d=4): b and c request, the root a fails before processing their
+// requests, and b suspects first and tests a in phase 1 (no answer).
+func figure13(t *testing.T) *steptest.Net {
 	net := ftNet(t, 4)
 	net.Enter(2, "request(2) 2→1")
 	net.Enter(3, "request(3) 3→1")
@@ -105,6 +104,15 @@ func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
 	net.Drop("request(3) 3→1")
 	net.Fire(2, timerSuspect, "test(1) 2→1")
 	net.Drop("test(1) 2→1")
+	return net
+}
+
+// TestConcurrentSearchSmallerPhaseConcludes replays the paper's first 4-node
+// example (Figure 13, a=1, b=2, c=3, d=4; a fails): b in phase 1 receives
+// test(2) from c and concludes at once with father_b := c; c, with no answer
+// in phase 2 = pmax, becomes the root and regenerates the token.
+func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
+	net := figure13(t)
 	// c = 3 has power 1: it searches from phase 2, testing 1 and 2.
 	net.Fire(3, timerSuspect, "test(2) 3→1", "test(2) 3→2")
 	net.Drop("test(2) 3→1")
@@ -132,14 +140,7 @@ func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
 // would become roots and regenerate two tokens; with the smaller id as the
 // father, b answers "ok" to c, c does not answer b, and only b regenerates.
 func TestConcurrentSearchEqualPhases(t *testing.T) {
-	net := ftNet(t, 4)
-	net.Enter(2, "request(2) 2→1")
-	net.Enter(3, "request(3) 3→1")
-	net.Input(1, proto.Crash)
-	net.Drop("request(2) 2→1")
-	net.Drop("request(3) 3→1")
-	net.Fire(2, timerSuspect, "test(1) 2→1")
-	net.Drop("test(1) 2→1")
+	net := figure13(t)
 	net.Fire(2, timerPhase, "test(2) 2→3", "test(2) 2→4")
 	net.Fire(3, timerSuspect, "test(2) 3→1", "test(2) 3→2")
 	net.Drop("test(2) 3→1")

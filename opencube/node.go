@@ -53,7 +53,6 @@ type Node struct {
 	phase     int
 	phaseSeq  uint32
 	retry     []proto.NodeID
-	serial    uint32 // this node's searches, numbered; tests carry it in Tag
 	// confirming: the search failed its last phase and the node announced a
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
@@ -70,12 +69,6 @@ type Node struct {
 }
 
 func (n *Node) next() uint32 { n.seq++; return n.seq }
-
-// ID returns the node's id.
-func (n *Node) ID() proto.NodeID { return n.core.ID }
-
-// Core returns the general-scheme part of the node's state (read only).
-func (n *Node) Core() *scheme.Node { return &n.core }
 
 // Power returns the node's power: phase−1 while it searches (§5), else
 // dist(i, father) − 1, or pmax at the root.
@@ -449,7 +442,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 			return
 		}
 		for _, k := range n.retry {
-			n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil, Tag: n.serial})
+			n.test(k, out)
 		}
 		n.retry = n.retry[:0]
 		n.phaseSeq = n.timer(out, timerPhase, 2)
@@ -460,7 +453,6 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 func (n *Node) startSearch(d int, out *proto.Output) {
 	out.Events[proto.EvSearchStarted]++
 	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
-	n.serial++
 	n.startPhase(out)
 }
 
@@ -475,9 +467,14 @@ func (n *Node) startPhase(out *proto.Output) {
 	n.retry = n.retry[:0]
 	lo, hi := hypercube.AtDistance(int(n.core.ID), n.phase)
 	for k := lo; k < hi; k++ {
-		n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: proto.NodeID(k), Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil, Tag: n.serial})
+		n.test(proto.NodeID(k), out)
 	}
 	n.phaseSeq = n.timer(out, timerPhase, 2)
+}
+
+// test sends test(phase) to node k.
+func (n *Node) test(k proto.NodeID, out *proto.Output) {
+	n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
 }
 
 func (n *Node) stopSearch() {
@@ -563,7 +560,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, serial: n.serial, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.

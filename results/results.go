@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/montanaflynn/stats"
 )
@@ -131,9 +130,4 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
-}
-
-// Round returns x rounded to 4 significant decimals, for tables.
-func Round(x float64) float64 {
-	return math.Round(x*1e4) / 1e4
 }

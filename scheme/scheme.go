@@ -139,13 +139,6 @@ func (n *Node) HoldsFrom(j proto.NodeID) bool {
 // Queued returns the number of requests waiting in the node's queue.
 func (n *Node) Queued() int { return len(n.queue) - n.head }
 
-// ClearQueue drops every waiting request and returns how many there were.
-func (n *Node) ClearQueue() int {
-	k := n.Queued()
-	n.queue, n.head = nil, 0
-	return k
-}
-
 // Drain serves waiting requests, oldest first, while the node is not busy
 // ("wait (not asked_i)").
 func (n *Node) Drain(out *proto.Output) {

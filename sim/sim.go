@@ -183,18 +183,8 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 // Now returns the virtual time in seconds.
 func (s *Sim) Now() float64 { return s.now }
 
-// Delta returns δ in seconds.
-func (s *Sim) Delta() float64 { return s.cfg.Delta }
-
-// Nodes returns the simulated nodes.
-func (s *Sim) Nodes() []proto.Node { return s.nodes }
-
 // Down reports whether node id is crashed.
 func (s *Sim) Down(id proto.NodeID) bool { return s.down[id] }
-
-// Rand returns the simulation's seeded generator, for workloads and fault
-// plans that must replay with the seed.
-func (s *Sim) Rand() *rand.Rand { return s.rng }
 
 // InFlight returns the number of messages sent and not yet delivered or dropped.
 func (s *Sim) InFlight() int { return s.inFlight }
