@@ -206,6 +206,10 @@ var (
 
 	serialMu sync.Mutex // serialises calls in modeSerialized
 
+	// direct is set while OnThread runs its function: the calls it makes run
+	// at once on the thread OnThread put them on.
+	direct atomic.Bool
+
 	worldRank atomic.Int64
 	worldSize atomic.Int64
 )
@@ -221,6 +225,9 @@ var start = time.Now()
 // MPI thread, or directly) and returns its error, or a wrapped
 // ErrNotInitialized if MPI is not initialised.
 func do(what string, f func() error) error {
+	if direct.Load() {
+		return f() // inside OnThread: already on the MPI thread (or serialised)
+	}
 	stateMu.RLock()
 	defer stateMu.RUnlock()
 	if calls == nil {
@@ -256,6 +263,22 @@ func loop(ch <-chan *job, done chan<- struct{}) {
 		j.run()
 	}
 	close(done)
+}
+
+// OnThread runs f on the MPI thread (in ThreadSingle or ThreadFunneled mode;
+// in the other modes on the caller's thread, holding the serialisation lock
+// in ThreadSerialized mode), and the MPI calls f makes run there directly,
+// without a hand-over per call. It is meant for a loop that makes many small
+// calls, such as a runtime's message loop. While f runs, no other goroutine
+// may call the package. OnThread must not be nested.
+func OnThread(f func() error) error {
+	return do("on-thread", func() error {
+		if !direct.CompareAndSwap(false, true) {
+			return fmt.Errorf("mpi: on-thread: OnThread must not be nested")
+		}
+		defer direct.Store(false)
+		return f()
+	})
 }
 
 // mpiErr formats a failed MPI call. It must run on the MPI thread.

@@ -218,3 +218,13 @@ func PingPong(peer int, size int, iters int) (secondsPerOneWay float64, err erro
 	}
 	return 0, fmt.Errorf("mpi: ping-pong with rank %d: %w", peer, ErrNoMPI)
 }
+
+// OnThread runs f. In the MPI build it runs f on the MPI thread, so that the
+// calls f makes need no hand-over between threads; here there is no MPI
+// thread. It returns ErrNotInitialized (wrapped) before Init or after Finalize.
+func OnThread(f func() error) error {
+	if err := checkInit("on-thread"); err != nil {
+		return err
+	}
+	return f()
+}

@@ -1,0 +1,173 @@
+// Package wire is the binary encoding of the messages that MPI ranks exchange:
+// a compact, versioned frame that carries a batch of proto.Messages from one
+// rank to another, validated field by field on decode.
+//
+// A frame is little-endian:
+//
+//	offset  size  field
+//	0       1     version (Version)
+//	1       1     run: which of the concurrent runs of the job the messages belong to
+//	2       2     count: number of records, ≥ 1
+//	4       8     sent: the sender's clock when the frame was sent, seconds (float64)
+//	12      34·k  the records
+//
+// and a record is:
+//
+//	0  1  type       proto.MsgType
+//	1  1  cause      proto.Cause
+//	2  1  phase      search phase of a test
+//	3  1  reply      reply code
+//	4  4  from       int32 node id
+//	8  4  to         int32 node id
+//	12 4  j          int32 node id or -1
+//	16 4  src        int32 node id or -1
+//	20 8  gen        uint64 token generation
+//	28 4  tag        uint32 request serial
+//	32 2  reserved   zero
+//
+// Decode rejects a frame of another version, a frame whose length is not
+// exactly that of its records, and any record with a field out of range for
+// the run's number of nodes, so a malformed or truncated frame is dropped
+// whole and never reaches a node.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Version is the version of the frame format written by Append.
+const Version = 1
+
+// Sizes of the frame header and of one record, in bytes.
+const (
+	HeaderSize = 12
+	RecordSize = 34
+)
+
+// MaxRecords is the largest number of records in one frame.
+const MaxRecords = math.MaxUint16
+
+// MaxPhase is the largest search phase a record may carry (pmax ≤ 63).
+const MaxPhase = 63
+
+// ErrMalformed is wrapped by every decoding error.
+var ErrMalformed = errors.New("malformed frame")
+
+// Header is the frame header.
+type Header struct {
+	Run   uint8
+	Count int
+	Sent  float64
+}
+
+// AppendHeader appends a frame header for count records to buf.
+func AppendHeader(buf []byte, run uint8, count int, sent float64) []byte {
+	buf = append(buf, Version, run)
+	buf = binary.LittleEndian.AppendUint16(buf, uint16(count))
+	return binary.LittleEndian.AppendUint64(buf, math.Float64bits(sent))
+}
+
+// SetCount overwrites the record count of the frame that starts buf.
+func SetCount(buf []byte, count int) {
+	binary.LittleEndian.PutUint16(buf[2:], uint16(count))
+}
+
+// AppendMessage appends one record to buf.
+func AppendMessage(buf []byte, m *proto.Message) []byte {
+	buf = append(buf, byte(m.Type), byte(m.Cause), m.Phase, m.Reply)
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.From))
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.To))
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.J))
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.Src))
+	buf = binary.LittleEndian.AppendUint64(buf, m.Gen)
+	buf = binary.LittleEndian.AppendUint32(buf, m.Tag)
+	return append(buf, 0, 0)
+}
+
+// Encode returns a frame of msgs (1 ≤ len(msgs) ≤ MaxRecords).
+func Encode(run uint8, sent float64, msgs []proto.Message) []byte {
+	buf := make([]byte, 0, HeaderSize+RecordSize*len(msgs))
+	buf = AppendHeader(buf, run, len(msgs), sent)
+	for k := range msgs {
+		buf = AppendMessage(buf, &msgs[k])
+	}
+	return buf
+}
+
+// DecodeHeader validates the frame's version and length and returns its
+// header.
+func DecodeHeader(buf []byte) (Header, error) {
+	if len(buf) < HeaderSize {
+		return Header{}, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrMalformed, len(buf), HeaderSize)
+	}
+	if buf[0] != Version {
+		return Header{}, fmt.Errorf("%w: version %d, this ocbench reads version %d (mixed ocbench builds in one job?)", ErrMalformed, buf[0], Version)
+	}
+	h := Header{Run: buf[1], Count: int(binary.LittleEndian.Uint16(buf[2:])), Sent: math.Float64frombits(binary.LittleEndian.Uint64(buf[4:]))}
+	if h.Count == 0 {
+		return Header{}, fmt.Errorf("%w: no records", ErrMalformed)
+	}
+	if want := HeaderSize + RecordSize*h.Count; len(buf) != want {
+		return Header{}, fmt.Errorf("%w: %d bytes for %d records, want %d", ErrMalformed, len(buf), h.Count, want)
+	}
+	if math.IsNaN(h.Sent) || math.IsInf(h.Sent, 0) {
+		return Header{}, fmt.Errorf("%w: send time %v", ErrMalformed, h.Sent)
+	}
+	return h, nil
+}
+
+// Decode validates a whole frame for a run of n nodes and appends its
+// messages to msgs. On error it returns msgs unchanged: a frame is accepted
+// or dropped whole.
+func Decode(buf []byte, n int, msgs []proto.Message) (Header, []proto.Message, error) {
+	h, err := DecodeHeader(buf)
+	if err != nil {
+		return h, msgs, err
+	}
+	base := len(msgs)
+	for k := 0; k < h.Count; k++ {
+		var m proto.Message
+		if err := decodeRecord(buf[HeaderSize+RecordSize*k:], n, &m); err != nil {
+			return h, msgs[:base], fmt.Errorf("%w: record %d of %d: %v", ErrMalformed, k+1, h.Count, err)
+		}
+		msgs = append(msgs, m)
+	}
+	return h, msgs, nil
+}
+
+func decodeRecord(b []byte, n int, m *proto.Message) error {
+	m.Type, m.Cause, m.Phase, m.Reply = proto.MsgType(b[0]), proto.Cause(b[1]), b[2], b[3]
+	le := binary.LittleEndian
+	m.From = int32(le.Uint32(b[4:]))
+	m.To = int32(le.Uint32(b[8:]))
+	m.J = int32(le.Uint32(b[12:]))
+	m.Src = int32(le.Uint32(b[16:]))
+	m.Gen = le.Uint64(b[20:])
+	m.Tag = le.Uint32(b[28:])
+	switch {
+	case m.Type >= proto.NumMsgTypes:
+		return fmt.Errorf("message type %d", b[0])
+	case m.Cause >= proto.NumCauses:
+		return fmt.Errorf("cause %d", b[1])
+	case m.Phase > MaxPhase:
+		return fmt.Errorf("phase %d", m.Phase)
+	case m.Reply > proto.AnswerHasToken:
+		return fmt.Errorf("reply code %d", m.Reply)
+	case m.From < 0 || int(m.From) >= n:
+		return fmt.Errorf("sender %d of %d nodes", m.From, n)
+	case m.To < 0 || int(m.To) >= n:
+		return fmt.Errorf("destination %d of %d nodes", m.To, n)
+	case m.J < proto.Nil || int(m.J) >= n:
+		return fmt.Errorf("j = %d of %d nodes", m.J, n)
+	case m.Src < proto.Nil || int(m.Src) >= n:
+		return fmt.Errorf("src = %d of %d nodes", m.Src, n)
+	case b[32] != 0 || b[33] != 0:
+		return fmt.Errorf("reserved bytes %d %d", b[32], b[33])
+	}
+	return nil
+}

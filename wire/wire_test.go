@@ -1,0 +1,117 @@
+package wire
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+var sample = []proto.Message{
+	{Type: proto.Request, Cause: proto.Normal, From: 3, To: 1, J: 3, Src: 3, Gen: 1, Tag: 7},
+	{Type: proto.Token, Cause: proto.Failure, From: 1, To: 3, J: proto.Nil, Src: 3, Gen: 5<<32 | 2, Tag: 7},
+	{Type: proto.Test, Cause: proto.Failure, Phase: 5, From: 0, To: 31, J: proto.Nil, Src: proto.Nil},
+	{Type: proto.Answer, Cause: proto.Failure, Reply: proto.AnswerTryLater, From: 31, To: 0, J: proto.Nil, Src: proto.Nil},
+	{Type: proto.Wait, Cause: proto.Liveness, From: 2, To: 4, J: 9, Src: proto.Nil, Gen: math.MaxUint64, Tag: math.MaxUint32},
+}
+
+func TestRoundTrip(t *testing.T) {
+	buf := Encode(3, 1.25, sample)
+	if len(buf) != HeaderSize+RecordSize*len(sample) {
+		t.Fatalf("frame of %d messages is %d bytes", len(sample), len(buf))
+	}
+	h, got, err := Decode(buf, 32, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Run != 3 || h.Count != len(sample) || h.Sent != 1.25 {
+		t.Errorf("header %+v", h)
+	}
+	if !reflect.DeepEqual(got, sample) {
+		t.Errorf("decoded\n%+v\nwant\n%+v", got, sample)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	good := Encode(0, 0.5, sample[:2])
+	rec := HeaderSize // first record
+	cases := []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"empty", func(b []byte) []byte { return nil }},
+		{"short header", func(b []byte) []byte { return b[:HeaderSize-1] }},
+		{"truncated record", func(b []byte) []byte { return b[:len(b)-1] }},
+		{"trailing byte", func(b []byte) []byte { return append(b, 0) }},
+		{"version", func(b []byte) []byte { b[0] = Version + 1; return b }},
+		{"zero count", func(b []byte) []byte { SetCount(b, 0); return b }},
+		{"count too large", func(b []byte) []byte { SetCount(b, 3); return b }},
+		{"nan time", func(b []byte) []byte { copy(b[4:], AppendHeader(nil, 0, 2, math.NaN())[4:]); return b }},
+		{"type", func(b []byte) []byte { b[rec] = byte(proto.NumMsgTypes); return b }},
+		{"cause", func(b []byte) []byte { b[rec+1] = byte(proto.NumCauses); return b }},
+		{"phase", func(b []byte) []byte { b[rec+2] = MaxPhase + 1; return b }},
+		{"reply", func(b []byte) []byte { b[rec+3] = 200; return b }},
+		{"from", func(b []byte) []byte { b[rec+4] = 32; return b }},
+		{"to negative", func(b []byte) []byte { b[rec+8+3] = 0xff; return b }},
+		{"j", func(b []byte) []byte { b[rec+12] = 0xfe; b[rec+13], b[rec+14], b[rec+15] = 0xff, 0xff, 0xff; return b }},
+		{"src", func(b []byte) []byte { b[rec+16] = 40; return b }},
+		{"reserved", func(b []byte) []byte { b[rec+33] = 1; return b }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := c.edit(append([]byte(nil), good...))
+			prev := []proto.Message{sample[4]}
+			_, got, err := Decode(b, 32, prev)
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("Decode accepted a bad frame (err %v)", err)
+			}
+			if len(got) != 1 {
+				t.Errorf("a rejected frame left %d messages, want the 1 already there", len(got))
+			}
+		})
+	}
+}
+
+// FuzzDecode checks that no input makes Decode panic, that what it accepts is
+// valid for the run, and that it re-encodes to the same bytes.
+func FuzzDecode(f *testing.F) {
+	f.Add(Encode(0, 0, sample), 32)
+	f.Add(Encode(1, 3.5, sample[:1]), 4)
+	f.Add([]byte{Version, 0, 1, 0}, 2)
+	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		if n < 1 || n > 1<<26 {
+			n = 32
+		}
+		h, msgs, err := Decode(b, n, nil)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) || len(msgs) != 0 {
+				t.Fatalf("error %v with %d messages", err, len(msgs))
+			}
+			return
+		}
+		for _, m := range msgs {
+			if int(m.To) >= n || m.To < 0 || m.Type >= proto.NumMsgTypes {
+				t.Fatalf("accepted invalid %+v", m)
+			}
+		}
+		if again := Encode(h.Run, h.Sent, msgs); string(again) != string(b) {
+			t.Fatalf("re-encoding differs")
+		}
+	})
+}
+
+func BenchmarkEncodeDecode(b *testing.B) {
+	var msgs []proto.Message
+	b.ReportAllocs()
+	buf := make([]byte, 0, 256)
+	for i := 0; i < b.N; i++ {
+		buf = AppendHeader(buf[:0], 0, 1, 1)
+		buf = AppendMessage(buf, &sample[0])
+		var err error
+		if _, msgs, err = Decode(buf, 32, msgs[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
