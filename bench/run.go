@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ocbench/ocbench/hypercube"
-	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
@@ -243,20 +242,13 @@ func simulate(spec Spec) *outcome { return simulateUntil(spec, -1) }
 // requests until that time (a crash-free baseline of a crash run).
 func simulateUntil(spec Spec, until float64) *outcome {
 	p, _ := hypercube.Log2(spec.Nodes)
-	algo, _ := Algorithm(spec.Algorithm)
-	if spec.FT {
-		algo = opencube.Algorithm{FT: &opencube.Config{CSEstimate: spec.CSEstimate, RetestDelay: 2 + spec.CSEstimate}}
-	}
-	nodes := algo.NewNodes(spec.Nodes)
+	nodes := NewNodes(spec)
 	o := &outcome{}
 	delta := spec.Delta
 	plan := spec.Faults.plan(spec.Seed, spec.Nodes, delta)
-	settle := float64(4*p+10) * delta
+	settle := Settle(spec)
 	if until < 0 {
-		until = 0
-		for _, f := range plan {
-			until = math.Max(until, math.Max(f.At, f.Up)+settle)
-		}
+		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
 	}
 	var s *sim.Sim
 	var drv *driver
@@ -275,7 +267,7 @@ func simulateUntil(spec Spec, until float64) *outcome {
 		FIFO:         spec.FIFO,
 		Seed:         spec.Seed,
 		Check:        spec.Check,
-		OpenCube:     algo.OpenCube(),
+		OpenCube:     isOpenCube(spec.Algorithm),
 		PMax:         p,
 		Trace:        spec.Trace,
 		Crashes:      spec.Faults.Crashes > 0,
@@ -320,7 +312,7 @@ func simulateUntil(spec Spec, until float64) *outcome {
 		s.After(settle, s.Stop)
 	}
 	if spec.FT {
-		watch := math.Max(200, 4*float64(spec.Nodes)*(spec.CSTime+1)) * delta
+		watch := Watchdog(spec)
 		var lastServed int64 = -1
 		var tick func()
 		tick = func() {
@@ -395,12 +387,8 @@ func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, ta
 func record(spec Spec, o *outcome) *results.Run {
 	s, drv := o.sim, o.drv
 	st := &s.Stats
-	r := newRun(spec, checkName(spec.Check), drv.issued, drv.served)
-	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = spec.Delta, spec.CSTime, spec.MinDelay, spec.FIFO, spec.FT
+	r := NewRecord(spec, "sim", 1, checkName(spec.Check), drv.issued, drv.served)
 	r.VirtualSeconds, r.Steps, r.MessagesDropped = s.Now(), st.Steps, st.Dropped
-	if spec.Workload == "poisson" {
-		r.ThinkTime = spec.Think
-	}
 	r.MessagesTotal = st.MessagesTotal()
 	for t := proto.MsgType(0); t < proto.NumMsgTypes; t++ {
 		for c := proto.Cause(0); c < proto.NumCauses; c++ {
@@ -522,4 +510,10 @@ func checkName(c sim.Check) string {
 		return "full"
 	}
 	return "counts"
+}
+
+// isOpenCube reports whether the named algorithm keeps the open-cube shape.
+func isOpenCube(name string) bool {
+	algo, err := Algorithm(name)
+	return err == nil && algo.OpenCube()
 }

@@ -109,9 +109,7 @@ func (d *driver) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
 func (d *driver) thinkTime(id proto.NodeID) float64 {
 	k := d.thinks[id]
 	d.thinks[id]++
-	x := splitmix(d.seed ^ splitmix(uint64(id)<<32|uint64(k)))
-	u := (float64(x>>11) + 0.5) / (1 << 53)
-	return -math.Log(u) * d.think
+	return ThinkTime(d.seed, id, k, d.think)
 }
 
 func splitmix(x uint64) uint64 {

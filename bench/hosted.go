@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/opencube"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+)
+
+// This file exports what another runtime (the MPI runtime of package cluster)
+// needs to run the same experiment as the simulator: the nodes, the fault
+// plan, the workload's random choices and the timing constants.
+
+// Normalized returns s with the defaults of zero fields filled in, or the
+// error naming the flag of its first bad field.
+func (s Spec) Normalized() (Spec, error) {
+	s.fill()
+	return s, s.Validate()
+}
+
+// NewNodes returns the N nodes of the experiment, node i with id i, in their
+// initial configuration: the algorithm's nodes, or the open-cube's
+// fault-tolerant nodes when the spec runs the failure protocol.
+func NewNodes(s Spec) []proto.Node {
+	algo, _ := Algorithm(s.Algorithm)
+	if s.FT {
+		algo = opencube.Algorithm{FT: &opencube.Config{CSEstimate: s.CSEstimate, RetestDelay: 2 + s.CSEstimate}}
+	}
+	return algo.NewNodes(s.Nodes)
+}
+
+// Fault is one planned crash: the victim crashes At and recovers Up seconds
+// after the start of the run (Up < 0: never).
+type Fault struct {
+	At, Up float64
+	Node   int
+}
+
+// Schedule returns the crashes of the plan for a run of the given seed and
+// size, with δ = delta seconds; every rank of an MPI job computes the same
+// schedule. Victims are drawn only for the random target (Node is -1 for the
+// targeted ones, which need a view of the whole run).
+func (f *FaultPlan) Schedule(seed uint64, nodes int, delta float64) []Fault {
+	plan := f.plan(seed, nodes, delta)
+	out := make([]Fault, len(plan))
+	for k, p := range plan {
+		out[k] = Fault{At: p.At, Up: p.Up, Node: p.Node}
+	}
+	return out
+}
+
+// Settle is how long a run goes on after its workload is over, in seconds:
+// time for the last messages to land (a lent token going back).
+func Settle(s Spec) float64 {
+	p, _ := hypercube.Log2(s.Nodes)
+	return float64(4*p+10) * s.Delta
+}
+
+// WorkloadEnd is the time, in seconds, until which a run with crashes keeps
+// issuing requests: the end of the last downtime of the plan, plus Settle.
+// It is 0 without crashes.
+func WorkloadEnd(s Spec, plan []Fault) float64 {
+	until := 0.0
+	for _, f := range plan {
+		until = math.Max(until, math.Max(f.At, f.Up)+Settle(s))
+	}
+	return until
+}
+
+// Watchdog is the time, in seconds, after which a run in which no request was
+// served while some wait is declared stuck (a liveness violation).
+func Watchdog(s Spec) float64 {
+	return math.Max(200, 4*float64(s.Nodes)*(s.CSTime+1)) * s.Delta
+}
+
+// ThinkTime returns the k-th think time (k = 0, 1, …) of node id in a
+// poisson workload of the given seed and mean (in any unit: the result is in
+// the same unit). It is a hash of (seed, id, k), so a node's requests come at
+// the same times whatever the rest of the run does, in every runtime.
+func ThinkTime(seed uint64, id proto.NodeID, k uint32, mean float64) float64 {
+	x := splitmix(seed ^ splitmix(uint64(id)<<32|uint64(k)))
+	u := (float64(x>>11) + 0.5) / (1 << 53)
+	return -math.Log(u) * mean
+}
+
+// SequentialOrder returns the generator of the sequential workload's
+// requesters: its k-th call returns the node of the k-th request when no node
+// is down (the simulator draws again when the node drawn is down).
+func SequentialOrder(seed uint64, n int) func() proto.NodeID {
+	rng := rand.New(rand.NewPCG(seed, streamWorkload))
+	return func() proto.NodeID { return proto.NodeID(rng.IntN(n)) }
+}
+
+// NewRecord returns the record of a run of s with the fields every run has.
+func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served int64) *results.Run {
+	r := newRun(s, checks, issued, served)
+	r.Runtime, r.Ranks = runtime, ranks
+	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
+	if s.Workload == "poisson" {
+		r.ThinkTime = s.Think
+	}
+	return r
+}
