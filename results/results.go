@@ -105,6 +105,20 @@ type Run struct {
 	OverlappingCS   int64 `json:"overlapping_cs,omitempty"`
 	DuplicateTokens int64 `json:"duplicate_tokens,omitempty"`
 
+	// MPI runtime: the placement of nodes on ranks, where messages went,
+	// the hypercube hops between the ranks of sender and receiver (0 inside
+	// a rank) per message, real delivery delays beyond δ, frames dropped as
+	// malformed, the CPU time of every rank and the hosts of the job.
+	Placement         string    `json:"placement,omitempty"`
+	MessagesIntraRank int64     `json:"messages_intra_rank,omitempty"`
+	MessagesInterRank int64     `json:"messages_inter_rank,omitempty"`
+	HopsPerMessage    float64   `json:"hops_per_message,omitempty"`
+	DelaysOverDelta   int64     `json:"delays_over_delta"`
+	MalformedFrames   int64     `json:"malformed_frames,omitempty"`
+	MalformedExample  string    `json:"malformed_example,omitempty"`
+	CPUSecondsPerRank []float64 `json:"cpu_seconds_per_rank,omitempty"`
+	Hosts             []string  `json:"hosts,omitempty"`
+
 	VirtualSeconds float64 `json:"virtual_seconds,omitempty"`
 	WallSeconds    float64 `json:"wall_seconds"`
 	Steps          int64   `json:"steps"`

@@ -1,0 +1,145 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/results"
+)
+
+// runLocal runs spec on p goroutine ranks and returns rank 0's record.
+func runLocal(t *testing.T, p int, spec bench.Spec, opt Options) *results.Run {
+	t.Helper()
+	comms := Local(p)
+	var wg sync.WaitGroup
+	recs := make([]*results.Run, p)
+	errs := make([]error, p)
+	for r := range comms {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			recs[r], errs[r] = Run(comms[r], spec, opt)
+		}(r)
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		if r > 0 && recs[r] != nil {
+			t.Fatalf("rank %d returned a record", r)
+		}
+	}
+	return recs[0]
+}
+
+// TestParity: a failure-free sequential workload costs exactly the same
+// messages per request, by type, on ranks as in the simulator.
+func TestParity(t *testing.T) {
+	for _, c := range []struct {
+		algo      string
+		nodes, p  int
+		placement string
+	}{
+		{"opencube", 16, 4, "block"},
+		{"opencube", 16, 4, "cyclic"},
+		{"opencube", 8, 1, "block"},
+		{"opencube", 32, 8, "block"},
+		{"naimi-trehel", 16, 2, "block"},
+		{"raymond", 16, 4, "cyclic"},
+		{"centralized", 8, 8, "block"},
+	} {
+		t.Run(fmt.Sprintf("%s/N%d/P%d/%s", c.algo, c.nodes, c.p, c.placement), func(t *testing.T) {
+			spec := bench.Spec{Algorithm: c.algo, Nodes: c.nodes, Requests: 150, Workload: "sequential", Seed: 7,
+				Delta: 2e-3, CSTime: 0}
+			want, err := bench.Run(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runLocal(t, c.p, spec, Options{Placement: c.placement})
+			if got.Runtime != "mpi" || got.Ranks != c.p || got.Placement != c.placement {
+				t.Errorf("runtime %q ranks %d placement %q", got.Runtime, got.Ranks, got.Placement)
+			}
+			if got.RequestsServed != want.RequestsServed || got.MessagesTotal != want.MessagesTotal {
+				t.Errorf("served %d messages %d; simulator: served %d messages %d", got.RequestsServed, got.MessagesTotal, want.RequestsServed, want.MessagesTotal)
+			}
+			if !reflect.DeepEqual(got.MessagesByType, want.MessagesByType) {
+				t.Errorf("messages by type %v; simulator %v", got.MessagesByType, want.MessagesByType)
+			}
+			if got.MsgsPerRequest.Mean != want.MsgsPerRequest.Mean || got.MsgsPerRequest.Max != want.MsgsPerRequest.Max {
+				t.Errorf("msg/req mean %v max %v; simulator mean %v max %v", got.MsgsPerRequest.Mean, got.MsgsPerRequest.Max, want.MsgsPerRequest.Mean, want.MsgsPerRequest.Max)
+			}
+			if got.SafetyViolations+got.LivenessViolations != 0 {
+				t.Errorf("violations: %s", got.Violation)
+			}
+			if got.MessagesIntraRank+got.MessagesInterRank != got.MessagesTotal {
+				t.Errorf("intra %d + inter %d != total %d", got.MessagesIntraRank, got.MessagesInterRank, got.MessagesTotal)
+			}
+		})
+	}
+}
+
+func TestCheckRejects(t *testing.T) {
+	ok := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 10, Workload: "poisson", Seed: 1}
+	crash := ok
+	crash.Faults = bench.FaultPlan{Crashes: 3, Spacing: "exp", Every: 50, Down: 10, DownDist: "exp", Target: "random"}
+	cases := []struct {
+		name  string
+		edit  func(*bench.Spec)
+		p     int
+		place string
+	}{
+		{"ranks not a power of two", nil, 3, ""},
+		{"more ranks than nodes", nil, 32, ""},
+		{"unknown placement", nil, 4, "spiral"},
+		{"each", func(s *bench.Spec) { s.Workload = "each" }, 4, ""},
+		{"sequential with crashes", func(s *bench.Spec) { *s = crash; s.Workload = "sequential" }, 4, ""},
+		{"targeted crashes", func(s *bench.Spec) { *s = crash; s.Faults.Target = "token" }, 4, ""},
+		{"delay violations", func(s *bench.Spec) { s.LateFraction = 0.1 }, 4, ""},
+		{"bad nodes", func(s *bench.Spec) { s.Nodes = 12 }, 4, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := ok
+			if c.edit != nil {
+				c.edit(&s)
+			}
+			_, _, err := Check(s, c.place, c.p)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Check accepted it (err %v)", err)
+			}
+		})
+	}
+	if _, _, err := Check(crash, "cyclic", 4); err != nil {
+		t.Errorf("a good spec was rejected: %v", err)
+	}
+}
+
+// TestCrashes runs the failure protocol on goroutine ranks with crashes and
+// a concurrent baseline: every planned crash happens, the overheads are
+// measured, and no two nodes are ever in the critical section together.
+func TestCrashes(t *testing.T) {
+	spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: 3,
+		Delta: 4e-3, CSTime: 1, Think: 80,
+		Faults: bench.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}}
+	r := runLocal(t, 4, spec, Options{})
+	if r.Failures != 6 || r.Recoveries != 6 {
+		t.Errorf("failures %d recoveries %d, want 6 and 6", r.Failures, r.Recoveries)
+	}
+	if r.SafetyViolations != 0 {
+		t.Errorf("safety: %s", r.Violation)
+	}
+	if r.RequestsServed == 0 || r.BaselineMessages == 0 || r.OverheadPerFailure.N != 6 {
+		t.Errorf("served %d, baseline %d messages, %d overhead samples", r.RequestsServed, r.BaselineMessages, r.OverheadPerFailure.N)
+	}
+	if r.MalformedFrames != 0 || len(r.CPUSecondsPerRank) != 4 {
+		t.Errorf("malformed %d, cpu %v", r.MalformedFrames, r.CPUSecondsPerRank)
+	}
+	t.Logf("served %d/%d, overhead %.2f, differential %.2f, max delay %.2fδ, over δ %d, lost %d, %s",
+		r.RequestsServed, r.RequestsIssued, r.OverheadPerFailure.Mean, r.OverheadDifferential.Mean, r.MaxDelayDelta, r.DelaysOverDelta, r.RequestsLost, r.Violation)
+}

@@ -1,0 +1,184 @@
+package cluster
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/ocbench/ocbench/mpi"
+)
+
+// Comm is what the runtime needs from a message-passing library: the MPI
+// calls of package mpi on MPI_COMM_WORLD, or an in-process stand-in (Local)
+// for tests. Collectives must be called by every rank in the same order.
+type Comm interface {
+	Rank() int
+	Size() int
+	// Send sends buf to rank dest with a tag; it may block until buf can be
+	// reused, but not until the receiver receives it for small messages.
+	Send(buf []byte, dest, tag int) error
+	// Iprobe reports whether a message from any rank with any tag is
+	// waiting, and its source, tag and length.
+	Iprobe() (src, tag, count int, ok bool, err error)
+	// Recv receives the message Iprobe reported into buf.
+	Recv(buf []byte, src, tag int) (int, error)
+	// SumInt64 returns the element-wise sum of in over all ranks, on every rank.
+	SumInt64(in []int64) ([]int64, error)
+	// Gather returns every rank's buf on rank 0 (in rank order), nil elsewhere.
+	Gather(buf []byte) ([][]byte, error)
+}
+
+// MPI is the Comm of package mpi (MPI_COMM_WORLD). mpi.Init must have
+// succeeded. Without the mpi build tag it is a world of one rank.
+type MPI struct{}
+
+// Rank returns the rank in MPI_COMM_WORLD.
+func (MPI) Rank() int { return mpi.WorldRank() }
+
+// Size returns the size of MPI_COMM_WORLD.
+func (MPI) Size() int { return mpi.WorldSize() }
+
+// Send is mpi.Send.
+func (MPI) Send(buf []byte, dest, tag int) error { return mpi.Send(buf, dest, tag) }
+
+// Iprobe is mpi.Iprobe for any source and any tag.
+func (MPI) Iprobe() (int, int, int, bool, error) {
+	st, ok, err := mpi.Iprobe(mpi.AnySource, mpi.AnyTag)
+	return st.Source, st.Tag, st.Count, ok, err
+}
+
+// Recv is mpi.Recv.
+func (MPI) Recv(buf []byte, src, tag int) (int, error) {
+	st, err := mpi.Recv(buf, src, tag)
+	return st.Count, err
+}
+
+// SumInt64 is mpi.AllreduceInt64 with the sum.
+func (MPI) SumInt64(in []int64) ([]int64, error) { return mpi.AllreduceInt64(in, mpi.OpSum) }
+
+// Gather is mpi.GatherBytes to rank 0.
+func (MPI) Gather(buf []byte) ([][]byte, error) { return mpi.GatherBytes(buf, 0) }
+
+// Local returns p Comms that connect p goroutines of one process, for tests
+// of the runtime without MPI. Messages are copied and never lost; a pair of
+// ranks delivers in sending order, as MPI does.
+func Local(p int) []Comm {
+	net := &localNet{p: p, boxes: make([][]localMsg, p)}
+	net.cond = sync.NewCond(&net.mu)
+	out := make([]Comm, p)
+	for r := range out {
+		out[r] = &localComm{net: net, rank: r}
+	}
+	return out
+}
+
+type localMsg struct {
+	src, tag int
+	buf      []byte
+}
+
+type localNet struct {
+	p     int
+	mu    sync.Mutex
+	cond  *sync.Cond
+	boxes [][]localMsg
+	// the collective in progress: contributions, and a generation counter
+	gen     int
+	arrived int
+	contrib [][]byte
+	result  [][]byte
+}
+
+type localComm struct {
+	net  *localNet
+	rank int
+}
+
+func (c *localComm) Rank() int { return c.rank }
+func (c *localComm) Size() int { return c.net.p }
+
+func (c *localComm) Send(buf []byte, dest, tag int) error {
+	if dest < 0 || dest >= c.net.p {
+		return fmt.Errorf("local comm: send to rank %d of %d", dest, c.net.p)
+	}
+	c.net.mu.Lock()
+	c.net.boxes[dest] = append(c.net.boxes[dest], localMsg{c.rank, tag, append([]byte(nil), buf...)})
+	c.net.mu.Unlock()
+	return nil
+}
+
+func (c *localComm) Iprobe() (int, int, int, bool, error) {
+	c.net.mu.Lock()
+	defer c.net.mu.Unlock()
+	if box := c.net.boxes[c.rank]; len(box) > 0 {
+		return box[0].src, box[0].tag, len(box[0].buf), true, nil
+	}
+	return 0, 0, 0, false, nil
+}
+
+func (c *localComm) Recv(buf []byte, src, tag int) (int, error) {
+	c.net.mu.Lock()
+	defer c.net.mu.Unlock()
+	box := c.net.boxes[c.rank]
+	for k, m := range box {
+		if m.src == src && m.tag == tag {
+			if len(m.buf) > len(buf) {
+				return 0, fmt.Errorf("local comm: %d-byte message into a %d-byte buffer", len(m.buf), len(buf))
+			}
+			copy(buf, m.buf)
+			c.net.boxes[c.rank] = append(box[:k], box[k+1:]...)
+			return len(m.buf), nil
+		}
+	}
+	return 0, fmt.Errorf("local comm: no message from rank %d with tag %d", src, tag)
+}
+
+// collective contributes buf and returns every rank's contribution once all
+// ranks have contributed.
+func (c *localComm) collective(buf []byte) [][]byte {
+	n := c.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.contrib == nil {
+		n.contrib = make([][]byte, n.p)
+	}
+	n.contrib[c.rank] = append([]byte(nil), buf...)
+	n.arrived++
+	gen := n.gen
+	if n.arrived == n.p {
+		n.result, n.contrib, n.arrived = n.contrib, nil, 0
+		n.gen++
+		n.cond.Broadcast()
+	}
+	for n.gen == gen {
+		n.cond.Wait()
+	}
+	return n.result
+}
+
+func (c *localComm) SumInt64(in []int64) ([]int64, error) {
+	buf := make([]byte, 8*len(in))
+	for k, v := range in {
+		for b := 0; b < 8; b++ {
+			buf[8*k+b] = byte(uint64(v) >> (8 * b))
+		}
+	}
+	out := make([]int64, len(in))
+	for _, part := range c.collective(buf) {
+		for k := range out {
+			var v uint64
+			for b := 0; b < 8; b++ {
+				v |= uint64(part[8*k+b]) << (8 * b)
+			}
+			out[k] += int64(v)
+		}
+	}
+	return out, nil
+}
+
+func (c *localComm) Gather(buf []byte) ([][]byte, error) {
+	all := c.collective(buf)
+	if c.rank != 0 {
+		return nil, nil
+	}
+	return all, nil
+}

@@ -1,0 +1,19 @@
+// Package cluster is ocbench's MPI runtime: every rank of an MPI job hosts
+// the logical nodes that a hypercube placement gives it, steps them with the
+// same state machines as the simulator, and exchanges their messages with the
+// other ranks in wire frames; timers are wall-clock, in units of δ.
+//
+// A job runs the experiment of a bench.Spec. Every rank computes the same
+// fault plan from the seed and crashes and recovers the nodes it hosts on
+// schedule; each node draws its poisson think times from the same hash as in
+// the simulator; the sequential workload passes a baton to the rank of the
+// next requester once the token has come to rest. When every rank's workload
+// is over, rank 0 waits for the last messages to land and tells every rank to
+// stop; the ranks then drain what is still in flight, and rank 0 gathers the
+// counters into the same record as the simulator's (runtime "mpi").
+//
+// Mutual exclusion is checked after the run: every rank records when its
+// nodes entered and left the critical section, and rank 0 checks that no
+// two intervals overlap (the ranks' clocks are aligned at a barrier before
+// the run; on one machine they are the same clock).
+package cluster

@@ -1,0 +1,444 @@
+package cluster
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/wire"
+)
+
+// instance is one run on one rank: the nodes this rank hosts, their timers
+// and workload, and the rank's counters.
+type instance struct {
+	j     *job
+	id    uint8
+	spec  bench.Spec
+	n     int
+	delta float64
+	nodes []proto.Node // all N; only the hosted ones are stepped
+	local []proto.NodeID
+	down  []bool
+	plan  []bench.Fault
+
+	events  eventHeap
+	seq     uint64
+	out     proto.Output
+	queue   []queued // messages between nodes of this rank, in sending order
+	batches [][]byte // per destination rank: the frame being filled
+	counts  []int    // records in batches[r]
+
+	until, settle, watch float64
+	stopped              bool
+	doneSent             bool
+	doneRanks            int // rank 0: ranks whose workload is over
+
+	// workload
+	quota      int64 // poisson, saturated: requests per node at least
+	serial     uint32
+	nodeIssued []int64
+	busy       []bool
+	inCS       []bool
+	enteredAt  []float64
+	reqTag     []uint32
+	issuedAt   map[uint32]float64
+	life       []uint32
+	thinks     []uint32
+	order      func() proto.NodeID // sequential
+	drawn      uint32
+	lastNode   proto.NodeID
+	lastServed float64 // watchdog
+	stuck      string
+
+	// counters
+	stats rankReport
+	sent  [proto.NumMsgTypes][proto.NumCauses]int64
+
+	malformed    int64
+	malformedErr string
+	afterStop    int64
+}
+
+type queued struct {
+	m    proto.Message
+	sent float64
+}
+
+func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
+	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan,
+		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
+		batches: make([][]byte, j.size), counts: make([]int, j.size),
+		settle: bench.Settle(s), watch: bench.Watchdog(s),
+		issuedAt: map[uint32]float64{}}
+	for _, i := range j.place.Nodes(j.rank) {
+		in.local = append(in.local, proto.NodeID(i))
+	}
+	in.until = bench.WorkloadEnd(s, plan)
+	in.quota = (s.Requests + int64(s.Nodes) - 1) / int64(s.Nodes)
+	in.nodeIssued = make([]int64, s.Nodes)
+	in.busy = make([]bool, s.Nodes)
+	in.inCS = make([]bool, s.Nodes)
+	in.enteredAt = make([]float64, s.Nodes)
+	in.reqTag = make([]uint32, s.Nodes)
+	in.life = make([]uint32, s.Nodes)
+	in.thinks = make([]uint32, s.Nodes)
+	in.stats.PerTag = map[uint32]uint32{}
+	in.stats.FirstEntry = make([]float64, len(plan))
+	for k := range in.stats.FirstEntry {
+		in.stats.FirstEntry[k] = -1
+	}
+	in.stats.PerFailure = make([]float64, len(plan))
+	in.stats.Events = make([]int64, proto.NumEvents)
+	in.stats.ByType = make([]int64, proto.NumMsgTypes)
+	return in
+}
+
+func (in *instance) hosts(id proto.NodeID) bool { return in.j.place.Rank(int(id)) == in.j.rank }
+
+// at runs fn at time t (seconds since the start of the run).
+func (in *instance) at(t float64, fn func()) {
+	in.seq++
+	heap.Push(&in.events, event{t: t, seq: in.seq, fn: fn})
+}
+
+// later runs fn(id) dt seconds from now unless node id crashes meanwhile.
+func (in *instance) later(id proto.NodeID, dt float64, fn func(proto.NodeID)) {
+	life := in.life[id]
+	in.at(in.j.now()+dt, func() {
+		if in.life[id] == life {
+			fn(id)
+		}
+	})
+}
+
+// runDue runs the events due by now and the messages queued between local
+// nodes; it reports whether it did anything.
+func (in *instance) runDue(now float64) bool {
+	did := false
+	for !in.stopped && (len(in.queue) > 0 || (len(in.events) > 0 && in.events[0].t <= now)) {
+		did = true
+		if len(in.queue) > 0 {
+			q := in.queue[0]
+			in.queue = in.queue[1:]
+			in.noteDelay(in.j.now() - q.sent)
+			in.deliver(&q.m)
+			continue
+		}
+		e := heap.Pop(&in.events).(event)
+		e.fn()
+	}
+	if len(in.queue) == 0 {
+		in.queue = in.queue[:0:0]
+	}
+	return did
+}
+
+func (in *instance) noteDelay(d float64) {
+	in.stats.Delivered++
+	if d > in.stats.MaxDelay {
+		in.stats.MaxDelay = d
+	}
+	if d > in.delta {
+		in.stats.OverDelta++
+	}
+}
+
+func (in *instance) deliver(m *proto.Message) {
+	if in.down[m.To] {
+		in.stats.Dropped++
+		return
+	}
+	in.step(m.To, proto.Input{Kind: proto.Receive, Msg: *m})
+}
+
+// step runs one input through a hosted node and carries out its output.
+func (in *instance) step(id proto.NodeID, input proto.Input) {
+	n := in.nodes[id]
+	in.out.Reset()
+	n.Step(input, &in.out)
+	in.stats.Steps++
+	after := n.View()
+	in.down[id] = !after.Up
+	for k, c := range in.out.Events {
+		in.stats.Events[k] += int64(c)
+	}
+	now := in.j.now()
+	for k := range in.out.Msgs {
+		in.send(&in.out.Msgs[k], now)
+	}
+	for _, t := range in.out.Timers {
+		t := t
+		in.at(now+t.After*in.delta, func() {
+			if !in.down[id] {
+				in.step(id, proto.Input{Kind: proto.Fire, Timer: t})
+			}
+		})
+	}
+	rest := len(in.out.Msgs) == 0 && after.TokenHere && !after.InCS
+	if in.out.Enter {
+		in.entered(id, after.Tag, now)
+	}
+	if in.spec.Workload == "sequential" && rest {
+		switch {
+		case input.Kind == proto.ExitCS:
+			in.restAfter(input.Tag)
+		case input.Kind == proto.Receive && input.Msg.Type == proto.Token:
+			in.restAfter(input.Msg.Tag)
+		}
+	}
+}
+
+// send counts m and routes it: into the local queue, or into the frame for
+// its rank.
+func (in *instance) send(m *proto.Message, now float64) {
+	in.sent[m.Type][m.Cause]++
+	if m.Tag > 0 && m.Cause == proto.Normal {
+		in.stats.PerTag[m.Tag]++
+	}
+	if m.Cause == proto.Failure {
+		if k := in.crashIndex(now); k >= 0 {
+			in.stats.PerFailure[k]++
+			in.stats.ByType[m.Type]++
+		} else {
+			in.stats.PreCrash++
+		}
+	}
+	r := in.j.place.Rank(int(m.To))
+	if r == in.j.rank {
+		in.stats.Intra++
+		in.queue = append(in.queue, queued{*m, now})
+		return
+	}
+	in.stats.Inter++
+	in.stats.Hops += int64(hops(in.j.rank, r))
+	if in.counts[r] == 0 {
+		in.batches[r] = wire.AppendHeader(in.batches[r][:0], in.id, 0, 0)
+	}
+	in.batches[r] = wire.AppendMessage(in.batches[r], m)
+	in.counts[r]++
+	if in.counts[r] == maxBatch {
+		in.flushTo(r)
+	}
+}
+
+// flush sends the frames filled since the last flush.
+func (in *instance) flush() {
+	for r, c := range in.counts {
+		if c > 0 {
+			in.flushTo(r)
+		}
+	}
+}
+
+func (in *instance) flushTo(r int) {
+	b := in.batches[r]
+	wire.SetCount(b, in.counts[r])
+	copy(b[4:12], wire.AppendHeader(nil, in.id, 0, in.j.now())[4:12])
+	in.j.send(b, r, tagData)
+	in.counts[r] = 0
+}
+
+// crashIndex returns the index of the latest planned crash at or before t,
+// or -1.
+func (in *instance) crashIndex(t float64) int {
+	k := -1
+	for k+1 < len(in.plan) && in.plan[k+1].At <= t {
+		k++
+	}
+	return k
+}
+
+func (in *instance) failures(t float64) int { return in.crashIndex(t) + 1 }
+
+// start schedules the workload and the crashes of the hosted nodes.
+func (in *instance) start() {
+	for _, f := range in.plan {
+		f := f
+		if f.Node < 0 || !in.hosts(proto.NodeID(f.Node)) {
+			continue
+		}
+		id := proto.NodeID(f.Node)
+		in.at(f.At, func() { in.crash(id) })
+		if f.Up >= 0 {
+			in.at(f.Up, func() { in.recover(id) })
+		}
+	}
+	switch in.spec.Workload {
+	case "sequential":
+		in.order = bench.SequentialOrder(in.spec.Seed, in.n)
+		if id := in.nodeOf(1); in.hosts(id) {
+			in.at(0, func() { in.issueSequential(id, 1) })
+		}
+	case "poisson":
+		for _, id := range in.local {
+			in.scheduleThink(id)
+		}
+	case "saturated":
+		for _, id := range in.local {
+			in.later(id, 0, in.issue)
+		}
+	}
+	if in.spec.Workload != "sequential" {
+		in.at(in.until, in.checkDone)
+	}
+	in.lastServed = 0
+	in.at(in.watch, in.watchdog)
+}
+
+// nodeOf returns the requester of the k-th request of the sequential
+// workload (k = 1, 2, … in increasing order).
+func (in *instance) nodeOf(k uint32) proto.NodeID {
+	for in.drawn < k {
+		in.lastNode = in.order()
+		in.drawn++
+	}
+	return in.lastNode
+}
+
+func (in *instance) crash(id proto.NodeID) {
+	if in.inCS[id] {
+		in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now()})
+	}
+	in.step(id, proto.Input{Kind: proto.Crash})
+	in.life[id]++
+	if in.busy[id] && !in.inCS[id] {
+		in.stats.Abandoned++
+	}
+	in.busy[id], in.inCS[id] = false, false
+	in.checkDone()
+}
+
+func (in *instance) recover(id proto.NodeID) {
+	in.stats.Recoveries++
+	in.step(id, proto.Input{Kind: proto.Recover})
+	switch in.spec.Workload {
+	case "poisson":
+		in.scheduleThink(id)
+	case "saturated":
+		in.issue(id)
+	}
+}
+
+func (in *instance) scheduleThink(id proto.NodeID) {
+	k := in.thinks[id]
+	in.thinks[id]++
+	in.later(id, bench.ThinkTime(in.spec.Seed, id, k, in.spec.Think*in.delta), in.issue)
+}
+
+func (in *instance) more(id proto.NodeID) bool {
+	return in.nodeIssued[id] < in.quota || in.j.now() < in.until
+}
+
+// issue makes node id call enter_cs (poisson, saturated), if it has
+// requests left. Tags are unique over the job: rank + 1 + serial·ranks.
+func (in *instance) issue(id proto.NodeID) {
+	if !in.more(id) || in.busy[id] || in.down[id] || uint64(in.serial+1)*uint64(in.j.size) >= math.MaxUint32 {
+		in.checkDone()
+		return
+	}
+	tag := uint32(in.j.rank) + 1 + in.serial*uint32(in.j.size)
+	in.serial++
+	in.nodeIssued[id]++
+	in.enter(id, tag)
+}
+
+func (in *instance) enter(id proto.NodeID, tag uint32) {
+	in.stats.Issued = append(in.stats.Issued, tag)
+	in.busy[id] = true
+	in.reqTag[id] = tag
+	in.issuedAt[tag] = in.j.now()
+	in.step(id, proto.Input{Kind: proto.EnterCS, Tag: tag})
+}
+
+func (in *instance) issueSequential(id proto.NodeID, k uint32) {
+	if in.busy[id] || in.down[id] {
+		in.j.fail(fmt.Errorf("cluster: rank %d: sequential request %d at node %d, which is busy or down", in.j.rank, k, id))
+		return
+	}
+	in.nodeIssued[id]++
+	in.enter(id, k)
+}
+
+// restAfter is called when the token has come to rest after request k of
+// the sequential workload: the next request may start.
+func (in *instance) restAfter(k uint32) {
+	if int64(k) >= in.spec.Requests {
+		in.j.control(ctlDone, in.id, 0, 0, 0)
+		return
+	}
+	next := in.nodeOf(k + 1)
+	in.j.control(ctlBaton, in.id, k+1, next, in.j.place.Rank(int(next)))
+}
+
+func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
+	in.stats.Served++
+	in.lastServed = now
+	in.inCS[id] = true
+	in.enteredAt[id] = now
+	if t, ok := in.issuedAt[tag]; ok {
+		in.stats.Waits = append(in.stats.Waits, (now-t)/in.delta)
+		delete(in.issuedAt, tag)
+	}
+	for k := in.crashIndex(now); k >= 0 && in.stats.FirstEntry[k] < 0; k-- {
+		in.stats.FirstEntry[k] = now - in.plan[k].At
+	}
+	in.later(id, in.spec.CSTime*in.delta, in.exit)
+}
+
+func (in *instance) exit(id proto.NodeID) {
+	in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now()})
+	in.inCS[id] = false
+	in.busy[id] = false
+	in.step(id, proto.Input{Kind: proto.ExitCS, Tag: in.reqTag[id]})
+	switch in.spec.Workload {
+	case "poisson":
+		in.scheduleThink(id)
+	case "saturated":
+		in.issue(id)
+	}
+	in.checkDone()
+}
+
+// checkDone tells rank 0 once this rank's workload is over: no hosted node
+// will issue another request and none waits.
+func (in *instance) checkDone() {
+	if in.doneSent || in.spec.Workload == "sequential" || in.j.now() < in.until {
+		return
+	}
+	for _, id := range in.local {
+		if in.busy[id] || (!in.down[id] && in.nodeIssued[id] < in.quota) {
+			return
+		}
+	}
+	in.doneSent = true
+	in.j.control(ctlDone, in.id, 0, 0, 0)
+}
+
+// watchdog ends the rank's workload when none of its waiting requests has
+// been served for 4 watchdog periods: a liveness violation.
+func (in *instance) watchdog() {
+	if in.stopped || in.doneSent {
+		return
+	}
+	now := in.j.now()
+	waiting := 0
+	for _, id := range in.local {
+		if in.busy[id] && !in.inCS[id] {
+			waiting++
+		}
+	}
+	if waiting > 0 && now-in.lastServed > 4*in.watch {
+		in.stuck = fmt.Sprintf("rank %d: no request of its nodes served for %.0fδ while %d wait (t=%.4fs, seed %d)",
+			in.j.rank, (now-in.lastServed)/in.delta, waiting, now, in.spec.Seed)
+		in.stats.Stuck = int64(waiting)
+		in.doneSent = true
+		in.j.control(ctlDone, in.id, 0, 0, 0)
+		return
+	}
+	if waiting == 0 {
+		in.lastServed = now
+	}
+	in.at(now+in.watch, in.watchdog)
+}

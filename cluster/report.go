@@ -1,0 +1,260 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"syscall"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+)
+
+// csInterval is one stay of a node in the critical section, in seconds since
+// the start of the run.
+type csInterval struct {
+	Node       proto.NodeID `json:"n"`
+	Enter, Out float64
+}
+
+// rankReport is what one rank sends rank 0 about one run.
+type rankReport struct {
+	Rank  int    `json:"rank"`
+	Host  string `json:"host"`
+	Sent  [][]int64
+	Intra int64
+	Inter int64
+	Hops  int64
+	// PerTag counts the normal messages sent for each request serial.
+	PerTag     map[uint32]uint32
+	Issued     []uint32
+	Waits      []float64 // in δ
+	Served     int64
+	Abandoned  int64
+	Stuck      int64
+	StuckWhy   string
+	Recoveries int
+	Events     []int64
+	PerFailure []float64
+	ByType     []int64
+	PreCrash   int64
+	FirstEntry []float64 // per crash: seconds from the crash to the first entry on this rank (-1: none)
+	CS         []csInterval
+	Steps      int64
+	Delivered  int64
+	Dropped    int64
+	MaxDelay   float64
+	OverDelta  int64
+	Malformed  int64
+	BadFrame   string
+	AfterStop  int64
+	CPU        float64
+}
+
+func (r *rankReport) total() int64 {
+	var t int64
+	for _, row := range r.Sent {
+		for _, v := range row {
+			t += v
+		}
+	}
+	return t
+}
+
+func (in *instance) report() *rankReport {
+	r := &in.stats
+	r.Rank = in.j.rank
+	r.Host, _ = os.Hostname()
+	r.Sent = make([][]int64, proto.NumMsgTypes)
+	for t := range r.Sent {
+		r.Sent[t] = append([]int64(nil), in.sent[t][:]...)
+	}
+	r.Malformed, r.BadFrame, r.AfterStop, r.StuckWhy = in.malformed, in.malformedErr, in.afterStop, in.stuck
+	return r
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// gather sends every rank's reports to rank 0, which gets them per run, in
+// rank order.
+func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
+	buf, err := json.Marshal(reps)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: encoding the rank's counters: %w", err)
+	}
+	parts, err := comm.Gather(buf)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: gathering counters to rank 0: %w", err)
+	}
+	if comm.Rank() != 0 {
+		return nil, nil
+	}
+	out := make([][]*rankReport, len(reps))
+	for r, p := range parts {
+		var got []*rankReport
+		if err := json.Unmarshal(p, &got); err != nil || len(got) != len(reps) {
+			return nil, fmt.Errorf("cluster: decoding the counters of rank %d: %v", r, err)
+		}
+		for k := range out {
+			out[k] = append(out[k], got[k])
+		}
+	}
+	return out, nil
+}
+
+// assemble builds the run's record on rank 0 from every rank's report.
+func assemble(in *instance, reps []*rankReport) *results.Run {
+	s := in.spec
+	var issued, served int64
+	perTag := map[uint32]int64{}
+	var tags []uint32
+	var waits, cpu []float64
+	var cs []csInterval
+	hosts := map[string]bool{}
+	r := bench.NewRecord(s, "mpi", len(reps), "cs-intervals", 0, 0)
+	r.Placement = in.j.place.Name()
+	events := make([]int64, proto.NumEvents)
+	perFailure := make([]float64, len(in.plan))
+	firstEntry := make([]float64, len(in.plan))
+	for k := range firstEntry {
+		firstEntry[k] = -1
+	}
+	byType := make([]int64, proto.NumMsgTypes)
+	var hopSum int64
+	var bad []string
+	for _, rep := range reps {
+		issued += int64(len(rep.Issued))
+		served += rep.Served
+		tags = append(tags, rep.Issued...)
+		for t, c := range rep.PerTag {
+			perTag[t] += int64(c)
+		}
+		waits = append(waits, rep.Waits...)
+		cs = append(cs, rep.CS...)
+		cpu = append(cpu, rep.CPU)
+		hosts[rep.Host] = true
+		for t, row := range rep.Sent {
+			for c, v := range row {
+				if v > 0 {
+					r.MessagesByType[proto.MsgType(t).String()] += v
+					r.MessagesByCause[proto.Cause(c).String()] += v
+					r.MessagesTotal += v
+				}
+			}
+		}
+		r.MessagesIntraRank += rep.Intra
+		r.MessagesInterRank += rep.Inter
+		hopSum += rep.Hops
+		for k, v := range rep.Events {
+			events[k] += v
+		}
+		for k, v := range rep.PerFailure {
+			perFailure[k] += v
+		}
+		for k, v := range rep.ByType {
+			byType[k] += v
+		}
+		for k, v := range rep.FirstEntry {
+			if v >= 0 && (firstEntry[k] < 0 || v < firstEntry[k]) {
+				firstEntry[k] = v
+			}
+		}
+		r.FailureMessagesBeforeFirstCrash += rep.PreCrash
+		r.Recoveries += rep.Recoveries
+		r.RequestsAbandoned += rep.Abandoned
+		r.Steps += rep.Steps
+		r.MessagesDropped += rep.Dropped
+		r.MaxDelayDelta = max(r.MaxDelayDelta, rep.MaxDelay/s.Delta)
+		r.DelaysOverDelta += rep.OverDelta
+		r.MalformedFrames += rep.Malformed
+		if rep.BadFrame != "" {
+			bad = append(bad, rep.BadFrame)
+		}
+		if rep.StuckWhy != "" && r.Violation == "" {
+			r.LivenessViolations++
+			r.Violation = rep.StuckWhy
+		}
+	}
+	r.RequestsIssued, r.RequestsServed = issued, served
+	r.CPUSecondsPerRank = cpu
+	for h := range hosts {
+		r.Hosts = append(r.Hosts, h)
+	}
+	sort.Strings(r.Hosts)
+	if r.MessagesTotal > 0 {
+		r.HopsPerMessage = float64(hopSum) / float64(r.MessagesTotal)
+	}
+	if len(bad) > 0 {
+		r.MalformedExample = bad[0]
+	}
+	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
+	perReq := make([]float64, len(tags))
+	for k, t := range tags {
+		perReq[k] = float64(perTag[t])
+	}
+	r.MsgsPerRequest = results.Summarize(perReq)
+	r.WaitDelta = results.Summarize(waits)
+	if s.FT {
+		r.Events = map[string]int64{}
+		for e := proto.Event(0); e < proto.NumEvents; e++ {
+			r.Events[e.String()] = events[e]
+		}
+		r.TokensRegenerated = events[proto.EvTokenRegenerated]
+		r.StaleTokensDiscarded = events[proto.EvStaleToken]
+		r.SearchesStarted = events[proto.EvSearchStarted]
+		if r.SearchesStarted > 0 {
+			r.SearchPhasesMean = float64(events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
+		}
+	}
+	if s.Faults.Crashes > 0 {
+		r.FaultPlan = s.Faults.String()
+		r.Failures = len(in.plan)
+		r.OverheadPerFailure = results.Estimated(perFailure)
+		r.OverheadSamples = perFailure
+		r.OverheadByType = map[string]int64{}
+		for t, v := range byType {
+			if v > 0 {
+				r.OverheadByType[proto.MsgType(t).String()] = v
+			}
+		}
+		var rec []float64
+		for _, x := range firstEntry {
+			if x >= 0 {
+				rec = append(rec, x/s.Delta)
+			}
+		}
+		r.RecoveryDelta = results.Summarize(rec)
+	}
+	// Mutual exclusion: no two stays in the critical section overlap.
+	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
+	for k := 1; k < len(cs); k++ {
+		if prev := cs[k-1]; cs[k].Enter < prev.Out {
+			r.OverlappingCS++
+			if r.SafetyViolations == 0 {
+				r.Violation = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (until t=%.6fs; seed %d)",
+					cs[k].Node, cs[k].Enter, prev.Node, prev.Out, s.Seed)
+			}
+			r.SafetyViolations++
+		}
+		if cs[k].Out < cs[k-1].Out {
+			cs[k] = csInterval{cs[k].Node, cs[k].Enter, cs[k-1].Out}
+		}
+	}
+	lost := issued - served - r.RequestsAbandoned
+	if lost > 0 {
+		r.RequestsLost = lost
+		if r.LivenessViolations == 0 {
+			r.LivenessViolations++
+			r.Violation = fmt.Sprintf("%d of %d requests of nodes that stayed up were never served (seed %d)", lost, issued, s.Seed)
+		}
+	}
+	return r
+}

@@ -1,0 +1,438 @@
+package cluster
+
+import (
+	"encoding/binary"
+
+	"fmt"
+	"math"
+	"math/bits"
+	"time"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/wire"
+)
+
+// MPI message tags of the runtime.
+const (
+	tagData    = 1 // wire frames of node messages
+	tagControl = 2 // control frames: baton, done, stop
+)
+
+// Control frames: kind, run, then a kind-specific payload.
+const (
+	ctlBaton = 1 // sequential workload: issue request k (uint32) at node (int32)
+	ctlDone  = 2 // this rank's workload is over (to rank 0)
+	ctlStop  = 3 // the run is over (from rank 0)
+	ctlSize  = 10
+)
+
+// maxBatch caps the records of one frame, so that a frame stays below the
+// usual eager limit of shared-memory MPI transports (4 KiB) and a send never
+// waits for its receiver.
+const maxBatch = (4000 - wire.HeaderSize) / wire.RecordSize
+
+// Options are the runtime's settings beyond the experiment.
+type Options struct {
+	// Placement names the hypercube placement of nodes on ranks (see
+	// hypercube.Placements); empty means the default.
+	Placement string
+	// Progress, if set, is called on rank 0 about once a second with the
+	// number of failures injected so far and the time elapsed, in seconds.
+	Progress func(failures int, elapsed float64)
+}
+
+// ValidationError is bad input: every rank finds the same one before any
+// communication, so the job can end on every rank with a clear line.
+type ValidationError struct{ Err error }
+
+func (e *ValidationError) Error() string { return e.Err.Error() }
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// Check returns the normalized spec and placement for a run on p ranks, or
+// a ValidationError naming the flag at fault.
+func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Placement, error) {
+	bad := func(format string, args ...any) (bench.Spec, hypercube.Placement, error) {
+		return spec, nil, &ValidationError{fmt.Errorf(format, args...)}
+	}
+	s, err := spec.Normalized()
+	if err != nil {
+		return bad("%w", err)
+	}
+	if placement == "" {
+		placement = hypercube.Placements[0]
+	}
+	if err := hypercube.Validate(p, 1); err != nil {
+		return bad("mpirun -np %d: the number of ranks must be a power of two (1, 2, 4, …, 32, …)", p)
+	}
+	if s.Nodes < p || s.Nodes%p != 0 {
+		return bad("--nodes: %d nodes cannot be spread over %d ranks (need N ≥ ranks; both powers of two)", s.Nodes, p)
+	}
+	pl, err := hypercube.NewPlacement(placement, s.Nodes, p)
+	if err != nil {
+		return bad("--placement: %w", err)
+	}
+	switch {
+	case s.Workload == "each":
+		return bad("--workload: each is computed in one process; run it without mpirun")
+	case s.Workload == "sequential" && (s.Faults.Crashes > 0 || s.FT):
+		return bad("--workload: under MPI the sequential workload runs without the failure protocol (no --crashes, no --ft); use poisson or saturated")
+	case s.Faults.Crashes > 0 && s.Faults.Target != "random":
+		return bad("--crash-target: under MPI only random victims are supported (%s needs a view of the whole run)", s.Faults.Target)
+	case s.LateFraction > 0:
+		return bad("--delay-violations: only the simulator delays messages on purpose")
+	case s.MinDelay > 0:
+		return bad("--min-delay: only the simulator chooses delays; MPI delays are real")
+	case s.Trace != nil:
+		return bad("--trace: only the simulator writes traces")
+	case s.Repair:
+		return bad("the repair pass needs the simulator")
+	}
+	return s, pl, nil
+}
+
+// Run runs the experiment on the ranks of comm; every rank calls it with the
+// same arguments. It returns the record on rank 0 and nil on the other ranks.
+// With crashes and a baseline, the crash-free baseline runs at the same time
+// on the same ranks, as a second run.
+func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
+	s, pl, err := Check(spec, opt.Placement, comm.Size())
+	if err != nil {
+		return nil, err
+	}
+	wall := time.Now()
+	cpu0 := cpuSeconds()
+	j := &job{comm: comm, rank: comm.Rank(), size: comm.Size(), place: pl, progress: opt.Progress,
+		frames: make([]int64, comm.Size()*comm.Size())}
+	plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
+	j.runs = append(j.runs, newInstance(j, 0, s, plan))
+	if s.Faults.Crashes > 0 && !s.NoBaseline {
+		base := s
+		base.Faults = bench.FaultPlan{}
+		b := newInstance(j, 1, base, nil)
+		b.until = j.runs[0].until // issue requests as long as the crash run
+		j.runs = append(j.runs, b)
+	}
+	// The common time origin: rank 0's wall clock, given to every rank (a
+	// sum in which only rank 0 contributes). Times of different ranks are
+	// then comparable: exactly on one machine, up to the clock
+	// synchronisation (NTP, PTP) between machines.
+	var mine int64
+	if j.rank == 0 {
+		mine = time.Now().UnixNano()
+	}
+	epoch, err := comm.SumInt64([]int64{mine})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: agreeing on the start time: %w", err)
+	}
+	j.epoch = epoch[0]
+	for _, in := range j.runs {
+		in.start()
+	}
+	if err := j.loop(); err != nil {
+		return nil, err
+	}
+	if err := j.drain(); err != nil {
+		return nil, err
+	}
+	reps := make([]*rankReport, len(j.runs))
+	for k, in := range j.runs {
+		reps[k] = in.report()
+		reps[k].CPU = cpuSeconds() - cpu0
+	}
+	all, err := gather(comm, reps)
+	if err != nil || j.rank != 0 {
+		return nil, err
+	}
+	r := assemble(j.runs[0], all[0])
+	if len(all) > 1 && r.Failures > 0 {
+		var total, base int64
+		for _, rep := range all[0] {
+			total += rep.total()
+		}
+		for _, rep := range all[1] {
+			base += rep.total()
+		}
+		r.BaselineMessages = base
+		r.OverheadDifferential = results.Estimated([]float64{float64(total-base) / float64(r.Failures)})
+	}
+	r.WallSeconds = time.Since(wall).Seconds()
+	return r, nil
+}
+
+// job is one rank's part of a run: its concurrent runs (instances) and the
+// MPI traffic.
+type job struct {
+	comm       Comm
+	rank, size int
+	place      hypercube.Placement
+	runs       []*instance
+	epoch      int64 // Unix nanoseconds of time 0
+	progress   func(int, float64)
+	// frames[src*size+dst] counts data and control frames sent from src to
+	// dst (this rank's row) and received (its column), for the final drain.
+	frames []int64
+	recv   []byte
+	msgs   []proto.Message
+	ctl    [ctlSize]byte
+	err    error
+}
+
+func (j *job) now() float64 { return float64(time.Now().UnixNano()-j.epoch) / 1e9 }
+
+func (j *job) fail(err error) {
+	if j.err == nil {
+		j.err = err
+	}
+}
+
+func (j *job) send(buf []byte, dest, tag int) {
+	if err := j.comm.Send(buf, dest, tag); err != nil {
+		j.fail(fmt.Errorf("cluster: rank %d: sending to rank %d: %w", j.rank, dest, err))
+		return
+	}
+	j.frames[j.rank*j.size+dest]++
+}
+
+func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
+	c := j.ctl[:]
+	c[0], c[1] = kind, run
+	binary.LittleEndian.PutUint32(c[2:], a)
+	binary.LittleEndian.PutUint32(c[6:], uint32(b))
+	if dest == j.rank {
+		j.handleControl(c, dest)
+		return
+	}
+	j.send(c, dest, tagControl)
+}
+
+// Sleep bounds of an idle rank: it polls again after minSleep, doubling up
+// to maxSleep (but never past its next timer). Idle ranks sleep instead of
+// spinning, so 32 ranks can share 2 cores.
+const minSleep = 20 * time.Microsecond
+
+func (j *job) maxSleep() time.Duration {
+	d := time.Duration(j.runs[0].delta / 10 * float64(time.Second))
+	return min(max(d, minSleep), time.Millisecond)
+}
+
+// loop runs until every instance has stopped.
+func (j *job) loop() error {
+	sleep := minSleep
+	lastProgress := 0.0
+	for j.err == nil {
+		busy := false
+		for {
+			ok, err := j.poll()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			busy = true
+		}
+		now := j.now()
+		next := math.Inf(1)
+		live := false
+		for _, in := range j.runs {
+			if in.stopped {
+				continue
+			}
+			live = true
+			if in.runDue(now) {
+				busy = true
+			}
+			in.flush()
+			if len(in.events) > 0 {
+				next = min(next, in.events[0].t)
+			}
+		}
+		if !live {
+			break
+		}
+		if j.progress != nil && j.rank == 0 && now-lastProgress >= 1 {
+			lastProgress = now
+			j.progress(j.runs[0].failures(now), now)
+		}
+		if busy {
+			sleep = minSleep
+			continue
+		}
+		d := sleep
+		if wait := time.Duration((next - j.now()) * float64(time.Second)); wait < d {
+			d = max(wait, 0)
+		}
+		if d > 0 {
+			time.Sleep(d)
+		}
+		sleep = min(2*sleep, j.maxSleep())
+	}
+	return j.err
+}
+
+// poll receives one waiting frame, if any, and handles it.
+func (j *job) poll() (bool, error) {
+	src, tag, count, ok, err := j.comm.Iprobe()
+	if err != nil {
+		return false, fmt.Errorf("cluster: rank %d: probing for messages: %w", j.rank, err)
+	}
+	if !ok {
+		return false, nil
+	}
+	if cap(j.recv) < count {
+		j.recv = make([]byte, count)
+	}
+	buf := j.recv[:count]
+	if _, err := j.comm.Recv(buf, src, tag); err != nil {
+		return false, fmt.Errorf("cluster: rank %d: receiving from rank %d: %w", j.rank, src, err)
+	}
+	j.frames[src*j.size+j.rank]--
+	switch tag {
+	case tagData:
+		j.handleData(buf, src)
+	case tagControl:
+		j.handleControl(buf, src)
+	default:
+		j.malformed(fmt.Errorf("frame from rank %d with unknown tag %d", src, tag))
+	}
+	return true, nil
+}
+
+func (j *job) malformed(err error) {
+	in := j.runs[0]
+	in.malformed++
+	if in.malformedErr == "" {
+		in.malformedErr = fmt.Sprintf("rank %d: %v", j.rank, err)
+	}
+}
+
+func (j *job) instance(run uint8) *instance {
+	if int(run) < len(j.runs) {
+		return j.runs[run]
+	}
+	return nil
+}
+
+func (j *job) handleData(buf []byte, src int) {
+	h, err := wire.DecodeHeader(buf)
+	in := j.instance(h.Run)
+	if err == nil && in == nil {
+		err = fmt.Errorf("frame for run %d, this job has %d", h.Run, len(j.runs))
+	}
+	if err == nil {
+		_, j.msgs, err = wire.Decode(buf, in.n, j.msgs[:0])
+	}
+	if err != nil {
+		j.malformed(fmt.Errorf("from rank %d: %w", src, err))
+		return
+	}
+	for k := range j.msgs {
+		if m := &j.msgs[k]; j.place.Rank(int(m.To)) != j.rank {
+			j.malformed(fmt.Errorf("from rank %d: message for node %d, which rank %d hosts", src, m.To, j.place.Rank(int(m.To))))
+			return
+		}
+	}
+	if in.stopped {
+		in.afterStop += int64(len(j.msgs))
+		return
+	}
+	in.noteDelay(j.now() - h.Sent)
+	for k := range j.msgs {
+		in.deliver(&j.msgs[k])
+	}
+}
+
+func (j *job) handleControl(c []byte, src int) {
+	if len(c) != ctlSize {
+		j.malformed(fmt.Errorf("control frame of %d bytes from rank %d", len(c), src))
+		return
+	}
+	in := j.instance(c[1])
+	if in == nil {
+		j.malformed(fmt.Errorf("control frame for run %d from rank %d", c[1], src))
+		return
+	}
+	a := binary.LittleEndian.Uint32(c[2:])
+	b := int32(binary.LittleEndian.Uint32(c[6:]))
+	switch c[0] {
+	case ctlBaton:
+		if b < 0 || int(b) >= in.n || j.place.Rank(int(b)) != j.rank {
+			j.malformed(fmt.Errorf("baton for node %d from rank %d", b, src))
+			return
+		}
+		in.at(j.now(), func() { in.issueSequential(b, a) })
+	case ctlDone:
+		if j.rank != 0 {
+			j.malformed(fmt.Errorf("done frame from rank %d at rank %d", src, j.rank))
+			return
+		}
+		in.doneRanks++
+		if in.doneRanks == j.size || in.spec.Workload == "sequential" {
+			in.at(j.now()+in.settle, func() {
+				for r := 0; r < j.size; r++ {
+					j.control(ctlStop, in.id, 0, 0, r)
+				}
+			})
+		}
+	case ctlStop:
+		in.stopped = true
+	default:
+		j.malformed(fmt.Errorf("control frame of kind %d from rank %d", c[0], src))
+	}
+}
+
+// drain receives the frames still in flight once every instance has
+// stopped: the ranks sum their sent and received counts, then each receives
+// what the others sent it. Nothing is left in MPI's queues at Finalize.
+func (j *job) drain() error {
+	total, err := j.comm.SumInt64(j.frames)
+	if err != nil {
+		return fmt.Errorf("cluster: rank %d: counting the frames in flight: %w", j.rank, err)
+	}
+	left := int64(0)
+	for src := 0; src < j.size; src++ {
+		left += total[src*j.size+j.rank]
+	}
+	for left > 0 {
+		ok, err := j.poll()
+		if err != nil {
+			return err
+		}
+		if ok {
+			left--
+		} else {
+			time.Sleep(minSleep)
+		}
+	}
+	if left < 0 {
+		return fmt.Errorf("cluster: rank %d: received %d frames more than were sent", j.rank, -left)
+	}
+	return j.err
+}
+
+// event is a timed action of an instance.
+type event struct {
+	t   float64
+	seq uint64
+	fn  func()
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(a, b int) bool {
+	return h[a].t < h[b].t || (h[a].t == h[b].t && h[a].seq < h[b].seq)
+}
+func (h eventHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+func hops(a, b int) int { return bits.OnesCount(uint(a ^ b)) }
