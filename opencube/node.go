@@ -15,6 +15,7 @@ const (
 	timerRetest                   // a search phase tests "try later" nodes again
 	timerKeep                     // a node holding others' requests tells them so
 	timerConfirm                  // a searcher waits for objections before regenerating
+	timerQuiet                    // a recovered node stops discarding tokens
 )
 
 // Config holds the timing parameters of the failure protocol, in units of δ.
@@ -57,6 +58,10 @@ type Node struct {
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
 	announced  uint64 // the last generation this node announced
+	// quietSeq is the live timer of the 2δ that follow a recovery, during
+	// which the node discards every token and issues no request
+	// (docs/failures.md: a token sent to a crashed node is lost).
+	quietSeq uint32
 
 	// Keep-alives (docs/failures.md): an anchor (the node that holds or
 	// lent the token) stamps them (anchor id, counter); a waiting node
@@ -130,7 +135,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	case proto.Fire:
 		n.fire(in.Timer, out)
 	}
-	if !n.searching {
+	if !n.searching && n.quietSeq == 0 {
 		n.core.Drain(out)
 	}
 	n.arm(out, start)
@@ -344,7 +349,10 @@ func (n *Node) waitingToken() bool {
 
 func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 	c := &n.core
-	if m.Gen < c.Gen {
+	if m.Gen < c.Gen || n.quietSeq != 0 {
+		// Older than a generation we know, or sent to us before we
+		// recovered (it may be older than a generation announced while we
+		// were down): lost, as a token sent to a crashed node is.
 		out.Events[proto.EvStaleToken]++
 		return
 	}
@@ -436,6 +444,10 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 			n.stopSearch()
 			n.core.Father = proto.Nil
 			n.regenerate(out)
+		}
+	case timerQuiet:
+		if t.Seq == n.quietSeq {
+			n.quietSeq = 0
 		}
 	case timerRetest:
 		if t.Seq != n.phaseSeq || !n.searching {
@@ -564,10 +576,14 @@ func (n *Node) crash(out *proto.Output) {
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.
+// For 2δ it discards every token and issues no request of its own: a token
+// that reaches it then may have been sent before it recovered, while a
+// regeneration it did not hear of was being confirmed (docs/failures.md).
 func (n *Node) recover(out *proto.Output) {
 	if n.up {
 		return
 	}
 	n.up = true
+	n.quietSeq = n.timer(out, timerQuiet, 2)
 	n.startSearch(1, out)
 }
