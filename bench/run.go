@@ -194,7 +194,14 @@ func (r *repairPass) next() {
 
 func (r *repairPass) entered(id proto.NodeID) {
 	r.s.Input(r.cs, id, proto.ExitCS, 0)
-	r.s.After(r.cs, func() { r.wait = false })
+	r.s.After(r.cs, func() {
+		// The exit ran just before (same time, scheduled first). If it
+		// sent nothing, no later step will report the quiet: do it here.
+		r.wait = false
+		if r.s.InFlight() == 0 {
+			r.quiet()
+		}
+	})
 }
 
 func (r *repairPass) quiet() {

@@ -195,3 +195,23 @@ func TestRecoveredNodeDiscardsEarlierToken(t *testing.T) {
 		}
 	}
 }
+
+// TestUnexpectedLoanKeepsFather: a loan that reaches a node no longer
+// waiting for it (its request, re-issued after a search, was served twice)
+// goes back to its lender and changes nothing else. The node was transit
+// for a son since it asked; taking the lender as father, as we once did,
+// left the lender with two sons of the same power (crash sweep N=8, seed 7
+// with the repair pass).
+func TestUnexpectedLoanKeepsFather(t *testing.T) {
+	net := ftNet(t, 8)
+	net.Enter(4, "request(4) 4→3")
+	net.Deliver("request(4) 4→3", "request(4) 3→1") // 3 is transit: father3 := 4
+	net.Pending = append(net.Pending, proto.Message{Type: proto.Token, From: 0, To: 2, J: 0, Src: 2, Tag: 1})
+	net.Deliver("token(1) 1→3", "token(nil) 3→1")
+	if f := net.Fathers()[2]; f != 4 {
+		t.Fatalf("father of 3 = %d, want 4", f)
+	}
+	if v := net.Nodes[2].View(); v.TokenHere || v.Asked {
+		t.Fatalf("3 kept the loan: %+v", v)
+	}
+}

@@ -356,22 +356,28 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		out.Events[proto.EvStaleToken]++
 		return
 	}
+	if !c.Asked && m.J != proto.Nil {
+		// Not waiting: a loan for a request that was served already (a
+		// request re-issued after a search, served twice). It goes back to
+		// its lender at once, and nothing else changes: the node's father
+		// may have changed since it asked (it was transit for a son), and
+		// a search it runs goes on.
+		out.Events[proto.EvUnexpectedToken]++
+		c.Gen = m.Gen
+		n.send(out, proto.Message{Type: proto.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
+		return
+	}
 	n.stopSearch()
 	switch {
 	case c.Asked:
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 		c.ReceiveToken(m, out)
 	default:
-		// Not waiting: a token for a request that was served already (a
-		// request re-issued after a search, served twice). A loan goes back
-		// at once; a token given up makes this node the root.
+		// Not waiting, a token given up (token(nil)) for a request served
+		// already: it makes this node the root (its sender made this node
+		// its father).
 		out.Events[proto.EvUnexpectedToken]++
 		c.Gen = m.Gen
-		if m.J != proto.Nil {
-			c.Father = m.From
-			n.send(out, proto.Message{Type: proto.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
-			return
-		}
 		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
 	}
 }
