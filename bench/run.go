@@ -193,7 +193,14 @@ func (r *repairPass) next() {
 
 func (r *repairPass) entered(id proto.NodeID) {
 	r.s.Input(r.cs, id, proto.ExitCS, 0)
-	r.s.After(r.cs, func() { r.wait = false })
+	r.s.After(r.cs, func() {
+		// The exit ran just before (same time, scheduled first). If it
+		// sent nothing, no later step will report the quiet: do it here.
+		r.wait = false
+		if r.s.InFlight() == 0 {
+			r.quiet()
+		}
+	})
 }
 
 func (r *repairPass) quiet() {
@@ -319,9 +326,12 @@ func simulateUntil(spec Spec, until float64) *outcome {
 			if drv.done {
 				return
 			}
-			if drv.served == lastServed && drv.issued > drv.served+drv.abandoned {
-				o.stuck = fmt.Sprintf("no request served for %.0fδ while %d wait (t=%.4fs, seed %d)",
-					watch/delta, drv.issued-drv.served-drv.abandoned, s.Now(), spec.Seed)
+			// Stuck: nothing served since the last tick, and a request
+			// waits since before it. (A request issued after a quiet spell
+			// longer than the period is not evidence of a stall.)
+			if id, at := drv.oldestWait(); drv.served == lastServed && id != proto.Nil && s.Now()-at >= watch {
+				o.stuck = fmt.Sprintf("no request served for %.0fδ while %d wait, node %d's for %.0fδ (t=%.4fs, seed %d)",
+					watch/delta, drv.issued-drv.served-drv.abandoned, id, (s.Now()-at)/delta, s.Now(), spec.Seed)
 				s.Stop()
 				return
 			}

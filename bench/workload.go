@@ -60,6 +60,7 @@ type driver struct {
 	issued, served, abandoned int64
 	pending                   bool // sequential: a request is outstanding
 	issuedAt                  []float64
+	since                     []float64 // when each node issued its current request, seconds
 	waits                     []float64 // seconds, by served request
 	busy                      []bool    // node has a request issued and not yet finished
 	inCS                      []bool
@@ -74,7 +75,7 @@ func newDriver(kind string, host Host, seed uint64, n int, requests int64, until
 	return &driver{kind: kind, host: host, seed: seed, rng: rand.New(rand.NewPCG(seed, streamWorkload)), n: n,
 		requests: requests, until: until, csTime: csTime, think: think,
 		issuedAt: make([]float64, 1, requests+1), busy: make([]bool, n), inCS: make([]bool, n),
-		life: make([]uint32, n), thinks: make([]uint32, n)}
+		life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
 }
 
 func (d *driver) start() {
@@ -135,6 +136,7 @@ func (d *driver) issue(id proto.NodeID) {
 	}
 	d.issued++
 	d.busy[id] = true
+	d.since[id] = d.host.Now()
 	d.issuedAt = append(d.issuedAt, d.host.Now())
 	d.host.Input(0, id, proto.EnterCS, uint32(d.issued))
 }
@@ -198,6 +200,18 @@ func (d *driver) recovered(id proto.NodeID) {
 	case "saturated":
 		d.issue(id)
 	}
+}
+
+// oldestWait returns the node whose request has waited longest for the CS
+// (issued, not yet entered) and when it was issued; proto.Nil if none waits.
+func (d *driver) oldestWait() (proto.NodeID, float64) {
+	id, at := proto.Nil, 0.0
+	for i, b := range d.busy {
+		if b && !d.inCS[i] && (id == proto.Nil || d.since[i] < at) {
+			id, at = proto.NodeID(i), d.since[i]
+		}
+	}
+	return id, at
 }
 
 // quiet is called when no message is in flight and no node is in the CS.

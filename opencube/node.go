@@ -15,6 +15,7 @@ const (
 	timerRetest                   // a search phase tests "try later" nodes again
 	timerKeep                     // a node holding others' requests tells them so
 	timerConfirm                  // a searcher waits for objections before regenerating
+	timerQuiet                    // a recovered node stops discarding tokens
 )
 
 // Config holds the timing parameters of the failure protocol, in units of δ.
@@ -57,6 +58,10 @@ type Node struct {
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
 	announced  uint64 // the last generation this node announced
+	// quietSeq is the live timer of the 2δ that follow a recovery, during
+	// which the node discards every token and issues no request
+	// (docs/failures.md: a token sent to a crashed node is lost).
+	quietSeq uint32
 
 	// Keep-alives (docs/failures.md): an anchor (the node that holds or
 	// lent the token) stamps them (anchor id, counter); a waiting node
@@ -130,7 +135,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	case proto.Fire:
 		n.fire(in.Timer, out)
 	}
-	if !n.searching {
+	if !n.searching && n.quietSeq == 0 {
 		n.core.Drain(out)
 	}
 	n.arm(out, start)
@@ -344,8 +349,22 @@ func (n *Node) waitingToken() bool {
 
 func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 	c := &n.core
-	if m.Gen < c.Gen {
+	if m.Gen < c.Gen || n.quietSeq != 0 {
+		// Older than a generation we know, or sent to us before we
+		// recovered (it may be older than a generation announced while we
+		// were down): lost, as a token sent to a crashed node is.
 		out.Events[proto.EvStaleToken]++
+		return
+	}
+	if !c.Asked && m.J != proto.Nil {
+		// Not waiting: a loan for a request that was served already (a
+		// request re-issued after a search, served twice). It goes back to
+		// its lender at once, and nothing else changes: the node's father
+		// may have changed since it asked (it was transit for a son), and
+		// a search it runs goes on.
+		out.Events[proto.EvUnexpectedToken]++
+		c.Gen = m.Gen
+		n.send(out, proto.Message{Type: proto.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
 		return
 	}
 	n.stopSearch()
@@ -354,16 +373,11 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 		c.ReceiveToken(m, out)
 	default:
-		// Not waiting: a token for a request that was served already (a
-		// request re-issued after a search, served twice). A loan goes back
-		// at once; a token given up makes this node the root.
+		// Not waiting, a token given up (token(nil)) for a request served
+		// already: it makes this node the root (its sender made this node
+		// its father).
 		out.Events[proto.EvUnexpectedToken]++
 		c.Gen = m.Gen
-		if m.J != proto.Nil {
-			c.Father = m.From
-			n.send(out, proto.Message{Type: proto.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
-			return
-		}
 		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
 	}
 }
@@ -436,6 +450,10 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 			n.stopSearch()
 			n.core.Father = proto.Nil
 			n.regenerate(out)
+		}
+	case timerQuiet:
+		if t.Seq == n.quietSeq {
+			n.quietSeq = 0
 		}
 	case timerRetest:
 		if t.Seq != n.phaseSeq || !n.searching {
@@ -564,10 +582,14 @@ func (n *Node) crash(out *proto.Output) {
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.
+// For 2δ it discards every token and issues no request of its own: a token
+// that reaches it then may have been sent before it recovered, while a
+// regeneration it did not hear of was being confirmed (docs/failures.md).
 func (n *Node) recover(out *proto.Output) {
 	if n.up {
 		return
 	}
 	n.up = true
+	n.quietSeq = n.timer(out, timerQuiet, 2)
 	n.startSearch(1, out)
 }
