@@ -139,6 +139,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -187,7 +188,8 @@ var jobPool = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 
 func (j *job) run() {
 	defer func() {
 		if r := recover(); r != nil {
-			j.pv = r
+			// Re-raised in the caller, with the stack where it happened.
+			j.pv = fmt.Sprintf("%v\n\n[on the MPI thread]\n%s", r, debug.Stack())
 		}
 		j.done <- struct{}{}
 	}()

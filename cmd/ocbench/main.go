@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
@@ -64,6 +65,10 @@ type options struct {
 	lateFactor   float64
 	noBaseline   bool
 
+	runtime     string
+	placement   string
+	runtimeInfo *runtimeInfo // set under MPI
+
 	help bool
 }
 
@@ -98,6 +103,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Float64Var(&o.late, "delay-violations", 0, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
 	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
+	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
+	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	return fs
 }
@@ -114,6 +121,10 @@ Examples:
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if _, rank, ok := launcher(); ok && rank != 0 {
+		// Under mpirun every rank finds the same bad input; rank 0 says it.
+		stdout, stderr = io.Discard, io.Discard
+	}
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, versionString())
 		return 0
@@ -139,6 +150,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) == 0 {
 		o.preset = "ipsc2"
+	}
+	if viaMPI, err := useMPI(&o); err != nil {
+		fmt.Fprintf(stderr, "ocbench: %v\n", err)
+		return 2
+	} else if viaMPI {
+		return runMPI(&o, fs, stdout, stderr)
 	}
 	code, err := execute(&o, fs, stdout)
 	if err != nil {
@@ -235,6 +252,9 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if err := s.Validate(); err != nil {
 			return nil, usageError{err}
 		}
+		if err := checkSpec(o, s); err != nil {
+			return nil, usageError{err}
+		}
 		c := config{spec: s}
 		if sh.crashes > 0 {
 			c.paper, _ = results.PaperPerFailure(sh.nodes)
@@ -257,7 +277,12 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 	}
 	set("workload", func() { o.workload = "poisson" })
 	set("requests", func() { o.requests = 1 })
-	set("repeat", func() { o.repeat = 5 })
+	set("repeat", func() {
+		o.repeat = 5
+		if o.runtimeInfo != nil {
+			o.repeat = 1 // real time: one run of each size (README, "Running on MPI")
+		}
+	})
 	set("think", func() { o.think = -10 }) // 10·N·cs-time, set per N in configs
 	set("crash-every", func() { o.crashEvery = 100 })
 	set("downtime", func() { o.downtime = 20 })
@@ -285,11 +310,14 @@ func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
 		for k := 0; k < o.repeat; k++ {
 			s := c.spec
 			s.Seed = c.spec.Seed + uint64(k)
-			r, err := bench.Run(s)
+			r, err := runSpec(o, s)
 			if err != nil {
 				return 1, fmt.Errorf("run %s N=%d seed %d: %w", s.Algorithm, s.Nodes, s.Seed, err)
 			}
 			runs = append(runs, r)
+		}
+		if o.runtimeInfo != nil && o.runtimeInfo.rank != 0 {
+			continue // the record is rank 0's
 		}
 		r := results.Merge(runs)
 		if c.paper > 0 {
@@ -303,6 +331,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
 		if err := traceFile.Close(); err != nil {
 			return 1, fmt.Errorf("--trace: %w", err)
 		}
+	}
+	if o.runtimeInfo != nil && o.runtimeInfo.rank != 0 {
+		return 0, nil
 	}
 	w := bufio.NewWriter(stdout)
 	if o.json {
@@ -362,10 +393,20 @@ func header(o *options, list []config) []string {
 	if e == 0 {
 		e = s.CSTime
 	}
+	rt := "simulator (1 process)"
+	timing := fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: %s", s.Delta, s.MinDelay, channels, o.check)
+	if ri := o.runtimeInfo; ri != nil {
+		lib := ri.library
+		if i := strings.IndexAny(lib, ",\n"); i > 0 {
+			lib = lib[:i]
+		}
+		rt = fmt.Sprintf("MPI, %d ranks (%s), placement %s", ri.ranks, lib, ri.placement)
+		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: no two nodes in the CS (from every entry and exit)", s.Delta)
+	}
 	h := []string{
-		fmt.Sprintf("ocbench %s — runtime: simulator (1 process), %s", version, what),
+		fmt.Sprintf("ocbench %s — runtime: %s, %s", version, rt, what),
 		fmt.Sprintf("workload %s, %s%s, CS time %gδ, %s", s.Workload, requests, load, s.CSTime, seeds),
-		fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: %s", s.Delta, s.MinDelay, channels, o.check),
+		timing,
 	}
 	if s.Faults.Crashes > 0 {
 		plan := s.Faults

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/cluster"
+	"github.com/ocbench/ocbench/mpi"
+	"github.com/ocbench/ocbench/results"
+)
+
+// DefaultMPIDelta is δ under MPI when --delta is not given: real delays
+// between 32 ranks oversubscribed on a 2-core laptop stay well below it
+// (README, "Running on MPI").
+const DefaultMPIDelta = 2e-3
+
+// launcher returns the world size and this process's rank as announced by
+// the MPI launcher's environment (Open MPI's mpirun, MPICH's Hydra, Slurm's
+// PMI), and whether there is one.
+func launcher() (size, rank int, ok bool) {
+	for _, v := range [][2]string{{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}} {
+		s, err1 := strconv.Atoi(os.Getenv(v[0]))
+		r, err2 := strconv.Atoi(os.Getenv(v[1]))
+		if err1 == nil && err2 == nil {
+			return s, r, true
+		}
+	}
+	return 1, 0, false
+}
+
+// useMPI decides the runtime from --runtime and the environment.
+func useMPI(o *options) (bool, error) {
+	size, _, launched := launcher()
+	switch o.runtime {
+	case "sim":
+		return false, nil
+	case "mpi":
+		if !mpi.Compiled() {
+			return false, usageError{fmt.Errorf("--runtime: %w", mpi.ErrNoMPI)}
+		}
+		return true, nil
+	case "auto":
+		if !launched {
+			return false, nil
+		}
+		if !mpi.Compiled() {
+			if size > 1 {
+				return false, usageError{fmt.Errorf("mpirun started %d copies of an ocbench built without MPI support; build it with `make mpi` and run ./ocbench-mpi", size)}
+			}
+			return false, nil
+		}
+		return true, nil
+	}
+	return false, usageError{fmt.Errorf("--runtime: unknown runtime %q (allowed: auto, sim, mpi)", o.runtime)}
+}
+
+// runMPI runs the experiments on the MPI ranks: every rank runs the same
+// code; rank 0 prints. Bad input ends every rank with status 2 and one line
+// from rank 0; a failure during a run aborts the job.
+func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
+	if _, err := mpi.Init(mpi.ThreadFunneled); err != nil {
+		fmt.Fprintf(stderr, "ocbench: %v\n", err)
+		return 1
+	}
+	rank, size := mpi.WorldRank(), mpi.WorldSize()
+	if rank != 0 {
+		stdout, stderr = io.Discard, io.Discard
+	}
+	if !fs.Changed("delta") {
+		o.delta = DefaultMPIDelta
+	}
+	o.runtimeInfo = &runtimeInfo{name: "mpi", ranks: size, rank: rank, library: mpi.LibraryVersion(), placement: o.placement}
+	var code int
+	err := mpi.OnThread(func() error {
+		var err error
+		code, err = execute(o, fs, stdout)
+		return err
+	})
+	var re runError
+	switch {
+	case err == nil:
+	case errors.As(err, &re):
+		// This rank failed in the middle of a run: the others wait for it.
+		fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: %v\n", rank, size, err)
+		mpi.Abort(1)
+	default: // bad input (code 2, found alike on every rank) or the verdict (rank 0)
+		fmt.Fprintf(stderr, "ocbench: %v\n", err)
+	}
+	if err := mpi.Finalize(); err != nil {
+		fmt.Fprintf(stderr, "ocbench: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+// runtimeInfo describes the MPI runtime of a run, nil for the simulator.
+type runtimeInfo struct {
+	name        string
+	ranks, rank int
+	library     string
+	placement   string
+}
+
+// runSpec runs one experiment in the runtime of o.
+func runSpec(o *options, s bench.Spec) (*results.Run, error) {
+	if o.runtimeInfo == nil {
+		return bench.Run(s)
+	}
+	r, err := cluster.Run(cluster.MPI{}, s, cluster.Options{Placement: o.placement})
+	var ve *cluster.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		return nil, runError{err}
+	}
+	return r, err
+}
+
+// runError is a failure of the runtime during a run (not bad input).
+type runError struct{ error }
+
+// checkSpec checks s against the runtime of o.
+func checkSpec(o *options, s bench.Spec) error {
+	if o.runtimeInfo == nil {
+		return nil
+	}
+	_, _, err := cluster.Check(s, o.placement, o.runtimeInfo.ranks)
+	return err
+}
