@@ -6,11 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
-	"strconv"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
@@ -30,6 +26,7 @@ const (
 	ctlBaton = 1 // sequential workload: issue request k (uint32) at node (int32)
 	ctlDone  = 2 // this rank's workload is over (to rank 0)
 	ctlStop  = 3 // the run is over (from rank 0)
+	ctlHello = 4 // before the run: every rank greets every other rank
 	ctlSize  = 10
 )
 
@@ -108,8 +105,9 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	}
 	wall := time.Now()
 	cpu0 := cpuSeconds()
+	_, own := comm.(MPI)
 	j := &job{comm: comm, rank: comm.Rank(), size: comm.Size(), place: pl, progress: opt.Progress,
-		frames: make([]int64, comm.Size()*comm.Size())}
+		frames: make([]int64, comm.Size()*comm.Size()), ownThread: own}
 	plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
 	j.runs = append(j.runs, newInstance(j, 0, s, plan))
 	if s.Faults.Crashes > 0 && !s.NoBaseline {
@@ -119,19 +117,36 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 		b.until = j.runs[0].until // issue requests as long as the crash run
 		j.runs = append(j.runs, b)
 	}
-	// The common time origin: rank 0's wall clock, given to every rank (a
-	// sum in which only rank 0 contributes). Times of different ranks are
-	// then comparable: exactly on one machine, up to the clock
-	// synchronisation (NTP, PTP) between machines.
-	var mine int64
-	if j.rank == 0 {
-		mine = time.Now().UnixNano()
+	bell, err := setupDoorbells(comm)
+	if err != nil {
+		return nil, err
 	}
-	epoch, err := comm.SumInt64([]int64{mine})
+	defer bell.close()
+	j.bell = bell
+	if err := j.greet(); err != nil {
+		return nil, err
+	}
+	// The common time origin: rank 0's wall clock a little ahead, given to
+	// every rank, which waits for it; so every rank starts the run at the
+	// same time, however late it left the collective. Times of different
+	// ranks are then comparable: exactly on one machine, up to the clock
+	// synchronisation (NTP, PTP) between machines.
+	var origin int64
+	if j.rank == 0 {
+		margin := 10 * time.Millisecond
+		if own {
+			margin = 250 * time.Millisecond // oversubscribed ranks leave a collective late
+		}
+		origin = time.Now().Add(margin).UnixNano()
+	}
+	epoch, err := comm.SumInt64([]int64{origin})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: agreeing on the start time: %w", err)
 	}
 	j.epoch = epoch[0]
+	if wait := -j.now(); wait > 0 {
+		j.nap(time.Duration(wait * float64(time.Second)))
+	}
 	for _, in := range j.runs {
 		in.start()
 	}
@@ -174,6 +189,10 @@ type job struct {
 	place      hypercube.Placement
 	runs       []*instance
 	epoch      int64 // Unix nanoseconds of time 0
+	bell       *doorbell
+	hellos     int
+	owed       int  // rings of the doorbell minus frames received from ranks that ring
+	ownThread  bool // the loop owns its OS thread (MPI): naps need not yield it
 	progress   func(int, float64)
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
@@ -198,6 +217,7 @@ func (j *job) send(buf []byte, dest, tag int) {
 		return
 	}
 	j.frames[j.rank*j.size+dest]++
+	j.bell.ring(dest)
 }
 
 func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
@@ -215,40 +235,60 @@ func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
 	j.send(c, dest, tagControl)
 }
 
-// Sleep bounds of an idle rank: it polls again after minSleep, doubling up
-// to maxSleep (but never past its next timer). Idle ranks sleep instead of
-// spinning, so 32 ranks can share 2 cores.
-const minSleep = 20 * time.Microsecond
+// How an idle rank waits. After activity (a frame, an event, a ring of its
+// doorbell) it polls MPI for spinWindow, sleeping minSleep, then twice as
+// long, up to maxNap; then it sleeps until its next timer, woken early by its
+// doorbell when every other rank can ring it, or polling every δ/4 when some
+// rank (on another machine) cannot. A rung rank polls until it has received
+// as many frames as it heard rings: MPI may need more progress calls before
+// a frame sent is visible. Idle ranks sleep instead of spinning, so
+// 32 ranks can share 2 cores.
+const (
+	minSleep   = 20 * time.Microsecond
+	maxNap     = 160 * time.Microsecond
+	spinWindow = 100 * time.Microsecond
+	maxWait    = 50 * time.Millisecond
+)
 
-func (j *job) maxSleep() time.Duration {
-	div := 10.0
-	if v, err := strconv.ParseFloat(os.Getenv("OCBENCH_SLEEP_DIV"), 64); err == nil {
-		div = v
-	}
-	d := time.Duration(j.runs[0].delta / div * float64(time.Second))
-	return max(d, minSleep)
+func (j *job) pollEvery() time.Duration {
+	return max(time.Duration(j.runs[0].delta/4*float64(time.Second)), minSleep)
 }
 
-var noProbe = os.Getenv("OCBENCH_NOPROBE") != ""
-
-func nap(d time.Duration) {
-	switch os.Getenv("OCBENCH_NANOSLEEP") {
-	case "1":
-		ts := syscall.NsecToTimespec(int64(d))
-		syscall.Nanosleep(&ts, nil)
-		return
-	case "raw":
-		ts := syscall.NsecToTimespec(int64(d))
-		syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+func (j *job) nap(d time.Duration) {
+	if j.ownThread {
+		nap(d)
 		return
 	}
 	time.Sleep(d)
 }
 
+// idle waits for at most the time to the next event (next, in seconds of
+// the run), lastActive being the time of the last activity.
+func (j *job) idle(sleep *time.Duration, lastActive, next float64) {
+	now := j.now()
+	timeout := time.Duration(min(next-now, 3600) * float64(time.Second))
+	if timeout <= 0 {
+		return
+	}
+	if now-lastActive < spinWindow.Seconds() || j.owed > 0 {
+		j.nap(min(*sleep, timeout))
+		*sleep = min(2**sleep, maxNap)
+		return
+	}
+	switch {
+	case j.bell.canRing():
+		j.owed += j.bell.wait(min(timeout, maxWait), j.ownThread)
+	case j.bell != nil:
+		j.owed += j.bell.wait(min(timeout, j.pollEvery()), j.ownThread)
+	default:
+		j.nap(min(timeout, j.pollEvery()))
+	}
+}
+
 // loop runs until every instance has stopped.
 func (j *job) loop() error {
 	sleep := minSleep
-	lastProgress := 0.0
+	lastProgress, lastActive := 0.0, 0.0
 	for j.err == nil {
 		busy := false
 		for {
@@ -285,26 +325,20 @@ func (j *job) loop() error {
 			j.progress(j.runs[0].failures(now), now)
 		}
 		if busy {
-			sleep = minSleep
+			sleep, lastActive = minSleep, j.now()
 			continue
 		}
-		d := sleep
-		if wait := time.Duration((next - j.now()) * float64(time.Second)); wait < d {
-			d = max(wait, 0)
+		long := now-lastActive >= spinWindow.Seconds()
+		j.idle(&sleep, lastActive, next)
+		if long { // woken by the doorbell or a timeout: look for a while
+			sleep, lastActive = minSleep, j.now()
 		}
-		if d > 0 {
-			nap(d)
-		}
-		sleep = min(2*sleep, j.maxSleep())
 	}
 	return j.err
 }
 
 // poll receives one waiting frame, if any, and handles it.
 func (j *job) poll() (bool, error) {
-	if noProbe && j.now() > 1 && j.now() < 4.5 {
-		return false, nil
-	}
 	src, tag, count, ok, err := j.comm.Iprobe()
 	if err != nil {
 		return false, fmt.Errorf("cluster: rank %d: probing for messages: %w", j.rank, err)
@@ -320,6 +354,9 @@ func (j *job) poll() (bool, error) {
 		return false, fmt.Errorf("cluster: rank %d: receiving from rank %d: %w", j.rank, src, err)
 	}
 	j.frames[src*j.size+j.rank]--
+	if j.bell.rings(src) {
+		j.owed--
+	}
 	switch tag {
 	case tagData:
 		j.handleData(buf, src)
@@ -380,6 +417,10 @@ func (j *job) handleControl(c []byte, src int) {
 		j.malformed(fmt.Errorf("control frame of %d bytes from rank %d", len(c), src))
 		return
 	}
+	if c[0] == ctlHello {
+		j.hellos++
+		return
+	}
 	in := j.instance(c[1])
 	if in == nil {
 		j.malformed(fmt.Errorf("control frame for run %d from rank %d", c[1], src))
@@ -414,6 +455,30 @@ func (j *job) handleControl(c []byte, src int) {
 	}
 }
 
+// greet makes every rank send a frame to every other rank and wait for
+// theirs, before the run: MPI transports set up a connection at the first
+// message between two ranks (TCP lazily, and only while both make progress),
+// which would otherwise delay the first messages of the run far beyond δ.
+func (j *job) greet() error {
+	for r := 0; r < j.size; r++ {
+		if r != j.rank {
+			j.control(ctlHello, 0, 0, 0, r)
+		}
+	}
+	sleep := minSleep
+	for j.hellos < j.size-1 && j.err == nil {
+		ok, err := j.poll()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			j.nap(sleep)
+			sleep = min(2*sleep, maxNap)
+		}
+	}
+	return j.err
+}
+
 // drain receives the frames still in flight once every instance has
 // stopped: the ranks sum their sent and received counts, then each receives
 // what the others sent it. Nothing is left in MPI's queues at Finalize.
@@ -434,7 +499,7 @@ func (j *job) drain() error {
 		if ok {
 			left--
 		} else {
-			time.Sleep(minSleep)
+			j.nap(minSleep)
 		}
 	}
 	if left < 0 {

@@ -148,7 +148,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: unexpected argument %q (see ocbench --help)\n", fs.Arg(0))
 		return 2
 	}
-	if len(args) == 0 {
+	if defaultsToPreset(fs) {
 		o.preset = "ipsc2"
 	}
 	if viaMPI, err := useMPI(&o); err != nil {
@@ -427,4 +427,17 @@ func header(o *options, list []config) []string {
 		h = append(h, "msg/req: messages per served request, return of a lent token included; wait: enter_cs to entry, in δ")
 	}
 	return h
+}
+
+// experimentFlags choose what runs; without any of them, ocbench runs the
+// ipsc2 preset (the other flags adjust it, or the output).
+var experimentFlags = []string{"preset", "algo", "nodes", "workload", "requests", "crashes"}
+
+func defaultsToPreset(fs *pflag.FlagSet) bool {
+	for _, name := range experimentFlags {
+		if fs.Changed(name) {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -64,6 +65,11 @@ func useMPI(o *options) (bool, error) {
 // code; rank 0 prints. Bad input ends every rank with status 2 and one line
 // from rank 0; a failure during a run aborts the job.
 func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One thread runs the nodes; a rank needs no more, and 32 ranks
+		// may share 2 cores.
+		runtime.GOMAXPROCS(1)
+	}
 	if _, err := mpi.Init(mpi.ThreadFunneled); err != nil {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 		return 1
