@@ -20,8 +20,11 @@ help:
 	@echo "make bench         Go benchmarks (simulator events per second)"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
 
+# The commit, for `ocbench version` and saved runs (builds may not stamp it).
+LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
 build:
-	$(GO) build -o ocbench ./cmd/ocbench
+	$(GO) build -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
 
 vet:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
