@@ -4,7 +4,10 @@ go 1.26.0
 
 require (
 	github.com/montanaflynn/stats v0.14.0
+	github.com/schollz/progressbar/v3 v3.19.0
 	github.com/spf13/pflag v1.0.10
+	golang.org/x/term v0.47.0
+	gonum.org/v1/plot v0.15.2
 )
 
 require (
@@ -18,10 +21,7 @@ require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.0 // indirect
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/term v0.47.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
-	gonum.org/v1/plot v0.15.2 // indirect
 )

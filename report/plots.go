@@ -425,6 +425,10 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 	}, nil
 }
 
+// distCut is the largest per-failure overhead the histogram shows in bins
+// of one message; larger values are gathered in one overflow bar.
+const distCut = 64
+
 // distribution plots the histogram of one run's per-failure overhead.
 func distribution(r *results.Run, format string) (*Figure, error) {
 	xs := r.OverheadSamples
@@ -432,46 +436,65 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 	for _, x := range xs {
 		mx = math.Max(mx, x)
 	}
-	width := math.Max(1, math.Ceil((mx+1)/60))
-	nb := int(math.Floor(mx/width)) + 1
-	bins := make([]plotter.HistogramBin, nb)
+	cut := math.Min(mx, distCut)
+	bins := make([]plotter.HistogramBin, int(cut)+1)
 	for k := range bins {
-		bins[k].Min, bins[k].Max = float64(k)*width-0.5, float64(k+1)*width-0.5
+		bins[k].Min, bins[k].Max = float64(k)-0.5, float64(k)+0.5
 	}
+	over := plotter.HistogramBin{Min: cut + 1.5, Max: cut + 4.5}
 	for _, x := range xs {
-		bins[int(math.Floor(x/width))].Weight++
+		if x > cut {
+			over.Weight++
+			continue
+		}
+		bins[int(math.Round(x))].Weight++
 	}
-	h := &plotter.Histogram{Bins: bins, Width: width, FillColor: plotutil.Color(0), LineStyle: plotter.DefaultLineStyle}
-	h.LineStyle.Width = vg.Points(0.5)
+	h := &plotter.Histogram{Bins: bins, Width: 1, FillColor: plotutil.Color(2), LineStyle: plotter.DefaultLineStyle}
+	h.LineStyle.Width = vg.Points(0.3)
 	h.LineStyle.Color = color.White
 	p := newPlot(fmt.Sprintf("Overhead per failure, distribution (%s, N=%d, %d failures)", r.Algorithm, r.Nodes, len(xs)),
 		"overhead messages caused by one failure", "number of failures")
 	p.Add(h)
-	est := r.OverheadPerFailure
-	ymax := 0.0
+	p.Legend.Add("failures with this overhead", h)
+	ymax := over.Weight
 	for _, b := range bins {
 		ymax = math.Max(ymax, b.Weight)
 	}
-	mean, err := vline(est.Mean, ymax*1.1, color.Black)
+	if over.Weight > 0 {
+		ho := &plotter.Histogram{Bins: []plotter.HistogramBin{over}, Width: 3, FillColor: color.Gray{Y: 110}, LineStyle: h.LineStyle}
+		p.Add(ho)
+		p.Legend.Add(fmt.Sprintf("more than %g (up to %g)", cut, mx), ho)
+	}
+	est := r.OverheadPerFailure
+	mean, err := vline(est.Mean, ymax*1.05, color.Black)
 	if err != nil {
 		return nil, err
 	}
 	p.Add(mean)
 	p.Legend.Add(fmt.Sprintf("mean %.2f", est.Mean), mean)
 	if r.Paper != nil {
-		pl, err := vline(r.Paper.PerFailure, ymax*1.1, color.RGBA{R: 200, A: 255})
+		pl, err := vline(r.Paper.PerFailure, ymax*1.05, color.RGBA{R: 200, A: 255})
 		if err != nil {
 			return nil, err
 		}
 		pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(pl)
-		p.Legend.Add(fmt.Sprintf("paper (iPSC/2) %g", r.Paper.PerFailure), pl)
+		p.Legend.Add(fmt.Sprintf("paper's mean (iPSC/2) %g", r.Paper.PerFailure), pl)
 	}
 	p.Legend.Left = false
 	p.Legend.XOffs = -vg.Millimeter * 2
 	p.Y.Min = 0
 	p.Y.Max = ymax * 1.1
-	p.X.Min = -0.5
+	p.X.Min = -1
+	var ticks []plot.Tick
+	for v := 0.0; v <= cut; v += 8 {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	if over.Weight > 0 {
+		ticks = append(ticks, plot.Tick{Value: cut + 3, Label: fmt.Sprintf(">%g", cut)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Tick.Marker = countTicks{}
 	data, err := render(p, format)
 	if err != nil {
 		return nil, err
@@ -479,11 +502,32 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 	return &Figure{
 		Name:  fmt.Sprintf("overhead-distribution-N%d", r.Nodes),
 		Title: fmt.Sprintf("Distribution of the overhead per failure (N = %d)", r.Nodes),
-		Caption: fmt.Sprintf("How many failure-cause messages each of the %d failures of the %s run at N = %d caused "+
-			"(bins of %g message(s)). Most failures cost a few tests and answers; the long tail is the failures that hit "+
-			"the token and regenerate it (an announcement to all N − 1 other nodes).", len(xs), r.Algorithm, r.Nodes, width),
+		Caption: fmt.Sprintf("How many failure-cause messages each of the %d failures of the %s run at N = %d caused, "+
+			"in bins of one message; the grey bar gathers the failures above %g. Most failures cost a few tests and answers "+
+			"(a search phase d costs 2^(d−1) tests, hence the peaks at powers of two); the long tail is the failures that hit "+
+			"the token and regenerate it (an announcement to all N − 1 other nodes) or start concurrent searches.", len(xs), r.Algorithm, r.Nodes, cut),
 		Data: data,
 	}, nil
+}
+
+// countTicks labels an axis of counts with whole numbers at 1, 2 or 5 ×
+// a power of ten.
+type countTicks struct{}
+
+// Ticks returns about five labelled ticks between lo and hi.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 1.0
+	for _, m := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
+		step = m
+		if (hi-lo)/m <= 6 {
+			break
+		}
+	}
+	var t []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return t
 }
 
 func vline(x, y float64, c color.Color) (*plotter.Line, error) {
@@ -531,11 +575,19 @@ func recovery(s series, format string) (*Figure, error) {
 	sc.Radius = vg.Points(4)
 	sc.Color = color.RGBA{R: 200, A: 255}
 	p.Add(sc)
-	p.Legend.Add("mean", sc)
+	p.Legend.Add("mean (box: quartiles, median)", sc)
 	p.Legend.Left = false
 	p.Legend.XOffs = -vg.Millimeter * 2
 	p.NominalX(names...)
 	p.Y.Min = 0
+	top := 0.0
+	for _, r := range s.runs {
+		for _, x := range r.RecoverySamples {
+			top = math.Max(top, x)
+		}
+		top = math.Max(top, r.RecoveryDelta.Mean)
+	}
+	p.Y.Max = top * 1.15
 	data, err := render(p, format)
 	if err != nil {
 		return nil, err

@@ -145,6 +145,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: unexpected argument %q (see ocbench --help)\n", fs.Arg(0))
 		return 2
 	}
+	o.save.args = args
 	if onlyOutputFlags(fs) {
 		o.preset = "ipsc2"
 	}

@@ -23,6 +23,7 @@ type saveOptions struct {
 	out    string
 	noSave bool
 	quiet  bool
+	args   []string // the command line, for the saved environment
 }
 
 // defaultOut is the default results directory; runs go in its runs/.
@@ -93,7 +94,7 @@ func environment(o *options, list []config) results.Environment {
 		Seed:         o.seed,
 		Repeat:       o.repeat,
 		Preset:       o.preset,
-		Command:      results.QuoteCommand(append([]string{"ocbench"}, os.Args[1:]...)),
+		Command:      results.QuoteCommand(append([]string{"ocbench"}, o.save.args...)),
 		Header:       header(o, list),
 	}
 	if mpi.Compiled() {
