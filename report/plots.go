@@ -64,9 +64,18 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Legend.Left = true
 	p.Legend.XOffs = vg.Millimeter * 2
 	p.Legend.YOffs = -vg.Millimeter * 2
+	p.Y.Tick.Marker = countTicks{}
 	p.Add(plotter.NewGrid())
 	return p
 }
+
+// errorBars are vertical error bars that do not ask the plot for room
+// around them: gonum's glyph boxes of error bars misjudge log axes and
+// squeeze the plot; the axis ranges set here include the bars anyway.
+type errorBars struct{ *plotter.YErrorBars }
+
+// GlyphBoxes returns no boxes.
+func (errorBars) GlyphBoxes(*plot.Plot) []plot.GlyphBox { return nil }
 
 // log2Axis sets a logarithmic x axis labelled at powers of two.
 func log2Axis(a *plot.Axis, xs []float64) {
@@ -95,8 +104,12 @@ func logAxis(a *plot.Axis, lo, hi float64) {
 	a.Scale = plot.LogScale{}
 	a.Min, a.Max = lo/1.3, hi*1.3
 	var ticks []plot.Tick
+	mant := []float64{1, 2, 5}
+	if a.Max/a.Min > 1000 {
+		mant = []float64{1}
+	}
 	for e := math.Floor(math.Log10(a.Min)); e <= math.Ceil(math.Log10(a.Max)); e++ {
-		for _, m := range []float64{1, 2, 5} {
+		for _, m := range mant {
 			v := m * math.Pow(10, e)
 			if v >= a.Min && v <= a.Max {
 				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
@@ -251,7 +264,7 @@ type errPoints struct {
 // overheadPerFailure plots the classified overhead per failure against N,
 // with 95% confidence intervals, and the paper's iPSC/2 figures.
 func overheadPerFailure(ss []series, format string) (*Figure, error) {
-	p := newPlot("Overhead messages per failure", "N (nodes, log scale)", "overhead messages per failure (mean, 95% CI)")
+	p := newPlot("Overhead messages per failure (classified)", "N (nodes, log scale)", "overhead messages per failure (mean, 95% CI)")
 	var xs []float64
 	ymax := 0.0
 	for k, s := range ss {
@@ -277,7 +290,7 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 		bars.Color = plotutil.Color(k)
 		bars.Width = vg.Points(1)
 		bars.CapWidth = vg.Points(6)
-		p.Add(bars)
+		p.Add(errorBars{bars})
 	}
 	var paper plotter.XYs
 	for _, f := range results.IPSC2 {
@@ -355,6 +368,7 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 	p := newPlot("Overhead per failure against the "+sp.name, sp.axis, "overhead messages per failure (mean, 95% CI)")
 	lo, hi := math.Inf(1), math.Inf(-1)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
+	var firstY, lastY float64
 	n := 0
 	for _, k := range order {
 		g := groups[k]
@@ -368,8 +382,13 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 		}
 		sort.SliceStable(g, func(a, b int) bool { va, _ := sp.value(g[a]); vb, _ := sp.value(g[b]); return va < vb })
 		var e errPoints
-		for _, r := range g {
+		for k, r := range g {
 			v, _ := sp.value(r)
+			if k > 0 {
+				if prev, _ := sp.value(g[k-1]); prev == v {
+					continue // the same run saved twice (sweeps share a centre point): keep the first
+				}
+			}
 			est := r.OverheadPerFailure
 			l, h := 0.0, 0.0
 			if est.CI95Low != nil {
@@ -377,6 +396,12 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 			}
 			e.XYs = append(e.XYs, plotter.XY{X: v, Y: est.Mean})
 			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{l, h})
+			if n == 0 {
+				if len(e.XYs) == 1 {
+					firstY = est.Mean + h
+				}
+				lastY = est.Mean + h
+			}
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 			ylo, yhi = math.Min(ylo, est.Mean-l), math.Max(yhi, est.Mean+h)
 		}
@@ -397,7 +422,7 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 		}
 		bars.Color = plotutil.Color(n)
 		bars.CapWidth = vg.Points(6)
-		p.Add(bars)
+		p.Add(errorBars{bars})
 		n++
 	}
 	if n == 0 {
@@ -406,12 +431,17 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 	logAxis(&p.X, lo, hi)
 	if ylo > 0 && yhi/ylo > 30 {
 		logAxis(&p.Y, ylo, yhi)
-		p.Y.Label.Text += ", log scale"
+		// A short label: gonum misplaces the room for a long one on a log axis.
+		p.Y.Label.Text = "msgs/failure (log)"
+		p.Title.Text = "Overhead messages per failure (log scale) against the " + sp.name
 	} else {
 		p.Y.Min = 0
+		p.Y.Max = yhi * 1.1
 	}
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Millimeter * 2
+	if firstY > lastY { // the legend goes where the curves are low
+		p.Legend.Left = false
+		p.Legend.XOffs = -vg.Millimeter * 2
+	}
 	data, err := render(p, format)
 	if err != nil {
 		return nil, err
@@ -510,8 +540,8 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 	}, nil
 }
 
-// countTicks labels an axis of counts with whole numbers at 1, 2 or 5 ×
-// a power of ten.
+// countTicks labels a linear axis at multiples of 1, 2 or 5 × a power of
+// ten, with whole numbers.
 type countTicks struct{}
 
 // Ticks returns about five labelled ticks between lo and hi.
