@@ -65,7 +65,11 @@ func newProgress(quiet bool, stderr io.Writer, list []config, repeat int) *progr
 }
 
 func (p *progress) describe(served int64) string {
-	return fmt.Sprintf("run %d/%d, %d requests served", min(p.run+1, p.runs), p.runs, p.served+served)
+	unit := "requests served"
+	if p.crashes {
+		unit = "failures injected"
+	}
+	return fmt.Sprintf("run %d/%d, %d requests served; %s", min(p.run+1, p.runs), p.runs, p.served+served, unit)
 }
 
 // callback returns the bench.Spec.Progress of the next run, or nil.
