@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet unit seeds crash-seeds crash-sweep ipsc2 failure-free bench scale clean openmpi mpi mpi-test
+.PHONY: help build test vet unit seeds crash-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -17,11 +17,15 @@ help:
 	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
 	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into results/"
 	@echo "make failure-free  measure the failure-free table into results/"
+	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into results/report/"
 	@echo "make bench         Go benchmarks (simulator events per second)"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
 
+# The commit, for `ocbench version` and saved runs (builds may not stamp it).
+LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
 build:
-	$(GO) build -o ocbench ./cmd/ocbench
+	$(GO) build -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
 
 vet:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
@@ -60,6 +64,9 @@ ipsc2: build
 
 failure-free:
 	scripts/failure-free.sh
+
+report:
+	scripts/report.sh
 
 bench:
 	$(GO) test -run XXX -bench . -benchtime 3x ./bench

@@ -1,8 +1,27 @@
 module github.com/ocbench/ocbench
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/montanaflynn/stats v0.14.0
+	github.com/schollz/progressbar/v3 v3.19.0
 	github.com/spf13/pflag v1.0.10
+	golang.org/x/term v0.47.0
+	gonum.org/v1/plot v0.15.2
+)
+
+require (
+	codeberg.org/go-fonts/liberation v0.4.1 // indirect
+	codeberg.org/go-latex/latex v0.0.1 // indirect
+	codeberg.org/go-pdf/fpdf v0.10.0 // indirect
+	git.sr.ht/~sbinet/gg v0.6.0 // indirect
+	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/campoy/embedmd v1.0.0 // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	golang.org/x/image v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.22.0 // indirect
 )

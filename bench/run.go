@@ -55,7 +55,27 @@ type Spec struct {
 	// NoBaseline skips the crash-free run that the differential overhead
 	// needs.
 	NoBaseline bool
+	// Progress, if not nil, is called now and then during the run (every
+	// ProgressEvery served requests, at every crash, and once at the end),
+	// never per event; it must be cheap and must not touch the run.
+	Progress func(Progress)
 }
+
+// Progress is how far a run has got, for a progress display.
+type Progress struct {
+	// Served and Issued count critical-section requests so far; Requests is
+	// the spec's number (a minimum when crashes are injected).
+	Served, Issued, Requests int64
+	// Failures injected so far, of FailuresPlanned.
+	Failures, FailuresPlanned int
+	// Virtual is the simulated time, in seconds.
+	Virtual float64
+	// Done is set on the last call of a run.
+	Done bool
+}
+
+// ProgressEvery is how many served requests pass between two Progress calls.
+const ProgressEvery = 512
 
 // Defaults for Spec fields left zero.
 const (
@@ -231,6 +251,7 @@ func Run(spec Spec) (*results.Run, error) {
 		base := spec
 		base.Faults = FaultPlan{}
 		base.Trace = nil
+		base.Progress = nil
 		bo := simulateUntil(base, o.drv.until)
 		if bo.err != nil && !errors.As(bo.err, &v) {
 			return nil, bo.err
@@ -260,6 +281,13 @@ func simulateUntil(spec Spec, until float64) *outcome {
 	var s *sim.Sim
 	var drv *driver
 	var repair *repairPass
+	var report func(done bool)
+	if spec.Progress != nil {
+		report = func(done bool) {
+			spec.Progress(Progress{Served: drv.served, Issued: drv.issued, Requests: spec.Requests,
+				Failures: len(o.crashes), FailuresPlanned: len(plan), Virtual: s.Now(), Done: done})
+		}
+	}
 	attribute := func(m *proto.Message) {
 		if k := len(o.crashes) - 1; k >= 0 {
 			o.perFailure[k]++
@@ -291,6 +319,9 @@ func simulateUntil(spec Spec, until float64) *outcome {
 				o.firstEntry[k] = s.Now() - o.crashes[k]
 			}
 			drv.entered(id, tag)
+			if report != nil && drv.served%ProgressEvery == 0 {
+				report(false)
+			}
 		},
 		Quiet: func() {
 			if repair != nil {
@@ -306,7 +337,12 @@ func simulateUntil(spec Spec, until float64) *outcome {
 	targets := rand.New(rand.NewPCG(spec.Seed, streamTargets))
 	for _, f := range plan {
 		f := f
-		s.After(f.At, func() { inject(s, drv, o, nodes, f, spec.Faults.Target, targets, delta) })
+		s.After(f.At, func() {
+			inject(s, drv, o, nodes, f, spec.Faults.Target, targets, delta)
+			if report != nil {
+				report(false)
+			}
+		})
 	}
 	drv.onDone = func() {
 		if spec.Repair && spec.Faults.Crashes > 0 {
@@ -343,6 +379,9 @@ func simulateUntil(spec Spec, until float64) *outcome {
 	drv.start()
 	o.err = s.Run()
 	o.sim, o.drv = s, drv
+	if report != nil {
+		report(true)
+	}
 	switch {
 	case repair != nil && o.err == nil && o.stuck == "":
 		if !repair.done {
@@ -455,6 +494,7 @@ func record(spec Spec, o *outcome) *results.Run {
 			}
 		}
 		r.RecoveryDelta = results.Summarize(rec)
+		r.RecoverySamples = rec
 		r.RequestsAbandoned = drv.abandoned
 		r.OpenCubeAtEnd = o.openCubeAtEnd || (spec.Repair && o.shape == nil)
 	}

@@ -40,9 +40,6 @@ type Options struct {
 	// Placement names the hypercube placement of nodes on ranks (see
 	// hypercube.Placements); empty means the default.
 	Placement string
-	// Progress, if set, is called on rank 0 about once a second with the
-	// number of failures injected so far and the time elapsed, in seconds.
-	Progress func(failures int, elapsed float64)
 }
 
 // ValidationError is bad input: every rank finds the same one before any
@@ -106,7 +103,7 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	wall := time.Now()
 	cpu0 := cpuSeconds()
 	_, own := comm.(MPI)
-	j := &job{comm: comm, rank: comm.Rank(), size: comm.Size(), place: pl, progress: opt.Progress,
+	j := &job{comm: comm, rank: comm.Rank(), size: comm.Size(), place: pl, progress: s.Progress,
 		frames: make([]int64, comm.Size()*comm.Size()), ownThread: own}
 	plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
 	j.runs = append(j.runs, newInstance(j, 0, s, plan))
@@ -178,6 +175,10 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 		r.OverheadDifferential = results.Estimated([]float64{float64(total-base) / float64(r.Failures)})
 	}
 	r.WallSeconds = time.Since(wall).Seconds()
+	if j.progress != nil {
+		j.progress(bench.Progress{Served: r.RequestsServed, Issued: r.RequestsIssued, Requests: s.Requests,
+			Failures: r.Failures, FailuresPlanned: r.Failures, Virtual: j.now(), Done: true})
+	}
 	return r, nil
 }
 
@@ -191,9 +192,9 @@ type job struct {
 	epoch      int64 // Unix nanoseconds of time 0
 	bell       *doorbell
 	hellos     int
-	owed       int  // rings of the doorbell minus frames received from ranks that ring
-	ownThread  bool // the loop owns its OS thread (MPI): naps need not yield it
-	progress   func(int, float64)
+	owed       int                  // rings of the doorbell minus frames received from ranks that ring
+	ownThread  bool                 // the loop owns its OS thread (MPI): naps need not yield it
+	progress   func(bench.Progress) // rank 0, crash runs: called about once a second
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
@@ -320,9 +321,9 @@ func (j *job) loop() error {
 		if !live {
 			break
 		}
-		if j.progress != nil && j.rank == 0 && now-lastProgress >= 1 {
+		if in := j.runs[0]; j.progress != nil && j.rank == 0 && len(in.plan) > 0 && now-lastProgress >= 1 {
 			lastProgress = now
-			j.progress(j.runs[0].failures(now), now)
+			j.progress(bench.Progress{Failures: in.failures(now), FailuresPlanned: len(in.plan), Requests: in.spec.Requests, Virtual: now})
 		}
 		if busy {
 			sleep, lastActive = minSleep, j.now()

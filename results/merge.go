@@ -14,7 +14,7 @@ func Merge(runs []*Run) *Run {
 	m.OverheadByType = nil
 	m.Events = nil
 	var perReqMean, waits, diffs, samples []float64
-	var rec []float64
+	var rec, recSamples []float64
 	zero := func(r *Run) {
 		r.RequestsIssued, r.RequestsServed, r.MessagesTotal, r.Failures, r.Recoveries = 0, 0, 0, 0, 0
 		r.SafetyViolations, r.LivenessViolations, r.TokensRegenerated, r.StaleTokensDiscarded = 0, 0, 0, 0
@@ -80,6 +80,7 @@ func Merge(runs []*Run) *Run {
 		if r.RecoveryDelta.Count > 0 {
 			rec = append(rec, r.RecoveryDelta.Mean)
 		}
+		recSamples = append(recSamples, r.RecoverySamples...)
 	}
 	if m.SearchesStarted > 0 {
 		m.SearchPhasesMean = phases / float64(m.SearchesStarted)
@@ -104,6 +105,10 @@ func Merge(runs []*Run) *Run {
 	m.OverheadPerFailure = Estimated(samples)
 	m.OverheadDifferential = Estimated(diffs)
 	m.RecoveryDelta = Summary{Count: len(rec), Mean: Estimated(rec).Mean}
+	m.RecoverySamples = recSamples
+	if len(recSamples) > 0 { // pooled over the crashes of every seed
+		m.RecoveryDelta = Summarize(recSamples)
+	}
 	return &m
 }
 

@@ -96,7 +96,9 @@ type Run struct {
 	RequestsLost         int64   `json:"requests_lost"`
 	RequestsAbandoned    int64   `json:"requests_abandoned_by_crash"`
 	// RecoveryDelta is, per crash, the time to the next CS entry, in δ.
-	RecoveryDelta   Summary          `json:"recovery_delta"`
+	RecoveryDelta Summary `json:"recovery_delta"`
+	// RecoverySamples are the per-crash times behind RecoveryDelta, in δ.
+	RecoverySamples []float64        `json:"recovery_samples,omitempty"`
 	Events          map[string]int64 `json:"events,omitempty"`
 	MessagesDropped int64            `json:"messages_dropped"`
 	MaxDelayDelta   float64          `json:"max_delay_delta"`

@@ -21,7 +21,7 @@ var FailureFreeColumns = []Column{
 	{"N", func(r *Run) string { return fmt.Sprint(r.Nodes) }},
 	{"workload", func(r *Run) string { return r.Workload }},
 	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
-	{"messages", func(r *Run) string { return fmt.Sprint(r.MessagesTotal) }},
+	{"messages (total)", func(r *Run) string { return fmt.Sprint(r.MessagesTotal) }},
 	{"msg/req mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"median", func(r *Run) string { return num(r.MsgsPerRequest.Median) }},
 	{"p99", func(r *Run) string { return num(r.MsgsPerRequest.P99) }},
@@ -35,8 +35,8 @@ var CrashColumns = []Column{
 	{"algorithm", func(r *Run) string { return r.Algorithm }},
 	{"N", func(r *Run) string { return fmt.Sprint(r.Nodes) }},
 	{"failures", func(r *Run) string { return fmt.Sprint(r.Failures) }},
-	{"overhead/failure", func(r *Run) string { return estimate(r.OverheadPerFailure) }},
-	{"paper", func(r *Run) string {
+	{"overhead/failure (msg)", func(r *Run) string { return estimate(r.OverheadPerFailure) }},
+	{"paper (msg)", func(r *Run) string {
 		if r.Paper == nil {
 			return "-"
 		}
@@ -48,12 +48,12 @@ var CrashColumns = []Column{
 		}
 		return fmt.Sprintf("%.2f", r.Paper.Ratio)
 	}},
-	{"differential", func(r *Run) string { return estimate(r.OverheadDifferential) }},
+	{"differential (msg)", func(r *Run) string { return estimate(r.OverheadDifferential) }},
 	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
 	{"msg/req", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"regenerated", func(r *Run) string { return fmt.Sprint(r.TokensRegenerated) }},
 	{"searches", func(r *Run) string { return fmt.Sprint(r.SearchesStarted) }},
-	{"recovery (δ)", func(r *Run) string { return fmt.Sprintf("%.1f", r.RecoveryDelta.Mean) }},
+	{"recovery mean (δ)", func(r *Run) string { return fmt.Sprintf("%.1f", r.RecoveryDelta.Mean) }},
 	{"lost", func(r *Run) string { return fmt.Sprint(r.RequestsLost) }},
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
 }

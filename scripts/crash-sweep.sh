@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # How the overhead per failure moves with N (8 … 1024), the request load and
-# the crash spacing, in the simulator. Writes results/crash-sweep.txt.
+# the crash spacing, in the simulator. Writes results/crash-sweep.txt (the
+# tables), the saved runs in results/crash-sweep/data/ and, from them, the
+# report with plots results/crash-sweep/report.md (through `ocbench report`).
 # Usage: scripts/crash-sweep.sh [seed]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
-go build -o ocbench ./cmd/ocbench
+make -s build
 out=results/crash-sweep.txt
-common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3)
+plots=results/crash-sweep
+runs=$(mktemp -d)
+trap 'rm -rf "$runs"' EXIT
+common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 --out "$runs" --quiet)
 # run prints the table rows of one ocbench call, violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
 run() { ./ocbench "$@" "${common[@]}" 2>&1 | grep -v '^# [^V]' || true; }
@@ -30,4 +35,8 @@ run() { ./ocbench "$@" "${common[@]}" 2>&1 | grep -v '^# [^V]' || true; }
     run --nodes 32 --crashes 100 --crash-every "$g" --think 320 | sed "s/^/every=$g /" | { [ "$g" = 25 ] && cat || tail -n +2; }
   done
 } | tee "$out"
-echo "wrote $out"
+rm -rf "$plots"
+mkdir -p "$plots/data"
+cp "$runs"/runs/*.json "$runs"/runs/runs.csv "$plots/data/"
+./ocbench report -o "$plots" --title "Crash sweep: overhead per failure against N, load and crash spacing (scripts/crash-sweep.sh $seed)" "$plots/data"
+echo "wrote $out and $plots/"

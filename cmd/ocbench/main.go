@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -68,8 +68,8 @@ type options struct {
 	runtime     string
 	placement   string
 	runtimeInfo *runtimeInfo // set under MPI
-
-	help bool
+	save        saveOptions
+	help        bool
 }
 
 func newFlags(o *options) *pflag.FlagSet {
@@ -105,6 +105,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
+	addSaveFlags(fs, &o.save)
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	return fs
 }
@@ -112,12 +113,15 @@ func newFlags(o *options) *pflag.FlagSet {
 const examples = `
 Examples:
   ocbench                                   the ipsc2 preset: N=32 with 300 crashes, N=64 with 200, beside the paper
-  ocbench --algo all --nodes 32,64 --workload saturated
-  ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json
-  ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token
-  ocbench --preset ipsc2 --delay-violations 0.01
-  ocbench --nodes 16 --requests 5 --trace run.jsonl
-  ocbench version
+                                            (saved as results/runs/<date>-ipsc2-seed1.json and a row per run in results/runs/runs.csv)
+  ocbench --algo all --nodes 32,64 --workload saturated          failure-free: every algorithm, messages per request
+  ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json   the JSON record on stdout
+  ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
+  ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
+  ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
+  ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
+  ocbench report results/runs/                                   a report with plots of the saved runs (ocbench report --help)
+  ocbench version                                                version, commit, Go version, MPI support
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -128,6 +132,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintln(stdout, versionString())
 		return 0
+	}
+	if len(args) > 0 && args[0] == "report" {
+		return runReport(args[1:], stdout, stderr)
 	}
 	var o options
 	fs := newFlags(&o)
@@ -148,6 +155,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: unexpected argument %q (see ocbench --help)\n", fs.Arg(0))
 		return 2
 	}
+	o.save.args = args
 	if defaultsToPreset(fs) {
 		o.preset = "ipsc2"
 	}
@@ -157,7 +165,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if viaMPI {
 		return runMPI(&o, fs, stdout, stderr)
 	}
-	code, err := execute(&o, fs, stdout)
+	code, err := execute(&o, fs, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 	}
@@ -166,20 +174,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "ocbench %s: fault-tolerant distributed mutual exclusion on hypercubes\n\n", version)
-	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench version\n\nFlags:\n%s%s", fs.FlagUsages(), examples)
+	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench version\n\nFlags:\n%s%s", flagUsages(fs), examples)
 }
 
 func versionString() string {
 	s := "ocbench " + version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		s += " (" + bi.GoVersion
-		for _, kv := range bi.Settings {
-			if kv.Key == "vcs.revision" {
-				s += ", commit " + kv.Value
-			}
-		}
-		s += ")"
+	s += " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
+	if c := commit(); c != "" {
+		s += ", commit " + c
 	}
+	s += ")"
 	if mpi.Compiled() {
 		return s + ", MPI support: yes (" + mpi.LibraryVersion() + ")"
 	}
@@ -288,11 +292,21 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 	set("downtime", func() { o.downtime = 20 })
 }
 
-func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
+func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
 	list, err := configs(o, fs)
 	if err != nil {
 		return 2, err
 	}
+	sv, err := newSaver(&o.save, fs, stderr)
+	if ri := o.runtimeInfo; ri != nil && err != nil {
+		// Every rank must go on to the runs: rank 0 says it and prints only.
+		fmt.Fprintf(stderr, "ocbench: warning: not saving this run: %v\n", err)
+		sv, err = nil, nil
+	}
+	if err != nil {
+		return 1, err
+	}
+	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
 	if o.trace != "" {
 		traceFile, err = os.Create(o.trace)
@@ -310,8 +324,10 @@ func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
 		for k := 0; k < o.repeat; k++ {
 			s := c.spec
 			s.Seed = c.spec.Seed + uint64(k)
+			s.Progress = prog.callback()
 			r, err := runSpec(o, s)
 			if err != nil {
+				prog.finish()
 				return 1, fmt.Errorf("run %s N=%d seed %d: %w", s.Algorithm, s.Nodes, s.Seed, err)
 			}
 			runs = append(runs, r)
@@ -327,6 +343,7 @@ func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
 		rep.Runs = append(rep.Runs, r)
 		papers = append(papers, c.paper)
 	}
+	prog.finish()
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {
 			return 1, fmt.Errorf("--trace: %w", err)
@@ -349,6 +366,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout io.Writer) (int, error) {
 		err = w.Flush()
 	}
 	if err != nil {
+		return 1, err
+	}
+	if err := sv.save(o, list, rep, stderr); err != nil {
 		return 1, err
 	}
 	if violations > 0 {
@@ -406,6 +426,7 @@ func header(o *options, list []config) []string {
 	h := []string{
 		fmt.Sprintf("ocbench %s — runtime: %s, %s", version, rt, what),
 		fmt.Sprintf("workload %s, %s%s, CS time %gδ, %s", s.Workload, requests, load, s.CSTime, seeds),
+		whatRan(list, o.runtimeInfo),
 		timing,
 	}
 	if s.Faults.Crashes > 0 {

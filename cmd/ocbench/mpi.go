@@ -77,6 +77,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 	rank, size := mpi.WorldRank(), mpi.WorldSize()
 	if rank != 0 {
 		stdout, stderr = io.Discard, io.Discard
+		o.save.noSave, o.save.quiet = true, true // rank 0 saves and shows progress
 	}
 	if !fs.Changed("delta") {
 		o.delta = DefaultMPIDelta
@@ -85,7 +86,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 	var code int
 	err := mpi.OnThread(func() error {
 		var err error
-		code, err = execute(o, fs, stdout)
+		code, err = execute(o, fs, stdout, stderr)
 		return err
 	})
 	var re runError
@@ -111,6 +112,7 @@ type runtimeInfo struct {
 	ranks, rank int
 	library     string
 	placement   string
+	records     []*results.Run // rank 0: the records of the runs so far
 }
 
 // runSpec runs one experiment in the runtime of o.
@@ -119,6 +121,9 @@ func runSpec(o *options, s bench.Spec) (*results.Run, error) {
 		return bench.Run(s)
 	}
 	r, err := cluster.Run(cluster.MPI{}, s, cluster.Options{Placement: o.placement})
+	if r != nil {
+		o.runtimeInfo.records = append(o.runtimeInfo.records, r)
+	}
 	var ve *cluster.ValidationError
 	if err != nil && !errors.As(err, &ve) {
 		return nil, runError{err}
@@ -133,6 +138,9 @@ type runError struct{ error }
 func checkSpec(o *options, s bench.Spec) error {
 	if o.runtimeInfo == nil {
 		return nil
+	}
+	if o.trace != "" {
+		return fmt.Errorf("--trace: only the simulator writes traces")
 	}
 	_, _, err := cluster.Check(s, o.placement, o.runtimeInfo.ranks)
 	return err

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// flagUsages lists every flag of fs with its type and its default, zero
+// values included (pflag's own listing leaves those out).
+func flagUsages(fs *pflag.FlagSet) string {
+	type line struct{ left, usage string }
+	var lines []line
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		left := "      --" + f.Name
+		if f.Shorthand != "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		if t := f.Value.Type(); t != "bool" {
+			left += " " + typeName(t)
+		}
+		def := f.DefValue
+		switch {
+		case f.Name == "help":
+			def = ""
+		case f.Value.Type() == "string":
+			def = fmt.Sprintf("%q", def)
+		case strings.HasSuffix(f.Value.Type(), "Slice"):
+			def = strings.Trim(def, "[]")
+		}
+		usage := f.Usage
+		if def != "" {
+			usage += " (default " + def + ")"
+		}
+		lines = append(lines, line{left, usage})
+		width = max(width, len([]rune(left)))
+	})
+	var b strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%-*s   %s\n", width, l.left, l.usage)
+	}
+	return b.String()
+}
+
+func typeName(t string) string {
+	switch t {
+	case "stringSlice":
+		return "list"
+	case "intSlice":
+		return "ints"
+	case "float64":
+		return "float"
+	case "int64", "uint64":
+		return "int"
+	}
+	return t
+}
+
+// whatRan is the header line naming the algorithms, the sizes and where the
+// nodes ran.
+func whatRan(list []config, ri *runtimeInfo) string {
+	var algos, nodes []string
+	seenA, seenN := map[string]bool{}, map[int]bool{}
+	for _, c := range list {
+		if !seenA[c.spec.Algorithm] {
+			seenA[c.spec.Algorithm] = true
+			algos = append(algos, c.spec.Algorithm)
+		}
+		if !seenN[c.spec.Nodes] {
+			seenN[c.spec.Nodes] = true
+			nodes = append(nodes, fmt.Sprint(c.spec.Nodes))
+		}
+	}
+	where := "ranks: 1 (simulator: all nodes in one process, no placement)"
+	if ri != nil {
+		where = fmt.Sprintf("ranks: %d (MPI), placement %s", ri.ranks, ri.placement)
+	}
+	return fmt.Sprintf("algorithms: %s; N = %s; %s", strings.Join(algos, ", "), strings.Join(nodes, ", "), where)
+}

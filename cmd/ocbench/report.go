@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ocbench/ocbench/report"
+	"github.com/ocbench/ocbench/results"
+)
+
+const reportExamples = `
+Examples:
+  ocbench report results/runs/                         every saved run, into ocbench-report/report.md and SVG plots
+  ocbench report --format html --image png -o r/ a.json b.json
+                                                       one self-contained r/report.html with PNG plots
+`
+
+// runReport is `ocbench report [flags] FILE…`: it reads saved runs (files,
+// or directories of .json files) and writes a report with plots.
+func runReport(args []string, stdout, stderr io.Writer) int {
+	var opt report.Options
+	var dir string
+	var help bool
+	fs := pflag.NewFlagSet("ocbench report", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	fs.StringVarP(&dir, "output", "o", "ocbench-report", "directory to write the report into (created if needed; the report's files in it are replaced)")
+	fs.StringVar(&opt.Format, "format", report.Formats[0], "report format: md (Markdown, images beside it) or html (one self-contained file)")
+	fs.StringVar(&opt.Image, "image", report.Images[0], "image format of the plots: svg or png")
+	fs.StringVar(&opt.Title, "title", "ocbench report", "the report's title")
+	fs.BoolVarP(&help, "help", "h", false, "print this help")
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "ocbench report: a report with plots from saved runs\n\nUsage:\n  ocbench report [flags] FILE|DIR…\n\nFlags:\n%s%s",
+			flagUsages(fs), reportExamples)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usage(stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "ocbench report: %v (see ocbench report --help)\n", err)
+		return 2
+	}
+	if help {
+		usage(stdout)
+		return 0
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "ocbench report: no saved runs given (files or directories, e.g. %s%s/; see ocbench report --help)\n",
+			defaultOut, results.RunsDir)
+		return 2
+	}
+	ins, err := report.Load(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "ocbench %v\n", err)
+		return 2
+	}
+	opt.Command = results.QuoteCommand(append([]string{"ocbench", "report"}, args...))
+	path, err := report.Write(dir, ins, opt)
+	if err != nil {
+		code := 1
+		if strings.HasPrefix(err.Error(), "--") {
+			code = 2
+		}
+		fmt.Fprintf(stderr, "ocbench report: %v\n", err)
+		return code
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", path)
+	return 0
+}

@@ -1,0 +1,633 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ocbench/ocbench/results"
+)
+
+// Figure is one plot of a report, rendered.
+type Figure struct {
+	// Name is the file stem (e.g. "msgs-per-request-sequential").
+	Name  string
+	Title string
+	// Caption says what the plot shows and how to read it.
+	Caption string
+	// Data is the image, in the report's image format.
+	Data []byte
+}
+
+// Figure size: wide enough for a legend beside six series, small enough to
+// read without scrolling.
+const (
+	figWidth  = 16 * vg.Centimeter
+	figHeight = 10 * vg.Centimeter
+)
+
+// render draws p in the given format ("svg" or "png").
+func render(p *plot.Plot, format string) ([]byte, error) {
+	w, err := p.WriterTo(figWidth, figHeight, format)
+	if err != nil {
+		return nil, fmt.Errorf("rendering a plot as %s: %w", format, err)
+	}
+	var b bytes.Buffer
+	if _, err := w.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("rendering a plot as %s: %w", format, err)
+	}
+	return b.Bytes(), nil
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.X.Label.TextStyle.Font.Size = vg.Points(11)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
+	p.X.Tick.Label.Font.Size = vg.Points(10)
+	p.Y.Tick.Label.Font.Size = vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Millimeter * 2
+	p.Legend.YOffs = -vg.Millimeter * 2
+	p.Y.Tick.Marker = countTicks{}
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// errorBars are vertical error bars that do not ask the plot for room
+// around them: gonum's glyph boxes of error bars misjudge log axes and
+// squeeze the plot; the axis ranges set here include the bars anyway.
+type errorBars struct{ *plotter.YErrorBars }
+
+// GlyphBoxes returns no boxes.
+func (errorBars) GlyphBoxes(*plot.Plot) []plot.GlyphBox { return nil }
+
+// log2Axis sets a logarithmic x axis labelled at powers of two.
+func log2Axis(a *plot.Axis, xs []float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	if lo >= hi {
+		lo, hi = lo/2, hi*2
+	}
+	a.Scale = plot.LogScale{}
+	a.Min, a.Max = lo/math.Sqrt2, hi*math.Sqrt2
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log2(lo)); e <= math.Ceil(math.Log2(hi)); e++ {
+		v := math.Exp2(e)
+		if v < a.Min || v > a.Max {
+			continue
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
+}
+
+// logAxis sets a logarithmic axis labelled at 1, 2, 5 × powers of ten.
+func logAxis(a *plot.Axis, lo, hi float64) {
+	a.Scale = plot.LogScale{}
+	a.Min, a.Max = lo/1.3, hi*1.3
+	var ticks []plot.Tick
+	mant := []float64{1, 2, 5}
+	if a.Max/a.Min > 1000 {
+		mant = []float64{1}
+	}
+	for e := math.Floor(math.Log10(a.Min)); e <= math.Ceil(math.Log10(a.Max)); e++ {
+		for _, m := range mant {
+			v := m * math.Pow(10, e)
+			if v >= a.Min && v <= a.Max {
+				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+			}
+		}
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
+}
+
+// addSeries draws one series as a line through points, with its legend.
+func addSeries(p *plot.Plot, k int, name string, pts plotter.XYs) error {
+	l, s, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return fmt.Errorf("plotting %s: %w", name, err)
+	}
+	l.Color = plotutil.Color(k)
+	l.Width = vg.Points(1.5)
+	s.Color = plotutil.Color(k)
+	s.Shape = plotutil.Shape(k)
+	s.Radius = vg.Points(3)
+	p.Add(l, s)
+	p.Legend.Add(name, l, s)
+	return nil
+}
+
+// msgsPerRequest plots messages per request against N, one line per
+// algorithm, for one workload.
+func msgsPerRequest(workload string, runs []*results.Run, format string) (*Figure, error) {
+	byAlgo := map[string]plotter.XYs{}
+	var algos []string
+	var xs []float64
+	for _, r := range runs {
+		if _, ok := byAlgo[r.Algorithm]; !ok {
+			algos = append(algos, r.Algorithm)
+		}
+		byAlgo[r.Algorithm] = append(byAlgo[r.Algorithm], plotter.XY{X: float64(r.Nodes), Y: r.MsgsPerRequest.Mean})
+		xs = append(xs, float64(r.Nodes))
+	}
+	p := newPlot("Messages per request, workload "+workload, "N (nodes, log scale)", "messages per request (mean)")
+	log2Axis(&p.X, xs)
+	p.Y.Min = 0
+	for k, a := range algos {
+		pts := byAlgo[a]
+		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+		if err := addSeries(p, k, a, pts); err != nil {
+			return nil, err
+		}
+	}
+	data, err := render(p, format)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{
+		Name:  "msgs-per-request-" + workload,
+		Title: "Messages per request against N (" + workload + ")",
+		Caption: "Mean number of messages per served critical-section request (every send counted, the return of a " +
+			"lent token included), against the number of nodes N on a log scale, one line per algorithm; failure-free runs, workload " + workload + ".",
+		Data: data,
+	}, nil
+}
+
+// series is a set of crash runs that differ only in N.
+type series struct {
+	label string
+	runs  []*results.Run // sorted by N, one per N
+}
+
+var crashCount = regexp.MustCompile(`^\d+ crashes`)
+
+// seriesKey describes a crash run's conditions apart from N and the number
+// of crashes: what makes points comparable along N.
+func seriesKey(r *results.Run) string {
+	ratio := r.ThinkTime / float64(r.Nodes)
+	plan := crashCount.ReplaceAllString(r.FaultPlan, "crashes")
+	return fmt.Sprintf("%s, %s, think %s·N δ; %s", r.Algorithm, r.Workload, strconv.FormatFloat(ratio, 'f', -1, 64), plan)
+}
+
+// shortLabel is a legend entry for a series.
+func shortLabel(r *results.Run) string {
+	l := fmt.Sprintf("think %s·N δ", strconv.FormatFloat(r.ThinkTime/float64(r.Nodes), 'f', -1, 64))
+	if g, ok := crashGap(r); ok {
+		l += fmt.Sprintf(", gap %gδ", g)
+	}
+	if m := downRe.FindStringSubmatch(r.FaultPlan); m != nil {
+		l += ", down " + m[1] + "δ"
+	}
+	return l
+}
+
+var (
+	gapRe  = regexp.MustCompile(`(?:mean |every )([0-9.e+]+)δ`)
+	downRe = regexp.MustCompile(`down (?:exp\(mean )?([0-9.e+]+)δ`)
+)
+
+// crashGap returns the mean gap between crashes, in δ, from the fault plan.
+func crashGap(r *results.Run) (float64, bool) {
+	m := gapRe.FindStringSubmatch(r.FaultPlan)
+	if m == nil {
+		return 0, false
+	}
+	g, err := strconv.ParseFloat(m[1], 64)
+	return g, err == nil
+}
+
+// crashSeries groups crash runs into series along N.
+func crashSeries(runs []*results.Run) []series {
+	idx := map[string]int{}
+	var out []series
+	for _, r := range runs {
+		k := seriesKey(r)
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, series{label: shortLabel(r)})
+		}
+		dup := false
+		for _, q := range out[i].runs {
+			dup = dup || q.Nodes == r.Nodes
+		}
+		if !dup { // the same conditions and N twice: keep the first
+			out[i].runs = append(out[i].runs, r)
+		}
+	}
+	for _, s := range out {
+		sort.Slice(s.runs, func(a, b int) bool { return s.runs[a].Nodes < s.runs[b].Nodes })
+	}
+	return out
+}
+
+// alongN keeps the series with at least two values of N, or all series if
+// none has two.
+func alongN(all []series) []series {
+	var out []series
+	for _, s := range all {
+		if len(s.runs) >= 2 {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return all
+	}
+	return out
+}
+
+// errPoints are points with asymmetric vertical error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// overheadPerFailure plots the classified overhead per failure against N,
+// with 95% confidence intervals, and the paper's iPSC/2 figures.
+func overheadPerFailure(ss []series, format string) (*Figure, error) {
+	p := newPlot("Overhead messages per failure (classified)", "N (nodes, log scale)", "overhead messages per failure (mean, 95% CI)")
+	var xs []float64
+	ymax := 0.0
+	for k, s := range ss {
+		var e errPoints
+		for _, r := range s.runs {
+			est := r.OverheadPerFailure
+			lo, hi := 0.0, 0.0
+			if est.CI95Low != nil {
+				lo, hi = est.Mean-*est.CI95Low, *est.CI95High-est.Mean
+			}
+			e.XYs = append(e.XYs, plotter.XY{X: float64(r.Nodes), Y: est.Mean})
+			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{lo, hi})
+			xs = append(xs, float64(r.Nodes))
+			ymax = math.Max(ymax, est.Mean+hi)
+		}
+		if err := addSeries(p, k, s.label, e.XYs); err != nil {
+			return nil, err
+		}
+		bars, err := plotter.NewYErrorBars(e)
+		if err != nil {
+			return nil, fmt.Errorf("plotting error bars: %w", err)
+		}
+		bars.Color = plotutil.Color(k)
+		bars.Width = vg.Points(1)
+		bars.CapWidth = vg.Points(6)
+		p.Add(errorBars{bars})
+	}
+	var paper plotter.XYs
+	for _, f := range results.IPSC2 {
+		paper = append(paper, plotter.XY{X: float64(f.Nodes), Y: f.PerFailure})
+		xs = append(xs, float64(f.Nodes))
+	}
+	sc, err := plotter.NewScatter(paper)
+	if err != nil {
+		return nil, fmt.Errorf("plotting the paper's figures: %w", err)
+	}
+	sc.Shape = draw.PyramidGlyph{}
+	sc.Radius = vg.Points(6)
+	sc.Color = color.RGBA{R: 200, A: 255}
+	p.Add(sc)
+	p.Legend.Add("paper, iPSC/2 (N=32: 8, N=64: 9.75)", sc)
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: paper, Labels: []string{"  paper 8", "  paper 9.75"}})
+	if err == nil {
+		labels.Offset = vg.Point{X: vg.Points(4), Y: -vg.Points(4)}
+		for k := range labels.TextStyle {
+			labels.TextStyle[k].Color = sc.Color
+		}
+		p.Add(labels)
+	}
+	log2Axis(&p.X, xs)
+	p.Y.Min = 0
+	p.Y.Max = ymax * 1.15
+	data, err := render(p, format)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{
+		Name:  "overhead-per-failure",
+		Title: "Overhead per failure against N",
+		Caption: "Classified overhead: messages whose cause is a failure (enquiries, tests, answers, anomalies, re-issued " +
+			"requests, regeneration), attributed to the latest crash, averaged over the failures; bars are 95% confidence " +
+			"intervals over the failures. Red triangles: the open-cube paper's iPSC/2 measurements (8 at N = 32, 9.75 at N = 64). " +
+			"One line per set of conditions (think time, crash gap, downtime).",
+		Data: data,
+	}, nil
+}
+
+// sweep plots the overhead per failure against one parameter (think time or
+// crash gap) at fixed N, for the runs that differ only in that parameter.
+type sweepParam struct {
+	name, axis, file string
+	value            func(r *results.Run) (float64, bool)
+	// rest describes a run without the parameter, to group comparable runs.
+	rest func(r *results.Run) string
+}
+
+var sweepParams = []sweepParam{
+	{"mean think time", "mean think time between a node's requests (δ, log scale)", "overhead-vs-think",
+		func(r *results.Run) (float64, bool) { return r.ThinkTime, r.ThinkTime > 0 },
+		func(r *results.Run) string { return fmt.Sprintf("%s %d %s", r.Algorithm, r.Nodes, r.FaultPlan) }},
+	{"mean gap between crashes", "mean gap between crashes (δ, log scale)", "overhead-vs-crash-gap",
+		crashGap,
+		func(r *results.Run) string {
+			return fmt.Sprintf("%s %d %g %s", r.Algorithm, r.Nodes, r.ThinkTime, gapRe.ReplaceAllString(crashCount.ReplaceAllString(r.FaultPlan, ""), ""))
+		}},
+}
+
+func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, error) {
+	groups := map[string][]*results.Run{}
+	var order []string
+	for _, r := range runs {
+		if _, ok := sp.value(r); !ok {
+			continue
+		}
+		k := sp.rest(r)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	p := newPlot("Overhead per failure against the "+sp.name, sp.axis, "overhead messages per failure (mean, 95% CI)")
+	lo, hi := math.Inf(1), math.Inf(-1)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	var firstY, lastY float64
+	n := 0
+	for _, k := range order {
+		g := groups[k]
+		distinct := map[float64]bool{}
+		for _, r := range g {
+			v, _ := sp.value(r)
+			distinct[v] = true
+		}
+		if len(distinct) < 2 {
+			continue
+		}
+		sort.SliceStable(g, func(a, b int) bool { va, _ := sp.value(g[a]); vb, _ := sp.value(g[b]); return va < vb })
+		var e errPoints
+		for k, r := range g {
+			v, _ := sp.value(r)
+			if k > 0 {
+				if prev, _ := sp.value(g[k-1]); prev == v {
+					continue // the same run saved twice (sweeps share a centre point): keep the first
+				}
+			}
+			est := r.OverheadPerFailure
+			l, h := 0.0, 0.0
+			if est.CI95Low != nil {
+				l, h = est.Mean-math.Max(*est.CI95Low, est.Mean/100), *est.CI95High-est.Mean
+			}
+			e.XYs = append(e.XYs, plotter.XY{X: v, Y: est.Mean})
+			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{l, h})
+			if n == 0 {
+				if len(e.XYs) == 1 {
+					firstY = est.Mean + h
+				}
+				lastY = est.Mean + h
+			}
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			ylo, yhi = math.Min(ylo, est.Mean-l), math.Max(yhi, est.Mean+h)
+		}
+		label := fmt.Sprintf("N=%d", g[0].Nodes)
+		if sp.file == "overhead-vs-think" {
+			if gap, ok := crashGap(g[0]); ok {
+				label += fmt.Sprintf(", crash gap %gδ", gap)
+			}
+		} else {
+			label += fmt.Sprintf(", think %gδ", g[0].ThinkTime)
+		}
+		if err := addSeries(p, n, label, e.XYs); err != nil {
+			return nil, err
+		}
+		bars, err := plotter.NewYErrorBars(e)
+		if err != nil {
+			return nil, fmt.Errorf("plotting error bars: %w", err)
+		}
+		bars.Color = plotutil.Color(n)
+		bars.CapWidth = vg.Points(6)
+		p.Add(errorBars{bars})
+		n++
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	logAxis(&p.X, lo, hi)
+	if ylo > 0 && yhi/ylo > 30 {
+		logAxis(&p.Y, ylo, yhi)
+		// A short label: gonum misplaces the room for a long one on a log axis.
+		p.Y.Label.Text = "msgs/failure (log)"
+		p.Title.Text = "Overhead messages per failure (log scale) against the " + sp.name
+	} else {
+		p.Y.Min = 0
+		p.Y.Max = yhi * 1.1
+	}
+	if firstY > lastY { // the legend goes where the curves are low
+		p.Legend.Left = false
+		p.Legend.XOffs = -vg.Millimeter * 2
+	}
+	data, err := render(p, format)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{
+		Name:  sp.file,
+		Title: "Overhead per failure against the " + sp.name,
+		Caption: "Classified overhead per failure (mean, 95% confidence interval over the failures) at fixed N, " +
+			"as the " + sp.name + " varies and everything else stays the same.",
+		Data: data,
+	}, nil
+}
+
+// distCut is the largest per-failure overhead the histogram shows in bins
+// of one message; larger values are gathered in one overflow bar.
+const distCut = 64
+
+// distribution plots the histogram of one run's per-failure overhead.
+func distribution(r *results.Run, format string) (*Figure, error) {
+	xs := r.OverheadSamples
+	mx := 0.0
+	for _, x := range xs {
+		mx = math.Max(mx, x)
+	}
+	cut := math.Min(mx, distCut)
+	bins := make([]plotter.HistogramBin, int(cut)+1)
+	for k := range bins {
+		bins[k].Min, bins[k].Max = float64(k)-0.5, float64(k)+0.5
+	}
+	over := plotter.HistogramBin{Min: cut + 1.5, Max: cut + 4.5}
+	for _, x := range xs {
+		if x > cut {
+			over.Weight++
+			continue
+		}
+		bins[int(math.Round(x))].Weight++
+	}
+	h := &plotter.Histogram{Bins: bins, Width: 1, FillColor: plotutil.Color(2), LineStyle: plotter.DefaultLineStyle}
+	h.LineStyle.Width = vg.Points(0.3)
+	h.LineStyle.Color = color.White
+	p := newPlot(fmt.Sprintf("Overhead per failure, distribution (%s, N=%d, %d failures)", r.Algorithm, r.Nodes, len(xs)),
+		"overhead messages caused by one failure", "number of failures")
+	p.Add(h)
+	p.Legend.Add("failures with this overhead", h)
+	ymax := over.Weight
+	for _, b := range bins {
+		ymax = math.Max(ymax, b.Weight)
+	}
+	if over.Weight > 0 {
+		ho := &plotter.Histogram{Bins: []plotter.HistogramBin{over}, Width: 3, FillColor: color.Gray{Y: 110}, LineStyle: h.LineStyle}
+		p.Add(ho)
+		p.Legend.Add(fmt.Sprintf("more than %g (up to %g)", cut, mx), ho)
+	}
+	est := r.OverheadPerFailure
+	mean, err := vline(est.Mean, ymax*1.05, color.Black)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(mean)
+	p.Legend.Add(fmt.Sprintf("mean %.2f", est.Mean), mean)
+	if r.Paper != nil {
+		pl, err := vline(r.Paper.PerFailure, ymax*1.05, color.RGBA{R: 200, A: 255})
+		if err != nil {
+			return nil, err
+		}
+		pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(pl)
+		p.Legend.Add(fmt.Sprintf("paper's mean (iPSC/2) %g", r.Paper.PerFailure), pl)
+	}
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Millimeter * 2
+	p.Y.Min = 0
+	p.Y.Max = ymax * 1.1
+	p.X.Min = -1
+	var ticks []plot.Tick
+	for v := 0.0; v <= cut; v += 8 {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	if over.Weight > 0 {
+		ticks = append(ticks, plot.Tick{Value: cut + 3, Label: fmt.Sprintf(">%g", cut)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Tick.Marker = countTicks{}
+	data, err := render(p, format)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{
+		Name:  fmt.Sprintf("overhead-distribution-N%d", r.Nodes),
+		Title: fmt.Sprintf("Distribution of the overhead per failure (N = %d)", r.Nodes),
+		Caption: fmt.Sprintf("How many failure-cause messages each of the %d failures of the %s run at N = %d caused, "+
+			"in bins of one message; the grey bar gathers the failures above %g. Most failures cost a few tests and answers "+
+			"(a search phase d costs 2^(d−1) tests, hence the peaks at powers of two); the long tail is the failures that hit "+
+			"the token and regenerate it (an announcement to all N − 1 other nodes) or start concurrent searches.", len(xs), r.Algorithm, r.Nodes, cut),
+		Data: data,
+	}, nil
+}
+
+// countTicks labels a linear axis at multiples of 1, 2 or 5 × a power of
+// ten, with whole numbers.
+type countTicks struct{}
+
+// Ticks returns about five labelled ticks between lo and hi.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 1.0
+	for _, m := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
+		step = m
+		if (hi-lo)/m <= 6 {
+			break
+		}
+	}
+	var t []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return t
+}
+
+func vline(x, y float64, c color.Color) (*plotter.Line, error) {
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: y}})
+	if err != nil {
+		return nil, fmt.Errorf("plotting a marker line: %w", err)
+	}
+	l.Color = c
+	l.Width = vg.Points(1.5)
+	return l, nil
+}
+
+// recovery plots, per N, the distribution of the time from a crash to the
+// next critical-section entry, as box plots (or the mean, for runs saved
+// without samples).
+func recovery(s series, format string) (*Figure, error) {
+	p := newPlot("Time to recovery after a crash", "N (nodes)", "time to the next CS entry (δ)")
+	var names []string
+	for k, r := range s.runs {
+		names = append(names, strconv.Itoa(r.Nodes))
+		if len(r.RecoverySamples) > 0 {
+			b, err := plotter.NewBoxPlot(vg.Points(30), float64(k), plotter.Values(r.RecoverySamples))
+			if err != nil {
+				return nil, fmt.Errorf("plotting recovery at N=%d: %w", r.Nodes, err)
+			}
+			b.FillColor = color.RGBA{R: 180, G: 200, B: 240, A: 255}
+			p.Add(b)
+			continue
+		}
+		sc, err := plotter.NewScatter(plotter.XYs{{X: float64(k), Y: r.RecoveryDelta.Mean}})
+		if err != nil {
+			return nil, fmt.Errorf("plotting recovery at N=%d: %w", r.Nodes, err)
+		}
+		p.Add(sc)
+	}
+	var means plotter.XYs
+	for k, r := range s.runs {
+		means = append(means, plotter.XY{X: float64(k), Y: r.RecoveryDelta.Mean})
+	}
+	sc, err := plotter.NewScatter(means)
+	if err != nil {
+		return nil, fmt.Errorf("plotting recovery means: %w", err)
+	}
+	sc.Shape = draw.CrossGlyph{}
+	sc.Radius = vg.Points(4)
+	sc.Color = color.RGBA{R: 200, A: 255}
+	p.Add(sc)
+	p.Legend.Add("mean (box: quartiles, median)", sc)
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Millimeter * 2
+	p.NominalX(names...)
+	p.Y.Min = 0
+	top := 0.0
+	for _, r := range s.runs {
+		for _, x := range r.RecoverySamples {
+			top = math.Max(top, x)
+		}
+		top = math.Max(top, r.RecoveryDelta.Mean)
+	}
+	p.Y.Max = top * 1.15
+	data, err := render(p, format)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{
+		Name:  "time-to-recovery",
+		Title: "Time to recovery against N",
+		Caption: "Per crash, the time until the next critical-section entry anywhere, in δ (" + s.label + "). Boxes: " +
+			"quartiles and median; whiskers: 1.5 × the interquartile range; circles: crashes beyond; red crosses: the mean. " +
+			"The time includes waiting for the next request when the load is light.",
+		Data: data,
+	}, nil
+}

@@ -1,0 +1,349 @@
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SavedFormat is the version of the saved-run file format. A reader accepts
+// files of this version or older.
+const SavedFormat = 1
+
+// Environment says where, when and how a saved run was made.
+type Environment struct {
+	// Version and Commit identify the ocbench build (Commit is empty when
+	// the build has no VCS information, e.g. under `go run` from a copy).
+	Version   string `json:"ocbench_version"`
+	Commit    string `json:"commit,omitempty"`
+	GoVersion string `json:"go_version"`
+	// Runtime is "simulator" or "mpi".
+	Runtime string `json:"runtime"`
+	// MPILibrary is the MPI library's version string; empty without MPI.
+	MPILibrary string `json:"mpi_library,omitempty"`
+	// Hostnames are the machines the run used (one per distinct host).
+	Hostnames []string `json:"hostnames"`
+	Ranks     int      `json:"ranks"`
+	// Placement is how nodes were placed on ranks ("" in the simulator,
+	// where every node lives in one process).
+	Placement    string  `json:"placement,omitempty"`
+	DeltaSeconds float64 `json:"delta_seconds"`
+	Seed         uint64  `json:"seed"`
+	// Repeat is the number of seeds per configuration (seed, seed+1, …).
+	Repeat int    `json:"repeat"`
+	Preset string `json:"preset,omitempty"`
+	// Command is the exact command line, shell-quoted.
+	Command string `json:"command"`
+	// Header is the readable table's header: what ran, in words.
+	Header []string `json:"header,omitempty"`
+	// Date is when the run finished, RFC 3339 in UTC.
+	Date string `json:"date"`
+}
+
+// Saved is the content of a saved-run file: the `--json` document (runs)
+// plus the environment.
+type Saved struct {
+	Format      int         `json:"ocbench_saved_run"`
+	Environment Environment `json:"environment"`
+	Runs        []*Run      `json:"runs"`
+}
+
+// RunsDir is the directory, under the results directory, that holds the
+// saved runs.
+const RunsDir = "runs"
+
+// CSVName is the name of the CSV file, in RunsDir, with one row per run.
+const CSVName = "runs.csv"
+
+// QuoteCommand shell-quotes args into one command line that a POSIX shell
+// reads back as the same words.
+func QuoteCommand(args []string) string {
+	q := make([]string, len(args))
+	for k, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r))
+		}) < 0 {
+			q[k] = a
+			continue
+		}
+		q[k] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// baseName returns the stem of a saved run's file name: the date, then what
+// ran (preset or algorithms, N), then the seed.
+func baseName(s *Saved, when time.Time) string {
+	what := s.Environment.Preset
+	if what == "" {
+		var algos, nodes []string
+		seenA, seenN := map[string]bool{}, map[int]bool{}
+		for _, r := range s.Runs {
+			if !seenA[r.Algorithm] {
+				seenA[r.Algorithm] = true
+				algos = append(algos, r.Algorithm)
+			}
+			if !seenN[r.Nodes] {
+				seenN[r.Nodes] = true
+				nodes = append(nodes, strconv.Itoa(r.Nodes))
+			}
+		}
+		if len(algos) > 2 {
+			algos = []string{"all"}
+		}
+		if len(nodes) > 3 {
+			nodes = []string{nodes[0] + "-" + nodes[len(nodes)-1]}
+		}
+		what = strings.Join(algos, "+") + "-N" + strings.Join(nodes, ",")
+		if len(s.Runs) > 0 && s.Runs[0].Failures > 0 {
+			what += "-crashes"
+		}
+	}
+	what = unsafeName.ReplaceAllString(what, "_")
+	return fmt.Sprintf("%s-%s-seed%d", when.UTC().Format("20060102T150405Z"), what, s.Environment.Seed)
+}
+
+// Save writes s under dir/RunsDir: one new JSON file (never overwriting an
+// existing one: a numeric suffix makes the name unique) and one row per run
+// appended to the CSV file. It creates the directories it needs and returns
+// the JSON file's path.
+func Save(dir string, s *Saved) (string, error) {
+	if s.Format == 0 {
+		s.Format = SavedFormat
+	}
+	when := time.Now()
+	if s.Environment.Date == "" {
+		s.Environment.Date = when.UTC().Format(time.RFC3339)
+	} else if t, err := time.Parse(time.RFC3339, s.Environment.Date); err == nil {
+		when = t
+	}
+	runs := filepath.Join(dir, RunsDir)
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return "", fmt.Errorf("saving the run: %w", err)
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("saving the run: encoding JSON: %w", err)
+	}
+	data = append(data, '\n')
+	stem := filepath.Join(runs, baseName(s, when))
+	var path string
+	for k := 1; ; k++ {
+		path = stem + ".json"
+		if k > 1 {
+			path = fmt.Sprintf("%s-%d.json", stem, k)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && k < 1000 {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("saving the run: %w", err)
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", fmt.Errorf("saving the run: %s: %w", path, err)
+		}
+		break
+	}
+	if err := appendCSV(filepath.Join(runs, CSVName), filepath.Base(path), s); err != nil {
+		return path, err
+	}
+	return path, nil
+}
+
+// csvColumns are the CSV's columns; the header row names them.
+var csvColumns = []struct {
+	name string
+	cell func(file string, e *Environment, r *Run) string
+}{
+	{"file", func(f string, _ *Environment, _ *Run) string { return f }},
+	{"date", func(_ string, e *Environment, _ *Run) string { return e.Date }},
+	{"ocbench_version", func(_ string, e *Environment, _ *Run) string { return e.Version }},
+	{"commit", func(_ string, e *Environment, _ *Run) string { return e.Commit }},
+	{"runtime", func(_ string, e *Environment, _ *Run) string { return e.Runtime }},
+	{"ranks", func(_ string, e *Environment, _ *Run) string { return strconv.Itoa(e.Ranks) }},
+	{"placement", func(_ string, e *Environment, _ *Run) string { return e.Placement }},
+	{"algorithm", func(_ string, _ *Environment, r *Run) string { return r.Algorithm }},
+	{"nodes", func(_ string, _ *Environment, r *Run) string { return strconv.Itoa(r.Nodes) }},
+	{"workload", func(_ string, _ *Environment, r *Run) string { return r.Workload }},
+	{"seeds", func(_ string, _ *Environment, r *Run) string { return seedList(r) }},
+	{"delta_seconds", func(_ string, _ *Environment, r *Run) string { return ff(r.DeltaSeconds) }},
+	{"think_time_delta", func(_ string, _ *Environment, r *Run) string { return ff(r.ThinkTime) }},
+	{"fault_plan", func(_ string, _ *Environment, r *Run) string { return r.FaultPlan }},
+	{"requests_issued", func(_ string, _ *Environment, r *Run) string { return strconv.FormatInt(r.RequestsIssued, 10) }},
+	{"requests_served", func(_ string, _ *Environment, r *Run) string { return strconv.FormatInt(r.RequestsServed, 10) }},
+	{"messages_total", func(_ string, _ *Environment, r *Run) string { return strconv.FormatInt(r.MessagesTotal, 10) }},
+	{"msgs_per_request_mean", func(_ string, _ *Environment, r *Run) string { return ff(r.MsgsPerRequest.Mean) }},
+	{"msgs_per_request_max", func(_ string, _ *Environment, r *Run) string { return ff(r.MsgsPerRequest.Max) }},
+	{"wait_delta_mean", func(_ string, _ *Environment, r *Run) string { return ff(r.WaitDelta.Mean) }},
+	{"failures", func(_ string, _ *Environment, r *Run) string { return strconv.Itoa(r.Failures) }},
+	{"overhead_per_failure", func(_ string, _ *Environment, r *Run) string { return estimateCell(r.OverheadPerFailure, r.Failures) }},
+	{"overhead_ci95_low", func(_ string, _ *Environment, r *Run) string { return ptrCell(r.OverheadPerFailure.CI95Low) }},
+	{"overhead_ci95_high", func(_ string, _ *Environment, r *Run) string { return ptrCell(r.OverheadPerFailure.CI95High) }},
+	{"overhead_differential", func(_ string, _ *Environment, r *Run) string {
+		return estimateCell(r.OverheadDifferential, r.OverheadDifferential.N)
+	}},
+	{"paper_overhead_per_failure", func(_ string, _ *Environment, r *Run) string {
+		if r.Paper == nil {
+			return ""
+		}
+		return ff(r.Paper.PerFailure)
+	}},
+	{"ratio_to_paper", func(_ string, _ *Environment, r *Run) string {
+		if r.Paper == nil {
+			return ""
+		}
+		return ff(r.Paper.Ratio)
+	}},
+	{"tokens_regenerated", func(_ string, _ *Environment, r *Run) string { return strconv.FormatInt(r.TokensRegenerated, 10) }},
+	{"recovery_delta_mean", func(_ string, _ *Environment, r *Run) string {
+		if r.RecoveryDelta.Count == 0 {
+			return ""
+		}
+		return ff(r.RecoveryDelta.Mean)
+	}},
+	{"requests_lost", func(_ string, _ *Environment, r *Run) string { return strconv.FormatInt(r.RequestsLost, 10) }},
+	{"violations", func(_ string, _ *Environment, r *Run) string {
+		return strconv.Itoa(r.SafetyViolations + r.LivenessViolations)
+	}},
+	{"wall_seconds", func(_ string, _ *Environment, r *Run) string { return ff(r.WallSeconds) }},
+}
+
+func ff(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func estimateCell(e Estimate, n int) string {
+	if n == 0 || e.N == 0 {
+		return ""
+	}
+	return ff(e.Mean)
+}
+
+func ptrCell(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return ff(*p)
+}
+
+func seedList(r *Run) string {
+	seeds := r.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{r.Seed}
+	}
+	s := make([]string, len(seeds))
+	for k, x := range seeds {
+		s[k] = strconv.FormatUint(x, 10)
+	}
+	return strings.Join(s, " ")
+}
+
+// CSVHeader returns the CSV's header row.
+func CSVHeader() []string {
+	h := make([]string, len(csvColumns))
+	for k, c := range csvColumns {
+		h[k] = c.name
+	}
+	return h
+}
+
+// appendCSV appends one row per run to the CSV file at path, writing the
+// header first if the file is new. A file whose header differs (an older
+// format) is left alone: the rows go to a new file beside it.
+func appendCSV(path, file string, s *Saved) error {
+	header := CSVHeader()
+	stem := strings.TrimSuffix(path, ".csv")
+	for k := 2; ; k++ {
+		old, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("saving the run: %w", err)
+		}
+		first, _, _ := strings.Cut(string(old), "\n")
+		if first == strings.Join(header, ",") {
+			break
+		}
+		path = fmt.Sprintf("%s-%d.csv", stem, k)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("saving the run: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("saving the run: %w", err)
+	}
+	w := csv.NewWriter(f)
+	if st.Size() == 0 {
+		w.Write(header)
+	}
+	for _, r := range s.Runs {
+		row := make([]string, len(csvColumns))
+		for k, c := range csvColumns {
+			row[k] = c.cell(file, &s.Environment, r)
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	err = w.Error()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("saving the run: %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadSaved reads a saved-run file. It also accepts the plain `--json`
+// document ({"runs": [...]}), with an empty environment.
+func ReadSaved(r io.Reader) (*Saved, error) {
+	var s Saved
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("reading a saved run: %w", err)
+	}
+	if s.Format > SavedFormat {
+		return nil, fmt.Errorf("reading a saved run: format %d is newer than this ocbench reads (%d)", s.Format, SavedFormat)
+	}
+	if len(s.Runs) == 0 {
+		return nil, errors.New("reading a saved run: no runs in it")
+	}
+	for k, r := range s.Runs {
+		if r == nil {
+			return nil, fmt.Errorf("reading a saved run: run %d is null", k)
+		}
+	}
+	return &s, nil
+}
+
+// LoadSaved reads the saved-run file at path.
+func LoadSaved(path string) (*Saved, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := ReadSaved(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}

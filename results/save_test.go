@@ -1,0 +1,168 @@
+package results
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func sampleSaved() *Saved {
+	lo, hi := 9.5, 12.75
+	return &Saved{
+		Environment: Environment{Version: "test", Commit: "abc", GoVersion: "go1.26", Runtime: "simulator",
+			Hostnames: []string{"h"}, Ranks: 1, DeltaSeconds: 0.001, Seed: 7, Repeat: 2, Preset: "ipsc2",
+			Command: "ocbench --preset ipsc2", Header: []string{"what ran"}, Date: "2026-01-02T03:04:05Z"},
+		Runs: []*Run{{
+			Algorithm: "opencube", Nodes: 32, Ranks: 1, Runtime: "sim", Seed: 7, Seeds: []uint64{7, 8}, Workload: "poisson",
+			DeltaSeconds: 0.001, CSTime: 1, ThinkTime: 320, Checks: "full",
+			RequestsIssued: 100, RequestsServed: 99, MessagesTotal: 480,
+			MessagesByType: map[string]int64{"request": 250, "token": 230}, MessagesByCause: map[string]int64{"normal": 470, "failure": 10},
+			MsgsPerRequest: Summary{Count: 99, Mean: 4.8123456789, Median: 5, P99: 7, Max: 8},
+			Failures:       3, OverheadPerFailure: Estimate{N: 3, Mean: 11.1, Stddev: 0.1, CI95Low: &lo, CI95High: &hi},
+			OverheadSamples: []float64{2, 4, 27.3}, Paper: &PaperComparison{PerFailure: 8, Ratio: 11.1 / 8},
+			RecoveryDelta: Summary{Count: 2, Mean: 10.7}, RecoverySamples: []float64{0.1, 21.3},
+			OverheadByType: map[string]int64{"test": 7}, WallSeconds: 0.123,
+		}},
+	}
+}
+
+// TestSaveReadBack: a saved run reads back into the same numbers; a second
+// save of the same run makes a second file (nothing is overwritten) and a
+// second CSV row.
+func TestSaveReadBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not", "yet")
+	want := sampleSaved()
+	var paths []string
+	for k := 0; k < 2; k++ {
+		s := sampleSaved()
+		p, err := Save(dir, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		got, err := LoadSaved(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Format = SavedFormat
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("read back:\n%+v\nwant\n%+v", got.Runs[0], want.Runs[0])
+		}
+	}
+	if paths[0] == paths[1] || !strings.HasSuffix(paths[1], "-2.json") {
+		t.Errorf("second save wrote %s after %s: want a new name", paths[1], paths[0])
+	}
+	if base := filepath.Base(paths[0]); base != "20260102T030405Z-ipsc2-seed7.json" {
+		t.Errorf("file name %s", base)
+	}
+	f, err := os.Open(filepath.Join(dir, RunsDir, CSVName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || !reflect.DeepEqual(rows[0], CSVHeader()) {
+		t.Fatalf("CSV has %d rows (header %v), want a header and 2 rows", len(rows), rows[0])
+	}
+	col := map[string]string{}
+	for k, h := range rows[0] {
+		col[h] = rows[2][k]
+	}
+	for k, v := range map[string]string{"file": filepath.Base(paths[1]), "nodes": "32", "seeds": "7 8", "overhead_per_failure": "11.1",
+		"overhead_ci95_low": "9.5", "paper_overhead_per_failure": "8", "msgs_per_request_mean": "4.8123456789", "commit": "abc"} {
+		if col[k] != v {
+			t.Errorf("CSV %s = %q, want %q", k, col[k], v)
+		}
+	}
+}
+
+// TestSaveCSVHeaderChanged: rows never go under another format's header.
+func TestSaveCSVHeaderChanged(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, RunsDir, CSVName)
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("file,other\nx,y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Save(dir, sampleSaved()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "file,other\nx,y\n" {
+		t.Errorf("old CSV changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, RunsDir, "runs-2.csv")); err != nil {
+		t.Errorf("no new CSV beside the old one: %v", err)
+	}
+}
+
+func TestSaveUnwritable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Save(filepath.Join(file, "sub"), sampleSaved()); err == nil || !strings.Contains(err.Error(), "saving the run") {
+		t.Errorf("error %v, want a 'saving the run' error", err)
+	}
+}
+
+func TestReadSaved(t *testing.T) {
+	cases := []struct {
+		name, in, err string
+		runs          int
+	}{
+		{"plain --json output", `{"runs": [{"algorithm": "raymond", "nodes": 8}]}`, "", 1},
+		{"saved", `{"ocbench_saved_run": 1, "environment": {"seed": 3}, "runs": [{"nodes": 8}, {"nodes": 16}]}`, "", 2},
+		{"newer format", `{"ocbench_saved_run": 99, "runs": [{}]}`, "newer", 0},
+		{"no runs", `{"runs": []}`, "no runs", 0},
+		{"null run", `{"runs": [null]}`, "null", 0},
+		{"not JSON", `runs`, "invalid", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := ReadSaved(strings.NewReader(c.in))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || len(s.Runs) != c.runs {
+				t.Fatalf("%v, %d runs; want %d", err, len(s.Runs), c.runs)
+			}
+		})
+	}
+}
+
+func TestQuoteCommand(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ocbench", "--nodes", "32,64"}, "ocbench --nodes 32,64"},
+		{[]string{"ocbench", "--out", ""}, "ocbench --out ''"},
+		{[]string{"ocbench", "--trace", "a b"}, "ocbench --trace 'a b'"},
+		{[]string{"x", "it's"}, `x 'it'\''s'`},
+	}
+	for _, c := range cases {
+		if got := QuoteCommand(c.args); got != c.want {
+			t.Errorf("QuoteCommand(%q) = %s, want %s", c.args, got, c.want)
+		}
+	}
+}
+
+func TestMergeRecoverySamples(t *testing.T) {
+	a, b := sampleSaved().Runs[0], sampleSaved().Runs[0]
+	b.RecoverySamples = []float64{5}
+	m := Merge([]*Run{a, b})
+	if m.RecoveryDelta.Count != 3 || m.RecoveryDelta.Max != 21.3 || len(m.RecoverySamples) != 3 {
+		t.Errorf("merged recovery %+v, want the 3 pooled samples", m.RecoveryDelta)
+	}
+}
