@@ -11,7 +11,7 @@ MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
 	@echo "make test          vet + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
-	@echo "make mpi           build ./ocbench-mpi with MPI support (installs OpenMPI from Debian if missing)"
+	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
@@ -40,7 +40,7 @@ openmpi:
 	@scripts/install-openmpi.sh
 
 mpi: openmpi
-	$(GO) build -tags mpi -o ocbench-mpi ./cmd/ocbench
+	$(GO) build -tags mpi -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
 
 mpi-test: openmpi
 	$(GO) vet -tags mpi ./...
@@ -49,6 +49,12 @@ mpi-test: openmpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
+	$(GO) test -c -tags mpi -o cluster.test ./cluster
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./cluster.test -test.run MPI -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./cluster.test -test.run MPI -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./cluster.test -test.run MPI -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./cluster.test -test.run MPI -test.timeout 5m
+	scripts/mpi-check.sh
 
 seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestSeedSweep' ./bench -seeds $(SEEDS)
@@ -75,4 +81,4 @@ scale: build
 	/usr/bin/time -f "wall %es, max RSS %MkB" ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1
 
 clean:
-	rm -f ocbench ocbench-mpi mpi.test
+	rm -f ocbench mpi.test cluster.test

@@ -141,7 +141,7 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 		return nil, fmt.Errorf("cluster: agreeing on the start time: %w", err)
 	}
 	j.epoch = epoch[0]
-	if wait := -j.now(); wait > 0 {
+	for wait := -j.now(); wait > 0; wait = -j.now() { // a nap may end early (signals)
 		j.nap(time.Duration(wait * float64(time.Second)))
 	}
 	for _, in := range j.runs {

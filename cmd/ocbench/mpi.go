@@ -52,7 +52,7 @@ func useMPI(o *options) (bool, error) {
 		}
 		if !mpi.Compiled() {
 			if size > 1 {
-				return false, usageError{fmt.Errorf("mpirun started %d copies of an ocbench built without MPI support; build it with `make mpi` and run ./ocbench-mpi", size)}
+				return false, usageError{fmt.Errorf("mpirun started %d copies of an ocbench built without MPI support; build it with `make mpi`", size)}
 			}
 			return false, nil
 		}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# End-to-end checks of ocbench on MPI (part of `make test`): bad input ends
+# every rank with status 2 and one line, every power-of-two number of ranks
+# from 1 to 32 runs, and the default job (the ipsc2 preset) under
+# mpirun -np 32 prints both rows with zero safety violations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=$tmp/ocbench
+go build -tags mpi -o "$bin" ./cmd/ocbench
+run() { scripts/mpirun.sh "$@"; }
+fail=0
+
+# Bad input: exit 2 on every rank, one line on stderr, nothing on stdout.
+bad() {
+	local np=$1
+	shift
+	local code=0
+	run -np "$np" "$bin" "$@" >"$tmp/out" 2>"$tmp/err" || code=$?
+	if [ "$code" != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || [ -s "$tmp/out" ]; then
+		echo "FAIL: mpirun -np $np ocbench $*: exit $code, stderr:"
+		cat "$tmp/err"
+		fail=1
+	else
+		echo "ok   mpirun -np $np ocbench $* -> exit 2: $(cat "$tmp/err")"
+	fi
+}
+bad 4 --nodes 12
+bad 4 --nodes 2
+bad 3 --nodes 8
+bad 4 --bogus
+bad 4 --placement spiral
+bad 4 --workload sequential --crashes 3
+bad 4 --crashes 3 --workload poisson --crash-target token
+bad 4 --nodes 16 --trace /dev/null
+
+# Every power-of-two number of ranks, N ≥ P.
+for np in 1 2 4 8 16 32; do
+	run -np "$np" "$bin" --nodes 32 --requests 50 --no-save --json >"$tmp/p$np.json"
+	if ! grep -q '"runtime": "mpi"' "$tmp/p$np.json" || ! grep -q "\"ranks\": $np," "$tmp/p$np.json" || ! grep -q '"safety_violations": 0' "$tmp/p$np.json"; then
+		echo "FAIL: mpirun -np $np ocbench --nodes 32 --requests 50"
+		fail=1
+	else
+		echo "ok   mpirun -np $np ocbench --nodes 32 --requests 50"
+	fi
+done
+
+# The default job on 32 ranks: both ipsc2 rows, zero safety violations.
+start=$(date +%s)
+code=0
+run -np 32 "$bin" --json --no-save >"$tmp/ipsc2.json" || code=$?
+secs=$(($(date +%s) - start))
+rows=$(grep -c '"runtime": "mpi"' "$tmp/ipsc2.json" || true)
+safe=$(grep -c '"safety_violations": 0' "$tmp/ipsc2.json" || true)
+late=$(grep '"delays_over_delta"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd/ -)
+if [ "$rows" != 2 ] || [ "$safe" != 2 ]; then
+	echo "FAIL: mpirun -np 32 ocbench --json (exit $code): $rows rows, $safe without safety violations"
+	cat "$tmp/ipsc2.json"
+	fail=1
+else
+	echo "ok   mpirun -np 32 ocbench --json: both ipsc2 rows, no safety violation, exit $code, ${secs}s, deliveries over δ: $late"
+fi
+exit $fail
