@@ -53,8 +53,9 @@ type instance struct {
 	stuck      string
 
 	// counters
-	stats rankReport
-	sent  [proto.NumMsgTypes][proto.NumCauses]int64
+	stats  rankReport
+	perTag []uint32 // normal messages sent per request serial (the report's PerTag)
+	sent   [proto.NumMsgTypes][proto.NumCauses]int64
 
 	malformed    int64
 	malformedErr string
@@ -84,7 +85,6 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	in.reqTag = make([]uint32, s.Nodes)
 	in.life = make([]uint32, s.Nodes)
 	in.thinks = make([]uint32, s.Nodes)
-	in.stats.PerTag = map[uint32]uint32{}
 	in.stats.FirstEntry = make([]float64, len(plan))
 	for k := range in.stats.FirstEntry {
 		in.stats.FirstEntry[k] = -1
@@ -195,7 +195,10 @@ func (in *instance) step(id proto.NodeID, input proto.Input) {
 func (in *instance) send(m *proto.Message, now float64) {
 	in.sent[m.Type][m.Cause]++
 	if m.Tag > 0 && m.Cause == proto.Normal {
-		in.stats.PerTag[m.Tag]++
+		for int(m.Tag) >= len(in.perTag) {
+			in.perTag = append(in.perTag, 0)
+		}
+		in.perTag[m.Tag]++
 	}
 	if m.Cause == proto.Failure {
 		if k := in.crashIndex(now); k >= 0 {
@@ -235,7 +238,7 @@ func (in *instance) flush() {
 func (in *instance) flushTo(r int) {
 	b := in.batches[r]
 	wire.SetCount(b, in.counts[r])
-	copy(b[4:12], wire.AppendHeader(nil, in.id, 0, in.j.now())[4:12])
+	wire.SetSent(b, in.j.now())
 	in.j.send(b, r, tagData)
 	in.counts[r] = 0
 }

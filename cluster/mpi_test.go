@@ -12,9 +12,13 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -91,4 +95,100 @@ func TestMPICrashes(t *testing.T) {
 	}
 	t.Logf("N=%d P=%d: overhead/failure %.2f, differential %.2f, served %d/%d, %d of %d deliveries over δ (max %.2fδ), liveness: %s",
 		n, p, r.OverheadPerFailure.Mean, r.OverheadDifferential.Mean, r.RequestsServed, r.RequestsIssued, r.DelaysOverDelta, r.MessagesTotal, r.MaxDelayDelta, r.Violation)
+}
+
+// bouncer is a node that answers every message with one message back, for
+// measuring the runtime's cost per message.
+type bouncer struct {
+	id, peer proto.NodeID
+	got      int
+}
+
+func (b *bouncer) Step(in proto.Input, out *proto.Output) {
+	if in.Kind == proto.Receive {
+		b.got++
+		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Request, From: b.id, To: b.peer, J: b.id, Src: b.id, Tag: uint32(b.got)})
+	}
+}
+func (b *bouncer) View() proto.View            { return proto.View{Up: true} }
+func (b *bouncer) Waiting(func(proto.NodeID))  {}
+func (b *bouncer) stepFirst(out *proto.Output) { b.Step(proto.Input{Kind: proto.Receive}, out) }
+func (b *bouncer) done(iters int) bool         { return b.got >= iters }
+
+// TestMPIMessageCost compares the runtime's cost per message between two
+// ranks (encode into a frame, MPI send, ring the doorbell, probe, receive,
+// decode, validate, step the node) with a raw MPI ping-pong of a frame's
+// size between the same two ranks, measured in the same job. It prints the
+// figures; the target is within 2× (README).
+func TestMPIMessageCost(t *testing.T) {
+	rank, p := mpi.WorldRank(), mpi.WorldSize()
+	if p < 2 {
+		t.Skip("needs 2 ranks")
+	}
+	const iters = 20000
+	size := wire.HeaderSize + wire.RecordSize
+	var raw float64
+	var err error
+	if rank < 2 {
+		raw, err = mpi.PingPong(1-rank, size, iters)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	pl, _ := hypercube.NewPlacement("block", p, p)
+	spec := bench.Spec{Algorithm: "opencube", Nodes: p, Requests: 1, Workload: "sequential", Delta: 1}
+	// As ocbench runs it: the loop on the MPI thread, calls without hand-over.
+	err = mpi.OnThread(func() error { measureBounce(t, rank, p, pl, spec, raw, size, iters); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench.Spec, raw float64, size, iters int) {
+	var err error
+	for _, ring := range []bool{false, true} {
+		j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
+		if ring {
+			if j.bell, err = setupDoorbells(MPI{}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		in := newInstance(j, 0, spec, nil)
+		j.runs = []*instance{in}
+		b := &bouncer{id: proto.NodeID(rank), peer: proto.NodeID(1 - rank)}
+		in.nodes[rank] = b
+		mpi.Barrier()
+		start := time.Now()
+		if rank == 0 {
+			in.out.Reset()
+			b.stepFirst(&in.out)
+			in.send(&in.out.Msgs[0], 0)
+			in.flush()
+		}
+		for rank < 2 && !b.done(iters) {
+			if _, err := j.poll(); err != nil {
+				t.Error(err)
+				return
+			}
+			in.flush()
+		}
+		elapsed := time.Since(start).Seconds()
+		if rank == 0 {
+			// Rank 1 answers the last message; receive it so nothing is left.
+			for !b.done(iters + 1) {
+				j.poll()
+			}
+		}
+		mpi.Barrier()
+		j.bell.close()
+		if rank == 0 {
+			per := elapsed / float64(2*iters)
+			what := "without doorbell"
+			if ring {
+				what = "with doorbell"
+			}
+			t.Logf("per message, %d ranks: runtime %s %.2f µs, raw MPI ping-pong of %d bytes %.2f µs: ratio %.2f", p, what, per*1e6, size, raw*1e6, per/raw)
+		}
+	}
 }

@@ -72,6 +72,12 @@ func (in *instance) report() *rankReport {
 		r.Sent[t] = append([]int64(nil), in.sent[t][:]...)
 	}
 	r.Malformed, r.BadFrame, r.AfterStop, r.StuckWhy = in.malformed, in.malformedErr, in.afterStop, in.stuck
+	r.PerTag = map[uint32]uint32{}
+	for t, c := range in.perTag {
+		if c > 0 {
+			r.PerTag[uint32(t)] = c
+		}
+	}
 	return r
 }
 

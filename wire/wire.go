@@ -77,6 +77,11 @@ func SetCount(buf []byte, count int) {
 	binary.LittleEndian.PutUint16(buf[2:], uint16(count))
 }
 
+// SetSent overwrites the send time of the frame that starts buf.
+func SetSent(buf []byte, sent float64) {
+	binary.LittleEndian.PutUint64(buf[4:], math.Float64bits(sent))
+}
+
 // AppendMessage appends one record to buf.
 func AppendMessage(buf []byte, m *proto.Message) []byte {
 	buf = append(buf, byte(m.Type), byte(m.Cause), m.Phase, m.Reply)
