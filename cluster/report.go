@@ -51,6 +51,7 @@ type rankReport struct {
 	BadFrame   string
 	AfterStop  int64
 	CPU        float64
+	LateStart  float64
 }
 
 func (r *rankReport) total() int64 {
@@ -181,6 +182,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		r.MaxDelayDelta = max(r.MaxDelayDelta, rep.MaxDelay/s.Delta)
 		r.DelaysOverDelta += rep.OverDelta
 		r.MalformedFrames += rep.Malformed
+		r.StartSkewDelta = max(r.StartSkewDelta, rep.LateStart/s.Delta)
 		if rep.BadFrame != "" {
 			bad = append(bad, rep.BadFrame)
 		}

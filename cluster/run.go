@@ -141,6 +141,7 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 		return nil, fmt.Errorf("cluster: agreeing on the start time: %w", err)
 	}
 	j.epoch = epoch[0]
+	j.lateStart = max(j.now(), 0)
 	for wait := -j.now(); wait > 0; wait = -j.now() { // a nap may end early (signals)
 		j.nap(time.Duration(wait * float64(time.Second)))
 	}
@@ -157,6 +158,7 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	for k, in := range j.runs {
 		reps[k] = in.report()
 		reps[k].CPU = cpuSeconds() - cpu0
+		reps[k].LateStart = j.lateStart
 	}
 	all, err := gather(comm, reps)
 	if err != nil || j.rank != 0 {
@@ -192,6 +194,7 @@ type job struct {
 	epoch      int64 // Unix nanoseconds of time 0
 	bell       *doorbell
 	hellos     int
+	lateStart  float64              // seconds this rank was past the common start when it learnt it
 	owed       int                  // rings of the doorbell minus frames received from ranks that ring
 	ownThread  bool                 // the loop owns its OS thread (MPI): naps need not yield it
 	progress   func(bench.Progress) // rank 0, crash runs: called about once a second

@@ -51,6 +51,14 @@ static int ocb_status(MPI_Status *st, int *source, int *tag, int *count) {
 	return MPI_Get_count(st, MPI_BYTE, count);
 }
 
+static int ocb_recv(void *buf, int count, int source, int tag,
+		int *osource, int *otag, int *ocount) {
+	MPI_Status st;
+	int rc = MPI_Recv(buf, count, MPI_BYTE, source, tag, MPI_COMM_WORLD, &st);
+	if (rc != MPI_SUCCESS) return rc;
+	return ocb_status(&st, osource, otag, ocount);
+}
+
 static int ocb_probe(int source, int tag, int *osource, int *otag, int *ocount) {
 	MPI_Status st;
 	int rc = MPI_Probe(source, tag, MPI_COMM_WORLD, &st);
@@ -58,25 +66,12 @@ static int ocb_probe(int source, int tag, int *osource, int *otag, int *ocount) 
 	return ocb_status(&st, osource, otag, ocount);
 }
 
-// ocb_result carries a return code and a status by value: Go passes no
-// pointers, so the call allocates nothing (cgo moves the variables whose
-// address is passed to C onto the heap).
-typedef struct { int rc, flag, source, tag, count; } ocb_result;
-
-static ocb_result ocb_iprobe_v(int source, int tag) {
-	ocb_result r = {0, 0, 0, 0, 0};
+static int ocb_iprobe(int source, int tag, int *flag,
+		int *osource, int *otag, int *ocount) {
 	MPI_Status st;
-	r.rc = MPI_Iprobe(source, tag, MPI_COMM_WORLD, &r.flag, &st);
-	if (r.rc == MPI_SUCCESS && r.flag) r.rc = ocb_status(&st, &r.source, &r.tag, &r.count);
-	return r;
-}
-
-static ocb_result ocb_recv_v(void *buf, int count, int source, int tag) {
-	ocb_result r = {0, 1, 0, 0, 0};
-	MPI_Status st;
-	r.rc = MPI_Recv(buf, count, MPI_BYTE, source, tag, MPI_COMM_WORLD, &st);
-	if (r.rc == MPI_SUCCESS) r.rc = ocb_status(&st, &r.source, &r.tag, &r.count);
-	return r;
+	int rc = MPI_Iprobe(source, tag, MPI_COMM_WORLD, flag, &st);
+	if (rc != MPI_SUCCESS || !*flag) return rc;
+	return ocb_status(&st, osource, otag, ocount);
 }
 
 // op: 0 sum, 1 max, 2 min (the Go Op values).
@@ -501,26 +496,21 @@ func WorldSize() int { return int(worldSize.Load()) }
 // large messages means until dest has started receiving it. A zero-length buf
 // (or nil) sends an empty message. tag must be >= 0.
 func Send(buf []byte, dest, tag int) error {
-	if direct.Load() {
-		return send(buf, dest, tag) // inside OnThread: no closure, no hand-over
-	}
-	return do("send", func() error { return send(buf, dest, tag) })
-}
-
-func send(buf []byte, dest, tag int) error {
-	if err := checkRank("destination", dest, WorldSize()); err != nil {
-		return err
-	}
-	if err := checkTag(tag); err != nil {
-		return err
-	}
-	if err := checkLen("send", len(buf)); err != nil {
-		return err
-	}
-	if rc := C.ocb_send(bufPtr(buf), C.int(len(buf)), C.int(dest), C.int(tag)); rc != C.MPI_SUCCESS {
-		return mpiErr(rc, "send %d bytes to rank %d (tag %d)", len(buf), dest, tag)
-	}
-	return nil
+	return do("send", func() error {
+		if err := checkRank("destination", dest, WorldSize()); err != nil {
+			return err
+		}
+		if err := checkTag(tag); err != nil {
+			return err
+		}
+		if err := checkLen("send", len(buf)); err != nil {
+			return err
+		}
+		if rc := C.ocb_send(bufPtr(buf), C.int(len(buf)), C.int(dest), C.int(tag)); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "send %d bytes to rank %d (tag %d)", len(buf), dest, tag)
+		}
+		return nil
+	})
 }
 
 // Probe blocks until a message from source (or AnySource) with tag (or
@@ -550,33 +540,26 @@ func Probe(source, tag int) (Status, error) {
 // AnySource) with tag (or AnyTag) can be received, and if so its status
 // (MPI_Iprobe). The message stays queued until Recv.
 func Iprobe(source, tag int) (Status, bool, error) {
-	if direct.Load() {
-		return iprobe(source, tag) // inside OnThread: no closure, no hand-over
-	}
 	var st Status
 	var found bool
-	err := do("iprobe", func() (err error) {
-		st, found, err = iprobe(source, tag)
-		return err
+	err := do("iprobe", func() error {
+		if err := checkSource(source, WorldSize()); err != nil {
+			return err
+		}
+		if err := checkRecvTag(tag); err != nil {
+			return err
+		}
+		var flag, src, tg, cnt C.int
+		if rc := C.ocb_iprobe(cSource(source), cTag(tag), &flag, &src, &tg, &cnt); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "iprobe %s, %s", rankName(source), tagName(tag))
+		}
+		if flag != 0 {
+			found = true
+			st = Status{Source: int(src), Tag: int(tg), Count: int(cnt)}
+		}
+		return nil
 	})
 	return st, found, err
-}
-
-func iprobe(source, tag int) (Status, bool, error) {
-	if err := checkSource(source, WorldSize()); err != nil {
-		return Status{}, false, err
-	}
-	if err := checkRecvTag(tag); err != nil {
-		return Status{}, false, err
-	}
-	r := C.ocb_iprobe_v(cSource(source), cTag(tag))
-	if r.rc != C.MPI_SUCCESS {
-		return Status{}, false, mpiErr(r.rc, "iprobe %s, %s", rankName(source), tagName(tag))
-	}
-	if r.flag == 0 {
-		return Status{}, false, nil
-	}
-	return Status{Source: int(r.source), Tag: int(r.tag), Count: int(r.count)}, true, nil
 }
 
 // Recv receives a message from source (or AnySource) with tag (or AnyTag)
@@ -586,32 +569,25 @@ func iprobe(source, tag int) (Status, bool, error) {
 // empty to receive an empty message. Unless MPI was initialised with
 // ThreadMultiple, calls from other goroutines wait while it blocks.
 func Recv(buf []byte, source, tag int) (Status, error) {
-	if direct.Load() {
-		return recv(buf, source, tag) // inside OnThread: no closure, no hand-over
-	}
 	var st Status
-	err := do("recv", func() (err error) {
-		st, err = recv(buf, source, tag)
-		return err
+	err := do("recv", func() error {
+		if err := checkSource(source, WorldSize()); err != nil {
+			return err
+		}
+		if err := checkRecvTag(tag); err != nil {
+			return err
+		}
+		if err := checkLen("recv", len(buf)); err != nil {
+			return err
+		}
+		var src, tg, cnt C.int
+		if rc := C.ocb_recv(bufPtr(buf), C.int(len(buf)), cSource(source), cTag(tag), &src, &tg, &cnt); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "recv into %d-byte buffer from %s, %s", len(buf), rankName(source), tagName(tag))
+		}
+		st = Status{Source: int(src), Tag: int(tg), Count: int(cnt)}
+		return nil
 	})
 	return st, err
-}
-
-func recv(buf []byte, source, tag int) (Status, error) {
-	if err := checkSource(source, WorldSize()); err != nil {
-		return Status{}, err
-	}
-	if err := checkRecvTag(tag); err != nil {
-		return Status{}, err
-	}
-	if err := checkLen("recv", len(buf)); err != nil {
-		return Status{}, err
-	}
-	r := C.ocb_recv_v(bufPtr(buf), C.int(len(buf)), cSource(source), cTag(tag))
-	if r.rc != C.MPI_SUCCESS {
-		return Status{}, mpiErr(r.rc, "recv into %d-byte buffer from %s, %s", len(buf), rankName(source), tagName(tag))
-	}
-	return Status{Source: int(r.source), Tag: int(r.tag), Count: int(r.count)}, nil
 }
 
 // Barrier blocks until every rank has called it (MPI_Barrier).

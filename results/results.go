@@ -111,11 +111,14 @@ type Run struct {
 	// the hypercube hops between the ranks of sender and receiver (0 inside
 	// a rank) per message, real delivery delays beyond δ, frames dropped as
 	// malformed, the CPU time of every rank and the hosts of the job.
-	Placement         string    `json:"placement,omitempty"`
-	MessagesIntraRank int64     `json:"messages_intra_rank,omitempty"`
-	MessagesInterRank int64     `json:"messages_inter_rank,omitempty"`
-	HopsPerMessage    float64   `json:"hops_per_message,omitempty"`
-	DelaysOverDelta   int64     `json:"delays_over_delta"`
+	Placement         string  `json:"placement,omitempty"`
+	MessagesIntraRank int64   `json:"messages_intra_rank,omitempty"`
+	MessagesInterRank int64   `json:"messages_inter_rank,omitempty"`
+	HopsPerMessage    float64 `json:"hops_per_message,omitempty"`
+	DelaysOverDelta   int64   `json:"delays_over_delta"`
+	// StartSkewDelta is how late the last rank started, in δ (0: every
+	// rank was waiting for the common start).
+	StartSkewDelta    float64   `json:"start_skew_delta,omitempty"`
 	MalformedFrames   int64     `json:"malformed_frames,omitempty"`
 	MalformedExample  string    `json:"malformed_example,omitempty"`
 	CPUSecondsPerRank []float64 `json:"cpu_seconds_per_rank,omitempty"`
