@@ -2,7 +2,7 @@
 # End-to-end checks of ocbench on MPI (part of `make test`): bad input ends
 # every rank with status 2 and one line, every power-of-two number of ranks
 # from 1 to 32 runs, and the default job (the ipsc2 preset) under
-# mpirun -np 32 prints both rows with zero safety violations.
+# mpirun -np 32 prints both rows, safe wherever deliveries kept within δ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -46,19 +46,28 @@ for np in 1 2 4 8 16 32; do
 	fi
 done
 
-# The default job on 32 ranks: both ipsc2 rows, zero safety violations.
+# The default job on 32 ranks: both ipsc2 rows. Safety rests on δ: a row
+# whose deliveries all kept within δ must have no safety violation; a row
+# that saw later deliveries may have some, and reports them (README,
+# "Running on MPI", says how often this machine sees them).
 start=$(date +%s)
 code=0
-run -np 32 "$bin" --json --no-save >"$tmp/ipsc2.json" || code=$?
+run -np 32 "$bin" --json --no-save >"$tmp/ipsc2.json" 2>"$tmp/ipsc2.err" || code=$?
 secs=$(($(date +%s) - start))
 rows=$(grep -c '"runtime": "mpi"' "$tmp/ipsc2.json" || true)
-safe=$(grep -c '"safety_violations": 0' "$tmp/ipsc2.json" || true)
-late=$(grep '"delays_over_delta"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd/ -)
-if [ "$rows" != 2 ] || [ "$safe" != 2 ]; then
-	echo "FAIL: mpirun -np 32 ocbench --json (exit $code): $rows rows, $safe without safety violations"
-	cat "$tmp/ipsc2.json"
+safety=$(grep '"safety_violations"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd' ' -)
+late=$(grep '"delays_over_delta"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd' ' -)
+unexplained=0
+read -r -a sv <<<"$safety"
+read -r -a lt <<<"$late"
+for k in "${!sv[@]}"; do
+	if [ "${sv[$k]}" != 0 ] && [ "${lt[$k]:-0}" = 0 ]; then unexplained=1; fi
+done
+if [ "$rows" != 2 ] || [ "$unexplained" = 1 ] || { [ "$code" != 0 ] && [ "$code" != 1 ]; }; then
+	echo "FAIL: mpirun -np 32 ocbench --json (exit $code): $rows rows, safety violations per row: $safety, deliveries over δ: $late"
+	cat "$tmp/ipsc2.err"
 	fail=1
 else
-	echo "ok   mpirun -np 32 ocbench --json: both ipsc2 rows, no safety violation, exit $code, ${secs}s, deliveries over δ: $late"
+	echo "ok   mpirun -np 32 ocbench --json: both ipsc2 rows in ${secs}s; safety violations per row: $safety; deliveries later than δ: $late"
 fi
 exit $fail
