@@ -26,7 +26,8 @@ type instance struct {
 	events  eventHeap
 	seq     uint64
 	out     proto.Output
-	queue   []queued // messages between nodes of this rank, in sending order
+	queue   []queued // messages between nodes of this rank, in sending order, from qhead on
+	qhead   int
 	batches [][]byte // per destination rank: the frame being filled
 	counts  []int    // records in batches[r]
 
@@ -117,11 +118,11 @@ func (in *instance) later(id proto.NodeID, dt float64, fn func(proto.NodeID)) {
 // nodes; it reports whether it did anything.
 func (in *instance) runDue(now float64) bool {
 	did := false
-	for !in.stopped && (len(in.queue) > 0 || (len(in.events) > 0 && in.events[0].t <= now)) {
+	for !in.stopped && (in.qhead < len(in.queue) || (len(in.events) > 0 && in.events[0].t <= now)) {
 		did = true
-		if len(in.queue) > 0 {
-			q := in.queue[0]
-			in.queue = in.queue[1:]
+		if in.qhead < len(in.queue) {
+			q := in.queue[in.qhead]
+			in.qhead++
 			in.noteDelay(in.j.now() - q.sent)
 			in.deliver(&q.m)
 			continue
@@ -129,8 +130,8 @@ func (in *instance) runDue(now float64) bool {
 		e := heap.Pop(&in.events).(event)
 		e.fn()
 	}
-	if len(in.queue) == 0 {
-		in.queue = in.queue[:0:0]
+	if in.qhead == len(in.queue) { // all delivered: reuse the buffer
+		in.queue, in.qhead = in.queue[:0], 0
 	}
 	return did
 }
@@ -435,7 +436,6 @@ func (in *instance) watchdog() {
 	if waiting > 0 && now-in.lastServed > 4*in.watch {
 		in.stuck = fmt.Sprintf("rank %d: no request of its nodes served for %.0fδ while %d wait (t=%.4fs, seed %d)",
 			in.j.rank, (now-in.lastServed)/in.delta, waiting, now, in.spec.Seed)
-		in.stats.Stuck = int64(waiting)
 		in.doneSent = true
 		in.j.control(ctlDone, in.id, 0, 0, 0)
 		return

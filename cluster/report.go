@@ -33,7 +33,6 @@ type rankReport struct {
 	Waits      []float64 // in δ
 	Served     int64
 	Abandoned  int64
-	Stuck      int64
 	StuckWhy   string
 	Recoveries int
 	Events     []int64

@@ -82,7 +82,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 	if !fs.Changed("delta") {
 		o.delta = DefaultMPIDelta
 	}
-	o.runtimeInfo = &runtimeInfo{name: "mpi", ranks: size, rank: rank, library: mpi.LibraryVersion(), placement: o.placement}
+	o.runtimeInfo = &runtimeInfo{ranks: size, rank: rank, library: mpi.LibraryVersion(), placement: o.placement}
 	var code int
 	err := mpi.OnThread(func() error {
 		var err error
@@ -108,7 +108,6 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 
 // runtimeInfo describes the MPI runtime of a run, nil for the simulator.
 type runtimeInfo struct {
-	name        string
 	ranks, rank int
 	library     string
 	placement   string
