@@ -167,6 +167,10 @@ func (in *instance) step(id proto.NodeID, input proto.Input) {
 	}
 	now := in.j.now()
 	for k := range in.out.Msgs {
+		if m := &in.out.Msgs[k]; m.To < 0 || int(m.To) >= in.n {
+			in.j.fail(fmt.Errorf("cluster: run %d, t=%.6fs: node %d, stepping %+v, sent %+v to no node (state after: %+v)", in.id, now, id, input, *m, after))
+			continue
+		}
 		in.send(&in.out.Msgs[k], now)
 	}
 	for _, t := range in.out.Timers {
@@ -218,7 +222,9 @@ func (in *instance) send(m *proto.Message, now float64) {
 	in.stats.Inter++
 	in.stats.Hops += int64(hops(in.j.rank, r))
 	if in.counts[r] == 0 {
-		in.batches[r] = wire.AppendHeader(in.batches[r][:0], in.id, 0, 0)
+		// The frame's send time is its oldest message's: the delay a
+		// message sees includes its wait in the batch.
+		in.batches[r] = wire.AppendHeader(in.batches[r][:0], in.id, 0, now)
 	}
 	in.batches[r] = wire.AppendMessage(in.batches[r], m)
 	in.counts[r]++
@@ -239,7 +245,6 @@ func (in *instance) flush() {
 func (in *instance) flushTo(r int) {
 	b := in.batches[r]
 	wire.SetCount(b, in.counts[r])
-	wire.SetSent(b, in.j.now())
 	in.j.send(b, r, tagData)
 	in.counts[r] = 0
 }

@@ -172,6 +172,7 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 			b.stepFirst(&in.out)
 			in.send(&in.out.Msgs[0], 0)
 			in.flush()
+			j.ringAll()
 		}
 		for rank < 2 && !b.done(iters) {
 			if _, err := j.poll(); err != nil {
@@ -179,6 +180,7 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 				return
 			}
 			in.flush()
+			j.ringAll()
 		}
 		elapsed := time.Since(start).Seconds()
 		if rank == 0 {

@@ -119,6 +119,9 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 		return nil, err
 	}
 	defer bell.close()
+	if bell != nil {
+		bell.raw = own
+	}
 	j.bell = bell
 	if err := j.greet(); err != nil {
 		return nil, err
@@ -201,6 +204,7 @@ type job struct {
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
+	toRing []int // the destination of every frame sent since the last ringAll
 	recv   []byte
 	msgs   []proto.Message
 	ctl    []byte // its own allocation: cgo checks the whole object a pointer points into
@@ -221,7 +225,18 @@ func (j *job) send(buf []byte, dest, tag int) {
 		return
 	}
 	j.frames[j.rank*j.size+dest]++
-	j.bell.ring(dest)
+	if j.bell.rings(dest) {
+		j.toRing = append(j.toRing, dest)
+	}
+}
+
+// ringAll rings the doorbell of a rank once for every frame sent to it since
+// the last call (a receiver counts rings against frames), once every frame
+// of the burst (a broadcast, say) is sent: the woken ranks cannot preempt
+// the sender between its sends when ranks outnumber cores.
+func (j *job) ringAll() {
+	j.bell.ringAll(j.toRing)
+	j.toRing = j.toRing[:0]
 }
 
 func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
@@ -239,14 +254,17 @@ func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
 	j.send(c, dest, tagControl)
 }
 
-// How an idle rank waits. After activity (a frame, an event, a ring of its
-// doorbell) it polls MPI for spinWindow, sleeping minSleep, then twice as
-// long, up to maxNap; then it sleeps until its next timer, woken early by its
-// doorbell when every other rank can ring it, or polling every δ/4 when some
-// rank (on another machine) cannot. A rung rank polls until it has received
-// as many frames as it heard rings: MPI may need more progress calls before
-// a frame sent is visible. Idle ranks sleep instead of spinning, so
-// 32 ranks can share 2 cores.
+// How an idle rank waits. When every other rank can ring its doorbell (all
+// ranks on one machine), a rank calls MPI only while it is owed frames (it
+// heard more rings than it received frames from ringing ranks: MPI may need
+// a few progress calls before a frame sent is visible), napping minSleep,
+// then twice as long, up to maxNap, between polls; otherwise it sleeps in
+// the kernel until its next timer or a ring. A rank that some peer (on
+// another machine) cannot ring polls MPI: for spinWindow after activity,
+// with the same naps, then every δ/4. Idle ranks sleep instead of spinning,
+// and on one machine they make no MPI call while idle, so 32 ranks can
+// share 2 cores: each MPI call that finds nothing costs a sched_yield in
+// OpenMPI when ranks outnumber cores, and wakes the Go runtime's monitor.
 const (
 	minSleep   = 20 * time.Microsecond
 	maxNap     = 160 * time.Microsecond
@@ -266,6 +284,10 @@ func (j *job) nap(d time.Duration) {
 	time.Sleep(d)
 }
 
+// mayHaveFrames reports whether polling MPI may find a frame: always, unless
+// every rank rings this one and no ring is owed.
+func (j *job) mayHaveFrames() bool { return !j.bell.canRing() || j.owed > 0 }
+
 // idle waits for at most the time to the next event (next, in seconds of
 // the run), lastActive being the time of the last activity.
 func (j *job) idle(sleep *time.Duration, lastActive, next float64) {
@@ -274,16 +296,18 @@ func (j *job) idle(sleep *time.Duration, lastActive, next float64) {
 	if timeout <= 0 {
 		return
 	}
-	if now-lastActive < spinWindow.Seconds() || j.owed > 0 {
+	ringing := j.bell.canRing()
+	if j.owed > 0 || !ringing && now-lastActive < spinWindow.Seconds() {
 		j.nap(min(*sleep, timeout))
 		*sleep = min(2**sleep, maxNap)
 		return
 	}
+	*sleep = minSleep
 	switch {
-	case j.bell.canRing():
-		j.owed += j.bell.wait(min(timeout, maxWait), j.ownThread)
+	case ringing:
+		j.owed += j.bell.wait(min(timeout, maxWait))
 	case j.bell != nil:
-		j.owed += j.bell.wait(min(timeout, j.pollEvery()), j.ownThread)
+		j.owed += j.bell.wait(min(timeout, j.pollEvery()))
 	default:
 		j.nap(min(timeout, j.pollEvery()))
 	}
@@ -295,7 +319,7 @@ func (j *job) loop() error {
 	lastProgress, lastActive := 0.0, 0.0
 	for j.err == nil {
 		busy := false
-		for {
+		for j.mayHaveFrames() {
 			ok, err := j.poll()
 			if err != nil {
 				return err
@@ -321,6 +345,7 @@ func (j *job) loop() error {
 				next = min(next, in.events[0].t)
 			}
 		}
+		j.ringAll()
 		if !live {
 			break
 		}
@@ -469,6 +494,7 @@ func (j *job) greet() error {
 			j.control(ctlHello, 0, 0, 0, r)
 		}
 	}
+	j.ringAll()
 	sleep := minSleep
 	for j.hellos < j.size-1 && j.err == nil {
 		ok, err := j.poll()
