@@ -8,7 +8,7 @@ import (
 )
 
 func ftNet(t *testing.T, n int) *steptest.Net {
-	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(n)}
+	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true}}.NewNodes(n)}
 }
 
 func tests(from proto.NodeID, d int, to ...proto.NodeID) []string {
@@ -214,4 +214,19 @@ func TestUnexpectedLoanKeepsFather(t *testing.T) {
 	if v := net.Nodes[2].View(); v.TokenHere || v.Asked {
 		t.Fatalf("3 kept the loan: %+v", v)
 	}
+}
+
+// TestSearchStartsAtPhaseOne: by default a suspicion starts search_father at
+// phase 1, testing the node's own subcube first, not at power+1 as the paper
+// does (Config.PaperStart; docs/failures.md): after crashes a node's power may
+// be wrong, and skipping its subcube attached it beside another head there.
+func TestSearchStartsAtPhaseOne(t *testing.T) {
+	net := &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(4)}
+	// 3 has power 1 (father 1, its son 4): it suspects and tests 4 first.
+	net.Enter(3, "request(3) 3→1")
+	net.Input(1, proto.Crash)
+	net.Drop("request(3) 3→1")
+	net.Fire(3, timerSuspect, "test(1) 3→4")
+	net.Deliver("test(1) 3→4") // 4: power 0, not asking: no answer
+	net.Fire(3, timerPhase, "test(2) 3→1", "test(2) 3→2")
 }

@@ -25,6 +25,13 @@ type Config struct {
 	// RetestDelay is how long a searching node waits before testing again a
 	// node that answered "try later".
 	RetestDelay float64
+	// PaperStart makes a suspicion or an anomaly start search_father at
+	// phase power(i)+1, as the paper does. By default every search starts
+	// at phase 1, as a recovery does: after crashes a node's power is only
+	// as right as its father pointer, and a search that skips the node's
+	// own subcube can attach it beside another head of that subcube
+	// (docs/failures.md). The paper's replays set it.
+	PaperStart bool
 }
 
 // Node is an open-cube node with the failure protocol of §5: the general
@@ -321,7 +328,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 	case proto.Anomaly:
 		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
 			out.Events[proto.EvAnomaly]++
-			n.startSearch(n.rule.Power(&n.core)+1, out)
+			n.startSearch(n.firstPhase(), out)
 		}
 	}
 }
@@ -413,7 +420,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 	switch t.Kind {
 	case timerSuspect:
 		if t.Seq == n.suspectSeq && n.waitingToken() && !n.searching {
-			n.startSearch(n.rule.Power(&n.core)+1, out)
+			n.startSearch(n.firstPhase(), out)
 		}
 	case timerLoan:
 		if t.Seq == n.loanSeq && n.lending() {
@@ -465,6 +472,15 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		n.retry = n.retry[:0]
 		n.phaseSeq = n.timer(out, timerPhase, 2)
 	}
+}
+
+// firstPhase is the phase at which a suspicion or an anomaly starts
+// search_father: 1, or power(i)+1 with Config.PaperStart.
+func (n *Node) firstPhase() int {
+	if n.cfg.PaperStart {
+		return n.rule.Power(&n.core) + 1
+	}
+	return 1
 }
 
 // startSearch starts search_father at phase d.
