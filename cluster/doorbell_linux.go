@@ -133,22 +133,36 @@ func (d *doorbell) rings(r int) bool { return d != nil && d.count[r] != nil }
 
 // wait blocks until the doorbell rings or timeout passes and returns the
 // number of rings since the last call: frames sent to this rank, maybe not
-// yet visible to MPI (a transport may need more progress calls).
+// yet visible to MPI (a transport may need more progress calls). A wait
+// that the kernel ends early (a signal, a ring for another rank that
+// changed seq) goes on until the deadline.
 func (d *doorbell) wait(timeout time.Duration) int {
 	me := d.count[d.rank]
-	atomic.StoreUint32(d.sleep[d.rank], 1)
-	seq := atomic.LoadUint32(d.seq)
-	if atomic.LoadUint32(me) == d.seen && timeout > 0 {
-		var ts syscall.Timespec
-		syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0) // CLOCK_MONOTONIC
-		abs := syscall.NsecToTimespec(syscall.TimespecToNsec(ts) + int64(timeout))
-		d.futexWait(seq, &abs)
+	if timeout > 0 && atomic.LoadUint32(me) == d.seen {
+		deadline := monotonic() + int64(timeout)
+		atomic.StoreUint32(d.sleep[d.rank], 1) // before reading seq and the count: see ringAll
+		for {
+			seq := atomic.LoadUint32(d.seq)
+			if atomic.LoadUint32(me) != d.seen || monotonic() >= deadline {
+				break
+			}
+			abs := syscall.NsecToTimespec(deadline)
+			d.futexWait(seq, &abs)
+		}
+		atomic.StoreUint32(d.sleep[d.rank], 0)
 	}
-	atomic.StoreUint32(d.sleep[d.rank], 0)
 	now := atomic.LoadUint32(me)
 	rings := int(now - d.seen)
 	d.seen = now
 	return rings
+}
+
+// monotonic reads CLOCK_MONOTONIC, the clock of futex deadlines, in
+// nanoseconds.
+func monotonic() int64 {
+	var ts syscall.Timespec
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0)
+	return syscall.TimespecToNsec(ts)
 }
 
 // futexWait sleeps on seq while it holds the value seq, until the absolute

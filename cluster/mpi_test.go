@@ -81,7 +81,7 @@ func TestMPIParity(t *testing.T) {
 func TestMPICrashes(t *testing.T) {
 	p := mpi.WorldSize()
 	n := max(4, 2*p)
-	spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 5, Delta: 2e-3, CSTime: 1,
+	spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 5, Delta: 4e-3, CSTime: 1,
 		Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: 10, Spacing: "exp", Every: 60, Down: 20, DownDist: "exp", Target: "random"}}
 	r, err := Run(MPI{}, spec, Options{})
 	if err != nil {

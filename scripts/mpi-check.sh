@@ -46,10 +46,9 @@ for np in 1 2 4 8 16 32; do
 	fi
 done
 
-# The default job on 32 ranks: both ipsc2 rows. Safety rests on δ: a row
-# whose deliveries all kept within δ must have no safety violation; a row
-# that saw later deliveries may have some, and reports them (README,
-# "Running on MPI", says how often this machine sees them).
+# The default job on 32 ranks: both ipsc2 rows, with no safety violation.
+# Safety rests on δ: on failure the deliveries later than δ are printed too
+# (README, "Running on MPI", says why δ is 4 ms here).
 start=$(date +%s)
 code=0
 run -np 32 "$bin" --json --no-save >"$tmp/ipsc2.json" 2>"$tmp/ipsc2.err" || code=$?
@@ -57,13 +56,7 @@ secs=$(($(date +%s) - start))
 rows=$(grep -c '"runtime": "mpi"' "$tmp/ipsc2.json" || true)
 safety=$(grep '"safety_violations"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd' ' -)
 late=$(grep '"delays_over_delta"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd' ' -)
-unexplained=0
-read -r -a sv <<<"$safety"
-read -r -a lt <<<"$late"
-for k in "${!sv[@]}"; do
-	if [ "${sv[$k]}" != 0 ] && [ "${lt[$k]:-0}" = 0 ]; then unexplained=1; fi
-done
-if [ "$rows" != 2 ] || [ "$unexplained" = 1 ] || { [ "$code" != 0 ] && [ "$code" != 1 ]; }; then
+if [ "$rows" != 2 ] || [ "$safety" != "0 0" ] || [ "$code" != 0 ]; then
 	echo "FAIL: mpirun -np 32 ocbench --json (exit $code): $rows rows, safety violations per row: $safety, deliveries over δ: $late"
 	cat "$tmp/ipsc2.err"
 	fail=1

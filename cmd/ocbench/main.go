@@ -288,7 +288,7 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 		}
 	})
 	set("think", func() { o.think = -10 }) // 10·N·cs-time, set per N in configs
-	set("crash-every", func() { o.crashEvery = 100 })
+	set("crash-every", func() { o.crashEvery = 50 })
 	set("downtime", func() { o.downtime = 20 })
 }
 

@@ -16,10 +16,12 @@ import (
 	"github.com/ocbench/ocbench/results"
 )
 
-// DefaultMPIDelta is δ under MPI when --delta is not given: real delays
-// between 32 ranks oversubscribed on a 2-core laptop stay well below it
-// (README, "Running on MPI").
-const DefaultMPIDelta = 2e-3
+// DefaultMPIDelta is δ under MPI when --delta is not given. With 32 ranks
+// oversubscribed on 2 cores, a broadcast to 31 ranks often takes 2–5 ms to
+// be delivered everywhere: at δ = 2 ms such late deliveries came in bursts
+// that broke the failure protocol's premise; at 4 ms they are a handful per
+// run (README, "Running on MPI").
+const DefaultMPIDelta = 4e-3
 
 // launcher returns the world size and this process's rank as announced by
 // the MPI launcher's environment (Open MPI's mpirun, MPICH's Hydra, Slurm's
