@@ -52,6 +52,38 @@ func (MPI) Recv(buf []byte, src, tag int) (int, error) {
 	return st.Count, err
 }
 
+// Post is mpi.PostRecv: a receive posted ahead for any source and tag, of
+// the runtime's longest frame.
+func (MPI) Post() error { return mpi.PostRecv(maxFrame) }
+
+// Next is mpi.TestRecv.
+func (MPI) Next() (src, tag int, buf []byte, ok bool, err error) {
+	st, buf, ok, err := mpi.TestRecv()
+	return st.Source, st.Tag, buf, ok, err
+}
+
+// Cancel is mpi.CancelRecv.
+func (MPI) Cancel() (src, tag int, buf []byte, ok bool, err error) {
+	st, buf, ok, err := mpi.CancelRecv()
+	return st.Source, st.Tag, buf, ok, err
+}
+
+// postedReceiver is implemented by a Comm that receives through a receive
+// posted ahead for any source (MPI): a frame lands in its buffer as it
+// arrives and costs one call to collect, where Iprobe and Recv take two
+// calls and two matchings. The runtime falls back to Iprobe and Recv.
+type postedReceiver interface {
+	// Post posts the receive; Cancel ends it.
+	Post() error
+	// Next returns the frame received, if any (buf is valid until the next
+	// frame), and posts the next receive. A frame too long for the buffer
+	// is reported with an error wrapping mpi.ErrTruncated.
+	Next() (src, tag int, buf []byte, ok bool, err error)
+	// Cancel cancels the posted receive and returns a frame that completed
+	// it first, if any.
+	Cancel() (src, tag int, buf []byte, ok bool, err error)
+}
+
 // SumInt64 is mpi.AllreduceInt64 with the sum.
 func (MPI) SumInt64(in []int64) ([]int64, error) { return mpi.AllreduceInt64(in, mpi.OpSum) }
 

@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"encoding/binary"
-
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/wire"
@@ -33,7 +34,10 @@ const (
 // maxBatch caps the records of one frame, so that a frame stays below the
 // usual eager limit of shared-memory MPI transports (4 KiB) and a send never
 // waits for its receiver.
-const maxBatch = (4000 - wire.HeaderSize) / wire.RecordSize
+const maxBatch = (maxFrame - wire.HeaderSize) / wire.RecordSize
+
+// maxFrame is the longest frame a rank sends: a longer one is malformed.
+const maxFrame = 4000
 
 // Options are the runtime's settings beyond the experiment.
 type Options struct {
@@ -123,6 +127,10 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 		bell.raw = own
 	}
 	j.bell = bell
+	if err := j.startReceiving(); err != nil {
+		return nil, err
+	}
+	defer j.stopReceiving() // on errors; after the drain it is checked below
 	if err := j.greet(); err != nil {
 		return nil, err
 	}
@@ -155,6 +163,9 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 		return nil, err
 	}
 	if err := j.drain(); err != nil {
+		return nil, err
+	}
+	if err := j.stopReceiving(); err != nil {
 		return nil, err
 	}
 	reps := make([]*rankReport, len(j.runs))
@@ -206,6 +217,7 @@ type job struct {
 	frames []int64
 	toRing []int // the destination of every frame sent since the last ringAll
 	recv   []byte
+	posted postedReceiver // the Comm's receive posted ahead, while the run lasts
 	msgs   []proto.Message
 	ctl    []byte // its own allocation: cgo checks the whole object a pointer points into
 	err    error
@@ -368,24 +380,57 @@ func (j *job) loop() error {
 
 // poll receives one waiting frame, if any, and handles it.
 func (j *job) poll() (bool, error) {
-	src, tag, count, ok, err := j.comm.Iprobe()
+	var src, tag int
+	var buf []byte
+	var ok bool
+	var err error
+	if j.posted != nil {
+		src, tag, buf, ok, err = j.posted.Next()
+		if errors.Is(err, mpi.ErrTruncated) {
+			j.received(src)
+			j.malformed(fmt.Errorf("frame from rank %d: %w", src, err))
+			return true, nil
+		}
+	} else {
+		src, tag, buf, ok, err = j.probeRecv()
+	}
 	if err != nil {
-		return false, fmt.Errorf("cluster: rank %d: probing for messages: %w", j.rank, err)
+		return false, fmt.Errorf("cluster: rank %d: receiving: %w", j.rank, err)
 	}
 	if !ok {
 		return false, nil
 	}
+	j.handle(buf, src, tag)
+	return true, nil
+}
+
+// probeRecv receives the next frame with Iprobe and Recv.
+func (j *job) probeRecv() (src, tag int, buf []byte, ok bool, err error) {
+	src, tag, count, ok, err := j.comm.Iprobe()
+	if err != nil || !ok {
+		return src, tag, nil, ok, err
+	}
 	if cap(j.recv) < count {
 		j.recv = make([]byte, count)
 	}
-	buf := j.recv[:count]
+	buf = j.recv[:count]
 	if _, err := j.comm.Recv(buf, src, tag); err != nil {
-		return false, fmt.Errorf("cluster: rank %d: receiving from rank %d: %w", j.rank, src, err)
+		return src, tag, nil, false, fmt.Errorf("from rank %d: %w", src, err)
 	}
+	return src, tag, buf, true, nil
+}
+
+// received counts a frame received from src.
+func (j *job) received(src int) {
 	j.frames[src*j.size+j.rank]--
 	if j.bell.rings(src) {
 		j.owed--
 	}
+}
+
+// handle dispatches a frame received from src.
+func (j *job) handle(buf []byte, src, tag int) {
+	j.received(src)
 	switch tag {
 	case tagData:
 		j.handleData(buf, src)
@@ -394,7 +439,36 @@ func (j *job) poll() (bool, error) {
 	default:
 		j.malformed(fmt.Errorf("frame from rank %d with unknown tag %d", src, tag))
 	}
-	return true, nil
+}
+
+// startReceiving posts the receive ahead, if the Comm has one.
+func (j *job) startReceiving() error {
+	pr, ok := j.comm.(postedReceiver)
+	if !ok {
+		return nil
+	}
+	if err := pr.Post(); err != nil {
+		return fmt.Errorf("cluster: rank %d: posting a receive: %w", j.rank, err)
+	}
+	j.posted = pr
+	return nil
+}
+
+// stopReceiving cancels the posted receive. The run is drained by then: a
+// frame that completed it is an error.
+func (j *job) stopReceiving() error {
+	if j.posted == nil {
+		return nil
+	}
+	src, _, buf, ok, err := j.posted.Cancel()
+	j.posted = nil
+	if err != nil {
+		return fmt.Errorf("cluster: rank %d: cancelling the posted receive: %w", j.rank, err)
+	}
+	if ok {
+		return fmt.Errorf("cluster: rank %d: a frame of %d bytes from rank %d arrived after the run was drained", j.rank, len(buf), src)
+	}
+	return nil
 }
 
 func (j *job) malformed(err error) {

@@ -104,6 +104,10 @@ type Status struct {
 // MPI support, where the only rank is 0 and nothing can be sent.
 var ErrNoMPI = errors.New("ocbench built without MPI support; build with `make mpi`")
 
+// ErrTruncated reports a message longer than the buffer of a posted
+// receive (MPI_ERR_TRUNCATE): it was dropped.
+var ErrTruncated = errors.New("message truncated")
+
 // ErrNotInitialized is returned (wrapped) by calls made before Init or after
 // Finalize.
 var ErrNotInitialized = errors.New("mpi: not initialized (call Init first; MPI cannot be used after Finalize)")

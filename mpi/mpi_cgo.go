@@ -51,14 +51,6 @@ static int ocb_status(MPI_Status *st, int *source, int *tag, int *count) {
 	return MPI_Get_count(st, MPI_BYTE, count);
 }
 
-static int ocb_recv(void *buf, int count, int source, int tag,
-		int *osource, int *otag, int *ocount) {
-	MPI_Status st;
-	int rc = MPI_Recv(buf, count, MPI_BYTE, source, tag, MPI_COMM_WORLD, &st);
-	if (rc != MPI_SUCCESS) return rc;
-	return ocb_status(&st, osource, otag, ocount);
-}
-
 static int ocb_probe(int source, int tag, int *osource, int *otag, int *ocount) {
 	MPI_Status st;
 	int rc = MPI_Probe(source, tag, MPI_COMM_WORLD, &st);
@@ -66,12 +58,128 @@ static int ocb_probe(int source, int tag, int *osource, int *otag, int *ocount) 
 	return ocb_status(&st, osource, otag, ocount);
 }
 
-static int ocb_iprobe(int source, int tag, int *flag,
-		int *osource, int *otag, int *ocount) {
+// ocb_result carries a return code and a status by value: the Go side
+// passes no pointer to its own variables, so a call allocates nothing (cgo
+// moves a variable whose address goes to C onto the heap).
+typedef struct { int rc, flag, received, source, tag, count; } ocb_result;
+
+static ocb_result ocb_iprobe_v(int source, int tag) {
+	ocb_result r = {0, 0, 0, 0, 0, 0};
 	MPI_Status st;
-	int rc = MPI_Iprobe(source, tag, MPI_COMM_WORLD, flag, &st);
-	if (rc != MPI_SUCCESS || !*flag) return rc;
-	return ocb_status(&st, osource, otag, ocount);
+	r.rc = MPI_Iprobe(source, tag, MPI_COMM_WORLD, &r.flag, &st);
+	if (r.rc == MPI_SUCCESS && r.flag) r.rc = ocb_status(&st, &r.source, &r.tag, &r.count);
+	return r;
+}
+
+static ocb_result ocb_recv_v(void *buf, int count, int source, int tag) {
+	ocb_result r = {0, 1, 1, 0, 0, 0};
+	MPI_Status st;
+	r.rc = MPI_Recv(buf, count, MPI_BYTE, source, tag, MPI_COMM_WORLD, &st);
+	if (r.rc == MPI_SUCCESS) r.rc = ocb_status(&st, &r.source, &r.tag, &r.count);
+	return r;
+}
+
+// A receive posted ahead for any source and tag, into one of two buffers
+// of C memory that take turns: while the runtime reads the frame just
+// received, MPI can already fill the other. One request at a time.
+static MPI_Request ocb_posted_req = MPI_REQUEST_NULL;
+static char *ocb_posted_buf[2];
+static int ocb_posted_cap;
+static int ocb_posted_cur;
+
+typedef struct { int rc, flag, truncated, source, tag, count; char *data; } ocb_posted;
+
+static int ocb_post_any(void) {
+	return MPI_Irecv(ocb_posted_buf[ocb_posted_cur], ocb_posted_cap, MPI_BYTE,
+		MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &ocb_posted_req);
+}
+
+// ocb_post_first allocates the buffers (cap bytes each, at least 1) and
+// posts the first receive.
+static int ocb_post_first(int cap) {
+	if (cap < 1) cap = 1;
+	if (cap != ocb_posted_cap) {
+		free(ocb_posted_buf[0]);
+		free(ocb_posted_buf[1]);
+		ocb_posted_buf[0] = malloc(cap);
+		ocb_posted_buf[1] = malloc(cap);
+		ocb_posted_cap = 0;
+		if (!ocb_posted_buf[0] || !ocb_posted_buf[1]) return MPI_ERR_NO_MEM;
+		ocb_posted_cap = cap;
+	}
+	return ocb_post_any();
+}
+
+// ocb_posted_done fills r for the receive that just completed with status
+// st and return code rc, and posts the next one into the other buffer.
+static void ocb_posted_done(ocb_posted *r, int rc, MPI_Status *st) {
+	r->flag = 1;
+	r->source = st->MPI_SOURCE;
+	r->tag = st->MPI_TAG;
+	if (rc == MPI_ERR_TRUNCATE) {
+		r->truncated = 1;
+	} else if (rc != MPI_SUCCESS) {
+		r->rc = rc;
+		return;
+	} else {
+		r->rc = MPI_Get_count(st, MPI_BYTE, &r->count);
+		r->data = ocb_posted_buf[ocb_posted_cur];
+	}
+	ocb_posted_cur ^= 1;
+	if (r->rc == MPI_SUCCESS) r->rc = ocb_post_any();
+}
+
+// ocb_test_any tests the posted receive up to tries times (each MPI_Test
+// also makes MPI progress), so that a caller that polls in a loop crosses
+// from Go to C less often than it tests.
+static int ocb_posted_active(void) { return ocb_posted_req != MPI_REQUEST_NULL; }
+static int ocb_posted_capacity(void) { return ocb_posted_cap; }
+
+static ocb_posted ocb_test_any(int tries) {
+	ocb_posted r = {0, 0, 0, 0, 0, 0, NULL};
+	MPI_Status st;
+	int flag = 0, rc = MPI_SUCCESS;
+	if (ocb_posted_req == MPI_REQUEST_NULL) {
+		r.rc = MPI_ERR_REQUEST;
+		return r;
+	}
+	do {
+		rc = MPI_Test(&ocb_posted_req, &flag, &st);
+	} while (rc == MPI_SUCCESS && !flag && --tries > 0);
+	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) {
+		r.rc = rc;
+		return r;
+	}
+	if (flag || rc == MPI_ERR_TRUNCATE) ocb_posted_done(&r, rc, &st);
+	return r;
+}
+
+// ocb_cancel_any cancels the posted receive; if a message completed it
+// first, it is returned as by ocb_test_any, and nothing is posted again.
+static ocb_posted ocb_cancel_any(void) {
+	ocb_posted r = {0, 0, 0, 0, 0, 0, NULL};
+	MPI_Status st;
+	int cancelled = 0;
+	if (ocb_posted_req == MPI_REQUEST_NULL) return r;
+	MPI_Cancel(&ocb_posted_req);
+	int rc = MPI_Wait(&ocb_posted_req, &st);
+	ocb_posted_req = MPI_REQUEST_NULL;
+	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) {
+		r.rc = rc;
+		return r;
+	}
+	MPI_Test_cancelled(&st, &cancelled);
+	if (cancelled) return r;
+	r.flag = 1;
+	r.source = st.MPI_SOURCE;
+	r.tag = st.MPI_TAG;
+	if (rc == MPI_ERR_TRUNCATE) {
+		r.truncated = 1;
+	} else {
+		r.rc = MPI_Get_count(&st, MPI_BYTE, &r.count);
+		r.data = ocb_posted_buf[ocb_posted_cur];
+	}
+	return r;
 }
 
 // op: 0 sum, 1 max, 2 min (the Go Op values).
@@ -496,21 +604,26 @@ func WorldSize() int { return int(worldSize.Load()) }
 // large messages means until dest has started receiving it. A zero-length buf
 // (or nil) sends an empty message. tag must be >= 0.
 func Send(buf []byte, dest, tag int) error {
-	return do("send", func() error {
-		if err := checkRank("destination", dest, WorldSize()); err != nil {
-			return err
-		}
-		if err := checkTag(tag); err != nil {
-			return err
-		}
-		if err := checkLen("send", len(buf)); err != nil {
-			return err
-		}
-		if rc := C.ocb_send(bufPtr(buf), C.int(len(buf)), C.int(dest), C.int(tag)); rc != C.MPI_SUCCESS {
-			return mpiErr(rc, "send %d bytes to rank %d (tag %d)", len(buf), dest, tag)
-		}
-		return nil
-	})
+	if direct.Load() {
+		return send(buf, dest, tag) // inside OnThread: no closure, no hand-over
+	}
+	return do("send", func() error { return send(buf, dest, tag) })
+}
+
+func send(buf []byte, dest, tag int) error {
+	if err := checkRank("destination", dest, WorldSize()); err != nil {
+		return err
+	}
+	if err := checkTag(tag); err != nil {
+		return err
+	}
+	if err := checkLen("send", len(buf)); err != nil {
+		return err
+	}
+	if rc := C.ocb_send(bufPtr(buf), C.int(len(buf)), C.int(dest), C.int(tag)); rc != C.MPI_SUCCESS {
+		return mpiErr(rc, "send %d bytes to rank %d (tag %d)", len(buf), dest, tag)
+	}
+	return nil
 }
 
 // Probe blocks until a message from source (or AnySource) with tag (or
@@ -540,26 +653,114 @@ func Probe(source, tag int) (Status, error) {
 // AnySource) with tag (or AnyTag) can be received, and if so its status
 // (MPI_Iprobe). The message stays queued until Recv.
 func Iprobe(source, tag int) (Status, bool, error) {
+	if direct.Load() {
+		return iprobe(source, tag)
+	}
 	var st Status
 	var found bool
-	err := do("iprobe", func() error {
-		if err := checkSource(source, WorldSize()); err != nil {
-			return err
+	err := do("iprobe", func() (err error) {
+		st, found, err = iprobe(source, tag)
+		return err
+	})
+	return st, found, err
+}
+
+func iprobe(source, tag int) (Status, bool, error) {
+	if err := checkSource(source, WorldSize()); err != nil {
+		return Status{}, false, err
+	}
+	if err := checkRecvTag(tag); err != nil {
+		return Status{}, false, err
+	}
+	r := C.ocb_iprobe_v(cSource(source), cTag(tag))
+	if r.rc != C.MPI_SUCCESS {
+		return Status{}, false, mpiErr(r.rc, "iprobe %s, %s", rankName(source), tagName(tag))
+	}
+	return status(r), r.flag != 0, nil
+}
+
+func status(r C.ocb_result) Status {
+	if r.flag == 0 {
+		return Status{}
+	}
+	return Status{Source: int(r.source), Tag: int(r.tag), Count: int(r.count)}
+}
+
+// PostRecv posts a receive ahead for a message of at most capacity bytes
+// from any source with any tag (MPI_Irecv into a buffer that the package
+// owns), to be completed by TestRecv; a message that arrives meanwhile
+// lands straight in it, with one matching where Iprobe and Recv need two.
+// One posted receive exists at a time: PostRecv while one is posted is an
+// error, and while one is, Iprobe and Recv must not be used for any
+// source. CancelRecv ends it; it must end before Finalize. A message longer
+// than capacity should stay small enough to be sent eagerly: a blocking
+// send of a long message that a posted receive truncates may never end
+// (Open MPI's shared-memory transport).
+func PostRecv(capacity int) error {
+	return do("post recv", func() error {
+		if capacity < 1 || capacity > maxCount {
+			return fmt.Errorf("mpi: post recv: capacity %d bytes out of range", capacity)
 		}
-		if err := checkRecvTag(tag); err != nil {
-			return err
+		if C.ocb_posted_active() != 0 {
+			return fmt.Errorf("mpi: post recv: a receive is posted already")
 		}
-		var flag, src, tg, cnt C.int
-		if rc := C.ocb_iprobe(cSource(source), cTag(tag), &flag, &src, &tg, &cnt); rc != C.MPI_SUCCESS {
-			return mpiErr(rc, "iprobe %s, %s", rankName(source), tagName(tag))
-		}
-		if flag != 0 {
-			found = true
-			st = Status{Source: int(src), Tag: int(tg), Count: int(cnt)}
+		if rc := C.ocb_post_first(C.int(capacity)); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "post a receive of %d bytes for any source and tag", capacity)
 		}
 		return nil
 	})
-	return st, found, err
+}
+
+// TestRecv reports, without blocking, whether the posted receive has
+// completed (MPI_Test). If so it returns the message's status and bytes,
+// and posts the next receive into the other buffer: data stays valid until
+// the next call to TestRecv that returns a message. A message longer than
+// the capacity is dropped: ok, with an error wrapping ErrTruncated and the
+// status's source and tag.
+func TestRecv() (st Status, data []byte, ok bool, err error) {
+	if direct.Load() {
+		return posted(C.ocb_test_any(testTries), "test the posted receive") // no closure: nothing escapes
+	}
+	return postedOnThread(func() C.ocb_posted { return C.ocb_test_any(testTries) }, "test the posted receive")
+}
+
+// testTries is how many times TestRecv tests the posted receive before it
+// reports that nothing arrived: about a microsecond of MPI progress.
+const testTries = 16
+
+// CancelRecv cancels the posted receive (MPI_Cancel, MPI_Wait). If a message
+// completed it first, that message is returned as by TestRecv.
+func CancelRecv() (st Status, data []byte, ok bool, err error) {
+	return postedOnThread(func() C.ocb_posted { return C.ocb_cancel_any() }, "cancel the posted receive")
+}
+
+func postedOnThread(f func() C.ocb_posted, what string) (Status, []byte, bool, error) {
+	var st Status
+	var data []byte
+	var ok bool
+	err := do(what, func() (err error) {
+		st, data, ok, err = posted(f(), what)
+		return err
+	})
+	return st, data, ok, err
+}
+
+func posted(r C.ocb_posted, what string) (Status, []byte, bool, error) {
+	if r.rc != C.MPI_SUCCESS {
+		return Status{}, nil, false, mpiErr(r.rc, "%s", what)
+	}
+	if r.flag == 0 {
+		return Status{}, nil, false, nil
+	}
+	st := Status{Source: int(r.source), Tag: int(r.tag), Count: int(r.count)}
+	if r.truncated != 0 {
+		return st, nil, true, fmt.Errorf("mpi: message from rank %d (tag %d) longer than the %d bytes posted: %w", st.Source, st.Tag, int(C.ocb_posted_capacity()), ErrTruncated)
+	}
+	var data []byte
+	if r.count > 0 {
+		data = unsafe.Slice((*byte)(unsafe.Pointer(r.data)), int(r.count))
+	}
+	return st, data, true, nil
 }
 
 // Recv receives a message from source (or AnySource) with tag (or AnyTag)
@@ -569,25 +770,32 @@ func Iprobe(source, tag int) (Status, bool, error) {
 // empty to receive an empty message. Unless MPI was initialised with
 // ThreadMultiple, calls from other goroutines wait while it blocks.
 func Recv(buf []byte, source, tag int) (Status, error) {
+	if direct.Load() {
+		return recv(buf, source, tag)
+	}
 	var st Status
-	err := do("recv", func() error {
-		if err := checkSource(source, WorldSize()); err != nil {
-			return err
-		}
-		if err := checkRecvTag(tag); err != nil {
-			return err
-		}
-		if err := checkLen("recv", len(buf)); err != nil {
-			return err
-		}
-		var src, tg, cnt C.int
-		if rc := C.ocb_recv(bufPtr(buf), C.int(len(buf)), cSource(source), cTag(tag), &src, &tg, &cnt); rc != C.MPI_SUCCESS {
-			return mpiErr(rc, "recv into %d-byte buffer from %s, %s", len(buf), rankName(source), tagName(tag))
-		}
-		st = Status{Source: int(src), Tag: int(tg), Count: int(cnt)}
-		return nil
+	err := do("recv", func() (err error) {
+		st, err = recv(buf, source, tag)
+		return err
 	})
 	return st, err
+}
+
+func recv(buf []byte, source, tag int) (Status, error) {
+	if err := checkSource(source, WorldSize()); err != nil {
+		return Status{}, err
+	}
+	if err := checkRecvTag(tag); err != nil {
+		return Status{}, err
+	}
+	if err := checkLen("recv", len(buf)); err != nil {
+		return Status{}, err
+	}
+	r := C.ocb_recv_v(bufPtr(buf), C.int(len(buf)), cSource(source), cTag(tag))
+	if r.rc != C.MPI_SUCCESS {
+		return Status{}, mpiErr(r.rc, "recv into %d-byte buffer from %s, %s", len(buf), rankName(source), tagName(tag))
+	}
+	return status(r), nil
 }
 
 // Barrier blocks until every rank has called it (MPI_Barrier).

@@ -134,6 +134,58 @@ func TestSendRecvAnySource(t *testing.T) {
 }
 
 // Ring: each rank sends to its right neighbour and polls with Iprobe for the
+// TestPostedRecv checks the receive posted ahead: every rank sends its right
+// neighbour two messages, a short one and one longer
+// than the receive posted; TestRecv returns the first with its bytes and reports the
+// second as truncated (ErrTruncated) with its source; CancelRecv with no
+// message pending returns none.
+func TestPostedRecv(t *testing.T) {
+	const tag = 21
+	rank, size := WorldRank(), WorldSize()
+	right, left := (rank+1)%size, (rank+size-1)%size
+	const capacity = 100 // a longer message is still sent eagerly, even to oneself
+	if err := PostRecv(capacity); err != nil {
+		t.Fatal(err)
+	}
+	if err := PostRecv(capacity); err == nil {
+		t.Fatal("a second PostRecv while one is posted succeeded")
+	}
+	short := bytes.Repeat([]byte{byte(rank)}, 50+rank%50)
+	if err := Send(short, right, tag); err != nil {
+		t.Fatal(err)
+	}
+	if err := Send(make([]byte, capacity+1), right, tag+1); err != nil {
+		t.Fatal(err)
+	}
+	want := 2
+	deadline := time.Now().Add(30 * time.Second)
+	for got := 0; got < want; {
+		st, data, ok, err := TestRecv()
+		switch {
+		case ok && got == 0:
+			if err != nil || st.Source != left || st.Tag != tag || !bytes.Equal(data, bytes.Repeat([]byte{byte(left)}, 50+left%50)) {
+				t.Fatalf("first message: status %+v, %d bytes, err %v", st, len(data), err)
+			}
+			got++
+		case ok:
+			if !errors.Is(err, ErrTruncated) || st.Source != left || st.Tag != tag+1 || data != nil {
+				t.Fatalf("long message: status %+v, %d bytes, err %v; want ErrTruncated from rank %d", st, len(data), err, left)
+			}
+			got++
+		case err != nil:
+			t.Fatal(err)
+		case time.Now().After(deadline):
+			t.Fatalf("%d of %d messages within 30s", got, want)
+		}
+	}
+	if err := Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, err := CancelRecv(); ok || err != nil {
+		t.Fatalf("CancelRecv with nothing pending: ok=%v err=%v", ok, err)
+	}
+}
+
 // message from its left neighbour.
 func TestIprobe(t *testing.T) {
 	const tag, unusedTag = 11, 12345

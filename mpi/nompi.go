@@ -126,6 +126,28 @@ func Iprobe(source, tag int) (Status, bool, error) {
 	return Status{}, false, fmt.Errorf("mpi: iprobe source %d tag %d: %w", source, tag, ErrNoMPI)
 }
 
+// PostRecv posts a receive for any source. Without MPI support no message
+// can ever arrive, so it returns ErrNoMPI (wrapped).
+func PostRecv(capacity int) error {
+	if err := checkInit("post recv"); err != nil {
+		return err
+	}
+	return fmt.Errorf("mpi: post recv: %w", ErrNoMPI)
+}
+
+// TestRecv tests the posted receive: without MPI support there is none.
+func TestRecv() (st Status, data []byte, ok bool, err error) {
+	if err := checkInit("test recv"); err != nil {
+		return Status{}, nil, false, err
+	}
+	return Status{}, nil, false, fmt.Errorf("mpi: test recv: %w", ErrNoMPI)
+}
+
+// CancelRecv cancels the posted receive: without MPI support there is none.
+func CancelRecv() (st Status, data []byte, ok bool, err error) {
+	return Status{}, nil, false, checkInit("cancel recv")
+}
+
 // Recv receives a message into buf. Without MPI support no message can ever
 // arrive, so it returns ErrNoMPI (wrapped) instead of blocking forever.
 func Recv(buf []byte, source, tag int) (Status, error) {
