@@ -692,7 +692,9 @@ func status(r C.ocb_result) Status {
 // lands straight in it, with one matching where Iprobe and Recv need two.
 // One posted receive exists at a time: PostRecv while one is posted is an
 // error, and while one is, Iprobe and Recv must not be used for any
-// source. CancelRecv ends it; it must end before Finalize. A message longer
+// source, and TestRecv and CancelRecv must not be called from two goroutines
+// at once (even with ThreadMultiple). CancelRecv ends it; it must end
+// before Finalize. A message longer
 // than capacity should stay small enough to be sent eagerly: a blocking
 // send of a long message that a posted receive truncates may never end
 // (Open MPI's shared-memory transport).
