@@ -8,7 +8,7 @@ import (
 )
 
 func ftNet(t *testing.T, n int) *steptest.Net {
-	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true}}.NewNodes(n)}
+	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true, PaperAdopt: true}}.NewNodes(n)}
 }
 
 func tests(from proto.NodeID, d int, to ...proto.NodeID) []string {
@@ -229,4 +229,63 @@ func TestSearchStartsAtPhaseOne(t *testing.T) {
 	net.Fire(3, timerSuspect, "test(1) 3→4")
 	net.Deliver("test(1) 3→4") // 4: power 0, not asking: no answer
 	net.Fire(3, timerPhase, "test(2) 3→1", "test(2) 3→2")
+}
+
+// seed99 sets up the crash sweep's seed 99 of N=8 (0-based ids, as in the
+// trace): nodes 2 and 3 crash and recover together, each searching from
+// phase 1 and testing the other; node 4, whose father 0 crashed, searches
+// too and reaches phase 3, where it tests 0, 1, 2 and 3. The tests of 2 and
+// 3 to each other are still in flight when 4's test(3) reaches them.
+func seed99(t *testing.T, cfg Config) *steptest.Net {
+	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &cfg}.NewNodes(8)}
+	net.Input(2, proto.Crash)
+	net.Input(3, proto.Crash)
+	net.Input(2, proto.Recover, "test(1) 2→3")
+	net.Input(3, proto.Recover, "test(1) 3→2")
+	net.Enter(4, "request(4) 4→0")
+	net.Input(0, proto.Crash)
+	net.Drop("request(4) 4→0")
+	net.Fire(4, timerSuspect, "test(1) 4→5")
+	net.Deliver("test(1) 4→5") // 5: power 0, not asking
+	net.Fire(4, timerPhase, "test(2) 4→6", "test(2) 4→7")
+	net.Deliver("test(2) 4→6")
+	net.Deliver("test(2) 4→7")
+	net.Fire(4, timerPhase, "test(3) 4→0", "test(3) 4→1", "test(3) 4→2", "test(3) 4→3")
+	net.Drop("test(3) 4→0")
+	net.Deliver("test(3) 4→1")
+	return net
+}
+
+// TestConcurrentSearchTwoLowerSearchers replays the crash sweep's seed 99
+// of N=8 with the paper's rule (Config.PaperAdopt): 2 and 3, both in phase
+// 1, receive test(3) from 4 and both conclude at once with father := 4, so
+// 4 has two sons of power 2 (dist(4,2) = dist(4,3) = 3).
+func TestConcurrentSearchTwoLowerSearchers(t *testing.T) {
+	net := seed99(t, Config{CSEstimate: 1, RetestDelay: 3, PaperAdopt: true})
+	net.Deliver("test(3) 4→2")
+	net.Deliver("test(3) 4→3")
+	if f := net.Fathers(); f[2] != 4 || f[3] != 4 {
+		t.Fatalf("fathers of 2 and 3: %d and %d, want 4 and 4 (the paper's rule)", f[2], f[3])
+	}
+}
+
+// TestConcurrentSearchLowerPhasesFirst: by default, a searcher tested by a
+// searcher j of a higher phase d goes on with its phases below d and
+// concludes with father := j only when it reaches d (docs/failures.md). In
+// the seed-99 situation, 2 and 3 settle their phase 1 first (2, the smaller
+// id, answers "ok" to 3), so 3 goes under 2, and only 2 becomes 4's son.
+func TestConcurrentSearchLowerPhasesFirst(t *testing.T) {
+	net := seed99(t, Config{CSEstimate: 1, RetestDelay: 3})
+	net.Deliver("test(3) 4→2") // 2 notes 4 as its father in phase 3
+	net.Deliver("test(3) 4→3") // so does 3
+	net.Deliver("test(1) 2→3") // equal phases: 3 (larger id) does not answer
+	net.Deliver("test(1) 3→2", "answer(1) 2→3")
+	net.Deliver("answer(1) 2→3") // 3 concludes with father 2
+	net.Fire(2, timerPhase, "test(2) 2→0", "test(2) 2→1")
+	net.Drop("test(2) 2→0")
+	net.Deliver("test(2) 2→1")
+	net.Fire(2, timerPhase) // phase 3: 2 concludes with father 4, no test
+	if f := net.Fathers(); f[2] != 4 || f[3] != 2 {
+		t.Fatalf("fathers of 2 and 3: %d and %d, want 4 and 2", f[2], f[3])
+	}
 }

@@ -32,6 +32,14 @@ type Config struct {
 	// own subcube can attach it beside another head of that subcube
 	// (docs/failures.md). The paper's replays set it.
 	PaperStart bool
+	// PaperAdopt makes a searching node in phase d_i that receives test(d_j)
+	// from a searcher j with d_i < d_j conclude at once with father := j, as
+	// the paper's concurrent-search optimisation does. By default it goes on
+	// with its phases below d_j and concludes with father := j only if they
+	// all fail: two nodes of the (d_j−1)-subcube that j tests concluded
+	// together and j had two sons of the same power (docs/failures.md). The
+	// paper's replays set it.
+	PaperAdopt bool
 }
 
 // Node is an open-cube node with the failure protocol of §5: the general
@@ -61,6 +69,12 @@ type Node struct {
 	phase     int
 	phaseSeq  uint32
 	retry     []proto.NodeID
+	// adopter is a searcher that tested this searching node in a phase
+	// adoptPhase above its own (0: none): the search concludes with
+	// father := adopter when it reaches adoptPhase, unless a lower phase
+	// succeeds first (docs/failures.md).
+	adopter    proto.NodeID
+	adoptPhase int
 	// confirming: the search failed its last phase and the node announced a
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
@@ -399,8 +413,19 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 		switch {
 		case n.phase > d:
 			answer(proto.AnswerOK)
-		case n.phase < d:
+		case n.phase < d && n.cfg.PaperAdopt:
 			n.conclude(j, out)
+		case n.phase < d:
+			// J's phases below d failed: j heads its (d−1)-subcube, and
+			// makes the head of ours its son of power d−1. Whether we are
+			// that head, our phases below d tell (a head there answers
+			// "ok"; another searcher there is resolved by the rules
+			// above). Concluding at once, as the paper does, let two
+			// searchers of our subcube both become j's sons of power d−1.
+			// The closest such searcher wins, then the smallest id.
+			if n.adoptPhase == 0 || d < n.adoptPhase || (d == n.adoptPhase && j < n.adopter) {
+				n.adopter, n.adoptPhase = j, d
+			}
 		case n.core.ID < j:
 			answer(proto.AnswerOK)
 		}
@@ -487,12 +512,19 @@ func (n *Node) firstPhase() int {
 func (n *Node) startSearch(d int, out *proto.Output) {
 	out.Events[proto.EvSearchStarted]++
 	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
+	n.adopter, n.adoptPhase = proto.Nil, 0
 	n.startPhase(out)
 }
 
 // startPhase sends test(d) to the 2^(d−1) nodes at distance d, or, after
-// phase pmax, makes the node the root.
+// phase pmax, makes the node the root. If a searcher at distance d tested
+// this node in phase d while it searched a lower phase, the search
+// concludes with that father instead (receiveTest).
 func (n *Node) startPhase(out *proto.Output) {
+	if n.adoptPhase != 0 && n.phase >= n.adoptPhase {
+		n.conclude(n.adopter, out)
+		return
+	}
 	if n.phase > n.rule.PMax {
 		n.becomeRoot(out)
 		return
@@ -513,6 +545,7 @@ func (n *Node) test(k proto.NodeID, out *proto.Output) {
 
 func (n *Node) stopSearch() {
 	n.searching, n.phaseSeq, n.confirming = false, 0, false
+	n.adopter, n.adoptPhase = proto.Nil, 0
 	n.retry = n.retry[:0]
 }
 
