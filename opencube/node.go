@@ -16,6 +16,7 @@ const (
 	timerKeep                     // a node holding others' requests tells them so
 	timerConfirm                  // a searcher waits for objections before regenerating
 	timerQuiet                    // a recovered node stops discarding tokens
+	timerProbe                    // a father waits for the answer of the son it probed
 )
 
 // Config holds the timing parameters of the failure protocol, in units of δ.
@@ -32,14 +33,14 @@ type Config struct {
 	// own subcube can attach it beside another head of that subcube
 	// (docs/failures.md). The paper's replays set it.
 	PaperStart bool
-	// PaperAdopt makes a searching node in phase d_i that receives test(d_j)
-	// from a searcher j with d_i < d_j conclude at once with father := j, as
-	// the paper's concurrent-search optimisation does. By default it goes on
-	// with its phases below d_j and concludes with father := j only if they
-	// all fail: two nodes of the (d_j−1)-subcube that j tests concluded
-	// together and j had two sons of the same power (docs/failures.md). The
-	// paper's replays set it.
-	PaperAdopt bool
+	// Paper keeps the paper's concurrent-search rules and nothing of what
+	// we add to them (docs/failures.md): a searching node in phase d_i that
+	// receives test(d_j) from a searcher j with d_i < d_j concludes at once
+	// with father := j; with equal phases the larger id does not answer
+	// and goes on; fathers do not check their sons; searching nodes do not
+	// tell the requests they hold that they wait on a search. The paper's
+	// replays set it.
+	Paper bool
 }
 
 // Node is an open-cube node with the failure protocol of §5: the general
@@ -75,6 +76,40 @@ type Node struct {
 	// succeeds first (docs/failures.md).
 	adopter    proto.NodeID
 	adoptPhase int
+	// searchPower is the node's power when its search started: its sons
+	// are within that distance.
+	searchPower int
+	// transitTop is the distance of the farthest node that was transit for
+	// our request before an anomaly rejected it (0: none): those nodes are
+	// our sons, whatever father the search finds.
+	transitTop int
+	// searchID numbers the node's searches (it survives crashes), for the
+	// stamps below.
+	searchID uint64
+	// waitsOn is the searching node on which this node's request waits, as
+	// a search stamp told it (Nil: none known), with that search's number
+	// and the stamp's hop count. A "try later" answer names it, and that
+	// searcher then treats the answer as silence (docs/failures.md).
+	waitsOn      proto.NodeID
+	waitsOnID    uint64
+	waitsOnDepth uint8
+
+	// sons[d] is the node this node knows as its son at distance d (Nil:
+	// unknown), learnt from the requests it serves, the loans it makes, the
+	// tokens given up to it and attach messages; nil until first needed. A
+	// request or an attach from a second node at the same distance is
+	// checked by a probe of the first (docs/failures.md).
+	sons []proto.NodeID
+	// attaches are nodes that told this node that they attached to it as
+	// sons (a search concluded without a request to re-issue), to check.
+	attaches []proto.NodeID
+	// A probe of probeSon, the known son at distance probeD, is under way
+	// (probeSeq is its timer): the request at the head of the queue (or
+	// the first attach, if probeAttach) waits for its answer.
+	probeSeq    uint32
+	probeSon    proto.NodeID
+	probeD      int
+	probeAttach bool
 	// confirming: the search failed its last phase and the node announced a
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
@@ -157,8 +192,9 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.fire(in.Timer, out)
 	}
 	if !n.searching && n.quietSeq == 0 {
-		n.core.Drain(out)
+		n.drain(out)
 	}
+	n.trimSons()
 	n.arm(out, start)
 	if n.keepSeq == 0 && n.anchor() && n.holding() {
 		n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
@@ -195,16 +231,50 @@ func (n *Node) keepPeriod() float64 { return float64(max(n.rule.PMax, 1)) }
 // does not start a search (docs/failures.md). The message carries the
 // anchor's stamp and its distance from the anchor.
 func (n *Node) keepAlive(out *proto.Output, from proto.NodeID, count uint64, depth uint8) {
+	n.tellHolders(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, J: from, Gen: count, Phase: depth, Src: proto.Nil})
+}
+
+// tellHolders sends m to every requester whose request this node holds
+// (queued, or served as a proxy), with that request's serial.
+func (n *Node) tellHolders(out *proto.Output, m proto.Message) {
 	c := &n.core
 	wait := func(j proto.NodeID, tag uint32) {
 		if j != c.ID {
-			n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: from, Gen: count, Phase: depth, Src: proto.Nil, Tag: tag})
+			m.To, m.Tag = j, tag
+			n.send(out, m)
 		}
 	}
 	if c.Asked && c.Mandator != proto.Nil {
 		wait(c.Mandator, c.Tag)
 	}
 	c.Queue(wait)
+}
+
+// searchStamp is the wait message that tells a requester that its request
+// waits on searcher s's search id, depth hops away (Src names the searcher;
+// a keep-alive has none). Unlike a keep-alive, it does not keep the request
+// alive: a searching node is no anchor.
+func searchStamp(s proto.NodeID, id uint64, depth uint8) proto.Message {
+	return proto.Message{Type: proto.Wait, Cause: proto.Failure, J: s, Gen: id, Phase: depth, Src: s}
+}
+
+// addressed returns m sent to node to about its request of serial tag.
+func addressed(m proto.Message, to proto.NodeID, tag uint32) proto.Message {
+	m.To, m.Tag = to, tag
+	return m
+}
+
+// stampHolders tells the requesters whose requests this node holds that
+// they wait on a search: its own if it searches, else the one its own
+// request waits on.
+func (n *Node) stampHolders(out *proto.Output) {
+	switch {
+	case n.cfg.Paper:
+	case n.searching:
+		n.tellHolders(out, searchStamp(n.core.ID, n.searchID, 1))
+	case n.waitsOn != proto.Nil && n.waitsOnDepth < n.maxWaitDepth():
+		n.tellHolders(out, searchStamp(n.waitsOn, n.waitsOnID, n.waitsOnDepth+1))
+	}
 }
 
 // arm looks at what the step sent and sets the timers of §5: a node that
@@ -238,7 +308,14 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		case n.core.Holds(m.J, m.Tag):
 			out.Events[proto.EvDuplicateRequest]++
 		default:
-			n.core.Enqueue(m.J, m.Src, m.Tag)
+			n.core.EnqueueFrom(m.J, m.From, m.Src, m.Tag)
+			switch {
+			case n.cfg.Paper:
+			case n.searching:
+				n.send(out, addressed(searchStamp(n.core.ID, n.searchID, 1), m.J, m.Tag))
+			case n.waitsOn != proto.Nil && n.waitsOnDepth < n.maxWaitDepth():
+				n.send(out, addressed(searchStamp(n.waitsOn, n.waitsOnID, n.waitsOnDepth+1), m.J, m.Tag))
+			}
 		}
 	case proto.Token:
 		n.receiveToken(m, out)
@@ -325,6 +402,9 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		if n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J)) {
 			return
 		}
+		if m.Src == n.core.ID && m.Gen == n.searchID {
+			return // its request waits on this search, further away
+		}
 		for _, k := range n.retry {
 			if k == m.From {
 				return
@@ -332,16 +412,33 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		}
 		n.retry = append(n.retry, m.From)
 	case proto.Wait:
+		if m.Src != proto.Nil {
+			// A search stamp: our request waits on searcher m.Src.
+			if n.waitingToken() && !n.searching && m.Tag == n.core.Tag && m.Phase <= n.maxWaitDepth() &&
+				(m.Src != n.waitsOn || m.Gen != n.waitsOnID) {
+				n.waitsOn, n.waitsOnID, n.waitsOnDepth = m.Src, m.Gen, m.Phase
+				n.stampHolders(out)
+			}
+			return
+		}
 		fresh := m.J != n.stampFrom || m.Gen > n.stampCount
 		if n.waitingToken() && m.Tag == n.core.Tag && fresh && m.Phase <= n.maxWaitDepth() {
 			n.stampFrom, n.stampCount, n.stampDepth = m.J, m.Gen, m.Phase
+			n.waitsOn = proto.Nil
 			n.stopSearch()
 			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
 			n.keepAlive(out, m.J, m.Gen, m.Phase+1)
 		}
+	case proto.Probe, proto.Attach, proto.Reattach:
+		n.receiveSons(m, out)
 	case proto.Anomaly:
 		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
 			out.Events[proto.EvAnomaly]++
+			if !n.cfg.Paper {
+				// The transit nodes between us and the node that rejected
+				// our request are our sons now, up to distance m.Phase.
+				n.transitTop = int(m.Phase)
+			}
 			n.startSearch(n.firstPhase(), out)
 		}
 	}
@@ -389,10 +486,16 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		return
 	}
 	n.stopSearch()
+	n.waitsOn = proto.Nil
 	switch {
 	case c.Asked:
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
+		gift := m.J == proto.Nil && c.Mandator != proto.Nil
 		c.ReceiveToken(m, out)
+		if gift {
+			// Its sender gave the token up to us: it is our son now.
+			n.setSon(n.dist(m.From), m.From)
+		}
 	default:
 		// Not waiting, a token given up (token(nil)) for a request served
 		// already: it makes this node the root (its sender made this node
@@ -400,6 +503,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		out.Events[proto.EvUnexpectedToken]++
 		c.Gen = m.Gen
 		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
+		n.setSon(n.dist(m.From), m.From)
 	}
 }
 
@@ -413,7 +517,7 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 		switch {
 		case n.phase > d:
 			answer(proto.AnswerOK)
-		case n.phase < d && n.cfg.PaperAdopt:
+		case n.phase < d && n.cfg.Paper:
 			n.conclude(j, out)
 		case n.phase < d:
 			// J's phases below d failed: j heads its (d−1)-subcube, and
@@ -428,6 +532,12 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 			}
 		case n.core.ID < j:
 			answer(proto.AnswerOK)
+		case !n.cfg.Paper:
+			// Equal phases, and j has the smaller id: j will be our
+			// father (it answers "ok" to our test). Our test may never
+			// reach it (j was down or not searching yet when we sent
+			// it): j's test is as good a sign, so conclude now.
+			n.conclude(j, out)
 		}
 		return
 	}
@@ -437,7 +547,7 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	case n.core.Asked:
 		// J tells the tester where this node's request went (its father).
 		// Src, the searching node our request waits on, if any.
-		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: proto.Nil})
+		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: n.waitsOn, Gen: n.waitsOnID})
 	}
 }
 
@@ -487,6 +597,10 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		if t.Seq == n.quietSeq {
 			n.quietSeq = 0
 		}
+	case timerProbe:
+		if t.Seq == n.probeSeq {
+			n.probed(false, out)
+		}
 	case timerRetest:
 		if t.Seq != n.phaseSeq || !n.searching {
 			return
@@ -511,8 +625,15 @@ func (n *Node) firstPhase() int {
 // startSearch starts search_father at phase d.
 func (n *Node) startSearch(d int, out *proto.Output) {
 	out.Events[proto.EvSearchStarted]++
+	if !n.searching {
+		n.searchPower = n.rule.Power(&n.core)
+	}
 	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
 	n.adopter, n.adoptPhase = proto.Nil, 0
+	n.probeSeq = 0
+	n.searchID++
+	n.waitsOn = proto.Nil
+	n.stampHolders(out)
 	n.startPhase(out)
 }
 
@@ -555,9 +676,12 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 	n.stopSearch()
 	c := &n.core
 	c.Father = k
-	if n.waitingToken() {
+	n.waitsOn = proto.Nil
+	request := n.waitingToken()
+	if request {
 		n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	}
+	n.attached(k, request, out)
 }
 
 // becomeRoot ends a search whose last phase failed: the node will become
@@ -627,7 +751,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil, waitsOn: proto.Nil, searchID: n.searchID}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.
