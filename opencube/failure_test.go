@@ -275,26 +275,20 @@ func TestConcurrentSearchTwoLowerSearchers(t *testing.T) {
 // concludes with father := j only when it reaches d (docs/failures.md). In
 // the seed-99 situation, 2 and 3 settle their phase 1 first: 3, the larger
 // id, concludes with father 2 on 2's test (equal phases), and only 2 becomes
-// 4's son. Both searches end without a request to re-issue, so each tells
-// its new father with an attach.
+// 4's son.
 func TestConcurrentSearchLowerPhasesFirst(t *testing.T) {
 	net := seed99(t, Config{CSEstimate: 1, RetestDelay: 3})
 	net.Deliver("test(3) 4→2") // 2 notes 4 as its father in phase 3
 	net.Deliver("test(3) 4→3") // so does 3
-	net.Deliver("test(1) 2→3", "attach(1) 3→2")
-	net.Deliver("test(1) 3→2", "answer(1) 2→3") // 2, the smaller id, answers "ok"
-	net.Deliver("answer(1) 2→3")                // 3 has concluded already
-	net.Deliver("attach(1) 3→2")                // checked once 2 has a father
+	net.Deliver("test(1) 2→3") // equal phases: 3 concludes with father 2
+	net.Deliver("test(1) 3→2", "answer(1) 2→3")
+	net.Deliver("answer(1) 2→3") // 3 has concluded already
 	net.Fire(2, timerPhase, "test(2) 2→0", "test(2) 2→1")
 	net.Drop("test(2) 2→0")
 	net.Deliver("test(2) 2→1")
-	net.Fire(2, timerPhase, "attach(1) 2→4") // phase 3: father 4, no test
-	net.Fire(2, timerQuiet)                  // 2δ after recovering, 2 serves its queue
+	net.Fire(2, timerPhase) // phase 3: 2 concludes with father 4, no test
 	if f := net.Fathers(); f[2] != 4 || f[3] != 2 {
 		t.Fatalf("fathers of 2 and 3: %d and %d, want 4 and 2", f[2], f[3])
-	}
-	if s := net.Nodes[2].(*Node).son(1); s != 3 {
-		t.Fatalf("2 knows %d as its son at distance 1, want 3", s)
 	}
 }
 
@@ -342,27 +336,24 @@ func TestSecondSonAtSameDistance(t *testing.T) {
 	}
 }
 
-// TestSearchStampSilencesTryLater: a "try later" from a node whose request
-// waits on the searcher through a chain of proxies is treated as silence,
-// as the paper's two-searcher deadlock requires, once the searcher's stamp
-// has reached it (docs/failures.md). 0 recovers and searches; 9's request
-// waits at its proxy 8, 8's at 0; 13's at its proxy 12, 12's at 8. In
-// phase 4, 13 answers "try later" naming 12, which 0 does not hold: the
-// stamp, passed 0 → 8 → 12 → 13, tells 0 that 13 waits on it.
-func TestSearchStampSilencesTryLater(t *testing.T) {
+// TestLastPhaseTryLaterIsSilence: in its last phase (pmax) a searching
+// node treats "try later" as silence, and goes on to the regeneration's
+// confirmation, which the token, if it lives, stops (docs/failures.md).
+// Testing such nodes again deadlocked whole systems while the token was
+// lost: their requests wait on the searcher through chains it cannot see.
+// 0 recovers and searches; 9's request waits at its proxy 8, 8's at 0;
+// 13's at its proxy 12, 12's at 8. In phase 4, 13 answers "try later"
+// naming 12, which 0 does not hold.
+func TestLastPhaseTryLaterIsSilence(t *testing.T) {
 	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(16)}
 	net.Input(0, proto.Crash)
 	net.Input(0, proto.Recover, "test(1) 0→1")
 	net.Enter(9, "request(9) 9→8")
 	net.Deliver("request(9) 9→8", "request(8) 8→0") // 8 is proxy for 9
-	net.Deliver("request(8) 8→0", "wait(0) 0→8")    // queued at 0, which searches
+	net.Deliver("request(8) 8→0")                   // queued at 0, which searches
 	net.Enter(13, "request(13) 13→12")
 	net.Deliver("request(13) 13→12", "request(12) 12→8") // 12 is proxy for 13
 	net.Deliver("request(12) 12→8")                      // queued at 8
-	net.Deliver("wait(0) 0→8", "wait(0) 8→9", "wait(0) 8→12")
-	net.Deliver("wait(0) 8→9")
-	net.Deliver("wait(0) 8→12", "wait(0) 12→13")
-	net.Deliver("wait(0) 12→13")
 	net.Deliver("test(1) 0→1")
 	net.Fire(0, timerPhase, "test(2) 0→2", "test(2) 0→3")
 	net.Deliver("test(2) 0→2")
@@ -383,8 +374,8 @@ func TestSearchStampSilencesTryLater(t *testing.T) {
 	for _, k := range []string{"10", "11", "14", "15"} {
 		net.Deliver("test(4) 0→" + k)
 	}
-	// No node is tested again: every "try later" came from a request that
-	// waits on 0. Phase 4 = pmax failed: 0 announces a regeneration.
+	// No node is tested again: phase 4 = pmax failed, 0 announces a
+	// regeneration.
 	var regen []string
 	for k := 1; k < 16; k++ {
 		regen = append(regen, fmt.Sprintf("regenerate(nil) 0→%d", k))

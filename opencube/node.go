@@ -83,33 +83,23 @@ type Node struct {
 	// our request before an anomaly rejected it (0: none): those nodes are
 	// our sons, whatever father the search finds.
 	transitTop int
-	// searchID numbers the node's searches (it survives crashes), for the
-	// stamps below.
-	searchID uint64
-	// waitsOn is the searching node on which this node's request waits, as
-	// a search stamp told it (Nil: none known), with that search's number
-	// and the stamp's hop count. A "try later" answer names it, and that
-	// searcher then treats the answer as silence (docs/failures.md).
-	waitsOn      proto.NodeID
-	waitsOnID    uint64
-	waitsOnDepth uint8
 
 	// sons[d] is the node this node knows as its son at distance d (Nil:
-	// unknown), learnt from the requests it serves, the loans it makes, the
-	// tokens given up to it and attach messages; nil until first needed. A
-	// request or an attach from a second node at the same distance is
-	// checked by a probe of the first (docs/failures.md).
+	// unknown), learnt from the requests it serves, the loans it makes and
+	// the tokens given up to it; nil until first needed. A request from a
+	// second node at the same distance is checked by a probe of the first
+	// (sons.go, docs/failures.md).
 	sons []proto.NodeID
-	// attaches are nodes that told this node that they attached to it as
-	// sons (a search concluded without a request to re-issue), to check.
-	attaches []proto.NodeID
 	// A probe of probeSon, the known son at distance probeD, is under way
-	// (probeSeq is its timer): the request at the head of the queue (or
-	// the first attach, if probeAttach) waits for its answer.
-	probeSeq    uint32
-	probeSon    proto.NodeID
-	probeD      int
-	probeAttach bool
+	// (probeSeq is its timer): the request at the head of the queue waits
+	// for its answer.
+	probeSeq uint32
+	probeSon proto.NodeID
+	probeD   int
+	// reattachFrom is the father that told this node, while it asked, that
+	// it can no longer be its son (Nil: none): it searches once it no
+	// longer asks, if that node is still its father.
+	reattachFrom proto.NodeID
 	// confirming: the search failed its last phase and the node announced a
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
@@ -195,6 +185,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.drain(out)
 	}
 	n.trimSons()
+	n.reattachLater(out)
 	n.arm(out, start)
 	if n.keepSeq == 0 && n.anchor() && n.holding() {
 		n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
@@ -231,50 +222,16 @@ func (n *Node) keepPeriod() float64 { return float64(max(n.rule.PMax, 1)) }
 // does not start a search (docs/failures.md). The message carries the
 // anchor's stamp and its distance from the anchor.
 func (n *Node) keepAlive(out *proto.Output, from proto.NodeID, count uint64, depth uint8) {
-	n.tellHolders(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, J: from, Gen: count, Phase: depth, Src: proto.Nil})
-}
-
-// tellHolders sends m to every requester whose request this node holds
-// (queued, or served as a proxy), with that request's serial.
-func (n *Node) tellHolders(out *proto.Output, m proto.Message) {
 	c := &n.core
 	wait := func(j proto.NodeID, tag uint32) {
 		if j != c.ID {
-			m.To, m.Tag = j, tag
-			n.send(out, m)
+			n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: from, Gen: count, Phase: depth, Src: proto.Nil, Tag: tag})
 		}
 	}
 	if c.Asked && c.Mandator != proto.Nil {
 		wait(c.Mandator, c.Tag)
 	}
 	c.Queue(wait)
-}
-
-// searchStamp is the wait message that tells a requester that its request
-// waits on searcher s's search id, depth hops away (Src names the searcher;
-// a keep-alive has none). Unlike a keep-alive, it does not keep the request
-// alive: a searching node is no anchor.
-func searchStamp(s proto.NodeID, id uint64, depth uint8) proto.Message {
-	return proto.Message{Type: proto.Wait, Cause: proto.Failure, J: s, Gen: id, Phase: depth, Src: s}
-}
-
-// addressed returns m sent to node to about its request of serial tag.
-func addressed(m proto.Message, to proto.NodeID, tag uint32) proto.Message {
-	m.To, m.Tag = to, tag
-	return m
-}
-
-// stampHolders tells the requesters whose requests this node holds that
-// they wait on a search: its own if it searches, else the one its own
-// request waits on.
-func (n *Node) stampHolders(out *proto.Output) {
-	switch {
-	case n.cfg.Paper:
-	case n.searching:
-		n.tellHolders(out, searchStamp(n.core.ID, n.searchID, 1))
-	case n.waitsOn != proto.Nil && n.waitsOnDepth < n.maxWaitDepth():
-		n.tellHolders(out, searchStamp(n.waitsOn, n.waitsOnID, n.waitsOnDepth+1))
-	}
 }
 
 // arm looks at what the step sent and sets the timers of §5: a node that
@@ -309,13 +266,6 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			out.Events[proto.EvDuplicateRequest]++
 		default:
 			n.core.EnqueueFrom(m.J, m.From, m.Src, m.Tag)
-			switch {
-			case n.cfg.Paper:
-			case n.searching:
-				n.send(out, addressed(searchStamp(n.core.ID, n.searchID, 1), m.J, m.Tag))
-			case n.waitsOn != proto.Nil && n.waitsOnDepth < n.maxWaitDepth():
-				n.send(out, addressed(searchStamp(n.waitsOn, n.waitsOnID, n.waitsOnDepth+1), m.J, m.Tag))
-			}
 		}
 	case proto.Token:
 		n.receiveToken(m, out)
@@ -402,8 +352,14 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		if n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J)) {
 			return
 		}
-		if m.Src == n.core.ID && m.Gen == n.searchID {
-			return // its request waits on this search, further away
+		if n.phase == n.rule.PMax && !n.cfg.Paper {
+			// In the last phase the tested node's request can only be
+			// served by the token of the root we did not find: if that
+			// token lives, its holder objects to our regeneration; if it
+			// is in flight, the regeneration discards it. Waiting for the
+			// node kept whole systems searching while the token was lost
+			// (docs/failures.md).
+			return
 		}
 		for _, k := range n.retry {
 			if k == m.From {
@@ -412,19 +368,9 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		}
 		n.retry = append(n.retry, m.From)
 	case proto.Wait:
-		if m.Src != proto.Nil {
-			// A search stamp: our request waits on searcher m.Src.
-			if n.waitingToken() && !n.searching && m.Tag == n.core.Tag && m.Phase <= n.maxWaitDepth() &&
-				(m.Src != n.waitsOn || m.Gen != n.waitsOnID) {
-				n.waitsOn, n.waitsOnID, n.waitsOnDepth = m.Src, m.Gen, m.Phase
-				n.stampHolders(out)
-			}
-			return
-		}
 		fresh := m.J != n.stampFrom || m.Gen > n.stampCount
 		if n.waitingToken() && m.Tag == n.core.Tag && fresh && m.Phase <= n.maxWaitDepth() {
 			n.stampFrom, n.stampCount, n.stampDepth = m.J, m.Gen, m.Phase
-			n.waitsOn = proto.Nil
 			n.stopSearch()
 			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
 			n.keepAlive(out, m.J, m.Gen, m.Phase+1)
@@ -486,7 +432,6 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		return
 	}
 	n.stopSearch()
-	n.waitsOn = proto.Nil
 	switch {
 	case c.Asked:
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
@@ -547,7 +492,7 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	case n.core.Asked:
 		// J tells the tester where this node's request went (its father).
 		// Src, the searching node our request waits on, if any.
-		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: n.waitsOn, Gen: n.waitsOnID})
+		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: proto.Nil})
 	}
 }
 
@@ -631,9 +576,6 @@ func (n *Node) startSearch(d int, out *proto.Output) {
 	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
 	n.adopter, n.adoptPhase = proto.Nil, 0
 	n.probeSeq = 0
-	n.searchID++
-	n.waitsOn = proto.Nil
-	n.stampHolders(out)
 	n.startPhase(out)
 }
 
@@ -676,12 +618,10 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 	n.stopSearch()
 	c := &n.core
 	c.Father = k
-	n.waitsOn = proto.Nil
-	request := n.waitingToken()
-	if request {
+	if n.waitingToken() {
 		n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	}
-	n.attached(k, request, out)
+	n.attached(k, out)
 }
 
 // becomeRoot ends a search whose last phase failed: the node will become
@@ -751,7 +691,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil, waitsOn: proto.Nil, searchID: n.searchID}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil, reattachFrom: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.

@@ -11,12 +11,12 @@ import (
 // (d−1)-subcube at distance d. After crashes, searches can leave two live
 // nodes that both take themselves for that son (both at distance d, so the
 // paper's anomaly test, dist > power, passes for both). A node remembers the
-// son it knows at each distance; a request or an attach from a second node
-// at that distance makes it probe the first, and if the first answers that
-// it still is its son, the newcomer is told to search again (an anomaly for
-// a request, a reattach for an attach). In the failure-free protocol the
-// request of a son at distance d always comes from the son the node knows
-// there (or from one it does not know), so no probe is ever sent.
+// son it knows at each distance; a request from a second node at that
+// distance makes it probe the first, and if the first answers that it still
+// is its son, the newcomer gets an anomaly and searches again. In the
+// failure-free protocol the request of a son at distance d always comes
+// from the son the node knows there (or from one it does not know), so no
+// probe is ever sent.
 
 // son returns the son this node knows at distance d (Nil if none).
 func (n *Node) son(d int) proto.NodeID {
@@ -57,36 +57,19 @@ func (n *Node) trimSons() {
 // dist is the distance from this node to k.
 func (n *Node) dist(k proto.NodeID) int { return hypercube.Dist(int(n.core.ID), int(k)) }
 
-// drain serves the attaches and the requests that wait, oldest first, as
-// the general scheme's wait (not asked_i) does, checking first that each
-// comes from the son the node knows at its distance (probe, above).
+// drain serves the requests that wait, oldest first, as the general
+// scheme's wait (not asked_i) does, checking first that each comes from the
+// son the node knows at its distance (probe, above).
 func (n *Node) drain(out *proto.Output) {
 	c := &n.core
 	for n.probeSeq == 0 {
-		if len(n.attaches) > 0 {
-			k := n.attaches[0]
-			d := n.dist(k)
-			switch {
-			case d > n.rule.Power(&n.core):
-				// Beyond our power: k cannot be our son (the paper's
-				// anomaly, for a node that has no request).
-				n.send(out, proto.Message{Type: proto.Reattach, Cause: proto.Failure, To: k, J: k, Src: proto.Nil})
-			case n.son(d) != proto.Nil && n.son(d) != k:
-				n.probe(d, true, out)
-				return
-			default:
-				n.setSon(d, k)
-			}
-			n.attaches = n.attaches[1:]
-			continue
-		}
 		j, from, ok := c.Next()
 		if !ok {
 			return
 		}
 		if from != c.ID && !n.cfg.Paper {
 			if d := n.dist(from); d <= n.rule.Power(c) && n.son(d) != proto.Nil && n.son(d) != from {
-				n.probe(d, false, out)
+				n.probe(d, out)
 				return
 			}
 		}
@@ -104,9 +87,9 @@ func (n *Node) drain(out *proto.Output) {
 }
 
 // probe asks the known son at distance d whether it still is our son; the
-// request at the head of the queue (or the first attach) waits.
-func (n *Node) probe(d int, attach bool, out *proto.Output) {
-	n.probeSon, n.probeD, n.probeAttach = n.son(d), d, attach
+// request at the head of the queue waits.
+func (n *Node) probe(d int, out *proto.Output) {
+	n.probeSon, n.probeD = n.son(d), d
 	n.send(out, proto.Message{Type: proto.Probe, Cause: proto.Failure, To: n.probeSon, J: proto.Nil, Src: proto.Nil})
 	n.probeSeq = n.timer(out, timerProbe, 2)
 }
@@ -122,12 +105,6 @@ func (n *Node) probed(yes bool, out *proto.Output) {
 		return // drain goes on with the newcomer
 	}
 	out.Events[proto.EvSonConflict]++
-	if n.probeAttach {
-		k := n.attaches[0]
-		n.attaches = n.attaches[1:]
-		n.send(out, proto.Message{Type: proto.Reattach, Cause: proto.Failure, To: k, J: k, Src: proto.Nil})
-		return
-	}
 	// The requester searches again from phase 1 and finds the head of its
 	// subcube, as after the paper's anomaly.
 	_, from, _ := n.core.Next()
@@ -146,33 +123,49 @@ func (n *Node) receiveSons(m proto.Message, out *proto.Output) {
 		}
 		n.send(out, proto.Message{Type: proto.Attach, Cause: proto.Failure, To: m.From, Reply: r, J: proto.Nil, Src: proto.Nil})
 	case proto.Attach:
-		switch {
-		case n.probeSeq != 0 && m.From == n.probeSon:
+		if n.probeSeq != 0 && m.From == n.probeSon {
 			n.probed(m.Reply == proto.AnswerOK, out)
-		case m.Reply == proto.AnswerOK:
-			n.attaches = append(n.attaches, m.From)
 		}
 	case proto.Reattach:
-		// Only a node without a request searches: a request of ours is
-		// at our father or beyond, and will be checked there. A reattach
-		// to every node at some distance (J = Nil) is only for the sons
-		// beyond the sender's power (Phase − 1).
-		if !n.searching && !c.Asked && c.Father == m.From && (m.J == c.ID || n.dist(m.From) >= int(m.Phase)) {
-			out.Events[proto.EvReattach]++
-			n.startSearch(1, out)
+		// A reattach to every node at some distance (J = Nil) is only for
+		// the sons beyond the sender's power (Phase − 1).
+		if n.searching || c.Father != m.From || (m.J != c.ID && n.dist(m.From) < int(m.Phase)) {
+			return
 		}
+		if c.Asked {
+			// Our request is at our father or beyond, and the token
+			// may still come through it (a loan makes it our father
+			// again): search once we no longer ask (reattachLater).
+			n.reattachFrom = m.From
+			return
+		}
+		out.Events[proto.EvReattach]++
+		n.startSearch(1, out)
 	}
 }
 
-// attached tells the new father of a search that ended without a request
-// to re-issue that this node is its son, and tells the sons that this node
-// can no longer have (its power fell) to search again.
-func (n *Node) attached(k proto.NodeID, request bool, out *proto.Output) {
-	if n.cfg.Paper {
+// reattachLater starts the search that a reattach asked for while the node
+// was asking, once it no longer asks, if its father is still the sender.
+func (n *Node) reattachLater(out *proto.Output) {
+	c := &n.core
+	if n.reattachFrom == proto.Nil || c.Asked || n.searching {
 		return
 	}
-	if !request {
-		n.send(out, proto.Message{Type: proto.Attach, Cause: proto.Failure, To: k, Reply: proto.AnswerOK, J: proto.Nil, Src: proto.Nil})
+	if c.Father == n.reattachFrom {
+		out.Events[proto.EvReattach]++
+		n.startSearch(1, out)
+	}
+	n.reattachFrom = proto.Nil
+}
+
+// attached ends a search with father k: the sons that this node can no
+// longer have (its power fell below their distance) search again. It tells
+// those it knows; after an anomaly, it also tells every node at the
+// distances of the nodes that were transit for the rejected request (it
+// knows only the farthest), and those whose father it is search again.
+func (n *Node) attached(k proto.NodeID, out *proto.Output) {
+	if n.cfg.Paper {
+		return
 	}
 	p := n.dist(k) - 1
 	for d := p + 1; d <= max(n.searchPower, n.transitTop); d++ {

@@ -35,7 +35,7 @@ const (
 	Wait                        // "your request is held here": a keep-alive to a waiting requester
 	Regenerate                  // a searcher about to regenerate the token announces the new generation
 	Probe                       // a father asks the node it knows as its son at some distance whether it still is
-	Attach                      // "I am your son": a search's conclusion without a request to re-issue, or the answer to a probe (Reply AnswerOK; 0: "I am not")
+	Attach                      // the answer to a probe: "I am your son" (Reply AnswerOK) or "I am not" (0)
 	Reattach                    // a father tells a son that it cannot be its son (a second son at that distance, or beyond its power): search again
 	NumMsgTypes                 // number of message types
 )
