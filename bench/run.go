@@ -134,6 +134,9 @@ func (s *Spec) Validate() error {
 	if (s.Faults.Crashes > 0 || s.FT) && s.Algorithm != "opencube" {
 		return fmt.Errorf("--crashes: only opencube has a failure protocol; %s would lose the token for good", s.Algorithm)
 	}
+	if s.Repair && s.Faults.Crashes == 0 {
+		return fmt.Errorf("--repair: the repair pass follows a run with crashes (--crashes)")
+	}
 	if s.Faults.Crashes > 0 && s.Workload == "each" {
 		return fmt.Errorf("--workload: each runs lone requests from the initial configuration and takes no crashes")
 	}
@@ -189,9 +192,12 @@ type outcome struct {
 // the paper repairs a structure bent by a recovery when the recovered node's
 // descendants next request (§5, anomaly).
 type repairPass struct {
-	s     *sim.Sim
-	n, i  int
-	cs    float64
+	s    *sim.Sim
+	n, i int
+	cs   float64
+	// wait: the pass has not started, or a request of the pass is under
+	// way; a quiet system does not move the pass on meanwhile (the last
+	// requests of the workload going quiet used to skip node 0).
 	wait  bool
 	done  bool
 	shape error
@@ -346,7 +352,7 @@ func simulateUntil(spec Spec, until float64) *outcome {
 	}
 	drv.onDone = func() {
 		if spec.Repair && spec.Faults.Crashes > 0 {
-			repair = &repairPass{s: s, n: spec.Nodes, cs: spec.CSTime * delta}
+			repair = &repairPass{s: s, n: spec.Nodes, cs: spec.CSTime * delta, wait: true}
 			s.After(settle, repair.next)
 			return
 		}

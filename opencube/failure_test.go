@@ -1,6 +1,7 @@
 package opencube
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ocbench/ocbench/internal/steptest"
@@ -8,7 +9,7 @@ import (
 )
 
 func ftNet(t *testing.T, n int) *steptest.Net {
-	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true}}.NewNodes(n)}
+	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true, Paper: true}}.NewNodes(n)}
 }
 
 func tests(from proto.NodeID, d int, to ...proto.NodeID) []string {
@@ -229,4 +230,184 @@ func TestSearchStartsAtPhaseOne(t *testing.T) {
 	net.Fire(3, timerSuspect, "test(1) 3→4")
 	net.Deliver("test(1) 3→4") // 4: power 0, not asking: no answer
 	net.Fire(3, timerPhase, "test(2) 3→1", "test(2) 3→2")
+}
+
+// seed99 sets up the crash sweep's seed 99 of N=8 (0-based ids, as in the
+// trace): nodes 2 and 3 crash and recover together, each searching from
+// phase 1 and testing the other; node 4, whose father 0 crashed, searches
+// too and reaches phase 3, where it tests 0, 1, 2 and 3. The tests of 2 and
+// 3 to each other are still in flight when 4's test(3) reaches them.
+func seed99(t *testing.T, cfg Config) *steptest.Net {
+	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &cfg}.NewNodes(8)}
+	net.Input(2, proto.Crash)
+	net.Input(3, proto.Crash)
+	net.Input(2, proto.Recover, "test(1) 2→3")
+	net.Input(3, proto.Recover, "test(1) 3→2")
+	net.Enter(4, "request(4) 4→0")
+	net.Input(0, proto.Crash)
+	net.Drop("request(4) 4→0")
+	net.Fire(4, timerSuspect, "test(1) 4→5")
+	net.Deliver("test(1) 4→5") // 5: power 0, not asking
+	net.Fire(4, timerPhase, "test(2) 4→6", "test(2) 4→7")
+	net.Deliver("test(2) 4→6")
+	net.Deliver("test(2) 4→7")
+	net.Fire(4, timerPhase, "test(3) 4→0", "test(3) 4→1", "test(3) 4→2", "test(3) 4→3")
+	net.Drop("test(3) 4→0")
+	net.Deliver("test(3) 4→1")
+	return net
+}
+
+// TestConcurrentSearchTwoLowerSearchers replays the crash sweep's seed 99
+// of N=8 with the paper's rule (Config.Paper): 2 and 3, both in phase
+// 1, receive test(3) from 4 and both conclude at once with father := 4, so
+// 4 has two sons of power 2 (dist(4,2) = dist(4,3) = 3).
+func TestConcurrentSearchTwoLowerSearchers(t *testing.T) {
+	net := seed99(t, Config{CSEstimate: 1, RetestDelay: 3, Paper: true})
+	net.Deliver("test(3) 4→2")
+	net.Deliver("test(3) 4→3")
+	if f := net.Fathers(); f[2] != 4 || f[3] != 4 {
+		t.Fatalf("fathers of 2 and 3: %d and %d, want 4 and 4 (the paper's rule)", f[2], f[3])
+	}
+}
+
+// TestConcurrentSearchLowerPhasesFirst: by default, a searcher tested by a
+// searcher j of a higher phase d goes on with its phases below d and
+// concludes with father := j only when it reaches d (docs/failures.md). In
+// the seed-99 situation, 2 and 3 settle their phase 1 first: 3, the larger
+// id, concludes with father 2 on 2's test (equal phases), and only 2 becomes
+// 4's son.
+func TestConcurrentSearchLowerPhasesFirst(t *testing.T) {
+	net := seed99(t, Config{CSEstimate: 1, RetestDelay: 3})
+	net.Deliver("test(3) 4→2") // 2 notes 4 as its father in phase 3
+	net.Deliver("test(3) 4→3") // so does 3
+	net.Deliver("test(1) 2→3") // equal phases: 3 concludes with father 2
+	net.Deliver("test(1) 3→2", "answer(1) 2→3")
+	net.Deliver("answer(1) 2→3") // 3 has concluded already
+	net.Fire(2, timerPhase, "test(2) 2→0", "test(2) 2→1")
+	net.Drop("test(2) 2→0")
+	net.Deliver("test(2) 2→1")
+	net.Fire(2, timerPhase) // phase 3: 2 concludes with father 4, no test
+	if f := net.Fathers(); f[2] != 4 || f[3] != 2 {
+		t.Fatalf("fathers of 2 and 3: %d and %d, want 4 and 2", f[2], f[3])
+	}
+}
+
+// node returns node id of the net (0-based nets only).
+func node(net *steptest.Net, id proto.NodeID) *Node { return net.Nodes[id].(*Node) }
+
+// TestSecondSonAtSameDistance: a father that knows its son at distance d
+// and receives a request from another node at that distance probes the
+// first; if it answers that it still is its son, the newcomer gets an
+// anomaly and searches from phase 1, where it finds the first as the head
+// of their subcube (docs/failures.md). Here node 3 believes, as after a
+// crash, that 0 is its father: dist(0,2) = dist(0,3) = 2.
+func TestSecondSonAtSameDistance(t *testing.T) {
+	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
+	net.Enter(2, "request(2) 2→0")
+	net.Deliver("request(2) 2→0", "token(0) 0→2") // dist(0,2) = 2 < power(0): a loan
+	net.Deliver("token(0) 0→2")
+	net.Exit(2, "token(nil) 2→0")
+	net.Deliver("token(nil) 2→0")
+	if s := node(net, 0).son(2); s != 2 {
+		t.Fatalf("0 knows %d as its son at distance 2, want 2", s)
+	}
+	node(net, 3).core.Father = 0 // a second head of {2, 3}
+	net.Enter(3, "request(3) 3→0")
+	net.Deliver("request(3) 3→0", "probe(nil) 0→2")
+	net.Enter(1, "request(1) 1→0") // queued behind 3's request meanwhile
+	net.Deliver("request(1) 1→0")
+	net.Deliver("probe(nil) 0→2", "attach(1) 2→0")
+	net.Deliver("attach(1) 2→0", "anomaly(3) 0→3", "token(0) 0→1")
+	net.Deliver("anomaly(3) 0→3", "test(1) 3→2")
+	net.Deliver("test(1) 3→2", "answer(1) 2→3")
+	net.Deliver("answer(1) 2→3", "request(3) 3→2")
+	net.Deliver("request(3) 3→2", "request(3) 2→0") // 2 is transit: 3 heads {2, 3} now
+	net.Deliver("token(0) 0→1")
+	net.Exit(1, "token(nil) 1→0")
+	net.Deliver("token(nil) 1→0")
+	net.Deliver("request(3) 2→0", "token(0) 0→3") // from 2, the son 0 knows: no probe
+	net.Deliver("token(0) 0→3")
+	net.InCS(3)
+	if f := net.Fathers(); f[2] != 3 || f[3] != 0 {
+		t.Fatalf("fathers of 2 and 3: %d and %d, want 3 and 0", f[2], f[3])
+	}
+	if s := node(net, 0).son(2); s != 3 {
+		t.Fatalf("0 knows %d as its son at distance 2, want 3", s)
+	}
+}
+
+// TestLastPhaseTryLaterIsSilence: in its last phase (pmax) a searching
+// node treats "try later" as silence, and goes on to the regeneration's
+// confirmation, which the token, if it lives, stops (docs/failures.md).
+// Testing such nodes again deadlocked whole systems while the token was
+// lost: their requests wait on the searcher through chains it cannot see.
+// 0 recovers and searches; 9's request waits at its proxy 8, 8's at 0;
+// 13's at its proxy 12, 12's at 8. In phase 4, 13 answers "try later"
+// naming 12, which 0 does not hold.
+func TestLastPhaseTryLaterIsSilence(t *testing.T) {
+	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(16)}
+	net.Input(0, proto.Crash)
+	net.Input(0, proto.Recover, "test(1) 0→1")
+	net.Enter(9, "request(9) 9→8")
+	net.Deliver("request(9) 9→8", "request(8) 8→0") // 8 is proxy for 9
+	net.Deliver("request(8) 8→0")                   // queued at 0, which searches
+	net.Enter(13, "request(13) 13→12")
+	net.Deliver("request(13) 13→12", "request(12) 12→8") // 12 is proxy for 13
+	net.Deliver("request(12) 12→8")                      // queued at 8
+	net.Deliver("test(1) 0→1")
+	net.Fire(0, timerPhase, "test(2) 0→2", "test(2) 0→3")
+	net.Deliver("test(2) 0→2")
+	net.Deliver("test(2) 0→3")
+	net.Fire(0, timerPhase, "test(3) 0→4", "test(3) 0→5", "test(3) 0→6", "test(3) 0→7")
+	for _, k := range []string{"4", "5", "6", "7"} {
+		net.Deliver("test(3) 0→" + k)
+	}
+	var phase4 []string
+	for k := 8; k < 16; k++ {
+		phase4 = append(phase4, fmt.Sprintf("test(4) 0→%d", k))
+	}
+	net.Fire(0, timerPhase, phase4...)
+	for _, k := range []string{"8", "9", "12", "13"} {
+		net.Deliver("test(4) 0→"+k, "answer(2) "+k+"→0")
+		net.Deliver("answer(2) " + k + "→0")
+	}
+	for _, k := range []string{"10", "11", "14", "15"} {
+		net.Deliver("test(4) 0→" + k)
+	}
+	// No node is tested again: phase 4 = pmax failed, 0 announces a
+	// regeneration.
+	var regen []string
+	for k := 1; k < 16; k++ {
+		regen = append(regen, fmt.Sprintf("regenerate(nil) 0→%d", k))
+	}
+	net.Fire(0, timerPhase, regen...)
+}
+
+// TestTransitSonsAfterAnomaly: the nodes that were transit for a request
+// that an anomaly then rejects are the requester's sons. If its search then
+// finds a father closer than the farthest of them, that one can no longer be
+// its son: the requester tells the nodes at that distance, and the one whose
+// father it is searches again (docs/failures.md). Here 3's request goes
+// 3 → 2 → 0, both transit, and 4, of power 1, rejects it; 1 believes, as
+// after a crash, that it heads {0, 1, 2, 3} under 5.
+func TestTransitSonsAfterAnomaly(t *testing.T) {
+	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
+	c0, c4, c6 := &node(net, 0).core, &node(net, 4).core, &node(net, 6).core
+	c0.Father, c0.TokenHere, c0.Lender = 4, false, proto.Nil
+	c4.Father = 6
+	c6.Father, c6.TokenHere, c6.Lender = proto.Nil, true, 6
+	node(net, 1).core.Father = 5
+	net.Enter(3, "request(3) 3→2")
+	net.Deliver("request(3) 3→2", "request(3) 2→0")
+	net.Deliver("request(3) 2→0", "request(3) 0→4")
+	net.Deliver("request(3) 0→4", "anomaly(3) 4→3")
+	net.Deliver("anomaly(3) 4→3", "test(1) 3→2")
+	net.Deliver("test(1) 3→2") // 2: power 0 now (father 3)
+	net.Fire(3, timerPhase, "test(2) 3→0", "test(2) 3→1")
+	net.Deliver("test(2) 3→0") // 0: power 1 now (father 3)
+	net.Deliver("test(2) 3→1", "answer(1) 1→3")
+	// 3's power is 1: 0, at distance 2, cannot stay its son.
+	net.Deliver("answer(1) 1→3", "request(3) 3→1", "reattach(nil) 3→0", "reattach(nil) 3→1")
+	net.Deliver("reattach(nil) 3→1") // not 1's father: nothing
+	net.Deliver("reattach(nil) 3→0", "test(1) 0→1")
 }

@@ -16,6 +16,7 @@ const (
 	timerKeep                     // a node holding others' requests tells them so
 	timerConfirm                  // a searcher waits for objections before regenerating
 	timerQuiet                    // a recovered node stops discarding tokens
+	timerProbe                    // a father waits for the answer of the son it probed
 )
 
 // Config holds the timing parameters of the failure protocol, in units of δ.
@@ -32,6 +33,14 @@ type Config struct {
 	// own subcube can attach it beside another head of that subcube
 	// (docs/failures.md). The paper's replays set it.
 	PaperStart bool
+	// Paper keeps the paper's concurrent-search rules and nothing of what
+	// we add to them (docs/failures.md): a searching node in phase d_i that
+	// receives test(d_j) from a searcher j with d_i < d_j concludes at once
+	// with father := j; with equal phases the larger id does not answer
+	// and goes on; fathers do not check their sons; searching nodes do not
+	// tell the requests they hold that they wait on a search. The paper's
+	// replays set it.
+	Paper bool
 }
 
 // Node is an open-cube node with the failure protocol of §5: the general
@@ -61,6 +70,36 @@ type Node struct {
 	phase     int
 	phaseSeq  uint32
 	retry     []proto.NodeID
+	// adopter is a searcher that tested this searching node in a phase
+	// adoptPhase above its own (0: none): the search concludes with
+	// father := adopter when it reaches adoptPhase, unless a lower phase
+	// succeeds first (docs/failures.md).
+	adopter    proto.NodeID
+	adoptPhase int
+	// searchPower is the node's power when its search started: its sons
+	// are within that distance.
+	searchPower int
+	// transitTop is the distance of the farthest node that was transit for
+	// our request before an anomaly rejected it (0: none): those nodes are
+	// our sons, whatever father the search finds.
+	transitTop int
+
+	// sons[d] is the node this node knows as its son at distance d (Nil:
+	// unknown), learnt from the requests it serves, the loans it makes and
+	// the tokens given up to it; nil until first needed. A request from a
+	// second node at the same distance is checked by a probe of the first
+	// (sons.go, docs/failures.md).
+	sons []proto.NodeID
+	// A probe of probeSon, the known son at distance probeD, is under way
+	// (probeSeq is its timer): the request at the head of the queue waits
+	// for its answer.
+	probeSeq uint32
+	probeSon proto.NodeID
+	probeD   int
+	// reattachFrom is the father that told this node, while it asked, that
+	// it can no longer be its son (Nil: none): it searches once it no
+	// longer asks, if that node is still its father.
+	reattachFrom proto.NodeID
 	// confirming: the search failed its last phase and the node announced a
 	// new token generation; it regenerates unless a holder objects in 2δ.
 	confirming bool
@@ -143,8 +182,10 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.fire(in.Timer, out)
 	}
 	if !n.searching && n.quietSeq == 0 {
-		n.core.Drain(out)
+		n.drain(out)
 	}
+	n.trimSons()
+	n.reattachLater(out)
 	n.arm(out, start)
 	if n.keepSeq == 0 && n.anchor() && n.holding() {
 		n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
@@ -224,7 +265,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		case n.core.Holds(m.J, m.Tag):
 			out.Events[proto.EvDuplicateRequest]++
 		default:
-			n.core.Enqueue(m.J, m.Src, m.Tag)
+			n.core.EnqueueFrom(m.J, m.From, m.Src, m.Tag)
 		}
 	case proto.Token:
 		n.receiveToken(m, out)
@@ -311,6 +352,15 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		if n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J)) {
 			return
 		}
+		if n.phase == n.rule.PMax && !n.cfg.Paper {
+			// In the last phase the tested node's request can only be
+			// served by the token of the root we did not find: if that
+			// token lives, its holder objects to our regeneration; if it
+			// is in flight, the regeneration discards it. Waiting for the
+			// node kept whole systems searching while the token was lost
+			// (docs/failures.md).
+			return
+		}
 		for _, k := range n.retry {
 			if k == m.From {
 				return
@@ -325,9 +375,16 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
 			n.keepAlive(out, m.J, m.Gen, m.Phase+1)
 		}
+	case proto.Probe, proto.Attach, proto.Reattach:
+		n.receiveSons(m, out)
 	case proto.Anomaly:
 		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
 			out.Events[proto.EvAnomaly]++
+			if !n.cfg.Paper {
+				// The transit nodes between us and the node that rejected
+				// our request are our sons now, up to distance m.Phase.
+				n.transitTop = int(m.Phase)
+			}
 			n.startSearch(n.firstPhase(), out)
 		}
 	}
@@ -378,7 +435,12 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 	switch {
 	case c.Asked:
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
+		gift := m.J == proto.Nil && c.Mandator != proto.Nil
 		c.ReceiveToken(m, out)
+		if gift {
+			// Its sender gave the token up to us: it is our son now.
+			n.setSon(n.dist(m.From), m.From)
+		}
 	default:
 		// Not waiting, a token given up (token(nil)) for a request served
 		// already: it makes this node the root (its sender made this node
@@ -386,6 +448,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		out.Events[proto.EvUnexpectedToken]++
 		c.Gen = m.Gen
 		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
+		n.setSon(n.dist(m.From), m.From)
 	}
 }
 
@@ -399,10 +462,27 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 		switch {
 		case n.phase > d:
 			answer(proto.AnswerOK)
-		case n.phase < d:
+		case n.phase < d && n.cfg.Paper:
 			n.conclude(j, out)
+		case n.phase < d:
+			// J's phases below d failed: j heads its (d−1)-subcube, and
+			// makes the head of ours its son of power d−1. Whether we are
+			// that head, our phases below d tell (a head there answers
+			// "ok"; another searcher there is resolved by the rules
+			// above). Concluding at once, as the paper does, let two
+			// searchers of our subcube both become j's sons of power d−1.
+			// The closest such searcher wins, then the smallest id.
+			if n.adoptPhase == 0 || d < n.adoptPhase || (d == n.adoptPhase && j < n.adopter) {
+				n.adopter, n.adoptPhase = j, d
+			}
 		case n.core.ID < j:
 			answer(proto.AnswerOK)
+		case !n.cfg.Paper:
+			// Equal phases, and j has the smaller id: j will be our
+			// father (it answers "ok" to our test). Our test may never
+			// reach it (j was down or not searching yet when we sent
+			// it): j's test is as good a sign, so conclude now.
+			n.conclude(j, out)
 		}
 		return
 	}
@@ -462,6 +542,10 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		if t.Seq == n.quietSeq {
 			n.quietSeq = 0
 		}
+	case timerProbe:
+		if t.Seq == n.probeSeq {
+			n.probed(false, out)
+		}
 	case timerRetest:
 		if t.Seq != n.phaseSeq || !n.searching {
 			return
@@ -486,13 +570,24 @@ func (n *Node) firstPhase() int {
 // startSearch starts search_father at phase d.
 func (n *Node) startSearch(d int, out *proto.Output) {
 	out.Events[proto.EvSearchStarted]++
+	if !n.searching {
+		n.searchPower = n.rule.Power(&n.core)
+	}
 	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
+	n.adopter, n.adoptPhase = proto.Nil, 0
+	n.probeSeq = 0
 	n.startPhase(out)
 }
 
 // startPhase sends test(d) to the 2^(d−1) nodes at distance d, or, after
-// phase pmax, makes the node the root.
+// phase pmax, makes the node the root. If a searcher at distance d tested
+// this node in phase d while it searched a lower phase, the search
+// concludes with that father instead (receiveTest).
 func (n *Node) startPhase(out *proto.Output) {
+	if n.adoptPhase != 0 && n.phase >= n.adoptPhase {
+		n.conclude(n.adopter, out)
+		return
+	}
 	if n.phase > n.rule.PMax {
 		n.becomeRoot(out)
 		return
@@ -513,6 +608,7 @@ func (n *Node) test(k proto.NodeID, out *proto.Output) {
 
 func (n *Node) stopSearch() {
 	n.searching, n.phaseSeq, n.confirming = false, 0, false
+	n.adopter, n.adoptPhase = proto.Nil, 0
 	n.retry = n.retry[:0]
 }
 
@@ -525,6 +621,7 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 	if n.waitingToken() {
 		n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	}
+	n.attached(k, out)
 }
 
 // becomeRoot ends a search whose last phase failed: the node will become
@@ -594,7 +691,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil, reattachFrom: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.

@@ -34,10 +34,13 @@ const (
 	Anomaly                     // a father tells a requester it cannot be its father
 	Wait                        // "your request is held here": a keep-alive to a waiting requester
 	Regenerate                  // a searcher about to regenerate the token announces the new generation
+	Probe                       // a father asks the node it knows as its son at some distance whether it still is
+	Attach                      // the answer to a probe: "I am your son" (Reply AnswerOK) or "I am not" (0)
+	Reattach                    // a father tells a son that it cannot be its son (a second son at that distance, or beyond its power): search again
 	NumMsgTypes                 // number of message types
 )
 
-var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate"}
+var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach"}
 
 // String returns the type's name as used in JSON output and traces.
 func (t MsgType) String() string {
@@ -163,10 +166,12 @@ const (
 	EvDuplicateRequest // a re-issued request already held was dropped
 	EvUnexpectedToken  // a token reached a node that was not waiting for it
 	EvEnquiry          // a root enquired about a lent token
+	EvSonConflict      // a father found two live sons at the same distance
+	EvReattach         // a node searched again because its father told it so
 	NumEvents
 )
 
-var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries"}
+var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments"}
 
 // String returns the event's JSON name.
 func (e Event) String() string { return eventNames[e] }

@@ -41,8 +41,8 @@ type Rule interface {
 }
 
 type entry struct {
-	j, src proto.NodeID
-	tag    uint32
+	j, from, src proto.NodeID
+	tag          uint32
 }
 
 // Node is one node of the general scheme. Its exported fields are the
@@ -101,11 +101,15 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 
 // Enqueue puts a request from j (j = n.ID for a local enter_cs) at the tail
 // of the node's FIFO queue.
-func (n *Node) Enqueue(j, src proto.NodeID, tag uint32) {
+func (n *Node) Enqueue(j, src proto.NodeID, tag uint32) { n.EnqueueFrom(j, j, src, tag) }
+
+// EnqueueFrom is Enqueue for a request received from node from: the node
+// that sent it, which was a son of this node when it did.
+func (n *Node) EnqueueFrom(j, from, src proto.NodeID, tag uint32) {
 	if n.head > 0 && n.head == len(n.queue) {
 		n.queue, n.head = n.queue[:0], 0
 	}
-	n.queue = append(n.queue, entry{j: j, src: src, tag: tag})
+	n.queue = append(n.queue, entry{j: j, from: from, src: src, tag: tag})
 }
 
 // Holds reports whether the node already holds request(j) of serial tag:
@@ -143,15 +147,45 @@ func (n *Node) Queued() int { return len(n.queue) - n.head }
 // ("wait (not asked_i)").
 func (n *Node) Drain(out *proto.Output) {
 	for !n.Asked && n.head < len(n.queue) {
-		e := n.queue[n.head]
-		n.queue[n.head] = entry{}
-		n.head++
-		if e.j == n.ID {
-			n.enterCS(e, out)
-		} else {
-			n.request(e, out)
-		}
+		n.ServeNext(out)
 	}
+}
+
+// Next returns the request that the node serves next, its requester j and
+// the node from which it came (j itself for a local enter_cs), if the node
+// is not busy and a request waits.
+func (n *Node) Next() (j, from proto.NodeID, ok bool) {
+	if n.Asked || n.head == len(n.queue) {
+		return proto.Nil, proto.Nil, false
+	}
+	e := n.queue[n.head]
+	return e.j, e.from, true
+}
+
+// ServeNext serves the oldest waiting request, as Drain does, and returns
+// the behaviour the node took for it (Proxy for its own enter_cs). The
+// node must not be busy, and a request must wait (Next).
+func (n *Node) ServeNext(out *proto.Output) Behavior {
+	e := n.pop()
+	if e.j == n.ID {
+		n.enterCS(e, out)
+		return Proxy
+	}
+	return n.request(e, out)
+}
+
+// DropNext removes the oldest waiting request without serving it, and
+// returns its requester, source and serial.
+func (n *Node) DropNext() (j, src proto.NodeID, tag uint32) {
+	e := n.pop()
+	return e.j, e.src, e.tag
+}
+
+func (n *Node) pop() entry {
+	e := n.queue[n.head]
+	n.queue[n.head] = entry{}
+	n.head++
+	return e
 }
 
 func (n *Node) send(out *proto.Output, m proto.Message) {
@@ -187,17 +221,18 @@ func (n *Node) ExitCS(out *proto.Output) {
 }
 
 // request: upon receipt of request(j) by i, lines (5)–(10).
-func (n *Node) request(e entry, out *proto.Output) {
-	switch n.rule.OnRequest(n, e.j) {
+func (n *Node) request(e entry, out *proto.Output) Behavior {
+	b := n.rule.OnRequest(n, e.j)
+	switch b {
 	case Reject:
-		n.send(out, proto.Message{Type: proto.Anomaly, Cause: proto.Failure, To: e.j, J: e.j, Src: e.src, Tag: e.tag})
+		n.send(out, Anomaly(e.j, e.from, e.src, e.tag))
 	case Proxy:
 		n.Asked = true
 		n.Src, n.Tag = e.src, e.tag
 		if n.TokenHere { // (6) i temporarily lends the token
 			n.send(out, proto.Message{Type: proto.Token, To: e.j, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
 			n.TokenHere = false
-			return
+			return b
 		}
 		n.Mandator = e.j // (7) i requires the token for j
 		n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
@@ -211,6 +246,19 @@ func (n *Node) request(e entry, out *proto.Output) {
 		}
 		n.Father = e.j
 	}
+	return b
+}
+
+// Anomaly returns the anomaly message that tells requester j that its
+// request (serial tag, for src) cannot be served: it came from node from, so
+// the nodes between j and from were transit for it and are now j's sons,
+// the farthest at distance Phase from j (0 if from is j).
+func Anomaly(j, from, src proto.NodeID, tag uint32) proto.Message {
+	m := proto.Message{Type: proto.Anomaly, Cause: proto.Failure, To: j, J: j, Src: src, Tag: tag}
+	if from != j && from != proto.Nil {
+		m.Phase = uint8(hypercube.Dist(int(j), int(from)))
+	}
+	return m
 }
 
 // ReceiveToken: upon the receipt of token(j) from k by i, lines (11)–(22).

@@ -64,6 +64,7 @@ type options struct {
 	late         float64
 	lateFactor   float64
 	noBaseline   bool
+	repair       bool
 
 	runtime     string
 	placement   string
@@ -103,6 +104,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Float64Var(&o.late, "delay-violations", 0, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
 	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
+	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
 	addSaveFlags(fs, &o.save)
@@ -249,7 +251,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			Delta: o.delta, CSTime: o.csTime, Think: think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
 			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: o.crashSpacing, Every: o.crashEvery, Start: o.crashStart,
 				Down: o.downtime, DownDist: o.downtimeDist, Permanent: o.permanent, Target: o.crashTarget},
-			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline}
+			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
 			s.Check = sim.CheckFull
 		}

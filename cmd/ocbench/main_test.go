@@ -25,6 +25,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--repeat", "0"}, "--repeat"},
 		{[]string{"--crashes", "5", "--algo", "raymond"}, "--crashes"},
 		{[]string{"--crashes", "5", "--crash-target", "moon"}, "--crash-target"},
+		{[]string{"--repair", "--nodes", "16"}, "--repair"},
 		{[]string{"--preset", "ipsc2", "--nodes", "16"}, "--nodes"},
 		{[]string{"--preset", "cray"}, "--preset"},
 		{[]string{"--trace", "/tmp/x", "--algo", "all"}, "--trace"},

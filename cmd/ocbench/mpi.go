@@ -143,6 +143,9 @@ func checkSpec(o *options, s bench.Spec) error {
 	if o.trace != "" {
 		return fmt.Errorf("--trace: only the simulator writes traces")
 	}
+	if s.Repair {
+		return fmt.Errorf("--repair: only the simulator has the repair pass")
+	}
 	_, _, err := cluster.Check(s, o.placement, o.runtimeInfo.ranks)
 	return err
 }

@@ -33,7 +33,7 @@ func (n *Net) Msg(m proto.Message) string {
 	switch m.Type {
 	case proto.Test:
 		arg = fmt.Sprint(m.Phase)
-	case proto.Answer, proto.EnquiryReply:
+	case proto.Answer, proto.EnquiryReply, proto.Attach:
 		arg = fmt.Sprint(m.Reply)
 	case proto.Enquiry:
 		arg = ""
