@@ -33,13 +33,14 @@ type Config struct {
 	// own subcube can attach it beside another head of that subcube
 	// (docs/failures.md). The paper's replays set it.
 	PaperStart bool
-	// Paper keeps the paper's concurrent-search rules and nothing of what
-	// we add to them (docs/failures.md): a searching node in phase d_i that
+	// Paper keeps the paper's search rules where items 7 to 10 of
+	// docs/failures.md change them: a searching node in phase d_i that
 	// receives test(d_j) from a searcher j with d_i < d_j concludes at once
 	// with father := j; with equal phases the larger id does not answer
-	// and goes on; fathers do not check their sons; searching nodes do not
-	// tell the requests they hold that they wait on a search. The paper's
-	// replays set it.
+	// and goes on; fathers do not check a second son at the same distance
+	// nor tell the sons beyond a lowered power to search again; a search in
+	// its last phase tests "try later" nodes again. The paper's replays set
+	// it.
 	Paper bool
 }
 
