@@ -222,9 +222,12 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 			j.poll()
 		}
 	}
-	mpi.Barrier()
+	// Every message of the bounce has arrived. Cancel the posted receive
+	// before the barrier: past it, the other rank may start the next raw
+	// ping-pong, whose messages the posted receive would take.
 	if err := j.stopReceiving(); err != nil {
 		t.Error(err)
 	}
+	mpi.Barrier()
 	return elapsed / float64(2*iters)
 }
