@@ -85,7 +85,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only)")
-	fs.Float64Var(&o.delta, "delta", bench.DefaultDelta, "δ, the bound on message delay, in seconds")
+	fs.Float64Var(&o.delta, "delta", bench.DefaultDelta, "δ, the bound on message delay, in seconds (under MPI: 0.004 unless given)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ")
 	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ (0: N × cs-time)")
 	fs.Float64Var(&o.minDelay, "min-delay", 0, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ])")
