@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -31,8 +32,19 @@ var version = "0.2.0-dev"
 type usageError struct{ error }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if _, rank, ok := launcher(); ok && rank != 0 && code == 2 && !mpiStarted {
+		// Bad input found before MPI started: rank 0 prints it. Give it
+		// time to, since mpirun ends the other ranks once one exits with
+		// an error, and may end rank 0 before its line is out.
+		time.Sleep(badInputGrace)
+	}
+	os.Exit(code)
 }
+
+// badInputGrace is how long a rank other than 0 waits before it exits on
+// bad input found before MPI started.
+const badInputGrace = 500 * time.Millisecond
 
 type options struct {
 	preset   string

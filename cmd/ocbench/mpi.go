@@ -72,6 +72,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 		// may share 2 cores.
 		runtime.GOMAXPROCS(1)
 	}
+	mpiStarted = true
 	if _, err := mpi.Init(mpi.ThreadFunneled); err != nil {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 		return 1
@@ -107,6 +108,10 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 	}
 	return code
 }
+
+// mpiStarted is set once runMPI starts MPI: from then on bad input ends
+// every rank together (rank 0 prints before the ranks finalize).
+var mpiStarted bool
 
 // runtimeInfo describes the MPI runtime of a run, nil for the simulator.
 type runtimeInfo struct {
