@@ -111,8 +111,9 @@ static int ocb_post_first(int cap) {
 }
 
 // ocb_posted_done fills r for the receive that just completed with status
-// st and return code rc, and posts the next one into the other buffer.
-static void ocb_posted_done(ocb_posted *r, int rc, MPI_Status *st) {
+// st and return code rc and, if repost, posts the next one into the other
+// buffer.
+static void ocb_posted_done(ocb_posted *r, int rc, MPI_Status *st, int repost) {
 	r->flag = 1;
 	r->source = st->MPI_SOURCE;
 	r->tag = st->MPI_TAG;
@@ -126,12 +127,9 @@ static void ocb_posted_done(ocb_posted *r, int rc, MPI_Status *st) {
 		r->data = ocb_posted_buf[ocb_posted_cur];
 	}
 	ocb_posted_cur ^= 1;
-	if (r->rc == MPI_SUCCESS) r->rc = ocb_post_any();
+	if (repost && r->rc == MPI_SUCCESS) r->rc = ocb_post_any();
 }
 
-// ocb_test_any tests the posted receive up to tries times (each MPI_Test
-// also makes MPI progress), so that a caller that polls in a loop crosses
-// from Go to C less often than it tests.
 static int ocb_posted_active(void) { return ocb_posted_req != MPI_REQUEST_NULL; }
 static int ocb_posted_capacity(void) { return ocb_posted_cap; }
 
@@ -150,7 +148,7 @@ static ocb_posted ocb_test_any(int tries) {
 		r.rc = rc;
 		return r;
 	}
-	if (flag || rc == MPI_ERR_TRUNCATE) ocb_posted_done(&r, rc, &st);
+	if (flag || rc == MPI_ERR_TRUNCATE) ocb_posted_done(&r, rc, &st, 1);
 	return r;
 }
 
@@ -169,16 +167,7 @@ static ocb_posted ocb_cancel_any(void) {
 		return r;
 	}
 	MPI_Test_cancelled(&st, &cancelled);
-	if (cancelled) return r;
-	r.flag = 1;
-	r.source = st.MPI_SOURCE;
-	r.tag = st.MPI_TAG;
-	if (rc == MPI_ERR_TRUNCATE) {
-		r.truncated = 1;
-	} else {
-		r.rc = MPI_Get_count(&st, MPI_BYTE, &r.count);
-		r.data = ocb_posted_buf[ocb_posted_cur];
-	}
+	if (!cancelled) ocb_posted_done(&r, rc, &st, 0);
 	return r;
 }
 

@@ -20,6 +20,16 @@ func tests(from proto.NodeID, d int, to ...proto.NodeID) []string {
 	return out
 }
 
+// each returns format filled with every k in [lo, hi), in order: the
+// message names of a broadcast from one node.
+func each(format string, lo, hi int) []string {
+	var out []string
+	for k := lo; k < hi; k++ {
+		out = append(out, fmt.Sprintf(format, k))
+	}
+	return out
+}
+
 // TestPaperFailureExample replays the open-cube paper's §5 example: nodes 10
 // and 12 request, node 9 fails before processing their requests, both
 // search concurrently, 10 becomes the root; 9 recovers, 13's request raises
@@ -362,11 +372,7 @@ func TestLastPhaseTryLaterIsSilence(t *testing.T) {
 	for _, k := range []string{"4", "5", "6", "7"} {
 		net.Deliver("test(3) 0→" + k)
 	}
-	var phase4 []string
-	for k := 8; k < 16; k++ {
-		phase4 = append(phase4, fmt.Sprintf("test(4) 0→%d", k))
-	}
-	net.Fire(0, timerPhase, phase4...)
+	net.Fire(0, timerPhase, each("test(4) 0→%d", 8, 16)...)
 	for _, k := range []string{"8", "9", "12", "13"} {
 		net.Deliver("test(4) 0→"+k, "answer(2) "+k+"→0")
 		net.Deliver("answer(2) " + k + "→0")
@@ -376,11 +382,7 @@ func TestLastPhaseTryLaterIsSilence(t *testing.T) {
 	}
 	// No node is tested again: phase 4 = pmax failed, 0 announces a
 	// regeneration.
-	var regen []string
-	for k := 1; k < 16; k++ {
-		regen = append(regen, fmt.Sprintf("regenerate(nil) 0→%d", k))
-	}
-	net.Fire(0, timerPhase, regen...)
+	net.Fire(0, timerPhase, each("regenerate(nil) 0→%d", 1, 16)...)
 }
 
 // TestTransitSonsAfterAnomaly: the nodes that were transit for a request
