@@ -18,8 +18,9 @@ import (
 //
 // The ranks of a machine share one page (a file in the temporary
 // directory, mapped by each): a word seq, and per rank a count of rings and
-// a sleeping flag. A sender adds one to the count of every rank it sent a
-// frame, bumps seq, and wakes with one futex call (FUTEX_WAKE_BITSET on seq,
+// a sleeping flag. A sender adds one to the count of every rank it is about
+// to send a frame (before the send: a small MPI_Send may wait until the
+// receiver makes MPI progress), bumps seq, and wakes with one futex call (FUTEX_WAKE_BITSET on seq,
 // a bit per rank) the sleeping ones among them. One system call per burst
 // matters when ranks outnumber cores: with one wake-up call per destination,
 // each woken rank preempted the sender between its calls, and a broadcast
@@ -132,8 +133,9 @@ func (d *doorbell) canRing() bool { return d != nil && d.all }
 func (d *doorbell) rings(r int) bool { return d != nil && d.count[r] != nil }
 
 // wait blocks until the doorbell rings or timeout passes and returns the
-// number of rings since the last call: frames sent to this rank, maybe not
-// yet visible to MPI (a transport may need more progress calls). A wait
+// number of rings since the last look: frames sent or about to be sent to
+// this rank, maybe not yet visible to MPI (a transport may need more
+// progress calls). A wait
 // that the kernel ends early (a signal, a ring for another rank that
 // changed seq) goes on until the deadline.
 func (d *doorbell) wait(timeout time.Duration) int {
@@ -151,7 +153,15 @@ func (d *doorbell) wait(timeout time.Duration) int {
 		}
 		atomic.StoreUint32(d.sleep[d.rank], 0)
 	}
-	now := atomic.LoadUint32(me)
+	return d.rung()
+}
+
+// rung returns the number of rings since the last look, without waiting.
+func (d *doorbell) rung() int {
+	if d == nil {
+		return 0
+	}
+	now := atomic.LoadUint32(d.count[d.rank])
 	rings := int(now - d.seen)
 	d.seen = now
 	return rings

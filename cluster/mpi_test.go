@@ -204,16 +204,14 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 		in.out.Reset()
 		b.stepFirst(&in.out)
 		in.send(&in.out.Msgs[0], 0)
-		in.flush()
-		j.ringAll()
+		j.flush()
 	}
 	for rank < 2 && !b.done(iters) {
 		if _, err := j.poll(); err != nil {
 			t.Error(err)
 			return 0
 		}
-		in.flush()
-		j.ringAll()
+		j.flush()
 	}
 	elapsed := time.Since(start).Seconds()
 	if rank == 0 {

@@ -46,11 +46,15 @@ type rankReport struct {
 	Dropped    int64
 	MaxDelay   float64
 	OverDelta  int64
-	Malformed  int64
-	BadFrame   string
-	AfterStop  int64
-	CPU        float64
-	LateStart  float64
+	// Broken counts messages that nodes sent to no node, BrokenWhy says
+	// the first: safety violations.
+	Broken    int64
+	BrokenWhy string
+	Malformed int64
+	BadFrame  string
+	AfterStop int64
+	CPU       float64
+	LateStart float64
 }
 
 func (r *rankReport) total() int64 {
@@ -253,6 +257,14 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		}
 		if cs[k].Out < cs[k-1].Out {
 			cs[k] = csInterval{cs[k].Node, cs[k].Enter, cs[k-1].Out}
+		}
+	}
+	for _, rep := range reps {
+		if rep.Broken > 0 {
+			if r.SafetyViolations == 0 {
+				r.Violation = rep.BrokenWhy
+			}
+			r.SafetyViolations += int(rep.Broken)
 		}
 	}
 	lost := issued - served - r.RequestsAbandoned

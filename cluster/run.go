@@ -215,7 +215,8 @@ type job struct {
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
-	toRing []int // the destination of every frame sent since the last ringAll
+	toRing []int // scratch: the ranks that ring rings
+	dests  []int // scratch: the ranks that flush sends to
 	recv   []byte
 	posted postedReceiver // the Comm's receive posted ahead, while the run lasts
 	msgs   []proto.Message
@@ -231,24 +232,55 @@ func (j *job) fail(err error) {
 	}
 }
 
+// send sends buf to rank dest; the caller has rung dest's doorbell for it
+// (ring, flush). The ring comes first because a small MPI_Send can block
+// until the receiver makes MPI progress (Open MPI's shared memory transport
+// does once the sender's slots to that peer are used up), and an idle
+// receiver makes none until it hears a ring: a sender that rang only after
+// its sends waited for a rank asleep, for up to hundreds of milliseconds.
 func (j *job) send(buf []byte, dest, tag int) {
 	if err := j.comm.Send(buf, dest, tag); err != nil {
 		j.fail(fmt.Errorf("cluster: rank %d: sending to rank %d: %w", j.rank, dest, err))
 		return
 	}
 	j.frames[j.rank*j.size+dest]++
-	if j.bell.rings(dest) {
-		j.toRing = append(j.toRing, dest)
-	}
 }
 
-// ringAll rings the doorbell of a rank once for every frame sent to it since
-// the last call (a receiver counts rings against frames), once every frame
-// of the burst (a broadcast, say) is sent: the woken ranks cannot preempt
-// the sender between its sends when ranks outnumber cores.
-func (j *job) ringAll() {
-	j.bell.ringAll(j.toRing)
+// ring rings the doorbells of dests (a rank once for every frame about to
+// be sent to it; ranks on other machines are skipped), with one system call
+// for the sleeping ones: a woken rank cannot preempt the sender between its
+// sends when ranks outnumber cores.
+func (j *job) ring(dests ...int) {
+	if j.bell == nil {
+		return
+	}
 	j.toRing = j.toRing[:0]
+	for _, r := range dests {
+		if j.bell.rings(r) {
+			j.toRing = append(j.toRing, r)
+		}
+	}
+	j.bell.ringAll(j.toRing)
+}
+
+// flush sends the frames that the runs filled since the last flush, after
+// one ring for all of them.
+func (j *job) flush() {
+	j.dests = j.dests[:0]
+	for _, in := range j.runs {
+		for r, c := range in.counts {
+			if c > 0 {
+				j.dests = append(j.dests, r)
+			}
+		}
+	}
+	if len(j.dests) == 0 {
+		return
+	}
+	j.ring(j.dests...)
+	for _, in := range j.runs {
+		in.flush()
+	}
 }
 
 func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
@@ -263,13 +295,15 @@ func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
 		j.handleControl(c, dest)
 		return
 	}
+	j.ring(dest)
 	j.send(c, dest, tagControl)
 }
 
 // How an idle rank waits. When every other rank can ring its doorbell (all
 // ranks on one machine), a rank calls MPI only while it is owed frames (it
-// heard more rings than it received frames from ringing ranks: MPI may need
-// a few progress calls before a frame sent is visible), napping minSleep,
+// heard more rings than it received frames from ringing ranks: a sender
+// rings before it sends, its send may wait for the receiver's progress, and
+// MPI may need a few progress calls before a frame is visible), napping minSleep,
 // then twice as long, up to maxNap, between polls; otherwise it sleeps in
 // the kernel until its next timer or a ring. A rank that some peer (on
 // another machine) cannot ring polls MPI: for spinWindow after activity,
@@ -330,16 +364,9 @@ func (j *job) loop() error {
 	sleep := minSleep
 	lastProgress, lastActive := 0.0, 0.0
 	for j.err == nil {
-		busy := false
-		for j.mayHaveFrames() {
-			ok, err := j.poll()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			busy = true
+		busy, err := j.receive()
+		if err != nil {
+			return err
 		}
 		now := j.now()
 		next := math.Inf(1)
@@ -352,12 +379,11 @@ func (j *job) loop() error {
 			if in.runDue(now) {
 				busy = true
 			}
-			in.flush()
 			if len(in.events) > 0 {
 				next = min(next, in.events[0].t)
 			}
 		}
-		j.ringAll()
+		j.flush()
 		if !live {
 			break
 		}
@@ -376,6 +402,27 @@ func (j *job) loop() error {
 		}
 	}
 	return j.err
+}
+
+// receive receives and handles the frames waiting, if any, and reports
+// whether there were some. Rings heard since the last look count as frames
+// owed: a rank reads its doorbell here, not only when it goes idle, because
+// a rank that stays busy (many nodes, or back from being descheduled with
+// timers overdue) would otherwise never learn that frames wait for it.
+func (j *job) receive() (bool, error) {
+	j.owed += j.bell.rung()
+	did := false
+	for j.mayHaveFrames() {
+		ok, err := j.poll()
+		if err != nil {
+			return did, err
+		}
+		if !ok {
+			break
+		}
+		did = true
+	}
+	return did, nil
 }
 
 // poll receives one waiting frame, if any, and handles it.
@@ -568,7 +615,6 @@ func (j *job) greet() error {
 			j.control(ctlHello, 0, 0, 0, r)
 		}
 	}
-	j.ringAll()
 	sleep := minSleep
 	for j.hellos < j.size-1 && j.err == nil {
 		ok, err := j.poll()

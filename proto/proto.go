@@ -113,6 +113,17 @@ const (
 	Recover                  // the node restarts from stable storage
 )
 
+var inputKindNames = [...]string{"enter_cs", "exit_cs", "receive", "fire", "crash", "recover"}
+
+// String returns the input's name: enter_cs, exit_cs, receive, fire, crash
+// or recover.
+func (k InputKind) String() string {
+	if int(k) < len(inputKindNames) {
+		return inputKindNames[k]
+	}
+	return fmt.Sprintf("input(%d)", uint8(k))
+}
+
 // Input is one event for a node.
 type Input struct {
 	Kind  InputKind
