@@ -51,10 +51,10 @@ mpi-test: openmpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
 	$(GO) test -c -tags mpi -o cluster.test ./cluster
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./cluster.test -test.run 'MPIParity|MPICrashes' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./cluster.test -test.run 'MPIParity|MPICrashes' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./cluster.test -test.run 'MPIParity|MPICrashes' -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./cluster.test -test.run 'MPIParity|MPICrashes' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 ./cluster.test -test.run MPIMessageCost -test.v -test.timeout 5m
 	scripts/mpi-check.sh
 

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
 
@@ -142,4 +144,42 @@ func TestCrashes(t *testing.T) {
 	}
 	t.Logf("served %d/%d, overhead %.2f, differential %.2f, max delay %.2fδ, over δ %d, lost %d, %s",
 		r.RequestsServed, r.RequestsIssued, r.OverheadPerFailure.Mean, r.OverheadDifferential.Mean, r.MaxDelayDelta, r.DelaysOverDelta, r.RequestsLost, r.Violation)
+}
+
+// misdirected is a node that sends a message to no node when asked for the
+// critical section: what a node does after a second token has reached it.
+type misdirected struct{}
+
+func (misdirected) Step(in proto.Input, out *proto.Output) {
+	if in.Kind == proto.EnterCS {
+		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Request, From: 0, To: proto.Nil, J: 0, Src: 0, Tag: in.Tag})
+	}
+}
+func (misdirected) View() proto.View           { return proto.View{Up: true, Asked: true, Father: proto.Nil} }
+func (misdirected) Waiting(func(proto.NodeID)) {}
+
+// TestMessageToNoNode: a message to no node is a safety violation that the
+// record describes; the run goes on instead of aborting.
+func TestMessageToNoNode(t *testing.T) {
+	spec := bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 9, Delta: 1e-3, CSTime: 1}
+	s, pl, err := Check(spec, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &job{comm: Local(1)[0], rank: 0, size: 1, place: pl, frames: make([]int64, 1)}
+	in := newInstance(j, 0, s, nil)
+	j.runs = []*instance{in}
+	in.nodes[0] = misdirected{}
+	in.enter(0, 1)
+	in.enter(0, 2)
+	if j.err != nil {
+		t.Fatalf("the run failed: %v", j.err)
+	}
+	r := assemble(in, []*rankReport{in.report()})
+	if r.SafetyViolations != 2 || !strings.Contains(r.Violation, "to no node") || !strings.Contains(r.Violation, "seed 9") {
+		t.Errorf("safety violations %d, violation %q; want 2 and the first described", r.SafetyViolations, r.Violation)
+	}
+	if in.stats.Inter+in.stats.Intra != 0 {
+		t.Errorf("the message was routed: %d intra, %d inter", in.stats.Intra, in.stats.Inter)
+	}
 }

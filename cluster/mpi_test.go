@@ -78,31 +78,44 @@ func TestMPIParity(t *testing.T) {
 }
 
 // TestMPICrashes: crashes injected on the ranks that host their victims,
-// with the baseline alongside; no two nodes are ever in the critical section.
+// with the baseline alongside; no two nodes are ever in the critical
+// section. With 2 and with 8 nodes per rank (up to N = 64: the think time
+// grows with N, and so does the wait for every node's first request): many
+// nodes per rank once made the ipsc2 job break (TestMPIBurstToIdleRank).
 func TestMPICrashes(t *testing.T) {
 	p := mpi.WorldSize()
-	n := max(4, 2*p)
-	spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 5, Delta: 4e-3, CSTime: 1,
-		Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: 10, Spacing: "exp", Every: 60, Down: 20, DownDist: "exp", Target: "random"}}
-	r, err := Run(MPI{}, spec, Options{})
-	if err != nil {
-		t.Fatalf("rank %d: %v", mpi.WorldRank(), err)
+	for _, c := range []struct {
+		nodes, crashes int
+	}{
+		{max(4, 2*p), 10},
+		{8 * p, 20},
+	} {
+		n := c.nodes
+		if n > 64 {
+			continue
+		}
+		spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 5, Delta: 4e-3, CSTime: 1,
+			Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+		r, err := Run(MPI{}, spec, Options{})
+		if err != nil {
+			t.Fatalf("rank %d: N=%d: %v", mpi.WorldRank(), n, err)
+		}
+		if mpi.WorldRank() != 0 {
+			continue
+		}
+		if r.Failures != c.crashes || r.MalformedFrames != 0 || len(r.CPUSecondsPerRank) != p {
+			t.Errorf("N=%d: failures %d, malformed %d, cpu %v", n, r.Failures, r.MalformedFrames, r.CPUSecondsPerRank)
+		}
+		// Safety rests on δ: a run whose deliveries all kept within δ must
+		// be safe; one that saw later deliveries may not be, and says so.
+		if r.SafetyViolations != 0 && r.DelaysOverDelta == 0 {
+			t.Errorf("N=%d: %d safety violations with every delivery within δ: %s", n, r.SafetyViolations, r.Violation)
+		} else if r.SafetyViolations != 0 {
+			t.Logf("N=%d: %d safety violations after %d deliveries later than δ (max %.1fδ): %s", n, r.SafetyViolations, r.DelaysOverDelta, r.MaxDelayDelta, r.Violation)
+		}
+		t.Logf("N=%d P=%d: overhead/failure %.2f, differential %.2f, served %d/%d, %d of %d deliveries over δ (max %.2fδ), liveness: %s",
+			n, p, r.OverheadPerFailure.Mean, r.OverheadDifferential.Mean, r.RequestsServed, r.RequestsIssued, r.DelaysOverDelta, r.MessagesTotal, r.MaxDelayDelta, r.Violation)
 	}
-	if mpi.WorldRank() != 0 {
-		return
-	}
-	if r.Failures != 10 || r.MalformedFrames != 0 || len(r.CPUSecondsPerRank) != p {
-		t.Errorf("failures %d, malformed %d, cpu %v", r.Failures, r.MalformedFrames, r.CPUSecondsPerRank)
-	}
-	// Safety rests on δ: a run whose deliveries all kept within δ must be
-	// safe; one that saw later deliveries may not be, and says so.
-	if r.SafetyViolations != 0 && r.DelaysOverDelta == 0 {
-		t.Errorf("%d safety violations with every delivery within δ: %s", r.SafetyViolations, r.Violation)
-	} else if r.SafetyViolations != 0 {
-		t.Logf("%d safety violations after %d deliveries later than δ (max %.1fδ): %s", r.SafetyViolations, r.DelaysOverDelta, r.MaxDelayDelta, r.Violation)
-	}
-	t.Logf("N=%d P=%d: overhead/failure %.2f, differential %.2f, served %d/%d, %d of %d deliveries over δ (max %.2fδ), liveness: %s",
-		n, p, r.OverheadPerFailure.Mean, r.OverheadDifferential.Mean, r.RequestsServed, r.RequestsIssued, r.DelaysOverDelta, r.MessagesTotal, r.MaxDelayDelta, r.Violation)
 }
 
 // bouncer is a node that answers every message with one message back, for
@@ -228,4 +241,89 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 	}
 	mpi.Barrier()
 	return elapsed / float64(2*iters)
+}
+
+// sink is a node that counts the messages it receives and sends nothing.
+type sink struct{ got int }
+
+func (s *sink) Step(in proto.Input, _ *proto.Output) {
+	if in.Kind == proto.Receive {
+		s.got++
+	}
+}
+func (s *sink) View() proto.View           { return proto.View{Up: true} }
+func (s *sink) Waiting(func(proto.NodeID)) {}
+
+// TestMPIBurstToIdleRank: a burst of frames to a rank that sleeps on its
+// doorbell, with no timer of its own, goes out at once and arrives whole.
+// A small MPI_Send can wait until the receiver makes MPI progress (Open
+// MPI's shared memory transport, once the sender's slots to that peer are
+// used up). When rings followed the sends, the sender waited in MPI_Send for
+// a rank that slept until its next timer (up to 220 ms in the ipsc2 job on 4
+// ranks, with 8 and 16 nodes per rank), and here, with no timer, for ever.
+func TestMPIBurstToIdleRank(t *testing.T) {
+	rank, p := mpi.WorldRank(), mpi.WorldSize()
+	if p < 2 {
+		t.Skip("needs 2 ranks")
+	}
+	const frames = 512
+	pl, _ := hypercube.NewPlacement("block", p, p)
+	spec := bench.Spec{Algorithm: "opencube", Nodes: p, Requests: 1, Workload: "sequential", Delta: 1}
+	var elapsed time.Duration
+	var got int
+	err := mpi.OnThread(func() error {
+		j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
+		var err error
+		if j.bell, err = setupDoorbells(MPI{}); err != nil {
+			return err
+		}
+		defer j.bell.close()
+		if err := j.startReceiving(); err != nil {
+			return err
+		}
+		in := newInstance(j, 0, spec, nil)
+		j.runs = []*instance{in}
+		s := &sink{}
+		in.nodes[1] = s
+		if err := mpi.Barrier(); err != nil {
+			return err
+		}
+		switch rank {
+		case 0:
+			nap(100 * time.Millisecond) // rank 1 is asleep on its doorbell by now
+			start := time.Now()
+			m := proto.Message{Type: proto.Request, From: 0, To: 1, J: 0, Src: 0, Tag: 1}
+			for range frames * maxBatch {
+				in.send(&m, 0)
+			}
+			j.flush()
+			elapsed = time.Since(start)
+			j.control(ctlStop, 0, 0, 0, 1)
+		case 1:
+			if err := j.loop(); err != nil {
+				return err
+			}
+		default:
+			in.stopped = true
+		}
+		if err := j.drain(); err != nil {
+			return err
+		}
+		got = s.got
+		return j.stopReceiving()
+	})
+	if err != nil {
+		t.Fatalf("rank %d: %v", rank, err)
+	}
+	switch rank {
+	case 0:
+		t.Logf("%d frames of %d records to an idle rank sent in %v", frames, maxBatch, elapsed)
+		if elapsed > 2*time.Second {
+			t.Errorf("%d frames to an idle rank took %v to send", frames, elapsed)
+		}
+	case 1:
+		if got != frames*maxBatch {
+			t.Errorf("rank 1 received %d messages, want %d", got, frames*maxBatch)
+		}
+	}
 }

@@ -272,7 +272,9 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		r.RequestsLost = lost
 		if r.LivenessViolations == 0 {
 			r.LivenessViolations++
-			r.Violation = fmt.Sprintf("%d of %d requests of nodes that stayed up were never served (seed %d)", lost, issued, s.Seed)
+			if r.Violation == "" { // a safety violation's description comes first
+				r.Violation = fmt.Sprintf("%d of %d requests of nodes that stayed up were never served (seed %d)", lost, issued, s.Seed)
+			}
 		}
 	}
 	return r

@@ -32,8 +32,8 @@ const (
 )
 
 // maxBatch caps the records of one frame, so that a frame stays below the
-// usual eager limit of shared-memory MPI transports (4 KiB) and a send never
-// waits for its receiver.
+// usual eager limit of shared-memory MPI transports (4 KiB). Such a send can
+// still wait for its receiver's progress (job.send).
 const maxBatch = (maxFrame - wire.HeaderSize) / wire.RecordSize
 
 // maxFrame is the longest frame a rank sends: a longer one is malformed.
