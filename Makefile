@@ -6,11 +6,12 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet unit seeds crash-seeds shape-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test vet unit fuzz seeds crash-seeds shape-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
 	@echo "make test          vet + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
+	@echo "make fuzz          fuzz the wire frame decoder for FUZZTIME (10s)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
@@ -35,7 +36,11 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-test: vet unit mpi-test
+test: vet unit fuzz mpi-test
+
+# The frame decoder, fuzzed for a while (its seed corpus also runs in unit).
+fuzz:
+	$(GO) test -run XXX -fuzz FuzzDecode -fuzztime $(or $(FUZZTIME),10s) ./wire
 
 openmpi:
 	@scripts/install-openmpi.sh

@@ -192,3 +192,40 @@ func BenchmarkSimulator(b *testing.B) {
 		})
 	}
 }
+
+// TestDelayViolations: delays beyond δ on purpose break safety in the
+// failure protocol (it rests on δ), the run goes on, counts the breaches and
+// describes the first with its seed; the same run within δ is safe. Far
+// beyond δ, keep-alives breed into a message storm, and the run is stopped
+// and reported instead of running for ever.
+func TestDelayViolations(t *testing.T) {
+	for _, c := range []struct {
+		nodes      int
+		late, far  float64
+		safe       bool
+		stormAhead bool
+	}{
+		{32, 0, 10, true, false},
+		{32, 0.1, 10, false, false},
+		{64, 0.2, 50, false, true},
+	} {
+		s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 1, Workload: "poisson", Seed: 1, Think: 10 * float64(c.nodes),
+			LateFraction: c.late, LateFactor: c.far, NoBaseline: true,
+			Faults: FaultPlan{Crashes: 200, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+		r, err := Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("N=%d, %g late up to %gδ", c.nodes, c.late, c.far)
+		switch {
+		case c.safe && r.SafetyViolations+r.LivenessViolations != 0:
+			t.Errorf("%s: %d safety and %d liveness violations: %s", name, r.SafetyViolations, r.LivenessViolations, r.Violation)
+		case !c.safe && (r.SafetyViolations == 0 || int64(r.SafetyViolations) != r.OverlappingCS+r.DuplicateTokens):
+			t.Errorf("%s: %d safety violations, %d overlapping CS, %d duplicate tokens", name, r.SafetyViolations, r.OverlappingCS, r.DuplicateTokens)
+		case !c.safe && (!strings.Contains(r.Violation, "delayed beyond δ on purpose") || !strings.Contains(r.Violation, "seed 1")):
+			t.Errorf("%s: violation %q does not describe the first breach with its seed", name, r.Violation)
+		case c.stormAhead != strings.Contains(r.Violation, "message storm") || c.stormAhead && r.LivenessViolations == 0:
+			t.Errorf("%s: storm expected %v; liveness violations %d: %s", name, c.stormAhead, r.LivenessViolations, r.Violation)
+		}
+	}
+}

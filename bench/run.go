@@ -385,6 +385,9 @@ func simulateUntil(spec Spec, until float64) *outcome {
 	drv.start()
 	o.err = s.Run()
 	o.sim, o.drv = s, drv
+	if st := s.Stats.Storm; st != "" && o.stuck == "" {
+		o.stuck = fmt.Sprintf("%s (seed %d)", st, spec.Seed)
+	}
 	if report != nil {
 		report(true)
 	}
@@ -527,6 +530,14 @@ func record(spec Spec, o *outcome) *results.Run {
 	case o.shape != nil:
 		r.SafetyViolations++
 		r.Violation = "at the end of the run: " + o.shape.Error()
+	}
+	if st.FirstBreach != "" && (r.Violation == "" || r.LivenessViolations > 0) {
+		// Delays beyond δ on purpose: the first breach comes first.
+		why := fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
+		if r.Violation != "" {
+			why += "; " + r.Violation
+		}
+		r.Violation = why
 	}
 	return r
 }

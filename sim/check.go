@@ -1,9 +1,18 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
+
+// breach records the first safety violation of a KeepGoing run.
+func (s *Sim) breach(format string, args ...any) {
+	if s.Stats.FirstBreach == "" {
+		s.Stats.FirstBreach = fmt.Sprintf("at step %d (t=%.6fs): ", s.Stats.Steps, s.now) + fmt.Sprintf(format, args...)
+	}
+}
 
 // check runs the invariants after a step of node id.
 func (s *Sim) check(id proto.NodeID, in proto.Input) {
@@ -11,6 +20,7 @@ func (s *Sim) check(id proto.NodeID, in proto.Input) {
 		if s.cfg.KeepGoing {
 			if s.out.Enter {
 				s.Stats.OverlappingCS++
+				s.breach("node %d entered the critical section while %d other node(s) were in it", id, s.inCS-1)
 			}
 		} else {
 			s.fail("%d nodes are in the critical section (after node %d's step)", s.inCS, id)
@@ -25,6 +35,7 @@ func (s *Sim) check(id proto.NodeID, in proto.Input) {
 	case t > 1 && s.cfg.KeepGoing:
 		if t > s.lastTokens {
 			s.Stats.DuplicateTokens++
+			s.breach("%d tokens exist (%d held, %d in flight) after node %d's step", t, s.tokenHolders, s.tokensInFlight, id)
 		}
 	case t > 1 || (t == 0 && !s.cfg.Crashes):
 		s.fail("%d tokens exist (%d held, %d in flight) after node %d's step", t, s.tokenHolders, s.tokensInFlight, id)

@@ -77,6 +77,21 @@ type Stats struct {
 	// while another was in it, and times a second live token appeared.
 	OverlappingCS   int64
 	DuplicateTokens int64
+	// FirstBreach describes the first of those, with its time and step.
+	FirstBreach string
+	// Storm, if not empty, says why the run was stopped as a message
+	// storm (see stormInFlight).
+	Storm string
+}
+
+// stormInFlight returns the number of messages in flight at which a run of
+// n nodes is stopped as a message storm: 16·n² + 65536. No protocol here
+// comes near it (the most a failure causes is every node testing half the
+// others at once, n²/2), but messages delayed far beyond δ on purpose can
+// make keep-alives breed, each delivery sending more, until the simulator
+// runs for ever at the same simulated instant.
+func stormInFlight(n int) int {
+	return 16*n*n + 65536
 }
 
 // MessagesTotal returns the number of messages sent.
@@ -142,6 +157,7 @@ type Sim struct {
 
 	msgID          uint64
 	inFlight       int
+	stormAt        int // stormInFlight(N)
 	tokensInFlight int
 	tokenHolders   int
 	inCS           int
@@ -165,6 +181,8 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		rng:   rand.New(rand.NewPCG(cfg.Seed, 0x6f70656e63756265)),
 		free:  -1,
 		hooks: hooks,
+
+		stormAt: stormInFlight(len(nodes)),
 	}
 	if cfg.FIFO {
 		s.fifo = make(map[[2]proto.NodeID]float64)
@@ -327,6 +345,10 @@ func (s *Sim) send(m proto.Message) {
 		return
 	}
 	s.msgID++
+	if s.inFlight >= s.stormAt {
+		s.Stats.Storm = fmt.Sprintf("message storm: %d messages in flight at t=%.4fs (%d sent); the run was stopped", s.inFlight, s.now, s.msgID)
+		s.stopped = true
+	}
 	s.Stats.Sent[m.Type][m.Cause]++
 	if m.Tag > 0 && m.Cause == proto.Normal {
 		for int(m.Tag) >= len(s.Stats.PerTag) {
