@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
@@ -167,6 +168,7 @@ func TestMessageToNoNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := &job{comm: Local(1)[0], rank: 0, size: 1, place: pl, frames: make([]int64, 1)}
+	j.setEpoch(time.Now().UnixNano())
 	in := newInstance(j, 0, s, nil)
 	j.runs = []*instance{in}
 	in.nodes[0] = misdirected{}

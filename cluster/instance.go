@@ -129,8 +129,9 @@ func (in *instance) runDue(now float64) bool {
 			did = true
 			q := in.queue[in.qhead]
 			in.qhead++
-			in.noteDelay(in.j.now() - q.sent)
-			in.deliver(&q.m)
+			t := in.j.now()
+			in.noteDelay(t - q.sent)
+			in.deliver(&q.m, t)
 			continue
 		}
 		if len(in.events) == 0 || in.events[0].t > now {
@@ -164,16 +165,23 @@ func (in *instance) noteDelay(d float64) {
 	}
 }
 
-func (in *instance) deliver(m *proto.Message) {
+// deliver steps m's destination with m, now being the time of its arrival.
+func (in *instance) deliver(m *proto.Message, now float64) {
 	if in.down[m.To] {
 		in.stats.Dropped++
 		return
 	}
-	in.step(m.To, proto.Input{Kind: proto.Receive, Msg: *m})
+	in.stepAt(m.To, proto.Input{Kind: proto.Receive, Msg: *m}, now)
 }
 
 // step runs one input through a hosted node and carries out its output.
 func (in *instance) step(id proto.NodeID, input proto.Input) {
+	in.stepAt(id, input, in.j.now())
+}
+
+// stepAt is step at time now (read by the caller: one clock read serves
+// every message of a frame).
+func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	n := in.nodes[id]
 	in.out.Reset()
 	n.Step(input, &in.out)
@@ -183,7 +191,6 @@ func (in *instance) step(id proto.NodeID, input proto.Input) {
 	for k, c := range in.out.Events {
 		in.stats.Events[k] += int64(c)
 	}
-	now := in.j.now()
 	for k := range in.out.Msgs {
 		if m := &in.out.Msgs[k]; m.To < 0 || int(m.To) >= in.n {
 			// A state the simulator's invariants rule out (a root that

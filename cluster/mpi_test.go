@@ -196,6 +196,7 @@ func median(xs []float64) float64 {
 func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool, iters int) float64 {
 	var err error
 	j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
+	j.setEpoch(time.Now().UnixNano())
 	if ring {
 		if j.bell, err = setupDoorbells(MPI{}); err != nil {
 			t.Error(err)
@@ -273,6 +274,7 @@ func TestMPIBurstToIdleRank(t *testing.T) {
 	var got int
 	err := mpi.OnThread(func() error {
 		j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
+		j.setEpoch(time.Now().UnixNano())
 		var err error
 		if j.bell, err = setupDoorbells(MPI{}); err != nil {
 			return err
