@@ -20,8 +20,8 @@ import (
 // directory, mapped by each): a word seq, and per rank a count of rings and
 // a sleeping flag. A sender adds one to the count of every rank it is about
 // to send a frame (before the send: a small MPI_Send may wait until the
-// receiver makes MPI progress), bumps seq, and wakes with one futex call (FUTEX_WAKE_BITSET on seq,
-// a bit per rank) the sleeping ones among them. One system call per burst
+// receiver makes MPI progress), bumps seq, and wakes with one futex call
+// (FUTEX_WAKE_BITSET on seq, a bit per rank) the sleeping ones among them. One system call per burst
 // matters when ranks outnumber cores: with one wake-up call per destination,
 // each woken rank preempted the sender between its calls, and a broadcast
 // to 31 ranks took 5 ms to go out instead of tens of microseconds.
@@ -135,9 +135,8 @@ func (d *doorbell) rings(r int) bool { return d != nil && d.count[r] != nil }
 // wait blocks until the doorbell rings or timeout passes and returns the
 // number of rings since the last look: frames sent or about to be sent to
 // this rank, maybe not yet visible to MPI (a transport may need more
-// progress calls). A wait
-// that the kernel ends early (a signal, a ring for another rank that
-// changed seq) goes on until the deadline.
+// progress calls). A wait that the kernel ends early (a signal, a ring for
+// another rank that changed seq) goes on until the deadline.
 func (d *doorbell) wait(timeout time.Duration) int {
 	me := d.count[d.rank]
 	if timeout > 0 && atomic.LoadUint32(me) == d.seen {

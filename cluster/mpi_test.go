@@ -118,24 +118,6 @@ func TestMPICrashes(t *testing.T) {
 	}
 }
 
-// bouncer is a node that answers every message with one message back, for
-// measuring the runtime's cost per message.
-type bouncer struct {
-	id, peer proto.NodeID
-	got      int
-}
-
-func (b *bouncer) Step(in proto.Input, out *proto.Output) {
-	if in.Kind == proto.Receive {
-		b.got++
-		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Request, From: b.id, To: b.peer, J: b.id, Src: b.id, Tag: uint32(b.got)})
-	}
-}
-func (b *bouncer) View() proto.View            { return proto.View{Up: true} }
-func (b *bouncer) Waiting(func(proto.NodeID))  {}
-func (b *bouncer) stepFirst(out *proto.Output) { b.Step(proto.Input{Kind: proto.Receive}, out) }
-func (b *bouncer) done(iters int) bool         { return b.got >= iters }
-
 // TestMPIMessageCost compares the runtime's cost per message between two
 // ranks (encode into a frame, MPI send, ring the doorbell, collect from the
 // posted receive, decode, validate, step the node) with a raw MPI ping-pong
@@ -190,26 +172,38 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// mpiJob makes this rank's job on MPI_COMM_WORLD with one instance of
+// spec, as Run does, for tests that drive the runtime by hand; with ring,
+// the ranks map their doorbells (a collective: every rank calls it alike).
+// The caller closes j.bell.
+func mpiJob(rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool) (*job, *instance, error) {
+	j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
+	j.setEpoch(time.Now().UnixNano())
+	if ring {
+		var err error
+		if j.bell, err = setupDoorbells(MPI{}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := j.startReceiving(); err != nil {
+		j.bell.close()
+		return nil, nil, err
+	}
+	in := newInstance(j, 0, spec, nil)
+	j.runs = []*instance{in}
+	return j, in, nil
+}
+
 // measureBounce bounces a message between ranks 0 and 1 through the
 // runtime iters times each way and returns the time per message (on rank
 // 0; other ranks return 0).
 func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool, iters int) float64 {
-	var err error
-	j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
-	j.setEpoch(time.Now().UnixNano())
-	if ring {
-		if j.bell, err = setupDoorbells(MPI{}); err != nil {
-			t.Error(err)
-			return 0
-		}
-		defer j.bell.close()
-	}
-	if err := j.startReceiving(); err != nil {
+	j, in, err := mpiJob(rank, p, pl, spec, ring)
+	if err != nil {
 		t.Error(err)
 		return 0
 	}
-	in := newInstance(j, 0, spec, nil)
-	j.runs = []*instance{in}
+	defer j.bell.close()
 	b := &bouncer{id: proto.NodeID(rank), peer: proto.NodeID(1 - rank)}
 	in.nodes[rank] = b
 	mpi.Barrier()
@@ -273,18 +267,11 @@ func TestMPIBurstToIdleRank(t *testing.T) {
 	var elapsed time.Duration
 	var got int
 	err := mpi.OnThread(func() error {
-		j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
-		j.setEpoch(time.Now().UnixNano())
-		var err error
-		if j.bell, err = setupDoorbells(MPI{}); err != nil {
+		j, in, err := mpiJob(rank, p, pl, spec, true)
+		if err != nil {
 			return err
 		}
 		defer j.bell.close()
-		if err := j.startReceiving(); err != nil {
-			return err
-		}
-		in := newInstance(j, 0, spec, nil)
-		j.runs = []*instance{in}
 		s := &sink{}
 		in.nodes[1] = s
 		if err := mpi.Barrier(); err != nil {

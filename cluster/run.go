@@ -314,9 +314,9 @@ func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
 // ranks on one machine), a rank calls MPI only while it is owed frames (it
 // heard more rings than it received frames from ringing ranks: a sender
 // rings before it sends, its send may wait for the receiver's progress, and
-// MPI may need a few progress calls before a frame is visible), napping minSleep,
-// then twice as long, up to maxNap, between polls; otherwise it sleeps in
-// the kernel until its next timer or a ring. A rank that some peer (on
+// MPI may need a few progress calls before a frame is visible), napping
+// minSleep, then twice as long, up to maxNap, between polls; otherwise it
+// sleeps in the kernel until its next timer or a ring. A rank that some peer (on
 // another machine) cannot ring polls MPI: for spinWindow after activity,
 // with the same naps, then every δ/4. Idle ranks sleep instead of spinning,
 // and on one machine they make no MPI call while idle, so 32 ranks can
