@@ -67,7 +67,7 @@ func BenchmarkRuntimeMessage(b *testing.B) {
 	a.peer, c.peer = c, a
 	var jobs [2]*job
 	for r, comm := range []*pipeComm{a, c} {
-		j := &job{comm: comm, rank: r, size: 2, place: pl, frames: make([]int64, 4)}
+		j := newJob(comm, r, 2, pl, spec.Nodes)
 		j.setEpoch(time.Now().UnixNano())
 		in := newInstance(j, 0, spec, nil)
 		in.nodes[r] = &bouncer{id: proto.NodeID(r), peer: proto.NodeID(1 - r)}

@@ -167,7 +167,7 @@ func TestMessageToNoNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &job{comm: Local(1)[0], rank: 0, size: 1, place: pl, frames: make([]int64, 1)}
+	j := newJob(Local(1)[0], 0, 1, pl, s.Nodes)
 	j.setEpoch(time.Now().UnixNano())
 	in := newInstance(j, 0, s, nil)
 	j.runs = []*instance{in}

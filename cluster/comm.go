@@ -76,12 +76,27 @@ type postedReceiver interface {
 	// Post posts the receive; Cancel ends it.
 	Post() error
 	// Next returns the frame received, if any (buf is valid until the next
-	// frame), and posts the next receive. A frame too long for the buffer
-	// is reported with an error wrapping mpi.ErrTruncated.
+	// frame); the next receive is posted by the next Send or Next. A frame
+	// too long for the buffer is reported with an error wrapping
+	// mpi.ErrTruncated.
 	Next() (src, tag int, buf []byte, ok bool, err error)
 	// Cancel cancels the posted receive and returns a frame that completed
 	// it first, if any.
 	Cancel() (src, tag int, buf []byte, ok bool, err error)
+}
+
+// Alloc is mpi.AllocMem: memory outside the Go heap, sent without cgo's
+// pointer check.
+func (MPI) Alloc(n int) ([]byte, error) { return mpi.AllocMem(n) }
+
+// Free is mpi.FreeMem.
+func (MPI) Free(b []byte) error { return mpi.FreeMem(b) }
+
+// memAllocator is implemented by a Comm that sends frames faster from
+// memory it allocates (MPI). Other Comms send from the Go heap.
+type memAllocator interface {
+	Alloc(n int) ([]byte, error)
+	Free(b []byte) error
 }
 
 // SumInt64 is mpi.AllreduceInt64 with the sum.

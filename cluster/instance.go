@@ -30,6 +30,7 @@ type instance struct {
 	qhead   int
 	batches [][]byte // per destination rank: the frame being filled
 	counts  []int    // records in batches[r]
+	listed  []bool   // r is in the job's list of frames to flush
 
 	until, settle, watch float64
 	stopped              bool
@@ -71,7 +72,7 @@ type queued struct {
 func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan,
 		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
-		batches: make([][]byte, j.size), counts: make([]int, j.size),
+		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
 		settle: bench.Settle(s), watch: bench.Watchdog(s),
 		issuedAt: map[uint32]float64{}}
 	for _, i := range j.place.Nodes(j.rank) {
@@ -96,7 +97,7 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	return in
 }
 
-func (in *instance) hosts(id proto.NodeID) bool { return in.j.place.Rank(int(id)) == in.j.rank }
+func (in *instance) hosts(id proto.NodeID) bool { return in.j.rankOf(id) == in.j.rank }
 
 // at runs fn at time t (seconds since the start of the run).
 func (in *instance) at(t float64, fn func()) {
@@ -245,7 +246,7 @@ func (in *instance) send(m *proto.Message, now float64) {
 			in.stats.PreCrash++
 		}
 	}
-	r := in.j.place.Rank(int(m.To))
+	r := in.j.rankOf(m.To)
 	if r == in.j.rank {
 		in.stats.Intra++
 		in.queue = append(in.queue, queued{*m, now})
@@ -256,23 +257,20 @@ func (in *instance) send(m *proto.Message, now float64) {
 	if in.counts[r] == 0 {
 		// The frame's send time is its oldest message's: the delay a
 		// message sees includes its wait in the batch.
+		if in.batches[r] == nil {
+			in.batches[r] = in.j.frameBuffer()
+		}
 		in.batches[r] = wire.AppendHeader(in.batches[r][:0], in.id, 0, now)
+		if !in.listed[r] {
+			in.listed[r] = true
+			in.j.filled = append(in.j.filled, filled{in, r})
+		}
 	}
 	in.batches[r] = wire.AppendMessage(in.batches[r], m)
 	in.counts[r]++
 	if in.counts[r] == maxBatch {
 		in.j.ring(r)
 		in.flushTo(r)
-	}
-}
-
-// flush sends the frames filled since the last flush; the caller has rung
-// their ranks' doorbells (job.flush).
-func (in *instance) flush() {
-	for r, c := range in.counts {
-		if c > 0 {
-			in.flushTo(r)
-		}
 	}
 }
 
@@ -412,7 +410,7 @@ func (in *instance) restAfter(k uint32) {
 		return
 	}
 	next := in.nodeOf(k + 1)
-	in.j.control(ctlBaton, in.id, k+1, next, in.j.place.Rank(int(next)))
+	in.j.control(ctlBaton, in.id, k+1, next, in.j.rankOf(next))
 }
 
 func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {

@@ -175,9 +175,10 @@ func median(xs []float64) float64 {
 // mpiJob makes this rank's job on MPI_COMM_WORLD with one instance of
 // spec, as Run does, for tests that drive the runtime by hand; with ring,
 // the ranks map their doorbells (a collective: every rank calls it alike).
-// The caller closes j.bell.
+// The caller closes j and j.bell.
 func mpiJob(rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool) (*job, *instance, error) {
-	j := &job{comm: MPI{}, rank: rank, size: p, place: pl, frames: make([]int64, p*p), ownThread: true}
+	j := newJob(MPI{}, rank, p, pl, spec.Nodes)
+	j.ownThread = true
 	j.setEpoch(time.Now().UnixNano())
 	if ring {
 		var err error
@@ -203,6 +204,7 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 		t.Error(err)
 		return 0
 	}
+	defer j.close()
 	defer j.bell.close()
 	b := &bouncer{id: proto.NodeID(rank), peer: proto.NodeID(1 - rank)}
 	in.nodes[rank] = b
@@ -271,6 +273,7 @@ func TestMPIBurstToIdleRank(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		defer j.close()
 		defer j.bell.close()
 		s := &sink{}
 		in.nodes[1] = s

@@ -107,8 +107,9 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	wall := time.Now()
 	cpu0 := cpuSeconds()
 	_, own := comm.(MPI)
-	j := &job{comm: comm, rank: comm.Rank(), size: comm.Size(), place: pl, progress: s.Progress,
-		frames: make([]int64, comm.Size()*comm.Size()), ownThread: own}
+	j := newJob(comm, comm.Rank(), comm.Size(), pl, s.Nodes)
+	j.progress, j.ownThread = s.Progress, own
+	defer j.close() // on errors; after the drain it is checked below
 	plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
 	j.runs = append(j.runs, newInstance(j, 0, s, plan))
 	if s.Faults.Crashes > 0 && !s.NoBaseline {
@@ -168,6 +169,9 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	if err := j.stopReceiving(); err != nil {
 		return nil, err
 	}
+	if err := j.close(); err != nil {
+		return nil, err
+	}
 	reps := make([]*rankReport, len(j.runs))
 	for k, in := range j.runs {
 		reps[k] = in.report()
@@ -204,6 +208,7 @@ type job struct {
 	comm       Comm
 	rank, size int
 	place      hypercube.Placement
+	owner      []int32 // owner[i]: the rank that hosts node i (place.Rank, without the interface call)
 	runs       []*instance
 	t0         time.Time // a reading of the clock (wall and monotonic) …
 	base       float64   // … and its time since time 0, in seconds
@@ -216,14 +221,65 @@ type job struct {
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
-	toRing []int // scratch: the ranks that ring rings
-	dests  []int // scratch: the ranks that flush sends to
+	toRing []int    // scratch: the ranks that ring rings
+	filled []filled // the frames begun since the last flush, each once, in order
+	mem    [][]byte // frame buffers that the Comm allocated (close frees them)
 	recv   []byte
 	posted postedReceiver // the Comm's receive posted ahead, while the run lasts
 	msgs   []proto.Message
 	ctl    []byte // its own allocation: cgo checks the whole object a pointer points into
 	err    error
 }
+
+// filled names a frame being filled: run in's frame for rank dest.
+type filled struct {
+	in   *instance
+	dest int
+}
+
+// newJob returns rank's job on size ranks for runs of n nodes placed by pl.
+func newJob(comm Comm, rank, size int, pl hypercube.Placement, n int) *job {
+	j := &job{comm: comm, rank: rank, size: size, place: pl, owner: make([]int32, n), frames: make([]int64, size*size)}
+	for i := range j.owner {
+		j.owner[i] = int32(pl.Rank(i))
+	}
+	return j
+}
+
+// frameBuffer returns an empty buffer for a frame of up to maxFrame bytes,
+// from the Comm's memory if it has some.
+func (j *job) frameBuffer() []byte {
+	if a, ok := j.comm.(memAllocator); ok {
+		b, err := a.Alloc(maxFrame)
+		if err == nil {
+			j.mem = append(j.mem, b)
+			return b[:0]
+		}
+		j.fail(fmt.Errorf("cluster: rank %d: allocating a frame buffer: %w", j.rank, err))
+	}
+	return make([]byte, 0, maxFrame)
+}
+
+// close frees the frame buffers that the Comm allocated; the job's frames
+// must not be used after.
+func (j *job) close() error {
+	var err error
+	if a, ok := j.comm.(memAllocator); ok {
+		for _, b := range j.mem {
+			if e := a.Free(b); e != nil && err == nil {
+				err = fmt.Errorf("cluster: rank %d: freeing a frame buffer: %w", j.rank, e)
+			}
+		}
+	}
+	j.mem = nil
+	for _, in := range j.runs {
+		clear(in.batches)
+	}
+	return err
+}
+
+// rankOf returns the rank that hosts node id.
+func (j *job) rankOf(id proto.NodeID) int { return int(j.owner[id]) }
 
 // setEpoch makes time 0 the wall-clock instant epoch (Unix nanoseconds).
 func (j *job) setEpoch(epoch int64) {
@@ -275,23 +331,27 @@ func (j *job) ring(dests ...int) {
 }
 
 // flush sends the frames that the runs filled since the last flush, after
-// one ring for all of them.
+// one ring for all of them (a rank once for every frame).
 func (j *job) flush() {
-	j.dests = j.dests[:0]
-	for _, in := range j.runs {
-		for r, c := range in.counts {
-			if c > 0 {
-				j.dests = append(j.dests, r)
-			}
-		}
-	}
-	if len(j.dests) == 0 {
+	if len(j.filled) == 0 {
 		return
 	}
-	j.ring(j.dests...)
-	for _, in := range j.runs {
-		in.flush()
+	if j.bell != nil {
+		j.toRing = j.toRing[:0]
+		for _, f := range j.filled {
+			if f.in.counts[f.dest] > 0 && j.bell.rings(f.dest) {
+				j.toRing = append(j.toRing, f.dest)
+			}
+		}
+		j.bell.ringAll(j.toRing)
 	}
+	for _, f := range j.filled {
+		f.in.listed[f.dest] = false
+		if f.in.counts[f.dest] > 0 { // else sent when it was full
+			f.in.flushTo(f.dest)
+		}
+	}
+	j.filled = j.filled[:0]
 }
 
 func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
@@ -545,21 +605,20 @@ func (j *job) instance(run uint8) *instance {
 }
 
 func (j *job) handleData(buf []byte, src int) {
-	h, err := wire.DecodeHeader(buf)
+	// Every run of the job has the same nodes.
+	h, msgs, err := wire.Decode(buf, len(j.owner), j.msgs[:0])
 	in := j.instance(h.Run)
 	if err == nil && in == nil {
 		err = fmt.Errorf("frame for run %d, this job has %d", h.Run, len(j.runs))
-	}
-	if err == nil {
-		_, j.msgs, err = wire.Decode(buf, in.n, j.msgs[:0])
 	}
 	if err != nil {
 		j.malformed(fmt.Errorf("from rank %d: %w", src, err))
 		return
 	}
+	j.msgs = msgs
 	for k := range j.msgs {
-		if m := &j.msgs[k]; j.place.Rank(int(m.To)) != j.rank {
-			j.malformed(fmt.Errorf("from rank %d: message for node %d, which rank %d hosts", src, m.To, j.place.Rank(int(m.To))))
+		if m := &j.msgs[k]; j.rankOf(m.To) != j.rank {
+			j.malformed(fmt.Errorf("from rank %d: message for node %d, which rank %d hosts", src, m.To, j.rankOf(m.To)))
 			return
 		}
 	}
@@ -592,7 +651,7 @@ func (j *job) handleControl(c []byte, src int) {
 	b := int32(binary.LittleEndian.Uint32(c[6:]))
 	switch c[0] {
 	case ctlBaton:
-		if b < 0 || int(b) >= in.n || j.place.Rank(int(b)) != j.rank {
+		if b < 0 || int(b) >= in.n || j.rankOf(proto.NodeID(b)) != j.rank {
 			j.malformed(fmt.Errorf("baton for node %d from rank %d", b, src))
 			return
 		}

@@ -163,6 +163,22 @@ func Recv(buf []byte, source, tag int) (Status, error) {
 	return Status{}, fmt.Errorf("mpi: recv from source %d tag %d: %w", source, tag, ErrNoMPI)
 }
 
+// AllocMem returns size bytes (size ≥ 1); without MPI support, of the Go
+// heap.
+func AllocMem(size int) ([]byte, error) {
+	if err := checkInit("alloc mem"); err != nil {
+		return nil, err
+	}
+	if size < 1 || size > maxCount {
+		return nil, fmt.Errorf("mpi: alloc mem: %d bytes out of range", size)
+	}
+	return make([]byte, size), nil
+}
+
+// FreeMem frees memory that AllocMem returned: without MPI support, nothing
+// to do.
+func FreeMem(b []byte) error { return checkInit("free mem") }
+
 // Barrier synchronises all ranks: a no-op with a single rank.
 func Barrier() error { return checkInit("barrier") }
 
