@@ -133,7 +133,6 @@ func TestSendRecvAnySource(t *testing.T) {
 	}
 }
 
-// Ring: each rank sends to its right neighbour and polls with Iprobe for the
 // TestPostedRecv checks the receive posted ahead: every rank sends its right
 // neighbour two messages, a short one and one longer
 // than the receive posted; TestRecv returns the first with its bytes and reports the
@@ -188,7 +187,72 @@ func TestPostedRecv(t *testing.T) {
 	}
 }
 
-// message from its left neighbour.
+// TestPostedRecvOrder: the receive is posted again lazily, by the next
+// TestRecv or Send; messages that arrive meanwhile wait in MPI and come out
+// of TestRecv whole and in sending order, through both ways of posting
+// again (every third message received, a rank sends itself an empty one).
+// The messages are sent from memory of AllocMem.
+func TestPostedRecvOrder(t *testing.T) {
+	const tag, selfTag, count = 23, 24, 40
+	rank, size := WorldRank(), WorldSize()
+	right, left := (rank+1)%size, (rank+size-1)%size
+	if _, err := AllocMem(0); err == nil {
+		t.Fatal("AllocMem(0) succeeded")
+	}
+	buf, err := AllocMem(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PostRecv(64); err != nil {
+		t.Fatal(err)
+	}
+	for k := range count {
+		for b := range buf {
+			buf[b] = byte(k + b)
+		}
+		if err := Send(buf[:8+k], right, tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	got, self := 0, 0
+	for got < count || self < count/3 {
+		st, data, ok, err := TestRecv()
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case ok && st.Tag == selfTag:
+			if st.Source != rank || len(data) != 0 {
+				t.Fatalf("empty message to self: status %+v, %d bytes", st, len(data))
+			}
+			self++
+		case ok:
+			if st.Source != left || st.Tag != tag || len(data) != 8+got || data[0] != byte(got) || data[len(data)-1] != byte(got+len(data)-1) {
+				t.Fatalf("message %d: status %+v, %d bytes", got, st, len(data))
+			}
+			got++
+			if got%3 == 0 {
+				if err := Send(nil, rank, selfTag); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case time.Now().After(deadline):
+			t.Fatalf("%d of %d messages and %d of %d to self within 30s", got, count, self, count/3)
+		}
+	}
+	if _, _, ok, err := CancelRecv(); ok || err != nil {
+		t.Fatalf("CancelRecv with nothing pending: ok=%v err=%v", ok, err)
+	}
+	if err := FreeMem(buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := Barrier(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIprobe: each rank sends to its right neighbour and polls with Iprobe
+// for the message from its left neighbour.
 func TestIprobe(t *testing.T) {
 	const tag, unusedTag = 11, 12345
 	rank, size := WorldRank(), WorldSize()

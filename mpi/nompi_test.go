@@ -164,3 +164,18 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+func TestAllocMem(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		ok   bool
+	}{{1, true}, {4000, true}, {0, false}, {-1, false}} {
+		b, err := AllocMem(c.size)
+		if (err == nil) != c.ok || (c.ok && len(b) != c.size) {
+			t.Errorf("AllocMem(%d): %d bytes, %v", c.size, len(b), err)
+		}
+		if err := FreeMem(b); err != nil {
+			t.Errorf("FreeMem: %v", err)
+		}
+	}
+}
