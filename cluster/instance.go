@@ -33,6 +33,7 @@ type instance struct {
 	listed  []bool   // r is in the job's list of frames to flush
 
 	until, settle, watch float64
+	sequential           bool // the sequential workload
 	stopped              bool
 	doneSent             bool
 	doneRanks            int // rank 0: ranks whose workload is over
@@ -74,7 +75,7 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
 		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
 		settle: bench.Settle(s), watch: bench.Watchdog(s),
-		issuedAt: map[uint32]float64{}}
+		issuedAt: map[uint32]float64{}, sequential: s.Workload == "sequential"}
 	for _, i := range j.place.Nodes(j.rank) {
 		in.local = append(in.local, proto.NodeID(i))
 	}
@@ -218,7 +219,7 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	if in.out.Enter {
 		in.entered(id, after.Tag, now)
 	}
-	if in.spec.Workload == "sequential" && rest {
+	if rest && in.sequential {
 		switch {
 		case input.Kind == proto.ExitCS:
 			in.restAfter(input.Tag)

@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ocbench/ocbench/proto"
 )
@@ -84,14 +85,19 @@ func SetSent(buf []byte, sent float64) {
 
 // AppendMessage appends one record to buf.
 func AppendMessage(buf []byte, m *proto.Message) []byte {
-	buf = append(buf, byte(m.Type), byte(m.Cause), m.Phase, m.Reply)
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.From))
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.To))
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.J))
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(m.Src))
-	buf = binary.LittleEndian.AppendUint64(buf, m.Gen)
-	buf = binary.LittleEndian.AppendUint32(buf, m.Tag)
-	return append(buf, 0, 0)
+	n := len(buf)
+	buf = slices.Grow(buf, RecordSize)[:n+RecordSize]
+	b := buf[n : n+RecordSize : n+RecordSize]
+	b[0], b[1], b[2], b[3] = byte(m.Type), byte(m.Cause), m.Phase, m.Reply
+	le := binary.LittleEndian
+	le.PutUint32(b[4:], uint32(m.From))
+	le.PutUint32(b[8:], uint32(m.To))
+	le.PutUint32(b[12:], uint32(m.J))
+	le.PutUint32(b[16:], uint32(m.Src))
+	le.PutUint64(b[20:], m.Gen)
+	le.PutUint32(b[28:], m.Tag)
+	b[32], b[33] = 0, 0
+	return buf
 }
 
 // Encode returns a frame of msgs (1 ≤ len(msgs) ≤ MaxRecords).
