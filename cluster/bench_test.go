@@ -57,7 +57,8 @@ func (b *bouncer) done(iters int) bool         { return b.got >= iters }
 
 // BenchmarkRuntimeMessage measures the runtime's own work per message
 // between two ranks, without MPI: receive a frame, decode and validate it,
-// step the node, encode its answer into a frame and send it. Against the
+// step the node, look for another frame, encode the answer into a frame and
+// send it. Against the
 // MPI ping-pong of TestMPIMessageCost, this is the part that MPI does not
 // do.
 func BenchmarkRuntimeMessage(b *testing.B) {
@@ -81,7 +82,7 @@ func BenchmarkRuntimeMessage(b *testing.B) {
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		j := jobs[1-k%2]
-		if ok, err := j.poll(); !ok || err != nil {
+		if ok, err := j.receive(); !ok || err != nil {
 			b.Fatalf("message %d: received %v, %v", k, ok, err)
 		}
 		j.flush()

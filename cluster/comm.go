@@ -56,9 +56,13 @@ func (MPI) Recv(buf []byte, src, tag int) (int, error) {
 // the runtime's longest frame.
 func (MPI) Post() error { return mpi.PostRecv(maxFrame) }
 
-// Next is mpi.TestRecv.
-func (MPI) Next() (src, tag int, buf []byte, ok bool, err error) {
-	st, buf, ok, err := mpi.TestRecv()
+// Next is mpi.TestRecv, or mpi.TestRecvOnce if once.
+func (MPI) Next(once bool) (src, tag int, buf []byte, ok bool, err error) {
+	test := mpi.TestRecv
+	if once {
+		test = mpi.TestRecvOnce
+	}
+	st, buf, ok, err := test()
 	return st.Source, st.Tag, buf, ok, err
 }
 
@@ -76,10 +80,11 @@ type postedReceiver interface {
 	// Post posts the receive; Cancel ends it.
 	Post() error
 	// Next returns the frame received, if any (buf is valid until the next
-	// frame); the next receive is posted by the next Send or Next. A frame
-	// too long for the buffer is reported with an error wrapping
-	// mpi.ErrTruncated.
-	Next() (src, tag int, buf []byte, ok bool, err error)
+	// frame); the next receive is posted by the next Send or Next. With
+	// once, it looks once, for a frame there already; without, it gives MPI
+	// a little time (about a microsecond). A frame too long for the buffer
+	// is reported with an error wrapping mpi.ErrTruncated.
+	Next(once bool) (src, tag int, buf []byte, ok bool, err error)
 	// Cancel cancels the posted receive and returns a frame that completed
 	// it first, if any.
 	Cancel() (src, tag int, buf []byte, ok bool, err error)

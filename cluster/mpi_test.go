@@ -248,7 +248,9 @@ func mpiJob(rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool) (*j
 
 // measureBounce bounces a message between ranks 0 and 1 through the
 // runtime iters times each way and returns the time per message (on rank
-// 0; other ranks return 0).
+// 0; other ranks return 0). Each rank turns as the loop of a busy rank
+// does: receive (the frames owed, and one more look after a frame), then
+// flush (ring, send).
 func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool, iters int) float64 {
 	j, in, err := mpiJob(rank, p, pl, spec, ring)
 	if err != nil {
@@ -267,8 +269,8 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 		in.send(&in.out.Msgs[0], 0)
 		j.flush()
 	}
-	for rank < 2 && !b.done(iters) {
-		if _, err := j.poll(); err != nil {
+	for rank < 2 && !b.done(iters) { // as the loop of a busy rank: receive, then send
+		if _, err := j.receive(); err != nil {
 			t.Error(err)
 			return 0
 		}
@@ -278,7 +280,7 @@ func measureBounce(t *testing.T, rank, p int, pl hypercube.Placement, spec bench
 	if rank == 0 {
 		// Rank 1 answers the last message; receive it so nothing is left.
 		for !b.done(iters + 1) {
-			j.poll()
+			j.receive()
 		}
 	}
 	// Every message of the bounce has arrived. Cancel the posted receive

@@ -480,11 +480,14 @@ func (j *job) loop() error {
 // owed: a rank reads its doorbell here, not only when it goes idle, because
 // a rank that stays busy (many nodes, or back from being descheduled with
 // timers overdue) would otherwise never learn that frames wait for it.
+//
+// After a frame, it looks once more for a frame there already, not longer:
+// the answers of the frames received wait for the end of receive.
 func (j *job) receive() (bool, error) {
 	j.owed += j.bell.rung()
 	did := false
 	for j.mayHaveFrames() {
-		ok, err := j.poll()
+		ok, err := j.poll(did)
 		if err != nil {
 			return did, err
 		}
@@ -496,14 +499,15 @@ func (j *job) receive() (bool, error) {
 	return did, nil
 }
 
-// poll receives one waiting frame, if any, and handles it.
-func (j *job) poll() (bool, error) {
+// poll receives one waiting frame, if any, and handles it; with once, it
+// looks once, for a frame there already (postedReceiver.Next).
+func (j *job) poll(once bool) (bool, error) {
 	var src, tag int
 	var buf []byte
 	var ok bool
 	var err error
 	if j.posted != nil {
-		src, tag, buf, ok, err = j.posted.Next()
+		src, tag, buf, ok, err = j.posted.Next(once)
 		if errors.Is(err, mpi.ErrTruncated) {
 			j.received(src)
 			j.malformed(fmt.Errorf("frame from rank %d: %w", src, err))
@@ -688,7 +692,7 @@ func (j *job) greet() error {
 	}
 	sleep := minSleep
 	for j.hellos < j.size-1 && j.err == nil {
-		ok, err := j.poll()
+		ok, err := j.poll(false)
 		if err != nil {
 			return err
 		}
@@ -713,7 +717,7 @@ func (j *job) drain() error {
 		left += total[src*j.size+j.rank]
 	}
 	for left > 0 {
-		ok, err := j.poll()
+		ok, err := j.poll(false)
 		if err != nil {
 			return err
 		}

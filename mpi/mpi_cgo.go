@@ -750,6 +750,15 @@ func TestRecv() (st Status, data []byte, ok bool, err error) {
 // reports that nothing arrived: about a microsecond of MPI progress.
 const testTries = 16
 
+// TestRecvOnce is TestRecv with one MPI_Test: whether a message is there
+// already, for a caller that has just received one and will wait no longer.
+func TestRecvOnce() (st Status, data []byte, ok bool, err error) {
+	if direct.Load() {
+		return posted(C.ocb_test_any(1), "test the posted receive")
+	}
+	return postedOnThread(func() C.ocb_posted { return C.ocb_test_any(1) }, "test the posted receive")
+}
+
 // CancelRecv cancels the posted receive (MPI_Cancel, MPI_Wait). If a message
 // completed it first, that message is returned as by TestRecv.
 func CancelRecv() (st Status, data []byte, ok bool, err error) {
