@@ -222,6 +222,7 @@ type job struct {
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
 	toRing []int    // scratch: the ranks that ring rings
+	dests  []int    // scratch: the ranks that flush rings
 	filled []filled // the frames begun since the last flush, each once, in order
 	mem    [][]byte // frame buffers that the Comm allocated (close frees them)
 	recv   []byte
@@ -337,13 +338,13 @@ func (j *job) flush() {
 		return
 	}
 	if j.bell != nil {
-		j.toRing = j.toRing[:0]
+		j.dests = j.dests[:0]
 		for _, f := range j.filled {
-			if f.in.counts[f.dest] > 0 && j.bell.rings(f.dest) {
-				j.toRing = append(j.toRing, f.dest)
+			if f.in.counts[f.dest] > 0 { // else sent when it was full
+				j.dests = append(j.dests, f.dest)
 			}
 		}
-		j.bell.ringAll(j.toRing)
+		j.ring(j.dests...)
 	}
 	for _, f := range j.filled {
 		f.in.listed[f.dest] = false
