@@ -160,6 +160,9 @@ static void ocb_posted_done(ocb_posted *r, int rc, MPI_Status *st) {
 static int ocb_posted_active(void) { return ocb_posted_on; }
 static int ocb_posted_capacity(void) { return ocb_posted_cap; }
 
+// ocb_test_any tests the posted receive up to tries times (each MPI_Test
+// also makes MPI progress), so that a caller that polls in a loop crosses
+// from Go to C less often than it tests.
 static ocb_posted ocb_test_any(int tries) {
 	ocb_posted r = {0, 0, 0, 0, 0, 0, NULL};
 	MPI_Status st;
@@ -735,16 +738,11 @@ func PostRecv(capacity int) error {
 // TestRecv reports, without blocking, whether the posted receive has
 // completed (MPI_Test). If so it returns the message's status and bytes;
 // the next receive, into the other buffer, is posted by the next Send or
-// TestRecv (after an answer is sent, not before: see ocb_repost). data stays
-// valid until the next call to TestRecv that returns a message. A message longer than
-// the capacity is dropped: ok, with an error wrapping ErrTruncated and the
-// status's source and tag.
-func TestRecv() (st Status, data []byte, ok bool, err error) {
-	if direct.Load() {
-		return posted(C.ocb_test_any(testTries), "test the posted receive") // no closure: nothing escapes
-	}
-	return postedOnThread(func() C.ocb_posted { return C.ocb_test_any(testTries) }, "test the posted receive")
-}
+// TestRecv (after an answer is sent, not before: see ocb_repost). data
+// stays valid until the next call to TestRecv that returns a message. A
+// message longer than the capacity is dropped: ok, with an error wrapping
+// ErrTruncated and the status's source and tag.
+func TestRecv() (st Status, data []byte, ok bool, err error) { return testRecv(testTries) }
 
 // testTries is how many times TestRecv tests the posted receive before it
 // reports that nothing arrived: about a microsecond of MPI progress.
@@ -752,11 +750,13 @@ const testTries = 16
 
 // TestRecvOnce is TestRecv with one MPI_Test: whether a message is there
 // already, for a caller that has just received one and will wait no longer.
-func TestRecvOnce() (st Status, data []byte, ok bool, err error) {
+func TestRecvOnce() (st Status, data []byte, ok bool, err error) { return testRecv(1) }
+
+func testRecv(tries C.int) (Status, []byte, bool, error) {
 	if direct.Load() {
-		return posted(C.ocb_test_any(1), "test the posted receive")
+		return posted(C.ocb_test_any(tries), "test the posted receive") // no closure: nothing escapes
 	}
-	return postedOnThread(func() C.ocb_posted { return C.ocb_test_any(1) }, "test the posted receive")
+	return postedOnThread(func() C.ocb_posted { return C.ocb_test_any(tries) }, "test the posted receive")
 }
 
 // CancelRecv cancels the posted receive (MPI_Cancel, MPI_Wait). If a message
