@@ -20,15 +20,21 @@ import (
 // directory, mapped by each): a word seq, and per rank a count of rings and
 // a sleeping flag. A sender adds one to the count of every rank it is about
 // to send a frame (before the send: a small MPI_Send may wait until the
-// receiver makes MPI progress), bumps seq, and wakes with one futex call
-// (FUTEX_WAKE_BITSET on seq, a bit per rank) the sleeping ones among them. One system call per burst
+// receiver makes MPI progress), then reads their sleeping flags; if some
+// sleep, it bumps seq and wakes them with one futex call
+// (FUTEX_WAKE_BITSET on seq, a bit per rank). One system call per burst
 // matters when ranks outnumber cores: with one wake-up call per destination,
 // each woken rank preempted the sender between its calls, and a broadcast
 // to 31 ranks took 5 ms to go out instead of tens of microseconds.
-// A rank waits with FUTEX_WAIT_BITSET on seq, its own bit, after checking
-// its count; a change of seq in between makes the wait return at once, so
-// no ring is lost. Ranks on other machines cannot ring: where some peer
-// cannot, an idle rank polls MPI every δ/4.
+// A rank sets its flag, reads seq, checks its count, and waits with
+// FUTEX_WAIT_BITSET on seq, its own bit; a change of seq in between makes
+// the wait return at once. No ring is lost: the sender writes the count
+// before it reads the flag, the sleeper the flag before it reads the count
+// (atomics are sequentially consistent), so either the sleeper sees the
+// count or the sender sees the flag and wakes it. A rank that is awake costs
+// its sender no write to seq, a cache line that every sender shares.
+// Ranks on other machines cannot ring: where some peer cannot, an idle rank
+// polls MPI every δ/4.
 type doorbell struct {
 	mem   []byte
 	seq   *uint32
@@ -113,7 +119,6 @@ func (d *doorbell) ringAll(dests []int) {
 	for _, r := range dests {
 		atomic.AddUint32(d.count[r], 1)
 	}
-	atomic.AddUint32(d.seq, 1)
 	bits := uint32(0)
 	for _, r := range dests {
 		if atomic.LoadUint32(d.sleep[r]) != 0 {
@@ -121,6 +126,7 @@ func (d *doorbell) ringAll(dests []int) {
 		}
 	}
 	if bits != 0 {
+		atomic.AddUint32(d.seq, 1)
 		d.futex(futexWakeBitset, 1<<30, nil, bits)
 	}
 }

@@ -188,10 +188,20 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	in.out.Reset()
 	n.Step(input, &in.out)
 	in.stats.Steps++
-	after := n.View()
-	in.down[id] = !after.Up
-	for k, c := range in.out.Events {
-		in.stats.Events[k] += int64(c)
+	// The node's view, only where something below reads it: an interface
+	// call and a copy that most steps (a message in, a message out) do not
+	// need. Up changes only with a crash or a recovery.
+	rest := in.sequential && len(in.out.Msgs) == 0 &&
+		(input.Kind == proto.ExitCS || input.Kind == proto.Receive && input.Msg.Type == proto.Token)
+	var after proto.View
+	if rest || in.out.Enter || input.Kind == proto.Crash || input.Kind == proto.Recover {
+		after = n.View()
+		in.down[id] = !after.Up
+	}
+	if in.out.Events != ([proto.NumEvents]int32{}) { // events are rare: one comparison for most steps
+		for k, c := range in.out.Events {
+			in.stats.Events[k] += int64(c)
+		}
 	}
 	for k := range in.out.Msgs {
 		if m := &in.out.Msgs[k]; m.To < 0 || int(m.To) >= in.n {
@@ -201,7 +211,7 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 			in.stats.Broken++
 			if in.stats.BrokenWhy == "" {
 				in.stats.BrokenWhy = fmt.Sprintf("rank %d, t=%.6fs: node %d, stepping %s, sent a %s message to no node (%d); state after: %+v (seed %d)",
-					in.j.rank, now, id, input.Kind, m.Type, m.To, after, in.spec.Seed)
+					in.j.rank, now, id, input.Kind, m.Type, m.To, n.View(), in.spec.Seed)
 			}
 			continue
 		}
@@ -215,15 +225,13 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 			}
 		})
 	}
-	rest := len(in.out.Msgs) == 0 && after.TokenHere && !after.InCS
 	if in.out.Enter {
 		in.entered(id, after.Tag, now)
 	}
-	if rest && in.sequential {
-		switch {
-		case input.Kind == proto.ExitCS:
+	if rest && after.TokenHere && !after.InCS {
+		if input.Kind == proto.ExitCS {
 			in.restAfter(input.Tag)
-		case input.Kind == proto.Receive && input.Msg.Type == proto.Token:
+		} else {
 			in.restAfter(input.Msg.Tag)
 		}
 	}

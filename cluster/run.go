@@ -221,8 +221,7 @@ type job struct {
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
-	toRing []int    // scratch: the ranks that ring rings
-	dests  []int    // scratch: the ranks that flush rings
+	toRing []int    // scratch: the ranks that ring and flush ring
 	filled []filled // the frames begun since the last flush, each once, in order
 	mem    [][]byte // frame buffers that the Comm allocated (close frees them)
 	recv   []byte
@@ -338,13 +337,13 @@ func (j *job) flush() {
 		return
 	}
 	if j.bell != nil {
-		j.dests = j.dests[:0]
+		j.toRing = j.toRing[:0]
 		for _, f := range j.filled {
-			if f.in.counts[f.dest] > 0 { // else sent when it was full
-				j.dests = append(j.dests, f.dest)
+			if f.in.counts[f.dest] > 0 && j.bell.rings(f.dest) { // else sent when it was full, or cannot ring
+				j.toRing = append(j.toRing, f.dest)
 			}
 		}
-		j.ring(j.dests...)
+		j.bell.ringAll(j.toRing)
 	}
 	for _, f := range j.filled {
 		f.in.listed[f.dest] = false

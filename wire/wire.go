@@ -141,12 +141,11 @@ func Decode(buf []byte, n int, msgs []proto.Message) (Header, []proto.Message, e
 		return h, msgs, err
 	}
 	base := len(msgs)
-	for k := 0; k < h.Count; k++ {
-		var m proto.Message
-		if err := decodeRecord(buf[HeaderSize+RecordSize*k:], n, &m); err != nil {
+	msgs = slices.Grow(msgs, h.Count)[:base+h.Count] // decoded in place
+	for k := range h.Count {
+		if err := decodeRecord(buf[HeaderSize+RecordSize*k:], n, &msgs[base+k]); err != nil {
 			return h, msgs[:base], fmt.Errorf("%w: record %d of %d: %v", ErrMalformed, k+1, h.Count, err)
 		}
-		msgs = append(msgs, m)
 	}
 	return h, msgs, nil
 }
