@@ -61,6 +61,7 @@ mpi-test: openmpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 ./cluster.test -test.run MPIMessageCost -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 --mca btl self,tcp ./cluster.test -test.run MPIMessageCost -test.v -test.timeout 5m
 	scripts/mpi-check.sh
 
 seeds:

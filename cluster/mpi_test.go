@@ -158,6 +158,11 @@ func TestMPIMessageCost(t *testing.T) {
 	}
 	if rank == 0 {
 		r := median(raw)
+		transports := "Open MPI's default transports (shared memory on one machine)"
+		if btl := os.Getenv("OMPI_MCA_btl"); btl != "" {
+			transports = "--mca btl " + btl
+		}
+		t.Logf("transports: %s", transports)
 		for _, c := range []struct {
 			what string
 			per  []float64
