@@ -185,3 +185,36 @@ func TestMessageToNoNode(t *testing.T) {
 		t.Errorf("the message was routed: %d intra, %d inter", in.stats.Intra, in.stats.Inter)
 	}
 }
+
+// TestOverlappingStays: rank 0 counts every stay in the critical section
+// that begins before an earlier one ends, and describes the first against
+// the stay that was still going on.
+func TestOverlappingStays(t *testing.T) {
+	spec := bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 5, Delta: 1e-3, CSTime: 1}
+	s, pl, err := Check(spec, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		stays []csInterval
+		want  int
+		about string // in the description
+	}{
+		{"one after another", []csInterval{{1, 0, 1, false}, {2, 1, 2, false}, {3, 2.5, 3, true}}, 0, ""},
+		{"overlap", []csInterval{{2, 1, 3, false}, {1, 0, 2, false}}, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it (from t=0.000000s; it left at t=2.000000s; seed 5)"},
+		{"ended by a crash", []csInterval{{1, 0, 2, true}, {2, 1, 3, false}}, 1, "it crashed at t=2.000000s"},
+		{"two inside a long one", []csInterval{{1, 0, 10, false}, {2, 1, 2, false}, {3, 3, 4, false}}, 2, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := newJob(Local(1)[0], 0, 1, pl, s.Nodes)
+			in := newInstance(j, 0, s, nil)
+			j.runs = []*instance{in}
+			in.stats.CS = c.stays
+			r := assemble(in, []*rankReport{in.report()})
+			if r.SafetyViolations != c.want || r.OverlappingCS != int64(c.want) || !strings.Contains(r.Violation, c.about) {
+				t.Errorf("safety violations %d, overlaps %d, violation %q; want %d and %q", r.SafetyViolations, r.OverlappingCS, r.Violation, c.want, c.about)
+			}
+		})
+	}
+}

@@ -349,7 +349,7 @@ func (in *instance) nodeOf(k uint32) proto.NodeID {
 
 func (in *instance) crash(id proto.NodeID) {
 	if in.inCS[id] {
-		in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now()})
+		in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now(), true})
 	}
 	in.step(id, proto.Input{Kind: proto.Crash})
 	in.life[id]++
@@ -438,7 +438,7 @@ func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
 }
 
 func (in *instance) exit(id proto.NodeID) {
-	in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now()})
+	in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now(), false})
 	in.inCS[id] = false
 	in.busy[id] = false
 	in.step(id, proto.Input{Kind: proto.ExitCS, Tag: in.reqTag[id]})

@@ -17,6 +17,7 @@ import (
 type csInterval struct {
 	Node       proto.NodeID `json:"n"`
 	Enter, Out float64
+	Crashed    bool `json:"c,omitempty"` // the stay ended with a crash, not an exit
 }
 
 // rankReport is what one rank sends rank 0 about one run.
@@ -246,17 +247,22 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	}
 	// Mutual exclusion: no two stays in the critical section overlap.
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
-	for k := 1; k < len(cs); k++ {
-		if prev := cs[k-1]; cs[k].Enter < prev.Out {
+	var last csInterval // of the stays entered so far, the one that ends last
+	for k, c := range cs {
+		if k > 0 && c.Enter < last.Out {
 			r.OverlappingCS++
 			if r.SafetyViolations == 0 {
-				r.Violation = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (until t=%.6fs; seed %d)",
-					cs[k].Node, cs[k].Enter, prev.Node, prev.Out, s.Seed)
+				end := "left"
+				if last.Crashed {
+					end = "crashed"
+				}
+				r.Violation = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (from t=%.6fs; it %s at t=%.6fs; seed %d)",
+					c.Node, c.Enter, last.Node, last.Enter, end, last.Out, s.Seed)
 			}
 			r.SafetyViolations++
 		}
-		if cs[k].Out < cs[k-1].Out {
-			cs[k] = csInterval{cs[k].Node, cs[k].Enter, cs[k-1].Out}
+		if k == 0 || c.Out > last.Out {
+			last = c
 		}
 	}
 	for _, rep := range reps {

@@ -73,6 +73,7 @@ safety=$(grep '"safety_violations"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -
 late=$(grep '"delays_over_delta"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd' ' -)
 if [ "$rows" != 2 ] || [ "$safety" != "0 0" ] || [ "$code" != 0 ]; then
 	echo "FAIL: mpirun -np 32 ocbench --json (exit $code): $rows rows, safety violations per row: $safety, deliveries over δ: $late"
+	grep -E '"(nodes|violation|max_delay_delta)"' "$tmp/ipsc2.json" || true # what broke, where, and how late the latest delivery was
 	cat "$tmp/ipsc2.err"
 	fail=1
 else
