@@ -196,21 +196,24 @@ func TestOverlappingStays(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		name  string
-		stays []csInterval
-		want  int
-		about string // in the description
+		name     string
+		stays    []csInterval
+		minDelay float64 // the smallest delay the rank measured, in seconds
+		want     int
+		about    string // in the description
 	}{
-		{"one after another", []csInterval{{1, 0, 1, false}, {2, 1, 2, false}, {3, 2.5, 3, true}}, 0, ""},
-		{"overlap", []csInterval{{2, 1, 3, false}, {1, 0, 2, false}}, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it (from t=0.000000s; it left at t=2.000000s; seed 5)"},
-		{"ended by a crash", []csInterval{{1, 0, 2, true}, {2, 1, 3, false}}, 1, "it crashed at t=2.000000s"},
-		{"two inside a long one", []csInterval{{1, 0, 10, false}, {2, 1, 2, false}, {3, 3, 4, false}}, 2, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
+		{"one after another", []csInterval{{1, 0, 1, false}, {2, 1, 2, false}, {3, 2.5, 3, true}}, 1e-6, 0, ""},
+		{"overlap", []csInterval{{2, 1, 3, false}, {1, 0, 2, false}}, 1e-6, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it (from t=0.000000s; it left at t=2.000000s; seed 5)"},
+		{"ended by a crash", []csInterval{{1, 0, 2, true}, {2, 1, 3, false}}, -1e-4, 1, "it crashed at t=2.000000s"},
+		{"two inside a long one", []csInterval{{1, 0, 10, false}, {2, 1, 2, false}, {3, 3, 4, false}}, 1e-6, 2, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
+		{"shorter than the clocks' disagreement", []csInterval{{1, 0, 2.000005, false}, {2, 2, 3, false}}, -1e-4, 1, "the ranks' clocks disagree by at least 100.0 µs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := newJob(Local(1)[0], 0, 1, pl, s.Nodes)
 			in := newInstance(j, 0, s, nil)
 			j.runs = []*instance{in}
 			in.stats.CS = c.stays
+			in.noteDelay(c.minDelay)
 			r := assemble(in, []*rankReport{in.report()})
 			if r.SafetyViolations != c.want || r.OverlappingCS != int64(c.want) || !strings.Contains(r.Violation, c.about) {
 				t.Errorf("safety violations %d, overlaps %d, violation %q; want %d and %q", r.SafetyViolations, r.OverlappingCS, r.Violation, c.want, c.about)

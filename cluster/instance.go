@@ -158,6 +158,9 @@ func (in *instance) runDue(now float64) bool {
 }
 
 func (in *instance) noteDelay(d float64) {
+	if in.stats.Delivered == 0 || d < in.stats.MinDelay {
+		in.stats.MinDelay = d
+	}
 	in.stats.Delivered++
 	if d > in.stats.MaxDelay {
 		in.stats.MaxDelay = d

@@ -46,6 +46,7 @@ type rankReport struct {
 	Delivered  int64
 	Dropped    int64
 	MaxDelay   float64
+	MinDelay   float64 // below 0: this rank's clock is behind a sender's by at least as much
 	OverDelta  int64
 	// Broken counts messages that nodes sent to no node, BrokenWhy says
 	// the first: safety violations.
@@ -184,6 +185,10 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		r.Steps += rep.Steps
 		r.MessagesDropped += rep.Dropped
 		r.MaxDelayDelta = max(r.MaxDelayDelta, rep.MaxDelay/s.Delta)
+		if rep.Delivered > 0 && (r.MeasuredMinDelayDelta == nil || rep.MinDelay/s.Delta < *r.MeasuredMinDelayDelta) {
+			v := rep.MinDelay / s.Delta
+			r.MeasuredMinDelayDelta = &v
+		}
 		r.DelaysOverDelta += rep.OverDelta
 		r.MalformedFrames += rep.Malformed
 		r.StartSkewDelta = max(r.StartSkewDelta, rep.LateStart/s.Delta)
@@ -258,6 +263,9 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 				}
 				r.Violation = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (from t=%.6fs; it %s at t=%.6fs; seed %d)",
 					c.Node, c.Enter, last.Node, last.Enter, end, last.Out, s.Seed)
+				if m := r.MeasuredMinDelayDelta; m != nil && *m < 0 && last.Out-c.Enter <= -*m*s.Delta {
+					r.Violation += fmt.Sprintf("; the ranks' clocks disagree by at least %.1f µs (a delivery measured a negative delay), more than this overlap", -*m*s.Delta*1e6)
+				}
 			}
 			r.SafetyViolations++
 		}

@@ -283,8 +283,35 @@ func (j *job) rankOf(id proto.NodeID) int { return int(j.owner[id]) }
 
 // setEpoch makes time 0 the wall-clock instant epoch (Unix nanoseconds).
 func (j *job) setEpoch(epoch int64) {
-	j.t0 = time.Now()
+	j.t0 = pairedNow()
 	j.base = float64(j.t0.UnixNano()-epoch) / 1e9
+}
+
+// pairedNow returns a reading of the clock whose wall and monotonic parts
+// were read at nearly the same instant. time.Now reads the wall clock, then
+// the monotonic one; a rank preempted in between (32 ranks leave the
+// start-time collective together on 2 cores) pairs them wrongly, and every
+// time it reads afterwards is off by the preemption: one rank's clock ran
+// 0.1 ms behind the others, enough for a token passed in microseconds to
+// look as if two nodes had been in the critical section at once. The wall
+// reading of a second time.Now lies between the monotonic readings of the
+// first and the second, so the gap between those bounds the error; it takes
+// the best of a few tries, and stops early at a tight one.
+func pairedNow() time.Time {
+	const tries, tight = 50, 200 * time.Nanosecond
+	var best time.Time
+	bestGap := time.Duration(math.MaxInt64)
+	for range tries {
+		t1 := time.Now()
+		t2 := time.Now()
+		if gap := t2.Sub(t1); gap < bestGap {
+			best, bestGap = t2, gap
+			if gap <= tight {
+				break
+			}
+		}
+	}
+	return best
 }
 
 // now returns the time since time 0 in seconds: the wall clock at setEpoch,

@@ -22,6 +22,7 @@ func Merge(runs []*Run) *Run {
 		r.MessagesDropped, r.Steps, r.BaselineMessages, r.WallSeconds, r.VirtualSeconds = 0, 0, 0, 0, 0
 		r.LateMessages, r.OverlappingCS, r.DuplicateTokens, r.MaxDelayDelta = 0, 0, 0, 0
 		r.Violation = ""
+		r.MeasuredMinDelayDelta = nil
 	}
 	zero(&m)
 	var phases float64
@@ -53,6 +54,9 @@ func Merge(runs []*Run) *Run {
 		m.DuplicateTokens += r.DuplicateTokens
 		if r.MaxDelayDelta > m.MaxDelayDelta {
 			m.MaxDelayDelta = r.MaxDelayDelta
+		}
+		if v := r.MeasuredMinDelayDelta; v != nil && (m.MeasuredMinDelayDelta == nil || *v < *m.MeasuredMinDelayDelta) {
+			m.MeasuredMinDelayDelta = v
 		}
 		if m.Violation == "" {
 			m.Violation = r.Violation

@@ -102,6 +102,9 @@ type Run struct {
 	Events          map[string]int64 `json:"events,omitempty"`
 	MessagesDropped int64            `json:"messages_dropped"`
 	MaxDelayDelta   float64          `json:"max_delay_delta"`
+	// MeasuredMinDelayDelta is the smallest delivery delay measured under MPI, in
+	// δ; below 0, the ranks' clocks disagree by at least as much.
+	MeasuredMinDelayDelta *float64 `json:"measured_min_delay_delta,omitempty"`
 	// Delay violations on purpose (--delay-violations).
 	LateMessages    int64 `json:"late_messages,omitempty"`
 	OverlappingCS   int64 `json:"overlapping_cs,omitempty"`
