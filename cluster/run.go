@@ -221,7 +221,7 @@ type job struct {
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
-	toRing []int    // scratch: the ranks that ring and flush ring
+	dests  []int    // scratch: the ranks that flush rings
 	filled []filled // the frames begun since the last flush, each once, in order
 	mem    [][]byte // frame buffers that the Comm allocated (close frees them)
 	recv   []byte
@@ -344,18 +344,7 @@ func (j *job) send(buf []byte, dest, tag int) {
 // be sent to it; ranks on other machines are skipped), with one system call
 // for the sleeping ones: a woken rank cannot preempt the sender between its
 // sends when ranks outnumber cores.
-func (j *job) ring(dests ...int) {
-	if j.bell == nil {
-		return
-	}
-	j.toRing = j.toRing[:0]
-	for _, r := range dests {
-		if j.bell.rings(r) {
-			j.toRing = append(j.toRing, r)
-		}
-	}
-	j.bell.ringAll(j.toRing)
-}
+func (j *job) ring(dests ...int) { j.bell.ringAll(dests) }
 
 // flush sends the frames that the runs filled since the last flush, after
 // one ring for all of them (a rank once for every frame).
@@ -364,13 +353,13 @@ func (j *job) flush() {
 		return
 	}
 	if j.bell != nil {
-		j.toRing = j.toRing[:0]
+		j.dests = j.dests[:0]
 		for _, f := range j.filled {
-			if f.in.counts[f.dest] > 0 && j.bell.rings(f.dest) { // else sent when it was full, or cannot ring
-				j.toRing = append(j.toRing, f.dest)
+			if f.in.counts[f.dest] > 0 { // else sent when it was full
+				j.dests = append(j.dests, f.dest)
 			}
 		}
-		j.bell.ringAll(j.toRing)
+		j.ring(j.dests...)
 	}
 	for _, f := range j.filled {
 		f.in.listed[f.dest] = false
