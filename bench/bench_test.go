@@ -195,9 +195,9 @@ func BenchmarkSimulator(b *testing.B) {
 
 // TestDelayViolations: delays beyond δ on purpose break safety in the
 // failure protocol (it rests on δ), the run goes on, counts the breaches and
-// describes the first with its seed; the same run within δ is safe. Far
-// beyond δ, keep-alives breed into a message storm, and the run is stopped
-// and reported instead of running for ever.
+// describes the first with its seed; the same run within δ is safe. No run
+// here may end as a message storm (the simulator's guard against a protocol
+// whose messages breed).
 func TestDelayViolations(t *testing.T) {
 	for _, c := range []struct {
 		nodes      int
@@ -207,9 +207,9 @@ func TestDelayViolations(t *testing.T) {
 	}{
 		{32, 0, 10, true, false},
 		{32, 0.1, 10, false, false},
-		{64, 0.2, 50, false, true},
+		{64, 0.2, 50, false, false},
 	} {
-		s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 1, Workload: "poisson", Seed: 1, Think: 10 * float64(c.nodes),
+		s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 1, Workload: "poisson", Seed: 1, Think: 10 * float64(c.nodes), CSTime: 1,
 			LateFraction: c.late, LateFactor: c.far, NoBaseline: true,
 			Faults: FaultPlan{Crashes: 200, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 		r, err := Run(s)

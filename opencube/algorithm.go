@@ -31,7 +31,7 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	for i := range nodes {
 		nd := &nodes[i]
 		nd.core.Init(rule, proto.NodeID(i), n)
-		nd.rule, nd.cfg, nd.up, nd.stampFrom, nd.reattachFrom = rule, *a.FT, true, proto.Nil, proto.Nil
+		nd.rule, nd.cfg, nd.up, nd.holder, nd.reattachFrom = rule, *a.FT, true, proto.Nil, proto.Nil
 		out[i] = nd
 	}
 	return out

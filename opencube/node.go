@@ -8,12 +8,12 @@ import (
 
 // Timer kinds of the failure protocol.
 const (
-	timerSuspect uint8 = iota + 1 // an asking node waits for the token
+	timerSuspect uint8 = iota + 1 // an asking node waits for news of its request or the token
 	timerLoan                     // a root waits for a lent token to come back
 	timerEnquiry                  // a root waits for the answer to its enquiry
 	timerPhase                    // a search phase waits for answers to its tests
 	timerRetest                   // a search phase tests "try later" nodes again
-	timerKeep                     // a node holding others' requests tells them so
+	timerBeat                     // a node holding a request tells its requester (Arg: requester, Seq: serial)
 	timerConfirm                  // a searcher waits for objections before regenerating
 	timerQuiet                    // a recovered node stops discarding tokens
 	timerProbe                    // a father waits for the answer of the son it probed
@@ -55,9 +55,19 @@ type Node struct {
 	up   bool
 
 	seq uint32 // source of timer sequence numbers; a timer is live iff its Seq is the one recorded
+	// inc is the node's incarnation: the number of times it recovered. It
+	// survives a crash (stable storage) and goes out with every heartbeat,
+	// so that a suspicion names the incarnation it suspects.
+	inc uint32
 
+	// suspectSeq is the live timer of the deadline by which a waiting node
+	// expects news of its request (a heartbeat of its holder, the token, an
+	// anomaly); holder and holderInc are the node that last said it holds
+	// the request, and its incarnation (Nil: none yet). See watch.go.
 	suspectSeq uint32
-	keepSeq    uint32
+	pending    int // deadlines of the current request not passed yet
+	holder     proto.NodeID
+	holderInc  uint32
 
 	loanSeq        uint32
 	loanTag        uint32
@@ -71,6 +81,7 @@ type Node struct {
 	phase     int
 	phaseSeq  uint32
 	retry     []proto.NodeID
+	retested  bool // the phase has tested its "try later" nodes again once
 	// adopter is a searcher that tested this searching node in a phase
 	// adoptPhase above its own (0: none): the search concludes with
 	// father := adopter when it reaches adoptPhase, unless a lower phase
@@ -109,15 +120,6 @@ type Node struct {
 	// which the node discards every token and issues no request
 	// (docs/failures.md: a token sent to a crashed node is lost).
 	quietSeq uint32
-
-	// Keep-alives (docs/failures.md): an anchor (the node that holds or
-	// lent the token) stamps them (anchor id, counter); a waiting node
-	// accepts a stamp newer than the last it accepted, at most
-	// maxWaitDepth hops from its anchor, and passes it on at once.
-	stampFrom  proto.NodeID
-	stampCount uint64
-	stampDepth uint8
-	anchorTick uint64
 }
 
 func (n *Node) next() uint32 { n.seq++; return n.seq }
@@ -169,6 +171,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		return
 	}
 	start := len(out.Msgs)
+	held := proto.Message{J: proto.Nil}
 	switch in.Kind {
 	case proto.EnterCS:
 		n.core.Enqueue(n.core.ID, n.core.ID, in.Tag)
@@ -179,6 +182,9 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.core.ExitCS(out)
 	case proto.Receive:
 		n.receive(in.Msg, out)
+		if in.Msg.Type == proto.Request {
+			held = in.Msg
+		}
 	case proto.Fire:
 		n.fire(in.Timer, out)
 	}
@@ -188,62 +194,20 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	n.trimSons()
 	n.reattachLater(out)
 	n.arm(out, start)
-	if n.keepSeq == 0 && n.anchor() && n.holding() {
-		n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
+	if held.J != proto.Nil && n.core.Holds(held.J, held.Tag) {
+		n.hold(held.J, held.Tag, out)
 	}
-}
-
-// anchor reports whether the node makes the system progress: it holds the
-// token, or lent it and waits for it.
-func (n *Node) anchor() bool { return n.core.TokenHere || n.lending() }
-
-// holding reports whether the node holds a request of another node: queued,
-// or served as a proxy.
-func (n *Node) holding() bool {
-	c := &n.core
-	if c.Asked && c.Mandator != proto.Nil && c.Mandator != c.ID {
-		return true
-	}
-	held := false
-	c.Queue(func(j proto.NodeID, _ uint32) { held = held || j != c.ID })
-	return held
-}
-
-// maxWaitDepth bounds the length of a real chain of waiting nodes (a
-// branch of the tree, plus proxies): 2·pmax + 2.
-func (n *Node) maxWaitDepth() uint8 { return uint8(min(2*n.rule.PMax+2, 255)) }
-
-// keepPeriod is the period of keep-alives: pmax·δ, half the requester's
-// suspicion delay, so that a keep-alive (delayed by at most δ) always comes
-// before the requester suspects a live holder.
-func (n *Node) keepPeriod() float64 { return float64(max(n.rule.PMax, 1)) }
-
-// keepAlive tells every requester whose request this node holds that it is
-// held here, by a chain of waiting nodes that ends at an anchor, so that it
-// does not start a search (docs/failures.md). The message carries the
-// anchor's stamp and its distance from the anchor.
-func (n *Node) keepAlive(out *proto.Output, from proto.NodeID, count uint64, depth uint8) {
-	c := &n.core
-	wait := func(j proto.NodeID, tag uint32) {
-		if j != c.ID {
-			n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: from, Gen: count, Phase: depth, Src: proto.Nil, Tag: tag})
-		}
-	}
-	if c.Asked && c.Mandator != proto.Nil {
-		wait(c.Mandator, c.Tag)
-	}
-	c.Queue(wait)
 }
 
 // arm looks at what the step sent and sets the timers of §5: a node that
-// sent a request on its own account suspects a failure if the token has not
-// come 2·pmax·δ later; a root that lent the token enquires if it has not come
-// back 2δ+e later (lent to the source itself) or (pmax+1)δ+e later.
+// sent a request on its own account waits for news of it (watch.go); a root
+// that lent the token enquires if it has not come back 2δ+e later (lent to
+// the source itself) or (pmax+1)δ+e later.
 func (n *Node) arm(out *proto.Output, start int) {
 	for _, m := range out.Msgs[start:] {
 		switch {
 		case m.Type == proto.Request && m.J == n.core.ID:
-			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
+			n.watch(out)
 		case m.Type == proto.Token && m.J == n.core.ID:
 			n.loanTag, n.loanSrc = m.Tag, m.Src
 			wait := float64(n.rule.PMax+1) + n.cfg.CSEstimate
@@ -353,13 +317,15 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		if n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J)) {
 			return
 		}
-		if n.phase == n.rule.PMax && !n.cfg.Paper {
-			// In the last phase the tested node's request can only be
-			// served by the token of the root we did not find: if that
-			// token lives, its holder objects to our regeneration; if it
-			// is in flight, the regeneration discards it. Waiting for the
-			// node kept whole systems searching while the token was lost
-			// (docs/failures.md).
+		if (n.phase == n.rule.PMax || n.retested) && !n.cfg.Paper {
+			// A node still asking after one retest, or in the last phase,
+			// is discarded like a silent one. Its request may wait, through
+			// holders that are alive and say so, on this very search (or on
+			// another one that waits on it): testing it again would wait
+			// for ever. In the last phase its request can only be served
+			// by the token of the root we did not find: if that token
+			// lives, its holder objects to our regeneration; if it is in
+			// flight, the regeneration discards it (docs/failures.md).
 			return
 		}
 		for _, k := range n.retry {
@@ -369,13 +335,9 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		}
 		n.retry = append(n.retry, m.From)
 	case proto.Wait:
-		fresh := m.J != n.stampFrom || m.Gen > n.stampCount
-		if n.waitingToken() && m.Tag == n.core.Tag && fresh && m.Phase <= n.maxWaitDepth() {
-			n.stampFrom, n.stampCount, n.stampDepth = m.J, m.Gen, m.Phase
-			n.stopSearch()
-			n.suspectSeq = n.timer(out, timerSuspect, float64(2*n.rule.PMax))
-			n.keepAlive(out, m.J, m.Gen, m.Phase+1)
-		}
+		n.heartbeat(m, out)
+	case proto.Chase:
+		n.chase(m, out)
 	case proto.Probe, proto.Attach, proto.Reattach:
 		n.receiveSons(m, out)
 	case proto.Anomaly:
@@ -500,9 +462,9 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 func (n *Node) fire(t proto.Timer, out *proto.Output) {
 	switch t.Kind {
 	case timerSuspect:
-		if t.Seq == n.suspectSeq && n.waitingToken() && !n.searching {
-			n.startSearch(n.firstPhase(), out)
-		}
+		n.deadline(t, out)
+	case timerBeat:
+		n.beat(t, out)
 	case timerLoan:
 		if t.Seq == n.loanSeq && n.lending() {
 			out.Events[proto.EvEnquiry]++
@@ -523,16 +485,6 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		}
 		n.phase++
 		n.startPhase(out)
-	case timerKeep:
-		if t.Seq != n.keepSeq {
-			return
-		}
-		n.keepSeq = 0
-		if n.anchor() && n.holding() {
-			n.anchorTick++
-			n.keepAlive(out, n.core.ID, n.anchorTick, 1)
-			n.keepSeq = n.timer(out, timerKeep, n.keepPeriod())
-		}
 	case timerConfirm:
 		if t.Seq == n.phaseSeq && n.confirming {
 			n.stopSearch()
@@ -555,6 +507,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 			n.test(k, out)
 		}
 		n.retry = n.retry[:0]
+		n.retested = true
 		n.phaseSeq = n.timer(out, timerPhase, 2)
 	}
 }
@@ -594,7 +547,7 @@ func (n *Node) startPhase(out *proto.Output) {
 		return
 	}
 	out.Events[proto.EvSearchPhase]++
-	n.retry = n.retry[:0]
+	n.retry, n.retested = n.retry[:0], false
 	lo, hi := hypercube.AtDistance(int(n.core.ID), n.phase)
 	for k := lo; k < hi; k++ {
 		n.test(proto.NodeID(k), out)
@@ -692,7 +645,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, anchorTick: n.anchorTick, announced: n.announced, stampFrom: proto.Nil, reattachFrom: proto.Nil}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, inc: n.inc, announced: n.announced, holder: proto.Nil, reattachFrom: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.
@@ -704,6 +657,7 @@ func (n *Node) recover(out *proto.Output) {
 		return
 	}
 	n.up = true
+	n.inc++
 	n.quietSeq = n.timer(out, timerQuiet, 2)
 	n.startSearch(1, out)
 }

@@ -32,15 +32,16 @@ const (
 	Test                        // test(d) of search_father phase d
 	Answer                      // answer to a test: "ok" or "try later"
 	Anomaly                     // a father tells a requester it cannot be its father
-	Wait                        // "your request is held here": a keep-alive to a waiting requester
+	Wait                        // "your request is held here": a holder's heartbeat to a waiting requester
 	Regenerate                  // a searcher about to regenerate the token announces the new generation
 	Probe                       // a father asks the node it knows as its son at some distance whether it still is
 	Attach                      // the answer to a probe: "I am your son" (Reply AnswerOK) or "I am not" (0)
 	Reattach                    // a father tells a son that it cannot be its son (a second son at that distance, or beyond its power): search again
+	Chase                       // a long-waiting requester's probe along the holders of requests, to find a cycle of waits
 	NumMsgTypes                 // number of message types
 )
 
-var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach"}
+var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach", "chase"}
 
 // String returns the type's name as used in JSON output and traces.
 func (t MsgType) String() string {
@@ -52,8 +53,9 @@ func (t MsgType) String() string {
 
 // Cause says why a message was sent: the failure-free protocol, the
 // handling of a failure (suspicion, enquiry, search, anomaly, requests
-// re-issued after a search, token regeneration), or the keep-alives that
-// keep a waiting requester from suspecting a live holder of its request.
+// re-issued after a search, token regeneration), or the detection traffic
+// (heartbeats) that tells a waiting requester its request is held by a live
+// node. Liveness messages are never part of the overhead per failure.
 type Cause uint8
 
 // The causes of messages.
@@ -152,6 +154,25 @@ type Output struct {
 	// Events counts algorithm events a runtime reports (token regenerations,
 	// stale tokens discarded, searches, ...), indexed by Event.
 	Events [NumEvents]int32
+	// Suspect reports that the node suspected a failure in this step.
+	Suspect Suspicion
+}
+
+// Suspicion is a node's conclusion that a failure happened: it heard nothing
+// of its request in time. The runtime, which knows which nodes crashed,
+// judges it: it is false if the node suspected is up and in the incarnation
+// the suspecter last heard from (or, when Of is Nil, if no node crashed in
+// the last Window·δ).
+type Suspicion struct {
+	Yes bool
+	// Of is the node suspected: the last node that said it held the
+	// request (Nil: none did; the request was lost on its way).
+	Of NodeID
+	// Inc is Of's incarnation (the number of times it recovered) when the
+	// suspecter last heard from it.
+	Inc uint32
+	// Window is how long the suspecter waited in silence, in δ.
+	Window float64
 }
 
 // Reset empties o for the next step, keeping its buffers.
@@ -160,6 +181,7 @@ func (o *Output) Reset() {
 	o.Timers = o.Timers[:0]
 	o.Enter = false
 	o.Events = [NumEvents]int32{}
+	o.Suspect = Suspicion{}
 }
 
 // Event names a countable algorithm event.
@@ -179,10 +201,11 @@ const (
 	EvEnquiry          // a root enquired about a lent token
 	EvSonConflict      // a father found two live sons at the same distance
 	EvReattach         // a node searched again because its father told it so
+	EvWaitCycle        // a requester's chase came back to it: its request waited on itself
 	NumEvents
 )
 
-var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments"}
+var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments", "wait_cycles"}
 
 // String returns the event's JSON name.
 func (e Event) String() string { return eventNames[e] }

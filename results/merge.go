@@ -19,6 +19,7 @@ func Merge(runs []*Run) *Run {
 		r.RequestsIssued, r.RequestsServed, r.MessagesTotal, r.Failures, r.Recoveries = 0, 0, 0, 0, 0
 		r.SafetyViolations, r.LivenessViolations, r.TokensRegenerated, r.StaleTokensDiscarded = 0, 0, 0, 0
 		r.SearchesStarted, r.RequestsLost, r.RequestsAbandoned, r.FailureMessagesBeforeFirstCrash = 0, 0, 0, 0
+		r.Suspicions, r.FalseSuspicions, r.DetectionPerRequest = 0, 0, 0
 		r.MessagesDropped, r.Steps, r.BaselineMessages, r.WallSeconds, r.VirtualSeconds = 0, 0, 0, 0, 0
 		r.LateMessages, r.OverlappingCS, r.DuplicateTokens, r.MaxDelayDelta = 0, 0, 0, 0
 		r.Violation = ""
@@ -40,6 +41,8 @@ func Merge(runs []*Run) *Run {
 		m.TokensRegenerated += r.TokensRegenerated
 		m.StaleTokensDiscarded += r.StaleTokensDiscarded
 		m.SearchesStarted += r.SearchesStarted
+		m.Suspicions += r.Suspicions
+		m.FalseSuspicions += r.FalseSuspicions
 		phases += r.SearchPhasesMean * float64(r.SearchesStarted)
 		m.RequestsLost += r.RequestsLost
 		m.RequestsAbandoned += r.RequestsAbandoned
@@ -88,6 +91,9 @@ func Merge(runs []*Run) *Run {
 	}
 	if m.SearchesStarted > 0 {
 		m.SearchPhasesMean = phases / float64(m.SearchesStarted)
+	}
+	if m.RequestsServed > 0 {
+		m.DetectionPerRequest = float64(m.MessagesByCause["liveness"]) / float64(m.RequestsServed)
 	}
 	// Per-request statistics: the mean is pooled exactly; the quantiles of a
 	// merged record are the largest over the seeds (a conservative choice).

@@ -89,12 +89,23 @@ type Run struct {
 	FailureMessagesBeforeFirstCrash int64            `json:"failure_messages_before_first_crash"`
 	TokensRegenerated               int64            `json:"tokens_regenerated"`
 	// OpenCubeAtEnd: the father relation was an open-cube when the run ended.
-	OpenCubeAtEnd        bool    `json:"open_cube_at_end"`
-	StaleTokensDiscarded int64   `json:"stale_tokens_discarded"`
-	SearchesStarted      int64   `json:"searches_started"`
-	SearchPhasesMean     float64 `json:"search_phases_mean"`
-	RequestsLost         int64   `json:"requests_lost"`
-	RequestsAbandoned    int64   `json:"requests_abandoned_by_crash"`
+	OpenCubeAtEnd        bool  `json:"open_cube_at_end"`
+	StaleTokensDiscarded int64 `json:"stale_tokens_discarded"`
+	SearchesStarted      int64 `json:"searches_started"`
+	// Suspicions counts the failures nodes suspected (each starts a
+	// search); FalseSuspicions those whose suspected node was in fact up
+	// and had not crashed since it was last heard from (target 0).
+	Suspicions      int64 `json:"suspicions"`
+	FalseSuspicions int64 `json:"false_suspicions"`
+	// FirstFalseSuspicion describes the first false suspicion, to replay.
+	FirstFalseSuspicion string `json:"first_false_suspicion,omitempty"`
+	// DetectionPerRequest is the failure detector's traffic (heartbeats of
+	// the holders of requests, cause "liveness") per served request. It is
+	// never part of the overhead per failure.
+	DetectionPerRequest float64 `json:"detection_msgs_per_request"`
+	SearchPhasesMean    float64 `json:"search_phases_mean"`
+	RequestsLost        int64   `json:"requests_lost"`
+	RequestsAbandoned   int64   `json:"requests_abandoned_by_crash"`
 	// RecoveryDelta is, per crash, the time to the next CS entry, in δ.
 	RecoveryDelta Summary `json:"recovery_delta"`
 	// RecoverySamples are the per-crash times behind RecoveryDelta, in δ.

@@ -27,7 +27,17 @@ var FailureFreeColumns = []Column{
 	{"p99", func(r *Run) string { return num(r.MsgsPerRequest.P99) }},
 	{"max", func(r *Run) string { return num(r.MsgsPerRequest.Max) }},
 	{"wait mean (δ)", func(r *Run) string { return fmt.Sprintf("%.2f", r.WaitDelta.Mean) }},
+	{"detection/req", func(r *Run) string { return ftOnly(r, fmt.Sprintf("%.3f", r.DetectionPerRequest)) }},
+	{"false susp.", func(r *Run) string { return ftOnly(r, fmt.Sprint(r.FalseSuspicions)) }},
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
+}
+
+// ftOnly is s for a run with the failure protocol on, "-" without it.
+func ftOnly(r *Run, s string) string {
+	if !r.FaultTolerant {
+		return "-"
+	}
+	return s
 }
 
 // CrashColumns are the columns of a run with crashes.
@@ -53,6 +63,8 @@ var CrashColumns = []Column{
 	{"msg/req", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"regenerated", func(r *Run) string { return fmt.Sprint(r.TokensRegenerated) }},
 	{"searches", func(r *Run) string { return fmt.Sprint(r.SearchesStarted) }},
+	{"false susp.", func(r *Run) string { return fmt.Sprint(r.FalseSuspicions) }},
+	{"detection/req", func(r *Run) string { return fmt.Sprintf("%.3f", r.DetectionPerRequest) }},
 	{"recovery mean (δ)", func(r *Run) string { return fmt.Sprintf("%.1f", r.RecoveryDelta.Mean) }},
 	{"lost", func(r *Run) string { return fmt.Sprint(r.RequestsLost) }},
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},

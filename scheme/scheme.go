@@ -140,6 +140,21 @@ func (n *Node) HoldsFrom(j proto.NodeID) bool {
 	return false
 }
 
+// Filter keeps in the node's queue the requests for which keep returns
+// true, in their order, and drops the others.
+func (n *Node) Filter(keep func(j proto.NodeID, tag uint32) bool) {
+	q := n.queue[:0]
+	for _, e := range n.queue[n.head:] {
+		if keep(e.j, e.tag) {
+			q = append(q, e)
+		}
+	}
+	for k := len(q); k < len(n.queue); k++ {
+		n.queue[k] = entry{}
+	}
+	n.queue, n.head = q, 0
+}
+
 // Queued returns the number of requests waiting in the node's queue.
 func (n *Node) Queued() int { return len(n.queue) - n.head }
 

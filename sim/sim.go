@@ -82,6 +82,13 @@ type Stats struct {
 	// Storm, if not empty, says why the run was stopped as a message
 	// storm (see stormInFlight).
 	Storm string
+	// Suspicions counts the failures nodes suspected (proto.Suspicion);
+	// FalseSuspicions those of them that were false: the node suspected was
+	// up and in the incarnation last heard from (or, for a request lost on
+	// its way, no node had crashed in the window the suspecter waited).
+	// FirstFalseSuspicion describes the first false one.
+	Suspicions, FalseSuspicions int64
+	FirstFalseSuspicion         string
 }
 
 // stormInFlight returns the number of messages in flight at which a run of
@@ -165,6 +172,14 @@ type Sim struct {
 	stopped        bool
 	err            error
 
+	// incarnation[i] counts node i's recoveries (nil until the first
+	// crash); downNodes is the number of nodes down, lastCrash and lastUp
+	// the times of the last crash and recovery (-1: none). They judge
+	// suspicions.
+	incarnation       []uint32
+	downNodes         int
+	lastCrash, lastUp float64
+
 	// Stats are the run's counters.
 	Stats Stats
 }
@@ -181,6 +196,9 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		rng:   rand.New(rand.NewPCG(cfg.Seed, 0x6f70656e63756265)),
 		free:  -1,
 		hooks: hooks,
+
+		lastCrash: -1,
+		lastUp:    -1,
 
 		stormAt: stormInFlight(len(nodes)),
 	}
@@ -313,6 +331,12 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 	s.Stats.Steps++
 	after := n.View()
 	s.down[id] = !after.Up
+	if before.Up != after.Up {
+		s.upDown(id, after.Up)
+	}
+	if s.out.Suspect.Yes {
+		s.judge(id, s.out.Suspect)
+	}
 	s.tokenHolders += b2i(after.TokenHere) - b2i(before.TokenHere)
 	s.inCS += b2i(after.InCS) - b2i(before.InCS)
 	for k, c := range s.out.Events {
@@ -439,5 +463,21 @@ func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64
 	w.WriteString(strconv.Itoa(int(m.To)))
 	w.WriteString(`,"msg":`)
 	w.WriteString(strconv.FormatUint(id, 10))
+	w.WriteString(`,"j":`)
+	w.WriteString(strconv.Itoa(int(m.J)))
+	w.WriteString(`,"tag":`)
+	w.WriteString(strconv.FormatUint(uint64(m.Tag), 10))
+	if m.Phase != 0 {
+		w.WriteString(`,"phase":`)
+		w.WriteString(strconv.Itoa(int(m.Phase)))
+	}
+	if m.Reply != 0 {
+		w.WriteString(`,"reply":`)
+		w.WriteString(strconv.Itoa(int(m.Reply)))
+	}
+	if m.Gen != 0 {
+		w.WriteString(`,"gen":`)
+		w.WriteString(strconv.FormatUint(m.Gen, 10))
+	}
 	w.WriteString("}\n")
 }

@@ -1,0 +1,143 @@
+package opencube
+
+import "github.com/ocbench/ocbench/proto"
+
+// Failure detection: suspect the node that holds your request, not the
+// clock (docs/failures.md, "Detection").
+//
+// A request is always in one of three places: on its way (at most pmax hops,
+// since every transit hop takes it one unit farther from its requester), held
+// by a node (queued there, or served there as a proxy), or served (the token,
+// or an anomaly, is on its way to the requester). A node that still holds a
+// request P = 2·pmax·δ after it received it sends the requester a heartbeat
+// (a wait message), and then again after 2P, 4P, 8P ...: the gaps double, so
+// a request held for a time w costs about log2(w/P) heartbeats, and none at
+// all when it is served within P (light load). Each heartbeat says when the
+// next one is due. The requester waits for news (a heartbeat, the token, an
+// anomaly) until a deadline that covers the longest way its request can take
+// from a live holder to the next one (pmax holders, each holding it less
+// than P without a word, and pmax hops) plus δ of margin; only if that
+// deadline passes in silence does it suspect a failure and search. While δ
+// holds and no node crashes, some news always comes first: no false
+// suspicion, at any load. With Config.Paper the requester suspects on the
+// paper's clock instead (2·pmax·δ after it asked), with no heartbeat.
+
+// beatPeriod is P, in δ: the first heartbeat of a held request comes P after
+// the holder received it.
+func (n *Node) beatPeriod() float64 { return float64(2 * max(n.rule.PMax, 1)) }
+
+// window is W, in δ: how long a requester waits for news of its request
+// beyond the time its holder promised. A request moves through at most pmax
+// holders after it was sent (or after its holder's last heartbeat); each
+// holds it less than P without a heartbeat and passes it on in one hop of at
+// most δ, and the news takes one more hop. One δ of margin makes a delay of
+// exactly δ safe when a timer and a delivery fall on the same instant.
+func (n *Node) window() float64 {
+	return float64(n.rule.PMax)*(n.beatPeriod()+1) + 2
+}
+
+// watch starts waiting for news of the request this node has just sent on
+// its own account: the deadlines of earlier sends are void.
+func (n *Node) watch(out *proto.Output) {
+	n.holder, n.holderInc = proto.Nil, 0
+	n.suspectSeq, n.pending = n.next(), 0
+	if n.cfg.Paper {
+		n.expect(out, float64(2*n.rule.PMax))
+		return
+	}
+	n.expect(out, n.window())
+}
+
+// expect adds a deadline after·δ from now. The node suspects a failure only
+// when every deadline of its current request has passed.
+func (n *Node) expect(out *proto.Output, after float64) {
+	n.pending++
+	out.Timers = append(out.Timers, proto.Timer{Kind: timerSuspect, Seq: n.suspectSeq, After: after})
+}
+
+// deadline is a deadline's timer: if it was the last one pending and the
+// node still waits for the token without searching, it suspects its
+// request's holder (or, if none has spoken, the way to it) and searches.
+func (n *Node) deadline(t proto.Timer, out *proto.Output) {
+	if t.Seq != n.suspectSeq || n.suspectSeq == 0 {
+		return
+	}
+	if n.pending--; n.pending > 0 || !n.waitingToken() || n.searching {
+		return
+	}
+	out.Suspect = proto.Suspicion{Yes: true, Of: n.holder, Inc: n.holderInc, Window: t.After}
+	n.startSearch(n.firstPhase(), out)
+}
+
+// heartbeat is a holder's word that it holds this node's request: the next
+// news is due within P·2^Phase, plus the window.
+func (n *Node) heartbeat(m proto.Message, out *proto.Output) {
+	if n.cfg.Paper || n.suspectSeq == 0 || n.searching || !n.waitingToken() || m.Tag != n.core.Tag {
+		return
+	}
+	n.holder, n.holderInc = m.From, uint32(m.Gen)
+	n.expect(out, n.beatPeriod()*float64(uint64(1)<<min(m.Phase, 40))+n.window())
+	if m.Phase >= chaseFrom {
+		n.send(out, proto.Message{Type: proto.Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag})
+	}
+}
+
+// chaseFrom is the heartbeat after which a requester chases its wait: the
+// next gap is P·2^chaseFrom, so it has waited at least (2^chaseFrom − 1)·P.
+const chaseFrom = 4
+
+// chaseHops bounds how far a chase goes: longer than any chain of waits
+// in an open-cube (about 2·pmax), short enough that a chase caught in a
+// cycle that does not contain its initiator soon dies.
+func (n *Node) chaseHops() uint8 { return uint8(min(1<<n.rule.PMax, 4*n.rule.PMax+8, 255)) }
+
+// chase handles a probe of a long-waiting requester (edge chasing, as in
+// Chandy, Misra and Haas's deadlock detection): each node that waits passes
+// it to the node that holds its own request. After crashes, searches can
+// close a cycle of nodes that each hold the next one's request; each is
+// alive and sends heartbeats, so no deadline ever passes. A chase that
+// comes back to its initiator shows the cycle, and the initiator searches a
+// father again. Without failures there is no cycle and a chase dies at the
+// end of the chain (the node holding or lending the token, or a searcher).
+func (n *Node) chase(m proto.Message, out *proto.Output) {
+	if n.cfg.Paper || n.searching || !n.waitingToken() {
+		return
+	}
+	if m.J == n.core.ID {
+		if m.Tag == n.core.Tag {
+			out.Events[proto.EvWaitCycle]++
+			n.startSearch(n.firstPhase(), out)
+		}
+		return
+	}
+	if n.holder == proto.Nil || m.Phase >= n.chaseHops() {
+		return
+	}
+	m.To, m.Phase = n.holder, m.Phase+1
+	n.send(out, m)
+}
+
+// hold starts the heartbeats of request (j, tag), which this node has just
+// received and still holds at the end of its step.
+func (n *Node) hold(j proto.NodeID, tag uint32, out *proto.Output) {
+	if n.cfg.Paper || j == n.core.ID {
+		return
+	}
+	out.Timers = append(out.Timers, proto.Timer{Kind: timerBeat, Seq: tag, Arg: j, After: n.beatPeriod()})
+}
+
+// beat is the timer of a held request: if the node still holds it, it tells
+// the requester so, and when the next heartbeat is due (twice the gap).
+func (n *Node) beat(t proto.Timer, out *proto.Output) {
+	j, tag := t.Arg, t.Seq
+	if !n.core.Holds(j, tag) {
+		return
+	}
+	next := 2 * t.After
+	e := uint8(0)
+	for p := n.beatPeriod(); p < next && e < 40; p *= 2 {
+		e++
+	}
+	n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: n.core.ID, Phase: e, Gen: uint64(n.inc), Src: proto.Nil, Tag: tag})
+	out.Timers = append(out.Timers, proto.Timer{Kind: timerBeat, Seq: tag, Arg: j, After: next})
+}
