@@ -30,10 +30,15 @@ var crashConfigs = []crashConfig{
 	{16, 64, 15, 50, 10, 0, "path"},
 }
 
+// delayFloors are the smallest delays of the sweep's runs, in δ, by seed:
+// delays uniform in [0, δ], in [δ/2, δ], and every delay exactly δ (the
+// bound is inclusive: equal delays must be as safe as any others).
+var delayFloors = [3]float64{0, 0.5, 1}
+
 // spec returns the run of the sweep for one seed.
 func (c crashConfig) spec(seed uint64) Spec {
 	return Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: int64(10 * c.nodes), Workload: "poisson",
-		Seed: seed, CSTime: 1, Think: c.think, FIFO: seed%4 == 0, NoBaseline: true,
+		Seed: seed, CSTime: 1, Think: c.think, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3], NoBaseline: true,
 		Faults: FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp",
 			Permanent: c.perm, Target: c.target}}
 }
@@ -59,8 +64,8 @@ func TestCrashSweep(t *testing.T) {
 					t.Fatal(err)
 				}
 				if r.SafetyViolations+r.LivenessViolations > 0 || !r.OpenCubeAtEnd {
-					t.Fatalf("%s (open-cube at end: %v)\nreplay: ocbench --nodes %d --workload poisson --requests %d --think %g --cs-time 1 --crashes %d --crash-every %g --downtime %g --permanent %g --crash-target %s --fifo=%v --repair --seed %d",
-						r.Violation, r.OpenCubeAtEnd, c.nodes, spec.Requests, c.think, c.crashes, c.every, c.down, c.perm, c.target, spec.FIFO, seed)
+					t.Fatalf("%s (open-cube at end: %v)\nreplay: ocbench --nodes %d --workload poisson --requests %d --think %g --cs-time 1 --crashes %d --crash-every %g --downtime %g --permanent %g --crash-target %s --fifo=%v --min-delay %g --repair --seed %d",
+						r.Violation, r.OpenCubeAtEnd, c.nodes, spec.Requests, c.think, c.crashes, c.every, c.down, c.perm, c.target, spec.FIFO, spec.MinDelay, seed)
 				}
 				if r.Failures == 0 {
 					t.Fatalf("seed %d: no crash was injected", seed)

@@ -40,8 +40,17 @@ type Config struct {
 	// and goes on; fathers do not check a second son at the same distance
 	// nor tell the sons beyond a lowered power to search again; a search in
 	// its last phase tests "try later" nodes again. The paper's replays set
-	// it.
+	// it. It also makes a waiting node suspect on the paper's clock,
+	// 2·pmax·δ after it asked, instead of watching its request's holder
+	// (watch.go).
 	Paper bool
+	// Bare drops what the project adds to the paper's regeneration: no
+	// confirmation (a search whose last phase fails, or a root whose
+	// enquiry concludes "lost", regenerates at once), no token generations
+	// (no token is ever discarded as stale) and no quiet window after a
+	// recovery. With Paper and PaperStart it is §5 as written (ocbench
+	// --protocol paper): a user can watch it make a second token.
+	Bare bool
 }
 
 // Node is an open-cube node with the failure protocol of §5: the general
@@ -123,6 +132,19 @@ type Node struct {
 }
 
 func (n *Node) next() uint32 { n.seq++; return n.seq }
+
+// roundTrip is how long a node waits for the answer to a message, in δ: 2δ
+// (there and back), plus δ/2 of margin so that an answer delayed by exactly
+// δ each way still comes first when it and the timer fall on the same
+// instant (the bound on delays is inclusive, and under MPI nothing orders
+// a delivery and a timer of the same instant). The paper's protocol
+// (Config.Paper) waits exactly 2δ.
+func (n *Node) roundTrip() float64 {
+	if n.cfg.Paper {
+		return 2
+	}
+	return 2.5
+}
 
 // Power returns the node's power: phase−1 while it searches (§5), else
 // dist(i, father) − 1, or pmax at the root.
@@ -260,7 +282,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 				return
 			}
 			n.sentBack = true
-			n.loanSeq = n.timer(out, timerLoan, 2)
+			n.loanSeq = n.timer(out, timerLoan, n.roundTrip())
 		default:
 			n.announce(out)
 		}
@@ -314,7 +336,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		// (directly, or through the node its request went to) would be
 		// tested again forever: its power cannot grow before this search
 		// ends. It is discarded like a node that does not answer.
-		if n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J)) {
+		if !n.cfg.Paper && (n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J))) {
 			return
 		}
 		if (n.phase == n.rule.PMax || n.retested) && !n.cfg.Paper {
@@ -376,7 +398,7 @@ func (n *Node) waitingToken() bool {
 
 func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 	c := &n.core
-	if m.Gen < c.Gen || n.quietSeq != 0 {
+	if !n.cfg.Bare && (m.Gen < c.Gen || n.quietSeq != 0) {
 		// Older than a generation we know, or sent to us before we
 		// recovered (it may be older than a generation announced while we
 		// were down): lost, as a token sent to a crashed node is.
@@ -469,7 +491,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		if t.Seq == n.loanSeq && n.lending() {
 			out.Events[proto.EvEnquiry]++
 			n.send(out, proto.Message{Type: proto.Enquiry, Cause: proto.Failure, To: n.loanSrc, Tag: n.loanTag, J: proto.Nil, Src: n.loanSrc})
-			n.enquirySeq = n.timer(out, timerEnquiry, 2)
+			n.enquirySeq = n.timer(out, timerEnquiry, n.roundTrip())
 		}
 	case timerEnquiry:
 		if t.Seq == n.enquirySeq && n.lending() {
@@ -508,7 +530,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		}
 		n.retry = n.retry[:0]
 		n.retested = true
-		n.phaseSeq = n.timer(out, timerPhase, 2)
+		n.phaseSeq = n.timer(out, timerPhase, n.roundTrip())
 	}
 }
 
@@ -552,7 +574,7 @@ func (n *Node) startPhase(out *proto.Output) {
 	for k := lo; k < hi; k++ {
 		n.test(proto.NodeID(k), out)
 	}
-	n.phaseSeq = n.timer(out, timerPhase, 2)
+	n.phaseSeq = n.timer(out, timerPhase, n.roundTrip())
 }
 
 // test sends test(phase) to node k.
@@ -593,6 +615,12 @@ func (n *Node) becomeRoot(out *proto.Output) {
 // unless a node answers that it holds the token or knows a newer generation
 // (docs/failures.md).
 func (n *Node) announce(out *proto.Output) {
+	if n.cfg.Bare {
+		n.stopSearch()
+		n.core.Father = proto.Nil
+		n.regenerate(out)
+		return
+	}
 	n.confirming = true
 	gen := nextGen(max(n.core.Gen, n.announced), n.core.ID)
 	n.announced = gen
@@ -601,7 +629,7 @@ func (n *Node) announce(out *proto.Output) {
 			n.send(out, proto.Message{Type: proto.Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Gen: gen, J: proto.Nil, Src: proto.Nil})
 		}
 	}
-	n.phaseSeq = n.timer(out, timerConfirm, 2)
+	n.phaseSeq = n.timer(out, timerConfirm, n.roundTrip())
 }
 
 // regenerate creates a token of a new generation at this node, as if it had
@@ -658,6 +686,8 @@ func (n *Node) recover(out *proto.Output) {
 	}
 	n.up = true
 	n.inc++
-	n.quietSeq = n.timer(out, timerQuiet, 2)
+	if !n.cfg.Bare {
+		n.quietSeq = n.timer(out, timerQuiet, n.roundTrip())
+	}
 	n.startSearch(1, out)
 }

@@ -91,7 +91,7 @@ func (n *Node) drain(out *proto.Output) {
 func (n *Node) probe(d int, out *proto.Output) {
 	n.probeSon, n.probeD = n.son(d), d
 	n.send(out, proto.Message{Type: proto.Probe, Cause: proto.Failure, To: n.probeSon, J: proto.Nil, Src: proto.Nil})
-	n.probeSeq = n.timer(out, timerProbe, 2)
+	n.probeSeq = n.timer(out, timerProbe, n.roundTrip())
 }
 
 // probed ends a probe: the son answered that it still is our son (yes), or

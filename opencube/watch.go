@@ -77,13 +77,14 @@ func (n *Node) heartbeat(m proto.Message, out *proto.Output) {
 	}
 	n.holder, n.holderInc = m.From, uint32(m.Gen)
 	n.expect(out, n.beatPeriod()*float64(uint64(1)<<min(m.Phase, 40))+n.window())
-	if m.Phase >= chaseFrom {
+	if m.Phase >= chaseFrom && (m.Phase-chaseFrom)%2 == 0 {
 		n.send(out, proto.Message{Type: proto.Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag})
 	}
 }
 
-// chaseFrom is the heartbeat after which a requester chases its wait: the
-// next gap is P·2^chaseFrom, so it has waited at least (2^chaseFrom − 1)·P.
+// chaseFrom is the first heartbeat after which a requester chases its wait
+// (and every second one after it): it has then waited at least
+// (2^chaseFrom − 1)·P.
 const chaseFrom = 4
 
 // chaseHops bounds how far a chase goes: longer than any chain of waits
