@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"container/heap"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -41,31 +43,35 @@ type FaultPlan struct {
 	Target    string
 }
 
-// Validate returns an error naming the first bad field.
+// Validate returns an error naming the flag of the first bad field, with
+// the accepted range (the bounds are Validate's: MaxCrashes, MaxTime, MinUp).
 func (f *FaultPlan) Validate(nodes int) error {
-	if f.Crashes < 0 {
-		return fmt.Errorf("--crashes: %d is negative", f.Crashes)
+	if f.Crashes < 0 || f.Crashes > MaxCrashes {
+		return fmt.Errorf("--crashes: %d is not in 0..%d", f.Crashes, MaxCrashes)
 	}
 	if f.Crashes == 0 {
 		return nil
 	}
+	if nodes < MinUp+1 {
+		return fmt.Errorf("--crashes: N=%d is too few nodes for crashes: %d nodes stay up at all times, so crashes need N ≥ %d", nodes, MinUp, 2*MinUp)
+	}
 	if f.Spacing != "exp" && f.Spacing != "fixed" {
 		return fmt.Errorf("--crash-spacing: unknown spacing %q (allowed: exp, fixed)", f.Spacing)
 	}
-	if !(f.Every > 0) {
-		return fmt.Errorf("--crash-every: %g is not a positive number of δ", f.Every)
+	if err := inRange("crash-every", f.Every, 0, MaxTime, true, "δ"); err != nil {
+		return err
 	}
 	if f.DownDist != "exp" && f.DownDist != "fixed" {
 		return fmt.Errorf("--downtime-dist: unknown distribution %q (allowed: exp, fixed)", f.DownDist)
 	}
-	if !(f.Down > 0) {
-		return fmt.Errorf("--downtime: %g is not a positive number of δ", f.Down)
+	if err := inRange("downtime", f.Down, 0, MaxTime, true, "δ"); err != nil {
+		return err
 	}
 	if !(f.Permanent >= 0 && f.Permanent <= 1) {
 		return fmt.Errorf("--permanent: %g is not a fraction in [0, 1]", f.Permanent)
 	}
-	if !(f.Start >= 0) {
-		return fmt.Errorf("--crash-start: %g is negative", f.Start)
+	if err := inRange("crash-start", f.Start, 0, MaxTime, false, "δ"); err != nil {
+		return err
 	}
 	ok := false
 	for _, t := range Targets {
@@ -74,8 +80,9 @@ func (f *FaultPlan) Validate(nodes int) error {
 	if !ok {
 		return fmt.Errorf("--crash-target: unknown target %q (allowed: %s)", f.Target, strings.Join(Targets, ", "))
 	}
-	if f.Permanent > 0 && float64(f.Crashes)*f.Permanent > float64(nodes-2) {
-		return fmt.Errorf("--permanent: %g of %d crashes would leave fewer than 2 of %d nodes alive", f.Permanent, f.Crashes, nodes)
+	if most := nodes - MinUp - 1; f.Permanent > 0 && float64(f.Crashes)*f.Permanent > float64(most) {
+		return fmt.Errorf("--permanent: %g × %d crashes is %s nodes down for good on average, more than the N−%d = %d allowed (%d of N=%d stay up, and one more can recover)",
+			f.Permanent, f.Crashes, num(float64(f.Crashes)*f.Permanent), MinUp+1, most, MinUp, nodes)
 	}
 	return nil
 }
@@ -107,11 +114,33 @@ type fault struct {
 	Node   int
 }
 
+// MinUp is the number of nodes a fault plan keeps up at all times.
+//
+// A crash of a random victim waits, in steps of the plan's gap (Every),
+// until at least MinUp+1 nodes are up, so that MinUp remain after it;
+// targeted crashes are skipped at run time when fewer than MinUp+1 nodes are
+// up (inject). At most N−MinUp−1 nodes go down for good: a crash drawn
+// permanent beyond that is turned into an ordinary one (the victim recovers
+// after its downtime), so that MinUp+1 nodes that can recover always remain
+// and every wait for a recovery ends. Validate refuses the plans whose
+// expected number of permanent crashes is above that cap, and crashes on
+// fewer than MinUp+1 nodes; the planner's cap only catches unlucky draws,
+// and it ends whatever the plan (TestPlanTerminates).
+const MinUp = 2
+
 // plan draws the crash times and downtimes (and, for random targets, the
-// victims) from the seed's fault stream; delta converts δ to seconds.
+// victims) from the seed's fault stream; delta converts δ to seconds. It
+// keeps MinUp nodes up and never waits for ever (see MinUp). The draws are
+// made in the same order whatever the plan, so a seed replays the same
+// plan; with fewer than MinUp+1 nodes the plan is empty.
 func (f *FaultPlan) plan(seed uint64, nodes int, delta float64) []fault {
+	if f.Crashes <= 0 || nodes < MinUp+1 {
+		return nil
+	}
 	rng := rand.New(rand.NewPCG(seed, streamFaults))
-	upAt := make([]float64, nodes) // when each node is up again; -1 never
+	live := newLiveSet(nodes) // random targets: the nodes up at time t
+	var back recoveries       // random targets: the nodes down, by recovery time
+	maxPermanent, permanent := nodes-MinUp-1, 0
 	var out []fault
 	t := f.Start
 	for k := 0; k < f.Crashes; k++ {
@@ -125,28 +154,26 @@ func (f *FaultPlan) plan(seed uint64, nodes int, delta float64) []fault {
 			down = rng.ExpFloat64() * f.Down
 		}
 		perm := rng.Float64() < f.Permanent
+		if perm && permanent >= maxPermanent {
+			perm = false // keep MinUp+1 nodes that can recover
+		}
+		if perm {
+			permanent++
+		}
 		victim := -1
 		if f.Target == "random" {
-			var live []int
-			for i, u := range upAt {
-				if u >= 0 && u <= t {
-					live = append(live, i)
+			back.upTo(t, live)
+			for live.count < MinUp+1 { // wait for a recovery
+				if len(back) == 0 {
+					return out // cannot happen with the cap above; never wait for ever
 				}
+				t = stepPast(t, back[0].up, f.Every)
+				back.upTo(t, live)
 			}
-			for len(live) < 2 { // keep two nodes alive: wait for a recovery
-				t += f.Every
-				live = live[:0]
-				for i, u := range upAt {
-					if u >= 0 && u <= t {
-						live = append(live, i)
-					}
-				}
-			}
-			victim = live[rng.IntN(len(live))]
-			if perm {
-				upAt[victim] = -1
-			} else {
-				upAt[victim] = t + down
+			victim = live.kth(rng.IntN(live.count))
+			live.add(victim, -1)
+			if !perm {
+				heap.Push(&back, recovery{t + down, victim})
 			}
 		}
 		fl := fault{At: t * delta, Up: (t + down) * delta, Node: victim}
@@ -156,6 +183,101 @@ func (f *FaultPlan) plan(seed uint64, nodes int, delta float64) []fault {
 		out = append(out, fl)
 	}
 	return out
+}
+
+// stepPast returns the first t + k·every (k ≥ 1) after u, the planner's wait
+// for a recovery at u in steps of the gap every. A few steps are added one
+// by one, as plans were always computed (so seeds replay the same plans);
+// more are taken at once, and a step below t's precision jumps to just
+// after u.
+func stepPast(t, u, every float64) float64 {
+	for k := 0; k < 1024; k++ {
+		t += every
+		if t > u {
+			return t
+		}
+	}
+	if n := math.Ceil((u - t) / every); n > 0 && !math.IsInf(n, 0) {
+		t += n * every
+	}
+	if t <= u {
+		t = math.Nextafter(u, math.Inf(1))
+	}
+	return t
+}
+
+// liveSet is the set of nodes up in the planner: a Fenwick tree of 0/1
+// counts, so that the k-th node up in id order (the victim draw) is found in
+// O(log N) instead of a scan of all N nodes per crash.
+type liveSet struct {
+	tree  []int32 // tree[i], i = 1..n: the count of nodes up in (i − lowbit(i), i]
+	top   int     // the highest power of two ≤ n
+	count int
+}
+
+// newLiveSet returns the set of n nodes, all up.
+func newLiveSet(n int) *liveSet {
+	l := &liveSet{tree: make([]int32, n+1), top: 1, count: n}
+	for i := 1; i <= n; i++ {
+		l.tree[i] = int32(i & -i)
+	}
+	for l.top*2 <= n {
+		l.top *= 2
+	}
+	return l
+}
+
+// add adds d (1: up, −1: down) to node i's count.
+func (l *liveSet) add(i, d int) {
+	l.count += d
+	for j := i + 1; j < len(l.tree); j += j & -j {
+		l.tree[j] += int32(d)
+	}
+}
+
+// kth returns the k-th node up (k = 0, 1, …, count−1) in id order.
+func (l *liveSet) kth(k int) int {
+	pos, rem := 0, int32(k+1)
+	for step := l.top; step > 0; step >>= 1 {
+		if next := pos + step; next < len(l.tree) && l.tree[next] < rem {
+			pos = next
+			rem -= l.tree[next]
+		}
+	}
+	return pos // the 1-based position pos+1 is node pos
+}
+
+// recovery is a node down until up (in δ).
+type recovery struct {
+	up   float64
+	node int
+}
+
+// recoveries is a min-heap of recoveries by time (container/heap).
+type recoveries []recovery
+
+func (r recoveries) Len() int           { return len(r) }
+func (r recoveries) Less(i, j int) bool { return r[i].up < r[j].up }
+func (r recoveries) Swap(i, j int)      { r[i], r[j] = r[j], r[i] }
+
+// Push implements heap.Interface.
+func (r *recoveries) Push(x any) { *r = append(*r, x.(recovery)) }
+
+// Pop implements heap.Interface.
+func (r *recoveries) Pop() any {
+	old := *r
+	x := old[len(old)-1]
+	*r = old[:len(old)-1]
+	return x
+}
+
+// upTo puts back in live the nodes that recovered before t. A node is up
+// at t only if it recovered strictly before: at equal times the run
+// injects the crash before the recovery (it was scheduled first).
+func (r *recoveries) upTo(t float64, live *liveSet) {
+	for len(*r) > 0 && (*r)[0].up < t {
+		live.add(heap.Pop(r).(recovery).node, 1)
+	}
 }
 
 // pickTarget chooses the victim of a targeted crash from the run's state.

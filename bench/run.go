@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -107,29 +106,36 @@ func (s *Spec) Validate() error {
 	if s.Workload == "each" && s.Nodes > EachMaxNodes {
 		return fmt.Errorf("--nodes: the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
 	}
-	if !(s.Delta > 0) || math.IsInf(s.Delta, 0) {
-		return fmt.Errorf("--delta: %g is not a positive number of seconds", s.Delta)
+	if err := inRange("delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
+		return err
 	}
-	if !(s.CSTime >= 0) || math.IsInf(s.CSTime, 0) {
-		return fmt.Errorf("--cs-time: %g is not a non-negative number of δ", s.CSTime)
+	if err := inRange("cs-time", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
+		return err
 	}
-	if !(s.Think >= 0) || math.IsInf(s.Think, 0) {
-		return fmt.Errorf("--think: %g is not a non-negative number of δ", s.Think)
+	if err := inRange("think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 {
+		return err
 	}
 	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
 		return fmt.Errorf("--min-delay: %g is not in [0, 1] (a fraction of δ)", s.MinDelay)
 	}
-	if !(s.CSEstimate >= 0) || math.IsInf(s.CSEstimate, 0) {
-		return fmt.Errorf("--cs-estimate: %g is not a non-negative number of δ", s.CSEstimate)
+	if err := inRange("cs-estimate", s.CSEstimate, 0, MaxTime, false, "δ; 0: cs-time"); err != nil {
+		return err
 	}
 	if !(s.LateFraction >= 0 && s.LateFraction <= 1) {
 		return fmt.Errorf("--delay-violations: %g is not a fraction in [0, 1]", s.LateFraction)
 	}
-	if s.LateFraction > 0 && !(s.LateFactor > 1) {
-		return fmt.Errorf("--late-factor: %g must be above 1 (a multiple of δ)", s.LateFactor)
+	if s.LateFraction > 0 && s.LateFactor != 0 {
+		if err := inRange("late-factor", s.LateFactor, 1, MaxTime, true, "a multiple of δ"); err != nil {
+			return err
+		}
 	}
 	if err := s.Faults.Validate(s.Nodes); err != nil {
 		return err
+	}
+	if s.Faults.Crashes > 0 && s.Workload == "saturated" && s.CSTime < MinThink {
+		// It issues requests until the fault plan is over; with a CS time
+		// of 0 the node holding the token enters again at the same instant.
+		return fmt.Errorf("--cs-time: %s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
 	}
 	if (s.Faults.Crashes > 0 || s.FT) && s.Algorithm != "opencube" {
 		return fmt.Errorf("--crashes: only opencube has a failure protocol; %s would lose the token for good", s.Algorithm)

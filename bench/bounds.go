@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Bounds of a Spec's inputs. Validate refuses values outside them, each with
+// a one-line error that names the flag and the accepted range, so that no
+// input asks for a run that cannot end: a think time of 1e308δ put the first
+// request beyond any time the simulator reaches, and a crash gap of 1e308δ
+// made the fault plan end at +Inf. A think time of 0 (the default N ×
+// cs-time with --cs-time 0) let a node holding the token enter the critical
+// section again at the same instant for ever: the command refuses it when
+// the default or a preset sets it (Validate takes a Spec with Think and
+// CSTime 0, which tests of other packages use). Within the bounds, every run
+// also has a budget of steps and virtual time (budgetFor), which ends such a
+// loop too.
+const (
+	// MaxTime is the largest time parameter, in δ: the poisson think time,
+	// the CS time, the gap between crashes, the crash start, the downtime,
+	// the root's CS estimate and the late factor. 1e6δ is 1000 s at the
+	// default δ of 1 ms; a think time of 1e6δ already leaves a 32-node system
+	// idle but for one request every 31,000δ.
+	MaxTime = 1e6
+	// MinThink is the smallest mean think time of the poisson workload, in
+	// δ (the time a node's cycle of requests must take, so that the
+	// workload moves virtual time on). It is also the smallest CS time of
+	// the saturated workload with crashes, which issues requests until the
+	// fault plan is over.
+	MinThink = 1e-3
+	// MinDelta and MaxDelta bound δ, in seconds.
+	MinDelta, MaxDelta = 1e-9, 1e3
+	// MaxCrashes is the largest number of crashes in a fault plan.
+	MaxCrashes = 1000000
+)
+
+// num formats a bound or a value for an error message: 1e6, not 1e+06.
+func num(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	s = strings.Replace(s, "e+0", "e", 1)
+	s = strings.Replace(s, "e+", "e", 1)
+	return strings.Replace(s, "e-0", "e-", 1)
+}
+
+// inRange returns an error naming flag unless lo ≤ x ≤ hi (lo < x when
+// open), with what the accepted range is and its unit.
+func inRange(flag string, x, lo, hi float64, open bool, unit string) error {
+	if (open && x > lo || !open && x >= lo) && x <= hi {
+		return nil
+	}
+	left := "["
+	if open {
+		left = "("
+	}
+	return fmt.Errorf("--%s: %s is not in %s%s, %s] (%s)", flag, num(x), left, num(lo), num(hi), unit)
+}

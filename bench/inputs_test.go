@@ -1,0 +1,56 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestBounds: Validate refuses every input outside its bounds with an error
+// naming the flag and the range, and takes those at the bounds.
+func TestBounds(t *testing.T) {
+	base := Spec{Algorithm: "opencube", Nodes: 32, Requests: 10, Workload: "poisson", Delta: 1e-3, CSTime: 1,
+		Faults: FaultPlan{Crashes: 5, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+	cases := []struct {
+		name string
+		edit func(*Spec)
+		flag string // "" if valid
+	}{
+		{"think huge", func(s *Spec) { s.Think = 1e308 }, "--think"},
+		{"think negative", func(s *Spec) { s.Think = -1 }, "--think"},
+		{"think NaN", func(s *Spec) { s.Think = math.NaN() }, "--think"},
+		{"think tiny", func(s *Spec) { s.Think = 1e-300 }, "--think"},
+		{"think at most", func(s *Spec) { s.Think = MaxTime }, ""},
+		{"think at least", func(s *Spec) { s.Think = MinThink }, ""},
+		{"cs-time 0, think given", func(s *Spec) { s.CSTime, s.Think = 0, 10 }, ""},
+		{"cs-time 0, sequential", func(s *Spec) { s.CSTime, s.Workload = 0, "sequential" }, ""},
+		{"cs-time 0, saturated with crashes", func(s *Spec) { s.CSTime, s.Workload = 0, "saturated" }, "--cs-time"},
+		{"cs-time huge", func(s *Spec) { s.CSTime = 2e6 }, "--cs-time"},
+		{"cs-time Inf", func(s *Spec) { s.CSTime = math.Inf(1) }, "--cs-time"},
+		{"delta huge", func(s *Spec) { s.Delta = 1e300 }, "--delta"},
+		{"delta tiny", func(s *Spec) { s.Delta = 1e-300 }, "--delta"},
+		{"cs-estimate huge", func(s *Spec) { s.CSEstimate = 1e300 }, "--cs-estimate"},
+		{"late factor huge", func(s *Spec) { s.LateFraction, s.LateFactor = 0.1, 1e300 }, "--late-factor"},
+		{"late factor 1", func(s *Spec) { s.LateFraction, s.LateFactor = 0.1, 1 }, "--late-factor"},
+		{"crashes huge", func(s *Spec) { s.Faults.Crashes = MaxCrashes + 1 }, "--crashes"},
+		{"crashes on 2 nodes", func(s *Spec) { s.Nodes = 2 }, "--crashes"},
+		{"crash gap huge", func(s *Spec) { s.Faults.Every = 1e308 }, "--crash-every"},
+		{"crash gap Inf", func(s *Spec) { s.Faults.Every = math.Inf(1) }, "--crash-every"},
+		{"crash gap 0", func(s *Spec) { s.Faults.Every = 0 }, "--crash-every"},
+		{"crash start huge", func(s *Spec) { s.Faults.Start = 1e308 }, "--crash-start"},
+		{"downtime huge", func(s *Spec) { s.Faults.Down = 1e308 }, "--downtime"},
+		{"permanent above N−3", func(s *Spec) { s.Nodes, s.Faults.Crashes, s.Faults.Permanent = 8, 30, 0.2 }, "--permanent"},
+		{"permanent at N−3", func(s *Spec) { s.Nodes, s.Faults.Crashes, s.Faults.Permanent = 8, 25, 0.2 }, ""},
+	}
+	for _, c := range cases {
+		s := base
+		c.edit(&s)
+		err := s.Validate()
+		switch {
+		case c.flag == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.flag != "" && (err == nil || !strings.HasPrefix(err.Error(), c.flag+":") || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s: got %v, want one line starting %s:", c.name, err, c.flag)
+		}
+	}
+}
