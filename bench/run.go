@@ -243,8 +243,15 @@ func (r *repairPass) quiet() {
 	}
 }
 
-// Run runs the experiment in the simulator.
-func Run(spec Spec) (*results.Run, error) {
+// Run runs the experiment in the simulator. Every run has a budget of steps
+// and virtual time (budgetFor); a run that spends it is a liveness
+// violation. A violation, of the run or of its crash-free baseline (which
+// then gives no differential overhead), is in the record with the command
+// that replays it.
+func Run(spec Spec) (*results.Run, error) { return runWithin(spec, budgetFor, budgetFor) }
+
+// runWithin is Run with the budgets of the run and of its baseline given.
+func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, error) {
 	spec.fill()
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -253,34 +260,69 @@ func Run(spec Spec) (*results.Run, error) {
 		return runEach(spec)
 	}
 	start := time.Now()
-	o := simulate(spec)
+	o := simulate(spec, budgetOf)
 	var v *sim.Violation
 	if o.err != nil && !errors.As(o.err, &v) {
-		return nil, o.err
+		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
 	}
 	r := record(spec, o)
 	if spec.Faults.Crashes > 0 && !spec.NoBaseline && len(o.crashes) > 0 {
-		base := spec
-		base.Faults = FaultPlan{}
-		base.Trace = nil
-		base.Progress = nil
-		bo := simulateUntil(base, o.drv.until)
-		if bo.err != nil && !errors.As(bo.err, &v) {
-			return nil, bo.err
+		if err := baseline(spec, o, r, baselineBudget); err != nil {
+			return nil, err
 		}
-		diff := float64(o.sim.Stats.MessagesTotal()-bo.sim.Stats.MessagesTotal()) / float64(len(o.crashes))
-		r.OverheadDifferential = results.Estimated([]float64{diff})
-		r.BaselineMessages = bo.sim.Stats.MessagesTotal()
+	}
+	if r.Violation != "" {
+		r.Violation += "; replay: " + Replay(spec)
 	}
 	r.WallSeconds = time.Since(start).Seconds()
 	return r, nil
 }
 
-func simulate(spec Spec) *outcome { return simulateUntil(spec, -1) }
+// baseline runs the crash-free baseline of the crash run o of spec, with the
+// same workload until the same time, and puts the differential overhead in
+// its record r. A baseline that ends with a violation (safety, liveness, or
+// a budget spent) fails the run: r gets the violation, prefixed
+// "baseline: ", and no differential (dividing by a partial baseline would
+// give a wrong figure, silently).
+func baseline(spec Spec, o *outcome, r *results.Run, budgetOf budgeter) error {
+	base := spec
+	base.Faults = FaultPlan{}
+	base.Trace = nil
+	base.Progress = nil
+	bo := simulateUntil(base, o.drv.until, budgetOf)
+	var v *sim.Violation
+	if bo.err != nil && !errors.As(bo.err, &v) {
+		return fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
+	}
+	if br := record(base, bo); br.Violation != "" {
+		r.SafetyViolations += br.SafetyViolations
+		r.LivenessViolations += br.LivenessViolations
+		if br.SafetyViolations+br.LivenessViolations == 0 {
+			r.LivenessViolations++ // a violation always counts
+		}
+		why := "baseline: " + br.Violation
+		if r.Violation != "" {
+			why = r.Violation + "; " + why
+		}
+		r.Violation = why
+		return nil
+	}
+	diff := float64(o.sim.Stats.MessagesTotal()-bo.sim.Stats.MessagesTotal()) / float64(len(o.crashes))
+	r.OverheadDifferential = results.Estimated([]float64{diff})
+	r.BaselineMessages = bo.sim.Stats.MessagesTotal()
+	return nil
+}
 
-// simulateUntil runs one simulation; with until ≥ 0, the workload issues
-// requests until that time (a crash-free baseline of a crash run).
-func simulateUntil(spec Spec, until float64) *outcome {
+func simulate(spec Spec, budgetOf budgeter) *outcome { return simulateUntil(spec, -1, budgetOf) }
+
+// budgeter returns the budget of a run of spec whose workload issues
+// requests until the time until (budgetFor; tests give smaller ones).
+type budgeter func(spec Spec, until float64) budget
+
+// simulateUntil runs one simulation within the budget budgetOf gives it;
+// with until ≥ 0, the workload issues requests until that time (a
+// crash-free baseline of a crash run).
+func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	p, _ := hypercube.Log2(spec.Nodes)
 	nodes := NewNodes(spec)
 	o := &outcome{}
@@ -290,6 +332,7 @@ func simulateUntil(spec Spec, until float64) *outcome {
 	if until < 0 {
 		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
 	}
+	limit := &budgetCheck{budget: budgetOf(spec, until)}
 	var s *sim.Sim
 	var drv *driver
 	var repair *repairPass
@@ -323,6 +366,7 @@ func simulateUntil(spec Spec, until float64) *outcome {
 		KeepGoing:    spec.LateFraction > 0,
 	}, nodes, sim.Hooks{
 		Enter: func(id proto.NodeID, tag uint32) {
+			limit.poll()
 			if repair != nil {
 				repair.entered(id)
 				return
@@ -336,16 +380,25 @@ func simulateUntil(spec Spec, until float64) *outcome {
 			}
 		},
 		Quiet: func() {
+			limit.poll()
 			if repair != nil {
 				repair.quiet()
 				return
 			}
 			drv.quiet()
 		},
-		FailureSend: attribute,
-		Crash:       func(id proto.NodeID) { drv.crashed(id) },
+		FailureSend: func(m *proto.Message) {
+			limit.poll()
+			attribute(m)
+		},
+		Crash: func(id proto.NodeID) {
+			limit.poll()
+			drv.crashed(id)
+		},
 	})
+	limit.s = s
 	drv = newDriver(spec.Workload, s, spec.Seed, spec.Nodes, spec.Requests, until, spec.CSTime*delta, spec.Think*delta)
+	drv.poll = limit.poll
 	targets := rand.New(rand.NewPCG(spec.Seed, streamTargets))
 	for _, f := range plan {
 		f := f
@@ -374,6 +427,7 @@ func simulateUntil(spec Spec, until float64) *outcome {
 			if drv.done {
 				return
 			}
+			limit.poll()
 			// Stuck: nothing served since the last tick, and a request
 			// waits since before it. (A request issued after a quiet spell
 			// longer than the period is not evidence of a stall.)
@@ -393,6 +447,10 @@ func simulateUntil(spec Spec, until float64) *outcome {
 	o.sim, o.drv = s, drv
 	if st := s.Stats.Storm; st != "" && o.stuck == "" {
 		o.stuck = fmt.Sprintf("%s (seed %d)", st, spec.Seed)
+	}
+	if limit.over != "" && o.stuck == "" {
+		o.stuck = fmt.Sprintf("%s: %d of %d requests served, %d waiting (seed %d)",
+			limit.over, drv.served, drv.issued, drv.issued-drv.served-drv.abandoned, spec.Seed)
 	}
 	if report != nil {
 		report(true)

@@ -69,6 +69,9 @@ type driver struct {
 	lastEntry                 float64
 	onDone                    func()
 	done                      bool
+	// poll, if not nil, is called at every request issued (the run's
+	// budget: budgetCheck).
+	poll func()
 }
 
 func newDriver(kind string, host Host, seed uint64, n int, requests int64, until, csTime, think float64) *driver {
@@ -133,6 +136,9 @@ func (d *driver) issue(id proto.NodeID) {
 	if !d.more() || d.busy[id] || d.host.Down(id) || d.issued >= math.MaxUint32-1 {
 		d.check()
 		return
+	}
+	if d.poll != nil {
+		d.poll()
 	}
 	d.issued++
 	d.busy[id] = true

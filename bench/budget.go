@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/sim"
+)
+
+// budget is the most a simulated run may take: steps (every input a node
+// processes: a delivery, a timer, an enter_cs or exit, a crash, a
+// recovery) and virtual time. A run that reaches either is stopped and
+// reported as a liveness violation, with the command that replays it, so that
+// no spec can make a run go on for ever (Validate's bounds keep the budget
+// itself finite).
+type budget struct {
+	steps   int64
+	virtual float64 // seconds
+}
+
+// budgetSlack is how many times what a run needs its budget allows.
+const budgetSlack = 16
+
+// budgetFor returns the budget of a run of spec (filled) whose workload
+// issues requests until the time until (seconds): budgetSlack times a
+// generous estimate of what the workload and the fault plan need.
+//
+// Time, in δ: every request served one after the other, each a CS and a
+// path of requests and tokens (2·log2 N + 4 messages, each up to δ, or up
+// to the late factor); the poisson workload's think times (every node's
+// think times one after the other: ⌈R/N⌉ + 1 of them, four times their
+// mean); the fault plan (until), a recovery per crash; the settle time, the
+// repair pass and four periods of the watchdog (which must see a stall
+// before the budget does).
+//
+// Steps: per request, its messages and the failure protocol's timers and
+// beats while it waits (at most N requests ahead of it); per crash, the
+// searches it causes (every node testing half the others at worst, N²/2
+// messages, and their answers); and a node's share of the steps per δ of
+// the time above, for the timers of the failure protocol.
+func budgetFor(spec Spec, until float64) budget {
+	p, _ := hypercube.Log2(spec.Nodes)
+	n, r := float64(spec.Nodes), float64(spec.Requests)
+	crashes := float64(spec.Faults.Crashes)
+	hop := 1.0 // the longest delay, in δ
+	if spec.LateFraction > 0 {
+		hop = spec.LateFactor
+	}
+	path := float64(2*p+4) * hop
+	serve := spec.CSTime + path
+	need := r*serve + crashes*(float64(4*p+12)*hop+spec.CSEstimate) +
+		(until+Settle(spec)+4*Watchdog(spec))/spec.Delta
+	if spec.Workload == "poisson" {
+		need += 4 * (math.Ceil(r/n) + 1) * spec.Think
+	}
+	if spec.Repair {
+		need += n * (serve + Settle(spec)/spec.Delta)
+	}
+	steps := r*(path+4)*(1+n) + crashes*(n*n+8*n) + n*need
+	if spec.Repair {
+		steps += n * (path + 4) * (1 + n)
+	}
+	return budget{
+		steps:   int64(math.Min(budgetSlack*(steps+1e5), math.MaxInt64/2)),
+		virtual: budgetSlack * need * spec.Delta,
+	}
+}
+
+// budgetCheck follows a run against its budget at no cost per step. The
+// run's hooks (a CS entry, a quiet system, a failure message, a crash) and
+// the workload's requests poll it, which catches a loop at one instant of
+// virtual time (a CS time of 0 could make one); a tick polls it every 1/1024
+// of the virtual budget while the run is busy, which catches runs that go
+// on in time without calling a hook. The tick stops after a period with no
+// step and no message in flight, so that a run that has nothing left to do
+// still ends when its events do (its verdict is then its own, not the
+// budget's); a hook, a request or a watchdog tick starts it again: when the
+// tick is off, every step comes from one of those, or from a node's timer,
+// and only the failure protocol sets timers, under its watchdog.
+type budgetCheck struct {
+	budget
+	s *sim.Sim
+	// over describes the budget spent, once it is.
+	over      string
+	ticking   bool
+	lastSteps int64 // steps at the last tick
+}
+
+// poll stops the run if its budget is spent, and starts the tick if it is
+// off.
+func (c *budgetCheck) poll() {
+	if c.s.Stats.Steps >= c.steps || c.s.Now() > c.virtual {
+		c.spent()
+		return
+	}
+	if !c.ticking && c.over == "" {
+		c.ticking = true
+		c.lastSteps = c.s.Stats.Steps
+		c.s.After(c.virtual/1024, c.tick)
+	}
+}
+
+func (c *budgetCheck) tick() {
+	c.ticking = false
+	if c.s.Stats.Steps == c.lastSteps && c.s.InFlight() == 0 {
+		return // idle: the next hook or request starts the tick again
+	}
+	c.poll()
+}
+
+// spent stops the run and describes why.
+func (c *budgetCheck) spent() {
+	if c.over != "" {
+		return
+	}
+	what := fmt.Sprintf("%d steps", c.s.Stats.Steps)
+	if c.s.Now() > c.virtual {
+		what = fmt.Sprintf("a virtual time of %.6gs", c.s.Now())
+	}
+	c.over = fmt.Sprintf("the run reached %s, the end of its budget (%d steps and %.6gs of virtual time: %d× what its workload and fault plan need), at t=%.6fs",
+		what, c.steps, c.virtual, budgetSlack, c.s.Now())
+	c.s.Stop()
+}

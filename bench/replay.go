@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ocbench/ocbench/sim"
+)
+
+// Replay returns the ocbench command that replays the simulated run of s
+// (one seed, --repeat 1): every flag that sets a field of s, with the
+// values the run used (defaults filled in, the think time explicit), so
+// that the command does not depend on the defaults or on a preset. The
+// crash-free baseline of a crash run is replayed by the crash run's command.
+func Replay(s Spec) string {
+	s.fill()
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	args := []string{"ocbench", "--algo", s.Algorithm, "--nodes", strconv.Itoa(s.Nodes),
+		"--workload", s.Workload, "--requests", strconv.FormatInt(s.Requests, 10), "--seed", strconv.FormatUint(s.Seed, 10)}
+	if s.Delta != DefaultDelta {
+		args = append(args, "--delta", f(s.Delta))
+	}
+	args = append(args, "--cs-time", f(s.CSTime))
+	if s.Workload == "poisson" {
+		args = append(args, "--think", f(s.Think))
+	}
+	if s.MinDelay != 0 {
+		args = append(args, "--min-delay", f(s.MinDelay))
+	}
+	if s.FIFO {
+		args = append(args, "--fifo")
+	}
+	check := "counts"
+	if s.Check == sim.CheckFull {
+		check = "full"
+	}
+	args = append(args, "--check", check)
+	if c := s.Faults; c.Crashes > 0 {
+		args = append(args, "--crashes", strconv.Itoa(c.Crashes), "--crash-spacing", c.Spacing, "--crash-every", f(c.Every),
+			"--crash-start", f(c.Start), "--downtime", f(c.Down), "--downtime-dist", c.DownDist,
+			"--permanent", f(c.Permanent), "--crash-target", c.Target)
+	} else if s.FT {
+		args = append(args, "--ft")
+	}
+	if s.CSEstimate != s.CSTime {
+		args = append(args, "--cs-estimate", f(s.CSEstimate))
+	}
+	if s.LateFraction > 0 {
+		args = append(args, "--delay-violations", f(s.LateFraction), "--late-factor", f(s.LateFactor))
+	}
+	if s.NoBaseline {
+		args = append(args, "--no-baseline")
+	}
+	if s.Repair {
+		args = append(args, "--repair")
+	}
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t'\"$`\\") {
+			args[i] = fmt.Sprintf("%q", a)
+		}
+	}
+	return strings.Join(args, " ")
+}
