@@ -622,6 +622,9 @@ func (n *Node) announce(out *proto.Output) {
 		return
 	}
 	n.confirming = true
+	// The enquiry (or loan) that led here is over: its timer must not
+	// announce a second time.
+	n.loanSeq, n.enquirySeq = 0, 0
 	gen := nextGen(max(n.core.Gen, n.announced), n.core.ID)
 	n.announced = gen
 	for k := 0; k < 1<<n.rule.PMax; k++ {
