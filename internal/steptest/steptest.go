@@ -63,6 +63,19 @@ func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 	return got
 }
 
+// Out returns what the last step asked for (messages, timers, events, a
+// suspicion); it is valid until the next step.
+func (n *Net) Out() *proto.Output { return &n.out }
+
+// Timers returns the timers node id has set so far, oldest first.
+func (n *Net) Timers(id proto.NodeID) []proto.Timer { return n.timers[id] }
+
+// FireTimer fires timer t of node id, and checks the messages sent.
+func (n *Net) FireTimer(id proto.NodeID, t proto.Timer, want ...string) {
+	n.T.Helper()
+	n.Expect(fmt.Sprintf("node %d timer %d", id, t.Kind), n.Step(id, proto.Input{Kind: proto.Fire, Timer: t}), want...)
+}
+
 // Fire fires the latest timer of the given kind that node id set, and
 // checks the messages sent.
 func (n *Net) Fire(id proto.NodeID, kind uint8, want ...string) {
