@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -42,6 +43,14 @@ func flagUsages(fs *pflag.FlagSet) string {
 		fmt.Fprintf(&b, "%-*s   %s\n", width, l.left, l.usage)
 	}
 	return b.String()
+}
+
+// num formats a number for a message: 1e6, not 1e+06.
+func num(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	s = strings.Replace(s, "e+0", "e", 1)
+	s = strings.Replace(s, "e+", "e", 1)
+	return strings.Replace(s, "e-0", "e-", 1)
 }
 
 func typeName(t string) string {

@@ -83,6 +83,10 @@ type options struct {
 	runtimeInfo *runtimeInfo // set under MPI
 	save        saveOptions
 	help        bool
+
+	// thinkPerN, if not 0, makes the think time thinkPerN × N × cs-time
+	// (a preset's choice; --think overrides it).
+	thinkPerN float64
 }
 
 func newFlags(o *options) *pflag.FlagSet {
@@ -97,24 +101,24 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only)")
-	fs.Float64Var(&o.delta, "delta", bench.DefaultDelta, "δ, the bound on message delay, in seconds (under MPI: 0.004 unless given)")
-	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ")
-	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ (0: N × cs-time)")
+	fs.Float64Var(&o.delta, "delta", bench.DefaultDelta, "δ, the bound on message delay, in seconds, in [1e-9, 1000] (under MPI: 0.004 unless given)")
+	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
+	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
 	fs.Float64Var(&o.minDelay, "min-delay", 0, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ])")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, as the papers allow)")
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
-	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject (opencube only)")
+	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject, 0..1000000 (opencube only; 2 nodes stay up at all times, so N ≥ 4: a crash waits for a recovery while only 2 are up)")
 	fs.StringVar(&o.crashSpacing, "crash-spacing", "exp", "gaps between crashes: exp (exponential, mean --crash-every) or fixed")
-	fs.Float64Var(&o.crashEvery, "crash-every", 200, "mean (or fixed) gap between crashes, in δ")
-	fs.Float64Var(&o.crashStart, "crash-start", 0, "time from which crash gaps are counted, in δ")
-	fs.Float64Var(&o.downtime, "downtime", 20, "downtime of a crashed node, in δ: mean (exp) or exact (fixed)")
+	fs.Float64Var(&o.crashEvery, "crash-every", 200, "mean (or fixed) gap between crashes, in δ, in (0, 1e6]")
+	fs.Float64Var(&o.crashStart, "crash-start", 0, "time from which crash gaps are counted, in δ, in [0, 1e6]")
+	fs.Float64Var(&o.downtime, "downtime", 20, "downtime of a crashed node, in δ, in (0, 1e6]: mean (exp) or exact (fixed)")
 	fs.StringVar(&o.downtimeDist, "downtime-dist", "exp", "downtime distribution: exp or fixed")
-	fs.Float64Var(&o.permanent, "permanent", 0, "fraction of crashes from which the node never recovers")
+	fs.Float64Var(&o.permanent, "permanent", 0, "fraction of crashes from which the node never recovers, in [0, 1]; at most N−3 nodes go down for good (so 2 stay up and a third can recover): a plan that expects more is refused, and a crash drawn permanent beyond that recovers after its downtime")
 	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+strings.Join(bench.Targets, ", "))
-	fs.Float64Var(&o.csEstimate, "cs-estimate", 0, "the root's estimate e of a critical section, in δ (0: cs-time)")
+	fs.Float64Var(&o.csEstimate, "cs-estimate", 0, "the root's estimate e of a critical section, in δ, in [0, 1e6] (0: cs-time)")
 	fs.BoolVar(&o.ft, "ft", false, "run the open-cube's failure protocol (timers, searches) even without crashes")
 	fs.Float64Var(&o.late, "delay-violations", 0, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
-	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]")
+	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]; late-factor in (1, 1e6]")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
@@ -123,6 +127,21 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	return fs
 }
+
+// limits is the help's paragraph on the bounds of the flags and the budget
+// of a run (bench.MaxTime, bench.MinThink, bench.MinUp, budgetFor).
+const limits = `
+Bounds and budget:
+  A value out of its range (given with each flag above) is refused: one line naming the flag and the
+  range, exit status 2. Times in δ are at most 1e6; the poisson think time, given or N × cs-time (or
+  10 × N × cs-time in the ipsc2 preset), is at least 0.001δ, so that virtual time moves on.
+  Crashes keep 2 nodes up at all times: a crash waits for a recovery while only 2 are up, and at most
+  N−3 nodes go down for good.
+  Every simulated run has a budget of steps and of virtual time, 16 times what its workload and fault
+  plan need: a run that spends it is stopped and reported as a liveness violation, with the command that
+  replays it (exit status 1). A crash run whose crash-free baseline ends with a violation fails the same
+  way ("baseline: …"), with no differential overhead.
+`
 
 const examples = `
 Examples:
@@ -188,7 +207,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "ocbench %s: fault-tolerant distributed mutual exclusion on hypercubes\n\n", version)
-	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench version\n\nFlags:\n%s%s", flagUsages(fs), examples)
+	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
 }
 
 func versionString() string {
@@ -256,8 +275,11 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	var out []config
 	for _, sh := range shapes {
 		think := o.think
-		if think < 0 { // a multiple of N·cs-time (presets)
-			think = -think * float64(sh.nodes) * o.csTime
+		if o.thinkPerN != 0 { // a multiple of N·cs-time (presets)
+			think = o.thinkPerN * float64(sh.nodes) * o.csTime
+		}
+		if err := checkThink(o, sh.nodes, think); err != nil {
+			return nil, usageError{err}
 		}
 		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: o.workload, Seed: o.seed,
 			Delta: o.delta, CSTime: o.csTime, Think: think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
@@ -285,6 +307,28 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	return out, nil
 }
 
+// checkThink refuses a poisson think time out of bench.Validate's bounds
+// when a preset or the default (N × cs-time) chose it: with --cs-time 0 it
+// was 0, and the run never ended (a node holding the token entered the
+// critical section again at the same instant, for ever). bench.Validate
+// checks a think time given with --think.
+func checkThink(o *options, nodes int, think float64) error {
+	if o.workload != "poisson" || (think != 0 && o.thinkPerN == 0) {
+		return nil
+	}
+	what := fmt.Sprintf("the default think time N × cs-time = %d × %s", nodes, num(o.csTime))
+	if o.thinkPerN != 0 {
+		what = fmt.Sprintf("the %s preset's think time %s × N × cs-time = %s × %d × %s", o.preset, num(o.thinkPerN), num(o.thinkPerN), nodes, num(o.csTime))
+	} else {
+		think = float64(nodes) * o.csTime
+	}
+	if think >= bench.MinThink && think <= bench.MaxTime {
+		return nil
+	}
+	return fmt.Errorf("--think: %s = %sδ is not in [%s, %s] (δ); give --think, or a --cs-time that puts it in range",
+		what, num(think), num(bench.MinThink), num(bench.MaxTime))
+}
+
 // applyIPSC2 sets the ipsc2 preset's parameters, except those given as flags.
 // Why these values: README, "The iPSC/2 experiment".
 func applyIPSC2(o *options, fs *pflag.FlagSet) {
@@ -301,7 +345,7 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 			o.repeat = 1 // real time: one run of each size (README, "Running on MPI")
 		}
 	})
-	set("think", func() { o.think = -10 }) // 10·N·cs-time, set per N in configs
+	set("think", func() { o.thinkPerN = 10 }) // 10·N·cs-time, set per N in configs
 	set("crash-every", func() { o.crashEvery = 50 })
 	set("downtime", func() { o.downtime = 20 })
 }
@@ -331,7 +375,6 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		list[0].spec.Trace = traceFile
 	}
 	rep := &results.Report{}
-	var papers []float64
 	violations := 0
 	for _, c := range list {
 		var runs []*results.Run
@@ -355,7 +398,6 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		}
 		violations += r.SafetyViolations + r.LivenessViolations
 		rep.Runs = append(rep.Runs, r)
-		papers = append(papers, c.paper)
 	}
 	prog.finish()
 	if traceFile != nil {
@@ -400,10 +442,10 @@ func header(o *options, list []config) []string {
 	load := ""
 	if s.Workload == "poisson" {
 		switch {
+		case o.thinkPerN != 0:
+			load = fmt.Sprintf(", think time exp(mean %g × N × cs-time)", o.thinkPerN)
 		case o.think == 0:
 			load = ", think time exp(mean N × cs-time)"
-		case o.think < 0:
-			load = fmt.Sprintf(", think time exp(mean %g × N × cs-time)", -o.think)
 		default:
 			load = fmt.Sprintf(", think time exp(mean %gδ)", o.think)
 		}

@@ -121,10 +121,13 @@ type runtimeInfo struct {
 	records     []*results.Run // rank 0: the records of the runs so far
 }
 
+// simRun runs one experiment in the simulator (tests replace it).
+var simRun = bench.Run
+
 // runSpec runs one experiment in the runtime of o.
 func runSpec(o *options, s bench.Spec) (*results.Run, error) {
 	if o.runtimeInfo == nil {
-		return bench.Run(s)
+		return simRun(s)
 	}
 	r, err := cluster.Run(cluster.MPI{}, s, cluster.Options{Placement: o.placement})
 	if r != nil {
