@@ -47,7 +47,7 @@ func (f *FaultPlan) Schedule(seed uint64, nodes int, delta float64) []Fault {
 	plan := f.plan(seed, nodes, delta)
 	out := make([]Fault, len(plan))
 	for k, p := range plan {
-		out[k] = Fault{At: p.At, Up: p.Up, Node: p.Node}
+		out[k] = Fault(p)
 	}
 	return out
 }
