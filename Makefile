@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet unit fuzz seeds crash-seeds shape-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test vet unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -15,6 +15,7 @@ help:
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
+	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
 	@echo "make shape-seeds   count crash-sweep runs that end, after the repair pass, with a broken open-cube (SHAPE_SEEDS=285 per configuration)"
 	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
 	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into results/"
@@ -69,6 +70,11 @@ seeds:
 
 crash-seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestCrashSweep' ./bench -crash-seeds $(SEEDS)
+
+# No suspicion without crashes: every load, N 8 … 256, delay floors 0, δ/2, δ,
+# FIFO or not, full checks (SUSPICION_SEEDS per configuration).
+suspicion-seeds:
+	$(GO) test -count=1 -timeout 0 -run 'TestNoFalseSuspicion' ./bench -suspicion-seeds $(or $(SUSPICION_SEEDS),30)
 
 shape-seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestShapeSweep' -v ./bench -shape-seeds $(or $(SHAPE_SEEDS),285) | grep -v '^=== RUN'
