@@ -230,6 +230,16 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		if r.SearchesStarted > 0 {
 			r.SearchPhasesMean = float64(events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
 		}
+		// Ranks cannot tell a false suspicion from a true one (the node
+		// suspected may be on another rank): without crashes every
+		// suspicion is false; with crashes they are not judged (-1).
+		r.Suspicions, r.FalseSuspicions = events[proto.EvSuspicion], -1
+		if s.Faults.Crashes == 0 {
+			r.FalseSuspicions = r.Suspicions
+		}
+		if served > 0 {
+			r.DetectionPerRequest = float64(r.MessagesByCause[proto.Liveness.String()]) / float64(served)
+		}
 	}
 	if s.Faults.Crashes > 0 {
 		r.FaultPlan = s.Faults.String()

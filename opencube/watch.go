@@ -66,6 +66,7 @@ func (n *Node) deadline(t proto.Timer, out *proto.Output) {
 		return
 	}
 	out.Suspect = proto.Suspicion{Yes: true, Of: n.holder, Inc: n.holderInc, Window: t.After}
+	out.Events[proto.EvSuspicion]++
 	n.startSearch(n.firstPhase(), out)
 }
 

@@ -202,10 +202,11 @@ const (
 	EvSonConflict      // a father found two live sons at the same distance
 	EvReattach         // a node searched again because its father told it so
 	EvWaitCycle        // a requester's chase came back to it: its request waited on itself
+	EvSuspicion        // a requester heard nothing of its request in time and suspected a failure
 	NumEvents
 )
 
-var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments", "wait_cycles"}
+var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments", "wait_cycles", "suspicions"}
 
 // String returns the event's JSON name.
 func (e Event) String() string { return eventNames[e] }

@@ -94,7 +94,10 @@ type Run struct {
 	SearchesStarted      int64 `json:"searches_started"`
 	// Suspicions counts the failures nodes suspected (each starts a
 	// search); FalseSuspicions those whose suspected node was in fact up
-	// and had not crashed since it was last heard from (target 0).
+	// and had not crashed since it was last heard from (target 0). In the
+	// simulator it is exact without crashes and a lower bound with them (a
+	// suspicion while some node is down is not counted as false); under
+	// MPI it is exact without crashes and -1 (not judged) with them.
 	Suspicions      int64 `json:"suspicions"`
 	FalseSuspicions int64 `json:"false_suspicions"`
 	// FirstFalseSuspicion describes the first false suspicion, to replay.
