@@ -42,7 +42,11 @@ func Merge(runs []*Run) *Run {
 		m.StaleTokensDiscarded += r.StaleTokensDiscarded
 		m.SearchesStarted += r.SearchesStarted
 		m.Suspicions += r.Suspicions
-		m.FalseSuspicions += r.FalseSuspicions
+		if m.FalseSuspicions >= 0 && r.FalseSuspicions >= 0 {
+			m.FalseSuspicions += r.FalseSuspicions
+		} else {
+			m.FalseSuspicions = -1 // not judged in some run (MPI with crashes)
+		}
 		phases += r.SearchPhasesMean * float64(r.SearchesStarted)
 		m.RequestsLost += r.RequestsLost
 		m.RequestsAbandoned += r.RequestsAbandoned
