@@ -543,6 +543,10 @@ func record(spec Spec, o *outcome) *results.Run {
 		r.TokensRegenerated = st.Events[proto.EvTokenRegenerated]
 		r.StaleTokensDiscarded = st.Events[proto.EvStaleToken]
 		r.SearchesStarted = st.Events[proto.EvSearchStarted]
+		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = st.Suspicions, st.FalseSuspicions, st.FirstFalseSuspicion
+		if drv.served > 0 {
+			r.DetectionPerRequest = float64(r.MessagesByCause[proto.Liveness.String()]) / float64(drv.served)
+		}
 		if r.SearchesStarted > 0 {
 			r.SearchPhasesMean = float64(st.Events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
 		}
