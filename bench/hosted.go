@@ -27,7 +27,11 @@ func (s Spec) Normalized() (Spec, error) {
 func NewNodes(s Spec) []proto.Node {
 	algo, _ := Algorithm(s.Algorithm)
 	if s.FT {
-		algo = opencube.Algorithm{FT: &opencube.Config{CSEstimate: s.CSEstimate, RetestDelay: 2 + s.CSEstimate}}
+		cfg := &opencube.Config{CSEstimate: s.CSEstimate, RetestDelay: 2 + s.CSEstimate}
+		if s.Protocol == ProtocolPaper {
+			cfg.Paper, cfg.PaperStart, cfg.Bare = true, true, true
+		}
+		algo = opencube.Algorithm{FT: cfg}
 	}
 	return algo.NewNodes(s.Nodes)
 }
@@ -99,6 +103,12 @@ func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served 
 	r := newRun(s, checks, issued, served)
 	r.Runtime, r.Ranks = runtime, ranks
 	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
+	if s.FT {
+		r.Protocol = s.Protocol
+		if r.Protocol == "" {
+			r.Protocol = ProtocolOCBench
+		}
+	}
 	if s.Workload == "poisson" {
 		r.ThinkTime = s.Think
 	}

@@ -55,6 +55,9 @@ func Replay(s Spec) string {
 	if s.Repair {
 		args = append(args, "--repair")
 	}
+	if s.FT && s.Protocol == ProtocolPaper {
+		args = append(args, "--protocol", s.Protocol)
+	}
 	for i, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t'\"$`\\") {
 			args[i] = fmt.Sprintf("%q", a)

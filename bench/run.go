@@ -54,6 +54,9 @@ type Spec struct {
 	// NoBaseline skips the crash-free run that the differential overhead
 	// needs.
 	NoBaseline bool
+	// Protocol is the open-cube failure protocol: ProtocolOCBench (the
+	// default) or ProtocolPaper (§5 as written).
+	Protocol string
 	// Progress, if not nil, is called now and then during the run (every
 	// ProgressEvery served requests, at every crash, and once at the end),
 	// never per event; it must be cheap and must not touch the run.
@@ -146,6 +149,15 @@ func (s *Spec) Validate() error {
 	if s.Faults.Crashes > 0 && s.Workload == "each" {
 		return fmt.Errorf("--workload: each runs lone requests from the initial configuration and takes no crashes")
 	}
+	switch s.Protocol {
+	case "", ProtocolOCBench:
+	case ProtocolPaper:
+		if s.Algorithm != "opencube" {
+			return fmt.Errorf("--protocol: only opencube has a failure protocol")
+		}
+	default:
+		return fmt.Errorf("--protocol: unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
+	}
 	return nil
 }
 
@@ -165,7 +177,22 @@ func (s *Spec) fill() {
 	if s.Faults.Crashes > 0 {
 		s.FT = true
 	}
+	if s.FT && s.Protocol == "" {
+		s.Protocol = ProtocolOCBench
+	}
 }
+
+// The open-cube failure protocols (docs/failures.md).
+const (
+	// ProtocolOCBench is the project's protocol: requesters watch the
+	// holders of their requests, regenerations are confirmed, searches
+	// keep the open-cube's shape.
+	ProtocolOCBench = "ocbench"
+	// ProtocolPaper is §5 of the open-cube paper as written: suspicion on
+	// a clock (2·pmax·δ), searches from power+1 with the paper's rules,
+	// regeneration at once, no token generations.
+	ProtocolPaper = "paper"
+)
 
 // Streams of the seeded generators: each part of a run draws from its own
 // stream, so that adding crashes to a run does not change its workload.

@@ -3,6 +3,7 @@ package bench
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ocbench/ocbench/sim"
@@ -55,6 +56,33 @@ func TestNoFalseSuspicion(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestPaperProtocol: §5 as written (--protocol paper) suspects on a clock,
+// so under load it suspects live nodes and, without confirmation, makes a
+// second token (the run README quotes); the project's protocol runs the
+// same seed clean, with no suspicion at all.
+func TestPaperProtocol(t *testing.T) {
+	s := Spec{Algorithm: "opencube", Nodes: 32, Requests: 5000, Workload: "poisson", Seed: 1, CSTime: 1, Think: 32, FT: true, Check: sim.CheckCounts}
+	for _, c := range []struct {
+		protocol string
+		broken   bool
+	}{{ProtocolPaper, true}, {ProtocolOCBench, false}} {
+		s.Protocol = c.protocol
+		r, err := Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Protocol != c.protocol {
+			t.Errorf("record names protocol %q, want %q", r.Protocol, c.protocol)
+		}
+		switch {
+		case c.broken && (r.SafetyViolations == 0 || r.FalseSuspicions == 0 || !strings.Contains(r.Violation, "2 tokens exist")):
+			t.Errorf("%s: %d safety violations, %d false suspicions (%q): want a second token after false suspicions", c.protocol, r.SafetyViolations, r.FalseSuspicions, r.Violation)
+		case !c.broken && (r.SafetyViolations+r.LivenessViolations > 0 || r.Suspicions > 0):
+			t.Errorf("%s: %d suspicions, violation %q", c.protocol, r.Suspicions, r.Violation)
 		}
 	}
 }

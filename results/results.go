@@ -69,10 +69,13 @@ type Run struct {
 	Violation          string  `json:"violation,omitempty"`
 
 	// Crashes (open-cube failure protocol).
-	FaultTolerant bool   `json:"fault_tolerant"`
-	FaultPlan     string `json:"fault_plan,omitempty"`
-	Failures      int    `json:"failures"`
-	Recoveries    int    `json:"recoveries"`
+	FaultTolerant bool `json:"fault_tolerant"`
+	// Protocol names the failure protocol of a fault-tolerant run:
+	// "ocbench" (the project's) or "paper" (§5 as written).
+	Protocol   string `json:"protocol,omitempty"`
+	FaultPlan  string `json:"fault_plan,omitempty"`
+	Failures   int    `json:"failures"`
+	Recoveries int    `json:"recoveries"`
 	// OverheadPerFailure is the classified overhead: messages whose cause
 	// is a failure, attributed to the latest crash before they were sent;
 	// the estimate is over failures.

@@ -77,6 +77,7 @@ type options struct {
 	lateFactor   float64
 	noBaseline   bool
 	repair       bool
+	protocol     string
 
 	runtime     string
 	placement   string
@@ -120,6 +121,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Float64Var(&o.late, "delay-violations", 0, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
 	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]; late-factor in (1, 1e6]")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
+	fs.StringVar(&o.protocol, "protocol", bench.ProtocolOCBench, "the open-cube failure protocol: ocbench (the project's: requesters watch the holders of their requests, confirmed regeneration) or paper (§5 as written: suspicion on a 2·pmax·δ clock, regeneration at once; can make two tokens, docs/failures.md)")
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
@@ -285,7 +287,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			Delta: o.delta, CSTime: o.csTime, Think: think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
 			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: o.crashSpacing, Every: o.crashEvery, Start: o.crashStart,
 				Down: o.downtime, DownDist: o.downtimeDist, Permanent: o.permanent, Target: o.crashTarget},
-			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair}
+			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair, Protocol: o.protocol}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
 			s.Check = sim.CheckFull
 		}
@@ -494,16 +496,27 @@ func header(o *options, list []config) []string {
 		}
 		plan.Crashes = list[0].spec.Faults.Crashes
 		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1),
-			fmt.Sprintf("failure protocol: suspicion after 2·pmax·δ, root's CS estimate e = %gδ, regeneration confirmed by a broadcast (docs/failures.md)", e),
+			protocolLine(s.Protocol, e),
 			"overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
 			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds")
 		if s.LateFraction > 0 {
 			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
 		}
 	} else {
+		if s.FT {
+			h = append(h, protocolLine(s.Protocol, e), "detection/req: heartbeats and chases per served request; false susp.: suspicions of a live node (must be 0 without crashes)")
+		}
 		h = append(h, "msg/req: messages per served request, return of a lent token included; wait: enter_cs to entry, in δ")
 	}
 	return h
+}
+
+// protocolLine is the header line that names the failure protocol.
+func protocolLine(protocol string, e float64) string {
+	if protocol == bench.ProtocolPaper {
+		return fmt.Sprintf("failure protocol: paper (§5 as written: suspicion 2·pmax·δ after asking, regeneration at once, no generations), root's CS estimate e = %gδ (docs/failures.md)", e)
+	}
+	return fmt.Sprintf("failure protocol: ocbench (requesters watch the holders of their requests: heartbeats after 2·pmax·δ, then gaps that double; regeneration confirmed by a broadcast), root's CS estimate e = %gδ (docs/failures.md)", e)
 }
 
 // experimentFlags choose what runs; without any of them, ocbench runs the
