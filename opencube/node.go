@@ -278,13 +278,13 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			// enquiry hears the same, it was lost on the way.
 			n.enquirySeq = 0
 			if n.sentBack {
-				n.announce(out)
+				n.reclaim(out)
 				return
 			}
 			n.sentBack = true
 			n.loanSeq = n.timer(out, timerLoan, n.roundTrip())
 		default:
-			n.announce(out)
+			n.reclaim(out)
 		}
 	case proto.Test:
 		n.receiveTest(m, out)
@@ -495,7 +495,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		}
 	case timerEnquiry:
 		if t.Seq == n.enquirySeq && n.lending() {
-			n.announce(out) // no answer within 2δ: the source is down
+			n.reclaim(out) // no answer within 2.5δ: the source is down
 		}
 	case timerPhase:
 		if t.Seq != n.phaseSeq || !n.searching {
@@ -608,6 +608,22 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 func (n *Node) becomeRoot(out *proto.Output) {
 	out.Events[proto.EvSearchRoot]++
 	n.announce(out)
+}
+
+// reclaim regenerates the token of a root whose loan is lost: the source
+// of the loan answered that it never got it, or that it sent it back twice
+// without the token coming, or did not answer (it is down). As the paper
+// argues, under δ that token is lost: a loan goes through at most pmax
+// proxies to the source, which enters the critical section at once and
+// sends it back to this root only, so by the time of the enquiry it would
+// have come back or be in the source's critical section. No broadcast is
+// needed: the only node the old token could still reach is this one, and
+// the new generation makes it discard it (docs/failures.md). With
+// Config.Paper the root regenerates in the same way (the paper's rule).
+func (n *Node) reclaim(out *proto.Output) {
+	n.loanSeq, n.enquirySeq, n.sentBack = 0, 0, false
+	n.core.Father = proto.Nil
+	n.regenerate(out)
 }
 
 // announce starts the confirmation that precedes every regeneration: the
