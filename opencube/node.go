@@ -24,7 +24,8 @@ type Config struct {
 	// CSEstimate is e, the root's estimate of a critical section's duration.
 	CSEstimate float64
 	// RetestDelay is how long a searching node waits before testing again a
-	// node that answered "try later".
+	// node that answered "try later" (the paper's protocol: in the
+	// project's, asking nodes below the phase do not answer).
 	RetestDelay float64
 	// PaperStart makes a suspicion or an anomaly start search_father at
 	// phase power(i)+1, as the paper does. By default every search starts
@@ -89,8 +90,7 @@ type Node struct {
 	searching bool
 	phase     int
 	phaseSeq  uint32
-	retry     []proto.NodeID
-	retested  bool // the phase has tested its "try later" nodes again once
+	retry     []proto.NodeID // the paper's protocol: nodes to test again
 	// adopter is a searcher that tested this searching node in a phase
 	// adoptPhase above its own (0: none): the search concludes with
 	// father := adopter when it reaches adoptPhase, unless a lower phase
@@ -332,24 +332,8 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			n.conclude(m.From, out)
 			return
 		}
-		// "Try later" from a node whose request waits on this searching node
-		// (directly, or through the node its request went to) would be
-		// tested again forever: its power cannot grow before this search
-		// ends. It is discarded like a node that does not answer.
-		if !n.cfg.Paper && (n.core.HoldsFrom(m.From) || (m.J != proto.Nil && n.core.HoldsFrom(m.J))) {
-			return
-		}
-		if (n.phase == n.rule.PMax || n.retested) && !n.cfg.Paper {
-			// A node still asking after one retest, or in the last phase,
-			// is discarded like a silent one. Its request may wait, through
-			// holders that are alive and say so, on this very search (or on
-			// another one that waits on it): testing it again would wait
-			// for ever. In the last phase its request can only be served
-			// by the token of the root we did not find: if that token
-			// lives, its holder objects to our regeneration; if it is in
-			// flight, the regeneration discards it (docs/failures.md).
-			return
-		}
+		// "Try later" (only the paper's protocol sends it): test that node
+		// again after RetestDelay.
 		for _, k := range n.retry {
 			if k == m.From {
 				return
@@ -405,12 +389,18 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		out.Events[proto.EvStaleToken]++
 		return
 	}
-	if !c.Asked && m.J != proto.Nil {
-		// Not waiting: a loan for a request that was served already (a
-		// request re-issued after a search, served twice). It goes back to
-		// its lender at once, and nothing else changes: the node's father
-		// may have changed since it asked (it was transit for a son), and
-		// a search it runs goes on.
+	if m.J != proto.Nil && (!c.Asked || (m.Tag != c.Tag && !n.cfg.Paper)) {
+		// Not waiting for this loan: a loan for a request that was served
+		// already (a request re-issued after a search, served twice), or
+		// for a request of ours from before a crash while we now ask for
+		// another (a loan serves one request, and every node it passes
+		// through serves that same one: a serial that differs means the
+		// loan is not ours to use or pass on; two nodes that took each
+		// other for their mandators after crashes passed such a token
+		// back and forth while its lender, told it was lost, made a
+		// second). It goes back to its lender at once, and nothing else
+		// changes: the node's father may have changed since it asked (it
+		// was transit for a son), and a search it runs goes on.
 		out.Events[proto.EvUnexpectedToken]++
 		c.Gen = m.Gen
 		n.send(out, proto.Message{Type: proto.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
@@ -474,9 +464,14 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	switch {
 	case n.rule.Power(&n.core) >= d:
 		answer(proto.AnswerOK)
-	case n.core.Asked:
-		// J tells the tester where this node's request went (its father).
-		// Src, the searching node our request waits on, if any.
+	case n.core.Asked && n.cfg.Paper:
+		// The paper: an asking node's power may grow once its request is
+		// served, so it says "try later" and is tested again. The
+		// project's protocol has it stay silent, like any node of a power
+		// below d: waiting for it can wait for ever (its request may wait,
+		// through live holders, on this very search), and the head of
+		// that half of the cube, of power ≥ d, answers "ok" even while it
+		// asks (docs/failures.md).
 		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: proto.Nil})
 	}
 }
@@ -529,7 +524,6 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 			n.test(k, out)
 		}
 		n.retry = n.retry[:0]
-		n.retested = true
 		n.phaseSeq = n.timer(out, timerPhase, n.roundTrip())
 	}
 }
@@ -569,7 +563,7 @@ func (n *Node) startPhase(out *proto.Output) {
 		return
 	}
 	out.Events[proto.EvSearchPhase]++
-	n.retry, n.retested = n.retry[:0], false
+	n.retry = n.retry[:0]
 	lo, hi := hypercube.AtDistance(int(n.core.ID), n.phase)
 	for k := lo; k < hi; k++ {
 		n.test(proto.NodeID(k), out)

@@ -133,22 +133,23 @@ func TestChaseFindsCycle(t *testing.T) {
 	}
 }
 
-// TestTryLaterRetestedOnce: in a phase below pmax a search tests a "try
-// later" node again once; a second "try later" counts as silence and the
-// search moves on, so that a requester whose request waits (through live
-// holders) on the search cannot hold it for ever.
-func TestTryLaterRetestedOnce(t *testing.T) {
-	net := watchNet(t, 8) // pmax 3
-	net.Input(5, proto.Crash)
-	net.Input(5, proto.Recover, "test(1) 5→6")
-	tryLater := proto.Message{Type: proto.Answer, Cause: proto.Failure, From: 5, To: 4, Phase: 1, Reply: proto.AnswerTryLater, J: proto.Nil, Src: proto.Nil}
-	net.Drop("test(1) 5→6")
-	net.Pending = append(net.Pending, tryLater)
-	net.Deliver("answer(2) 6→5")
-	net.Fire(5, timerPhase) // a "try later" is pending: retest later
-	net.Fire(5, timerRetest, "test(1) 5→6")
-	net.Drop("test(1) 5→6")
-	net.Pending = append(net.Pending, tryLater)
-	net.Deliver("answer(2) 6→5")
-	net.Fire(5, timerPhase, "test(2) 5→7", "test(2) 5→8")
+// TestPaperRetestsTryLater: under the paper's protocol an asking node of
+// power below the phase answers "try later", and the search tests it again
+// after RetestDelay, as often as it answers so; the project's protocol has
+// it stay silent (TestAskingNodesStaySilent).
+func TestPaperRetestsTryLater(t *testing.T) {
+	net := &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, Paper: true, PaperStart: true}}.NewNodes(4)}
+	net.Enter(1)                   // the root holds the token: in the CS
+	net.Enter(2, "request(2) 2→1") // 2 (power 0) asks and waits
+	net.Input(3, proto.Crash)
+	net.Input(3, proto.Recover, "test(1) 3→4")
+	net.Drop("test(1) 3→4")
+	net.Fire(3, timerPhase, "test(2) 3→1", "test(2) 3→2")
+	net.Drop("test(2) 3→1") // only 2's answer matters here
+	for round := 0; round < 3; round++ {
+		net.Deliver("test(2) 3→2", "answer(2) 2→3") // asking, power 0 < 2: try later
+		net.Deliver("answer(2) 2→3")
+		net.Fire(3, timerPhase)                 // a "try later" is pending: no next phase
+		net.Fire(3, timerRetest, "test(2) 3→2") // tested again, every time
+	}
 }
