@@ -3,6 +3,7 @@ package bench
 import (
 	"flag"
 	"fmt"
+	"github.com/ocbench/ocbench/sim"
 	"testing"
 )
 
@@ -38,7 +39,7 @@ var delayFloors = [3]float64{0, 0.5, 1}
 // spec returns the run of the sweep for one seed.
 func (c crashConfig) spec(seed uint64) Spec {
 	return Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: int64(10 * c.nodes), Workload: "poisson",
-		Seed: seed, CSTime: 1, Think: c.think, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3], NoBaseline: true,
+		Seed: seed, CSTime: 1, Think: c.think, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3], NoBaseline: true, Check: sim.CheckFull,
 		Faults: FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp",
 			Permanent: c.perm, Target: c.target}}
 }

@@ -402,8 +402,8 @@ func TestTransitSonsAfterAnomaly(t *testing.T) {
 	net.Fire(3, timerPhase, "test(2) 3→0", "test(2) 3→1")
 	net.Deliver("test(2) 3→0") // 0: power 1 now (father 3)
 	net.Deliver("test(2) 3→1", "answer(1) 1→3")
-	// 3's power is 1: 0, at distance 2, cannot stay its son.
-	net.Deliver("answer(1) 1→3", "request(3) 3→1", "reattach(nil) 3→0", "reattach(nil) 3→1")
-	net.Deliver("reattach(nil) 3→1") // not 1's father: nothing
+	// 3's power is 1: 0, at distance 2, cannot stay its son. 1, the new
+	// father, is not told (it cannot be 3's son).
+	net.Deliver("answer(1) 1→3", "request(3) 3→1", "reattach(nil) 3→0")
 	net.Deliver("reattach(nil) 3→0", "test(1) 0→1")
 }

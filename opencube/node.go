@@ -139,11 +139,15 @@ func (n *Node) next() uint32 { n.seq++; return n.seq }
 // instant (the bound on delays is inclusive, and under MPI nothing orders
 // a delivery and a timer of the same instant). The paper's protocol
 // (Config.Paper) waits exactly 2δ.
-func (n *Node) roundTrip() float64 {
+func (n *Node) roundTrip() float64 { return 2 + n.margin() }
+
+// margin is the δ/2 added to every wait whose bound a message delayed by
+// exactly δ can meet (0 under the paper's protocol).
+func (n *Node) margin() float64 {
 	if n.cfg.Paper {
-		return 2
+		return 0
 	}
-	return 2.5
+	return 0.5
 }
 
 // Power returns the node's power: phase−1 while it searches (§5), else
@@ -232,9 +236,13 @@ func (n *Node) arm(out *proto.Output, start int) {
 			n.watch(out)
 		case m.Type == proto.Token && m.J == n.core.ID:
 			n.loanTag, n.loanSrc = m.Tag, m.Src
-			wait := float64(n.rule.PMax+1) + n.cfg.CSEstimate
+			// The token comes back by then unless it is lost: with every
+			// delay exactly δ it comes back at that very instant, so the
+			// margin (an enquiry sent then is answered "sent back" and
+			// costs two messages for nothing).
+			wait := float64(n.rule.PMax+1) + n.cfg.CSEstimate + n.margin()
 			if m.To == m.Src {
-				wait = 2 + n.cfg.CSEstimate
+				wait = n.roundTrip() + n.cfg.CSEstimate
 			}
 			n.loanSeq = n.timer(out, timerLoan, wait)
 			n.enquirySeq, n.sentBack = 0, false

@@ -170,6 +170,10 @@ func (n *Node) attached(k proto.NodeID, out *proto.Output) {
 	p := n.dist(k) - 1
 	for d := p + 1; d <= max(n.searchPower, n.transitTop); d++ {
 		switch s := n.son(d); {
+		case s == k:
+			// Our new father was our son: it is not any more (our
+			// request, re-issued to it, passes through it).
+			n.sons[d] = proto.Nil
 		case s != proto.Nil:
 			n.send(out, proto.Message{Type: proto.Reattach, Cause: proto.Failure, To: s, J: s, Src: proto.Nil})
 			n.sons[d] = proto.Nil
@@ -179,6 +183,9 @@ func (n *Node) attached(k proto.NodeID, out *proto.Output) {
 			// distance d, those of them that are our sons search again.
 			lo, hi := hypercube.AtDistance(int(n.core.ID), d)
 			for i := lo; i < hi; i++ {
+				if proto.NodeID(i) == k {
+					continue
+				}
 				n.send(out, proto.Message{Type: proto.Reattach, Cause: proto.Failure, To: proto.NodeID(i), J: proto.Nil, Phase: uint8(p + 1), Src: proto.Nil})
 			}
 		}

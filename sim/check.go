@@ -42,7 +42,13 @@ func (s *Sim) check(id proto.NodeID, in proto.Input) {
 		return
 	}
 	s.lastTokens = t
-	if s.cfg.Check < CheckFull || s.cfg.Crashes {
+	if s.cfg.Check < CheckFull {
+		return
+	}
+	if s.cfg.Crashes {
+		if s.cfg.OpenCube {
+			s.checkCrashRelations()
+		}
 		return
 	}
 	s.checkATree()
@@ -287,5 +293,27 @@ func (s *Sim) judge(id proto.NodeID, sp proto.Suspicion) {
 			of = fmt.Sprintf("node %d (up, incarnation %d)", sp.Of, sp.Inc)
 		}
 		s.Stats.FirstFalseSuspicion = fmt.Sprintf("at step %d (t=%.6fs): node %d suspected %s after %.1fδ of silence", s.Stats.Steps, s.now, id, of, sp.Window)
+	}
+}
+
+// checkCrashRelations checks, in a run with crashes, a relation that holds
+// while nodes search and after crashes bent the tree (docs/failures.md,
+// "What is checked"): at most one live node that neither asks nor searches
+// is a root (father nil). The a_tree relation and the open-cube shape do
+// not hold then: a crashed node's sons keep it as their father until they
+// next ask, and searches leave the fathers of idle nodes bent, even in
+// cycles, until requests repair them (anomalies, chases).
+func (s *Sim) checkCrashRelations() {
+	first := proto.Nil
+	for i, nd := range s.nodes {
+		v := nd.View()
+		if !v.Up || v.Asked || v.Searching || v.Father != proto.Nil {
+			continue
+		}
+		if first != proto.Nil {
+			s.fail("crash relations: two idle roots, nodes %d and %d", first, i)
+			return
+		}
+		first = proto.NodeID(i)
 	}
 }
