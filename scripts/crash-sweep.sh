@@ -13,22 +13,30 @@ plots=results/crash-sweep
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
 common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 --out "$runs" --quiet)
-# run prints the table rows of one ocbench call, violations included (a run
+# run prints the table rows of one ocbench call (its flags after the common
+# ones, so that they win), violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
-run() { ./ocbench "$@" "${common[@]}" 2>&1 | grep -v '^# [^V]' || true; }
+run() { ./ocbench "${common[@]}" "$@" 2>&1 | grep -v '^# [^V]' || true; }
 {
   echo "# Overhead per failure, measured by scripts/crash-sweep.sh $seed"
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); machine: $(uname -srm), $(nproc) cores; $(go version | cut -d' ' -f3); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
-  echo "## N: 100 crashes, gaps exp(mean 100δ), think exp(mean 10·N δ)"
-  for n in 8 16 32 64 128 256 512 1024; do
-    run --nodes "$n" --crashes 100 --crash-every 100 --think $((10 * n)) | { [ "$n" = 8 ] && cat || tail -n +2; }
+  echo "## N: 100 crashes, gaps exp(mean 100δ), think exp(mean 10·N δ), 10 seeds (1000 failures per N)"
+  for n in 8 16 32 64 128 256 512 1024 2048 4096; do
+    run --nodes "$n" --crashes 100 --crash-every 100 --think $((10 * n)) --repeat 10 | { [ "$n" = 8 ] && cat || tail -n +2; }
   done
   echo
-  echo "## load at N=32: think exp(mean T δ), 100 crashes every 100δ"
-  for t in 32 64 160 320 1280 3200; do
-    run --nodes 32 --crashes 100 --crash-every 100 --think "$t" | sed "s/^/think=$t /" | { [ "$t" = 32 ] && cat || tail -n +2; }
+  echo "## load at N=32: saturated, then think exp(mean T δ); 100 crashes every 100δ"
+  run --nodes 32 --crashes 100 --crash-every 100 --workload saturated | sed "s/^/saturated /"
+  for t in 1 4 32 64 160 320 1280 3200; do
+    run --nodes 32 --crashes 100 --crash-every 100 --think "$t" | sed "s/^/think=$t /" | tail -n +2
   done
+  echo
+  echo "## delay floor at N=32: delays uniform in [F·δ, δ] (F = 1: every delay exactly δ), think 320δ, 100 crashes every 100δ"
+  for f in 0 0.5 1; do
+    run --nodes 32 --crashes 100 --crash-every 100 --think 320 --min-delay "$f" | sed "s/^/floor=$f /" | { [ "$f" = 0 ] && cat || tail -n +2; }
+  done
+  run --nodes 32 --crashes 100 --crash-every 100 --think 320 --min-delay 1 --fifo | sed "s/^/floor=1,fifo /" | tail -n +2
   echo
   echo "## crash spacing at N=32: think exp(mean 320δ), 100 crashes every G δ"
   for g in 25 50 100 200 400 1000; do
