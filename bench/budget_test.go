@@ -114,7 +114,7 @@ func TestBaselineViolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.LivenessViolations != 1 || r.SafetyViolations != 0 || !strings.HasPrefix(r.Violation, "baseline: the run reached 500 steps") ||
+	if r.LivenessViolations != 1 || r.SafetyViolations != 0 || !strings.HasPrefix(r.Violation, "baseline: the run reached ") || !strings.Contains(r.Violation, "the end of its budget (500 steps") ||
 		!strings.Contains(r.Violation, "; replay: ocbench ") || !strings.Contains(r.Violation, "--seed 5") {
 		t.Errorf("%d liveness, %d safety violations: %q", r.LivenessViolations, r.SafetyViolations, r.Violation)
 	}
