@@ -121,3 +121,25 @@ func TestCrashReplays(t *testing.T) {
 		})
 	}
 }
+
+// TestPowerTarget: --crash-target power samples every power of the cube
+// about as often, and the record splits the overhead by victim power.
+func TestPowerTarget(t *testing.T) {
+	s := Spec{Algorithm: "opencube", Nodes: 16, Requests: 100, Workload: "poisson", Seed: 1, CSTime: 1, Think: 160, NoBaseline: true,
+		Faults: FaultPlan{Crashes: 50, Spacing: "exp", Every: 200, Down: 20, DownDist: "exp", Target: "power"}}
+	r, err := Run(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Violation != "" || len(r.VictimPowers) != r.Failures || len(r.OverheadByVictimPower) != 5 {
+		t.Fatalf("violation %q, %d victim powers for %d failures, strata %+v", r.Violation, len(r.VictimPowers), r.Failures, r.OverheadByVictimPower)
+	}
+	for _, st := range r.OverheadByVictimPower {
+		if st.Failures < 5 {
+			t.Errorf("power %d: %d failures, want about %d", st.Power, st.Failures, r.Failures/5)
+		}
+	}
+	if !(r.OverheadStratified > 0) {
+		t.Errorf("stratified overhead %g", r.OverheadStratified)
+	}
+}

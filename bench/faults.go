@@ -3,6 +3,7 @@ package bench
 import (
 	"container/heap"
 	"fmt"
+	"github.com/ocbench/ocbench/hypercube"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -19,11 +20,15 @@ import (
 //     flight;
 //   - path: a node on a pending request's path (a proxy serving a mandator,
 //     or a node with requests waiting in its queue);
-//   - root: the node whose father is nil.
+//   - root: the node whose father is nil;
+//   - power: crash k hits a random live node of power k mod (pmax+1)
+//     (power: dist(i, father) − 1, pmax at the root), so that every power
+//     is sampled as often; the record weighs the strata back to the
+//     open-cube's share of each power (overhead_stratified).
 //
 // The targeted choices fall back to a random live node when no node
 // qualifies at the crash time.
-var Targets = []string{"random", "token", "path", "root"}
+var Targets = []string{"random", "token", "path", "root", "power"}
 
 // FaultPlan describes the crashes of a run, generated from the seed. Times
 // are in units of δ.
@@ -280,10 +285,28 @@ func (r *recoveries) upTo(t float64, live *liveSet) {
 	}
 }
 
+// NodePower is the open-cube power of node i in view v: dist(i, father) − 1,
+// or pmax at a root.
+func NodePower(i proto.NodeID, v proto.View, pmax int) int {
+	if v.Father == proto.Nil {
+		return pmax
+	}
+	return hypercube.Dist(int(i), int(v.Father)) - 1
+}
+
 // pickTarget chooses the victim of a targeted crash from the run's state.
-func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool, tokenDest proto.NodeID, rng *rand.Rand) proto.NodeID {
+// k is the number of crashes so far.
+func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool, tokenDest proto.NodeID, rng *rand.Rand, k int) proto.NodeID {
 	var cands []proto.NodeID
 	switch target {
+	case "power":
+		pmax, _ := hypercube.Log2(len(nodes))
+		want := k % (pmax + 1)
+		for i, n := range nodes {
+			if v := n.View(); v.Up && NodePower(proto.NodeID(i), v, pmax) == want {
+				cands = append(cands, proto.NodeID(i))
+			}
+		}
 	case "token":
 		for i, n := range nodes {
 			if v := n.View(); v.Up && v.TokenHere {

@@ -204,17 +204,18 @@ const (
 
 // outcome is what one simulation leaves for the record.
 type outcome struct {
-	sim        *sim.Sim
-	drv        *driver
-	err        error
-	crashes    []float64 // crash times, seconds
-	recoveries int
-	perFailure []float64                // failure-cause messages attributed to each crash
-	byType     [proto.NumMsgTypes]int64 // failure-cause messages by type (after the first crash)
-	preCrash   int64                    // failure-cause messages before the first crash
-	firstEntry []float64                // per crash: time to the next CS entry, seconds (-1: none)
-	shape      error
-	stuck      string
+	sim         *sim.Sim
+	drv         *driver
+	err         error
+	crashes     []float64 // crash times, seconds
+	recoveries  int
+	perFailure  []float64                // failure-cause messages attributed to each crash
+	victimPower []int                    // the power of each crash's victim when it crashed
+	byType      [proto.NumMsgTypes]int64 // failure-cause messages by type (after the first crash)
+	preCrash    int64                    // failure-cause messages before the first crash
+	firstEntry  []float64                // per crash: time to the next CS entry, seconds (-1: none)
+	shape       error
+	stuck       string
 	// openCubeAtEnd: the father relation was an open-cube when the run
 	// ended (without a repair pass, anomalies may be left unrepaired: §5).
 	openCubeAtEnd bool
@@ -514,11 +515,13 @@ func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, ta
 				tokenDest = m.To
 			}
 		})
-		victim = pickTarget(target, nodes, s.Down, tokenDest, rng)
+		victim = pickTarget(target, nodes, s.Down, tokenDest, rng, len(o.crashes))
 	}
 	if s.Down(victim) {
 		return
 	}
+	pmax, _ := hypercube.Log2(len(nodes))
+	o.victimPower = append(o.victimPower, NodePower(victim, nodes[victim].View(), pmax))
 	o.crashes = append(o.crashes, s.Now())
 	o.perFailure = append(o.perFailure, 0)
 	o.firstEntry = append(o.firstEntry, -1)
@@ -584,6 +587,8 @@ func record(spec Spec, o *outcome) *results.Run {
 		r.Recoveries = o.recoveries
 		r.OverheadPerFailure = results.Estimated(o.perFailure)
 		r.OverheadSamples = o.perFailure
+		r.VictimPowers = o.victimPower
+		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(o.perFailure, o.victimPower, spec.Nodes)
 		r.OverheadByType = map[string]int64{}
 		for t, v := range o.byType {
 			if v > 0 {

@@ -51,3 +51,52 @@ func Estimated(xs []float64) Estimate {
 	e.CI95Low, e.CI95High = &lo, &hi
 	return e
 }
+
+// PowerStratum is the overhead per failure of the crashes whose victims had
+// one power.
+type PowerStratum struct {
+	Power    int     `json:"power"`
+	Failures int     `json:"failures"`
+	Mean     float64 `json:"mean"`
+	// Share is the fraction of an open-cube's nodes that have this power.
+	Share float64 `json:"share"`
+}
+
+// ByPower splits per-failure samples by the power of their victims (powers
+// in the same order) in a system of n nodes, and returns the strata and the
+// stratified mean: Σ share·mean over the sampled powers, divided by the sum
+// of their shares (0 without samples).
+func ByPower(samples []float64, powers []int, n int) ([]PowerStratum, float64) {
+	if len(samples) == 0 || len(powers) != len(samples) {
+		return nil, 0
+	}
+	pmax := 0
+	for 1<<pmax < n {
+		pmax++
+	}
+	sums := make([]float64, pmax+1)
+	counts := make([]int, pmax+1)
+	for k, p := range powers {
+		if p < 0 || p > pmax {
+			continue
+		}
+		sums[p] += samples[k]
+		counts[p]++
+	}
+	var out []PowerStratum
+	var num, den float64
+	for p := 0; p <= pmax; p++ {
+		if counts[p] == 0 {
+			continue
+		}
+		share := 1 / float64(n) // the root
+		if p < pmax {
+			share = 1 / float64(uint64(2)<<p)
+		}
+		m := sums[p] / float64(counts[p])
+		out = append(out, PowerStratum{Power: p, Failures: counts[p], Mean: m, Share: share})
+		num += share * m
+		den += share
+	}
+	return out, num / den
+}

@@ -14,6 +14,7 @@ func Merge(runs []*Run) *Run {
 	m.OverheadByType = nil
 	m.Events = nil
 	var perReqMean, waits, diffs, samples []float64
+	var powers []int
 	var rec, recSamples []float64
 	zero := func(r *Run) {
 		r.RequestsIssued, r.RequestsServed, r.MessagesTotal, r.Failures, r.Recoveries = 0, 0, 0, 0, 0
@@ -85,6 +86,7 @@ func Merge(runs []*Run) *Run {
 		perReqMean = append(perReqMean, r.MsgsPerRequest.Mean)
 		waits = append(waits, r.WaitDelta.Mean)
 		samples = append(samples, r.OverheadSamples...)
+		powers = append(powers, r.VictimPowers...)
 		if r.OverheadDifferential.N > 0 {
 			diffs = append(diffs, r.OverheadDifferential.Mean)
 		}
@@ -116,6 +118,8 @@ func Merge(runs []*Run) *Run {
 	m.WaitDelta = Summary{Count: len(waits)}
 	m.WaitDelta.Mean = Estimated(waits).Mean
 	m.OverheadSamples = samples
+	m.VictimPowers = powers
+	m.OverheadByVictimPower, m.OverheadStratified = ByPower(samples, powers, m.Nodes)
 	m.OverheadPerFailure = Estimated(samples)
 	m.OverheadDifferential = Estimated(diffs)
 	m.RecoveryDelta = Summary{Count: len(rec), Mean: Estimated(rec).Mean}

@@ -82,6 +82,16 @@ type Run struct {
 	OverheadPerFailure Estimate `json:"overhead_per_failure"`
 	// OverheadSamples are the per-failure counts behind OverheadPerFailure.
 	OverheadSamples []float64 `json:"overhead_samples,omitempty"`
+	// VictimPowers are the powers of the crashes' victims when they crashed
+	// (simulator only), in the order of OverheadSamples.
+	VictimPowers []int `json:"victim_powers,omitempty"`
+	// OverheadByVictimPower splits the overhead per failure by the power of
+	// the victim; OverheadStratified weighs those means by each power's
+	// share of the nodes of an open-cube (2^−(p+1), and 1/N for the root)
+	// over the powers sampled: with --crash-target power every power is
+	// sampled as often, and this is the estimate for a random victim.
+	OverheadByVictimPower []PowerStratum `json:"overhead_by_victim_power,omitempty"`
+	OverheadStratified    float64        `json:"overhead_stratified,omitempty"`
 	// OverheadDifferential is (messages of the run − messages of the same
 	// seed's run without crashes) / failures; over seeds when repeated.
 	OverheadDifferential Estimate `json:"overhead_differential"`
