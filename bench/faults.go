@@ -285,15 +285,6 @@ func (r *recoveries) upTo(t float64, live *liveSet) {
 	}
 }
 
-// NodePower is the open-cube power of node i in view v: dist(i, father) − 1,
-// or pmax at a root.
-func NodePower(i proto.NodeID, v proto.View, pmax int) int {
-	if v.Father == proto.Nil {
-		return pmax
-	}
-	return hypercube.Dist(int(i), int(v.Father)) - 1
-}
-
 // pickTarget chooses the victim of a targeted crash from the run's state.
 // k is the number of crashes so far.
 func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool, tokenDest proto.NodeID, rng *rand.Rand, k int) proto.NodeID {
@@ -303,7 +294,7 @@ func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool,
 		pmax, _ := hypercube.Log2(len(nodes))
 		want := k % (pmax + 1)
 		for i, n := range nodes {
-			if v := n.View(); v.Up && NodePower(proto.NodeID(i), v, pmax) == want {
+			if v := n.View(); v.Up && hypercube.PowerWith(i, int(v.Father), pmax) == want {
 				cands = append(cands, proto.NodeID(i))
 			}
 		}

@@ -104,10 +104,7 @@ func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served 
 	r.Runtime, r.Ranks = runtime, ranks
 	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
 	if s.FT {
-		r.Protocol = s.Protocol
-		if r.Protocol == "" {
-			r.Protocol = ProtocolOCBench
-		}
+		r.Protocol = s.Protocol // filled: ProtocolOCBench unless paper
 	}
 	if s.Workload == "poisson" {
 		r.ThinkTime = s.Think

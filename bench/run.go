@@ -521,7 +521,7 @@ func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, ta
 		return
 	}
 	pmax, _ := hypercube.Log2(len(nodes))
-	o.victimPower = append(o.victimPower, NodePower(victim, nodes[victim].View(), pmax))
+	o.victimPower = append(o.victimPower, hypercube.PowerWith(int(victim), int(nodes[victim].View().Father), pmax))
 	o.crashes = append(o.crashes, s.Now())
 	o.perFailure = append(o.perFailure, 0)
 	o.firstEntry = append(o.firstEntry, -1)
@@ -574,9 +574,7 @@ func record(spec Spec, o *outcome) *results.Run {
 		r.StaleTokensDiscarded = st.Events[proto.EvStaleToken]
 		r.SearchesStarted = st.Events[proto.EvSearchStarted]
 		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = st.Suspicions, st.FalseSuspicions, st.FirstFalseSuspicion
-		if drv.served > 0 {
-			r.DetectionPerRequest = float64(r.MessagesByCause[proto.Liveness.String()]) / float64(drv.served)
-		}
+		r.SetDetectionPerRequest()
 		if r.SearchesStarted > 0 {
 			r.SearchPhasesMean = float64(st.Events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
 		}

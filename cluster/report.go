@@ -237,9 +237,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		if s.Faults.Crashes == 0 {
 			r.FalseSuspicions = r.Suspicions
 		}
-		if served > 0 {
-			r.DetectionPerRequest = float64(r.MessagesByCause[proto.Liveness.String()]) / float64(served)
-		}
+		r.SetDetectionPerRequest()
 	}
 	if s.Faults.Crashes > 0 {
 		r.FaultPlan = s.Faults.String()

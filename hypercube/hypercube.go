@@ -50,6 +50,17 @@ func Power(i, p int) int {
 	return bits.TrailingZeros(uint(i))
 }
 
+// PowerWith returns the power of node i whose father is father (negative:
+// i is a root) in an open-cube of 2^p nodes: dist(i, father) − 1, or p at a
+// root (open-cube paper, Proposition 2.1). Unlike Power, it holds for any
+// father relation, not only the initial one.
+func PowerWith(i, father, p int) int {
+	if father < 0 {
+		return p
+	}
+	return Dist(i, father) - 1
+}
+
 // Father returns the father of node i in the initial open-cube (None for the
 // root 0): i with its lowest set bit cleared.
 func Father(i int) int {

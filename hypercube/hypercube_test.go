@@ -167,3 +167,19 @@ func TestNewPlacementErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerWith: with the initial fathers, PowerWith is Power; a root has
+// power p whatever its id; otherwise the power is dist(i, father) − 1.
+func TestPowerWith(t *testing.T) {
+	const p = 5
+	for i := 0; i < 1<<p; i++ {
+		if got, want := PowerWith(i, Father(i), p), Power(i, p); got != want {
+			t.Errorf("node %d under its initial father %d: power %d, want %d", i, Father(i), got, want)
+		}
+	}
+	for _, c := range []struct{ i, father, want int }{{7, -1, p}, {7, 6, 0}, {7, 5, 1}, {7, 0, 2}, {7, 24, 4}} {
+		if got := PowerWith(c.i, c.father, p); got != c.want {
+			t.Errorf("PowerWith(%d, %d, %d) = %d, want %d", c.i, c.father, p, got, c.want)
+		}
+	}
+}

@@ -31,10 +31,7 @@ func (Rule) InitialFather(i proto.NodeID, n int) proto.NodeID {
 // Power returns the power of node n: dist(n, father) − 1, or pmax at the root
 // (Proposition 2.1).
 func (r Rule) Power(n *scheme.Node) int {
-	if n.Father == proto.Nil {
-		return r.PMax
-	}
-	return hypercube.Dist(int(n.ID), int(n.Father)) - 1
+	return hypercube.PowerWith(int(n.ID), int(n.Father), r.PMax)
 }
 
 // OnRequest implements scheme.Rule.

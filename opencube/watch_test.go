@@ -25,6 +25,20 @@ func lastTimer(t *testing.T, net *steptest.Net, id proto.NodeID, kind uint8) pro
 	return proto.Timer{}
 }
 
+// heardHolder returns a net of 4 nodes in which node 2's request waits at
+// node 1, in the critical section, and 2 has heard 1's first heartbeat: 2
+// knows its holder.
+func heardHolder(t *testing.T) *steptest.Net {
+	t.Helper()
+	net := watchNet(t, 4)
+	net.Enter(1)
+	net.Enter(2, "request(2) 2→1")
+	net.Deliver("request(2) 2→1")
+	net.FireTimer(1, lastTimer(t, net, 1, timerBeat), "wait(1) 1→2")
+	net.Deliver("wait(1) 1→2")
+	return net
+}
+
 // TestHolderHeartbeats: a node that holds a request it cannot serve at once
 // tells the requester so P = 2·pmax·δ later, then after gaps that double;
 // the requester, hearing them, never searches; once the request is served
@@ -71,12 +85,7 @@ func TestHolderHeartbeats(t *testing.T) {
 // requester's deadline passes in silence, it suspects that holder (named,
 // with the incarnation it heard from) and searches from phase 1.
 func TestSilentHolderIsSuspected(t *testing.T) {
-	net := watchNet(t, 4)
-	net.Enter(1)
-	net.Enter(2, "request(2) 2→1")
-	net.Deliver("request(2) 2→1")
-	net.FireTimer(1, lastTimer(t, net, 1, timerBeat), "wait(1) 1→2")
-	net.Deliver("wait(1) 1→2")
+	net := heardHolder(t)
 	net.Input(1, proto.Crash)
 	net.FireTimer(2, net.Timers(2)[0]) // the first deadline: one still pending
 	if net.Out().Suspect.Yes {
@@ -112,12 +121,7 @@ func TestLostRequestIsSuspected(t *testing.T) {
 // and the initiator searches. A chase of another node's request dies at a
 // node that does not wait.
 func TestChaseFindsCycle(t *testing.T) {
-	net := watchNet(t, 4)
-	net.Enter(1)
-	net.Enter(2, "request(2) 2→1")
-	net.Deliver("request(2) 2→1")
-	net.FireTimer(1, lastTimer(t, net, 1, timerBeat), "wait(1) 1→2")
-	net.Deliver("wait(1) 1→2") // 2 knows its holder: 1
+	net := heardHolder(t)
 	// A chase of node 4 reaches 2: 2 waits on 1 and passes it on.
 	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 9})
 	net.Deliver("chase(4) 3→2", "chase(4) 2→1")

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"github.com/ocbench/ocbench/hypercube"
 	"math"
 
 	"github.com/montanaflynn/stats"
@@ -70,9 +71,9 @@ func ByPower(samples []float64, powers []int, n int) ([]PowerStratum, float64) {
 	if len(samples) == 0 || len(powers) != len(samples) {
 		return nil, 0
 	}
-	pmax := 0
-	for 1<<pmax < n {
-		pmax++
+	pmax, ok := hypercube.Log2(n)
+	if !ok {
+		return nil, 0
 	}
 	sums := make([]float64, pmax+1)
 	counts := make([]int, pmax+1)

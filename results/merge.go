@@ -98,9 +98,7 @@ func Merge(runs []*Run) *Run {
 	if m.SearchesStarted > 0 {
 		m.SearchPhasesMean = phases / float64(m.SearchesStarted)
 	}
-	if m.RequestsServed > 0 {
-		m.DetectionPerRequest = float64(m.MessagesByCause["liveness"]) / float64(m.RequestsServed)
-	}
+	m.SetDetectionPerRequest()
 	// Per-request statistics: the mean is pooled exactly; the quantiles of a
 	// merged record are the largest over the seeds (a conservative choice).
 	served := float64(0)

@@ -159,6 +159,15 @@ type Run struct {
 	Steps          int64   `json:"steps"`
 }
 
+// SetDetectionPerRequest sets DetectionPerRequest from the messages of
+// cause "liveness" and the requests served (0 if none was served).
+func (r *Run) SetDetectionPerRequest() {
+	r.DetectionPerRequest = 0
+	if r.RequestsServed > 0 {
+		r.DetectionPerRequest = float64(r.MessagesByCause["liveness"]) / float64(r.RequestsServed)
+	}
+}
+
 // PaperComparison sets a measured overhead per failure beside the paper's.
 type PaperComparison struct {
 	PerFailure float64 `json:"overhead_per_failure"`

@@ -195,12 +195,7 @@ func (s *Sim) checkOpenCube() {
 			return
 		}
 	}
-	power := func(i int) int {
-		if views[i].Father == proto.Nil {
-			return s.cfg.PMax
-		}
-		return hypercube.Dist(i, int(views[i].Father)) - 1
-	}
+	power := func(i int) int { return hypercube.PowerWith(i, int(views[i].Father), s.cfg.PMax) }
 	sons := make([]uint64, len(views))
 	roots := 0
 	for i, v := range views {
