@@ -126,35 +126,6 @@ func (n *Node) Holds(j proto.NodeID, tag uint32) bool {
 	return false
 }
 
-// HoldsFrom reports whether the node holds any request of j: waiting in
-// its queue, or being served on j's account.
-func (n *Node) HoldsFrom(j proto.NodeID) bool {
-	if n.Asked && n.Mandator == j {
-		return true
-	}
-	for _, e := range n.queue[n.head:] {
-		if e.j == j {
-			return true
-		}
-	}
-	return false
-}
-
-// Filter keeps in the node's queue the requests for which keep returns
-// true, in their order, and drops the others.
-func (n *Node) Filter(keep func(j proto.NodeID, tag uint32) bool) {
-	q := n.queue[:0]
-	for _, e := range n.queue[n.head:] {
-		if keep(e.j, e.tag) {
-			q = append(q, e)
-		}
-	}
-	for k := len(q); k < len(n.queue); k++ {
-		n.queue[k] = entry{}
-	}
-	n.queue, n.head = q, 0
-}
-
 // Queued returns the number of requests waiting in the node's queue.
 func (n *Node) Queued() int { return len(n.queue) - n.head }
 
@@ -322,13 +293,6 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 // View implements proto.Node.
 func (n *Node) View() proto.View {
 	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Father: n.Father, Mandator: n.Mandator, Lender: n.Lender, Tag: n.Tag, Gen: n.Gen}
-}
-
-// Queue calls f for every request waiting in the node's queue, oldest first.
-func (n *Node) Queue(f func(j proto.NodeID, tag uint32)) {
-	for _, e := range n.queue[n.head:] {
-		f(e.j, e.tag)
-	}
 }
 
 // Waiting implements proto.Node.
