@@ -197,7 +197,9 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		return
 	}
 	start := len(out.Msgs)
-	held := proto.Message{J: proto.Nil}
+	// A request received in this step that the node still holds at its end
+	// gets heartbeats (watch.go).
+	heldJ, heldTag := proto.Nil, uint32(0)
 	switch in.Kind {
 	case proto.EnterCS:
 		n.core.Enqueue(n.core.ID, n.core.ID, in.Tag)
@@ -209,7 +211,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	case proto.Receive:
 		n.receive(in.Msg, out)
 		if in.Msg.Type == proto.Request {
-			held = in.Msg
+			heldJ, heldTag = in.Msg.J, in.Msg.Tag
 		}
 	case proto.Fire:
 		n.fire(in.Timer, out)
@@ -220,8 +222,8 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	n.trimSons()
 	n.reattachLater(out)
 	n.arm(out, start)
-	if held.J != proto.Nil && n.core.Holds(held.J, held.Tag) {
-		n.hold(held.J, held.Tag, out)
+	if heldJ != proto.Nil && n.core.Holds(heldJ, heldTag) {
+		n.hold(heldJ, heldTag, out)
 	}
 }
 
