@@ -237,7 +237,9 @@ func TestSearchStartsAtPhaseOne(t *testing.T) {
 	net.Enter(3, "request(3) 3→1")
 	net.Input(1, proto.Crash)
 	net.Drop("request(3) 3→1")
-	net.Fire(3, timerSuspect, "test(1) 3→4")
+	net.Fire(3, timerSuspect, "ask(3) 3→1") // 1 is down: no answer
+	net.Drop("ask(3) 3→1")
+	net.Fire(3, timerAsk, "test(1) 3→4")
 	net.Deliver("test(1) 3→4") // 4: power 0, not asking: no answer
 	net.Fire(3, timerPhase, "test(2) 3→1", "test(2) 3→2")
 }
@@ -256,7 +258,13 @@ func seed99(t *testing.T, cfg Config) *steptest.Net {
 	net.Enter(4, "request(4) 4→0")
 	net.Input(0, proto.Crash)
 	net.Drop("request(4) 4→0")
-	net.Fire(4, timerSuspect, "test(1) 4→5")
+	if cfg.Paper {
+		net.Fire(4, timerSuspect, "test(1) 4→5")
+	} else { // the project's protocol asks 0 first; it is down
+		net.Fire(4, timerSuspect, "ask(4) 4→0")
+		net.Drop("ask(4) 4→0")
+		net.Fire(4, timerAsk, "test(1) 4→5")
+	}
 	net.Deliver("test(1) 4→5") // 5: power 0, not asking
 	net.Fire(4, timerPhase, "test(2) 4→6", "test(2) 4→7")
 	net.Deliver("test(2) 4→6")

@@ -67,7 +67,72 @@ func (n *Node) deadline(t proto.Timer, out *proto.Output) {
 	}
 	out.Suspect = proto.Suspicion{Yes: true, Of: n.holder, Inc: n.holderInc, Window: t.After}
 	out.Events[proto.EvSuspicion]++
-	n.startSearch(n.firstPhase(), out)
+	if !n.ask(out) {
+		n.startSearch(n.firstPhase(), out)
+	}
+}
+
+// ask is a requester's first answer to a suspicion: before it searches, it
+// asks the node it suspects (the holder that last spoke, or its father if
+// none has) whether that node still holds its request. A node that crashed
+// and recovered since no longer holds it: it answers not_held, and asks for
+// the request again if it would take it as a son's (it searches, or the
+// requester is within its power), so the requester keeps its place in the
+// cube; a recovered node finds its former power again, as its sons find
+// when they ask only after it recovered (docs/failures.md, "Asking before
+// searching"). No answer within a round trip: it is down, search. A
+// request is asked about once: a second suspicion of the same serial
+// searches. It reports whether it asked.
+func (n *Node) ask(out *proto.Output) bool {
+	c := &n.core
+	if n.cfg.Paper || (n.askTag == c.Tag && n.askFor == c.Mandator) {
+		return false
+	}
+	x := n.holder
+	if x == proto.Nil {
+		x = c.Father
+	}
+	if x == proto.Nil || x == c.ID {
+		return false
+	}
+	n.askTag, n.askFor = c.Tag, c.Mandator
+	n.send(out, proto.Message{Type: proto.Ask, Cause: proto.Failure, To: x, J: c.ID, Src: proto.Nil, Tag: c.Tag})
+	n.askSeq = n.timer(out, timerAsk, n.roundTrip())
+	return true
+}
+
+// answerAsk answers a requester's ask: a heartbeat (cause failure) if the
+// node holds its request, whose chain of heartbeats starts again at P; or
+// not_held, with ReplyResend if the node would take the request as a son's
+// (it searches, or the requester is within its power: not if the node was
+// transit for that request and so made the requester its father).
+func (n *Node) answerAsk(m proto.Message, out *proto.Output) {
+	if n.core.Holds(m.J, m.Tag) {
+		n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Failure, To: m.J, J: n.core.ID, Gen: uint64(n.inc), Src: proto.Nil, Tag: m.Tag})
+		n.hold(m.J, m.Tag, out)
+		return
+	}
+	reply := uint8(0)
+	if n.searching || n.dist(m.J) <= n.rule.Power(&n.core) {
+		reply = proto.ReplyResend
+	}
+	n.send(out, proto.Message{Type: proto.NotHeld, Cause: proto.Failure, To: m.J, J: n.core.ID, Reply: reply, Src: proto.Nil, Tag: m.Tag})
+}
+
+// notHeld is the answer to an ask: the request is lost. The requester sends
+// it again (same serial, new deadlines) to the node that asked for it, or
+// searches.
+func (n *Node) notHeld(m proto.Message, out *proto.Output) {
+	c := &n.core
+	if n.askSeq == 0 || m.Tag != c.Tag || !n.waitingToken() || n.searching {
+		return
+	}
+	n.askSeq = 0
+	if m.Reply != proto.ReplyResend {
+		n.startSearch(n.firstPhase(), out)
+		return
+	}
+	n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: m.From, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 }
 
 // heartbeat is a holder's word that it holds this node's request: the next
@@ -77,9 +142,10 @@ func (n *Node) heartbeat(m proto.Message, out *proto.Output) {
 		return
 	}
 	n.holder, n.holderInc = m.From, uint32(m.Gen)
+	n.askSeq = 0
 	n.expect(out, n.beatPeriod()*float64(uint64(1)<<min(m.Phase, 40))+n.window())
 	if m.Phase >= chaseFrom && (m.Phase-chaseFrom)%2 == 0 {
-		n.send(out, proto.Message{Type: proto.Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag})
+		n.send(out, proto.Message{Type: proto.Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag, Gen: uint64(n.core.Tag)})
 	}
 }
 
@@ -101,8 +167,16 @@ func (n *Node) chaseHops() uint8 { return uint8(min(1<<n.rule.PMax, 4*n.rule.PMa
 // comes back to its initiator shows the cycle, and the initiator searches a
 // father again. Without failures there is no cycle and a chase dies at the
 // end of the chain (the node holding or lending the token, or a searcher).
+//
+// A chase carries, beside its initiator's id and serial (J, Tag), the serial
+// of its last hop's own request (Gen): each node passes it on only if it
+// still holds that request. A requester learns of its holder from
+// heartbeats, and its request may have moved on since the last one; a chase
+// that followed such a stale edge could come back through nodes that no
+// longer wait on one another (a false cycle, each costing a search: under
+// saturation with crashes they were a third of all searches).
 func (n *Node) chase(m proto.Message, out *proto.Output) {
-	if n.cfg.Paper || n.searching || !n.waitingToken() {
+	if n.cfg.Paper || n.searching || !n.waitingToken() || !n.core.Holds(m.From, uint32(m.Gen)) {
 		return
 	}
 	if m.J == n.core.ID {
@@ -115,7 +189,7 @@ func (n *Node) chase(m proto.Message, out *proto.Output) {
 	if n.holder == proto.Nil || m.Phase >= n.chaseHops() {
 		return
 	}
-	m.To, m.Phase = n.holder, m.Phase+1
+	m.To, m.Phase, m.Gen = n.holder, m.Phase+1, uint64(n.core.Tag)
 	n.send(out, m)
 }
 

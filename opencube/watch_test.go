@@ -91,10 +91,15 @@ func TestSilentHolderIsSuspected(t *testing.T) {
 	if net.Out().Suspect.Yes {
 		t.Fatal("suspected before the last deadline")
 	}
-	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "test(1) 2→1")
+	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "ask(2) 2→1")
 	sp := net.Out().Suspect
-	if !sp.Yes || sp.Of != 0 || sp.Inc != 0 || net.Out().Events[proto.EvSearchStarted] != 1 {
-		t.Fatalf("suspicion %+v, events %v: want node 1 (id 0), incarnation 0, and a search", sp, net.Out().Events)
+	if !sp.Yes || sp.Of != 0 || sp.Inc != 0 {
+		t.Fatalf("suspicion %+v: want node 1 (id 0), incarnation 0", sp)
+	}
+	net.Drop("ask(2) 2→1") // 1 is down: silence for a round trip
+	net.Fire(2, timerAsk, "test(1) 2→1")
+	if net.Out().Events[proto.EvSearchStarted] != 1 {
+		t.Fatalf("events %v: want a search", net.Out().Events)
 	}
 }
 
@@ -110,9 +115,97 @@ func TestLostRequestIsSuspected(t *testing.T) {
 	if want := float64(2)*(4+1) + 2; d.After != want {
 		t.Fatalf("first deadline %gδ, want W = %gδ", d.After, want)
 	}
-	net.FireTimer(2, d, "test(1) 2→1")
+	net.FireTimer(2, d, "ask(2) 2→1") // no holder spoke: ask the father
 	if sp := net.Out().Suspect; !sp.Yes || sp.Of != proto.Nil {
 		t.Fatalf("suspicion %+v: want the way to the holder (Nil)", sp)
+	}
+	net.Drop("ask(2) 2→1")
+	net.Fire(2, timerAsk, "test(1) 2→1")
+}
+
+// TestAskRecoveredHolder: the holder of a request crashes and recovers; the
+// requester's deadline passes, it asks that holder, which no longer holds
+// the request but would take it as a son's, and sends it again to it: no
+// search. A request is asked about once: the next silence searches.
+func TestAskRecoveredHolder(t *testing.T) {
+	net := heardHolder(t)
+	net.Input(1, proto.Crash)
+	net.Input(1, proto.Recover, "test(1) 1→2")
+	net.Deliver("test(1) 1→2") // 2 (power 0) stays silent
+	net.FireTimer(2, net.Timers(2)[0])
+	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "ask(2) 2→1")
+	net.Deliver("ask(2) 2→1", "not_held(1) 1→2")
+	if m := net.Pending[len(net.Pending)-1]; m.Reply != proto.ReplyResend || m.Cause != proto.Failure {
+		t.Fatalf("answer %+v: want not_held asking for the request again, cause failure", m)
+	}
+	net.Deliver("not_held(1) 1→2", "request(2) 2→1")
+	if m := net.Pending[len(net.Pending)-1]; m.Tag != 2 || m.Cause != proto.Failure {
+		t.Fatalf("request sent again %+v: want serial 2, cause failure", m)
+	}
+	if net.Out().Events[proto.EvSearchStarted] != 0 {
+		t.Fatal("the requester searched although its holder answered")
+	}
+	net.Drop("request(2) 2→1") // lost again: the next silence searches
+	net.Fire(2, timerSuspect, "test(1) 2→1")
+}
+
+// TestAskHeldIsHeartbeat: a holder asked about a request it still holds
+// (possible only when a delay broke δ) answers with a heartbeat and starts
+// its heartbeats again; the requester waits on.
+func TestAskHeldIsHeartbeat(t *testing.T) {
+	net := heardHolder(t)
+	net.FireTimer(2, net.Timers(2)[0])
+	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "ask(2) 2→1")
+	net.Deliver("ask(2) 2→1", "wait(1) 1→2")
+	if b := lastTimer(t, net, 1, timerBeat); b.After != 4 || b.Arg != 1 {
+		t.Fatalf("heartbeat timer %+v: want a new chain at P = 4δ for node 2", b)
+	}
+	net.Deliver("wait(1) 1→2")
+	net.Fire(2, timerAsk) // the ask is answered: no search
+	if net.Out().Events[proto.EvSearchStarted] != 0 {
+		t.Fatal("searched after a heartbeat answered the ask")
+	}
+}
+
+// TestAskTransitFatherSearches: a requester's father was transit for its
+// request and so took the requester as its father; asked, it answers
+// not_held without asking for the request (sent to it, the request would
+// wait there on the requester itself), and the requester searches.
+func TestAskTransitFatherSearches(t *testing.T) {
+	net := watchNet(t, 4) // fathers 2→1, 3→1, 4→3; 3 has power 1
+	net.Input(1, proto.Crash)
+	net.Enter(4, "request(4) 4→3")
+	net.Deliver("request(4) 4→3", "request(4) 3→1") // transit: 3 takes 4 as its father
+	net.Drop("request(4) 3→1")
+	net.Fire(4, timerSuspect, "ask(4) 4→3")
+	net.Deliver("ask(4) 4→3", "not_held(3) 3→4")
+	if m := net.Pending[len(net.Pending)-1]; m.Reply != 0 {
+		t.Fatalf("answer %+v: want no request asked for", m)
+	}
+	net.Deliver("not_held(3) 3→4", "test(1) 4→3")
+}
+
+// TestObsoleteRequestForgotten: a node that queues a request of j and
+// receives another of j under a new serial drops the old one (j asks for one
+// request at a time: the old one is from before j crashed or was served).
+func TestObsoleteRequestForgotten(t *testing.T) {
+	net := watchNet(t, 4)
+	net.Enter(1)
+	net.Enter(2, "request(2) 2→1")
+	net.Deliver("request(2) 2→1") // queued: 1 is in the CS
+	net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 1, To: 0, J: 1, Src: 1, Tag: 77})
+	net.Deliver("request(2) 2→1")
+	if e := net.Out().Events[proto.EvObsoleteRequest]; e != 1 {
+		t.Fatalf("obsolete requests dropped: %d, want 1", e)
+	}
+	queued := 0
+	net.Nodes[0].Waiting(func(j proto.NodeID) {
+		if j == 1 {
+			queued++
+		}
+	})
+	if queued != 1 {
+		t.Fatalf("node 1 queues %d requests of node 2, want 1", queued)
 	}
 }
 
@@ -120,17 +213,29 @@ func TestLostRequestIsSuspected(t *testing.T) {
 // request; a chase that comes back to its initiator shows a cycle of waits,
 // and the initiator searches. A chase of another node's request dies at a
 // node that does not wait.
+//
+// A chase goes from a node to the holder of its request, and names that
+// request's serial (Gen): a node that does not hold it (the edge is stale,
+// the request moved on) drops the chase.
 func TestChaseFindsCycle(t *testing.T) {
 	net := heardHolder(t)
-	// A chase of node 4 reaches 2: 2 waits on 1 and passes it on.
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 9})
+	// Node 3's request (serial 9) waits at 2, which waits on 1.
+	net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 2, To: 1, J: 2, Src: 2, Tag: 9})
+	net.Deliver("request(3) 3→2")
+	// A chase of node 4 comes from 3: 2 holds 3's request and passes it on,
+	// naming its own request's serial.
+	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 9})
 	net.Deliver("chase(4) 3→2", "chase(4) 2→1")
-	if m := net.Pending[len(net.Pending)-1]; m.Phase != 2 || m.Tag != 9 {
-		t.Fatalf("chase passed on as %+v: want hop 2, serial 9", m)
+	if m := net.Pending[len(net.Pending)-1]; m.Phase != 2 || m.Tag != 8 || m.Gen != 2 {
+		t.Fatalf("chase passed on as %+v: want hop 2, serial 8, last hop's serial 2", m)
 	}
 	net.Deliver("chase(4) 2→1") // 1 holds the token: the chain ends here
-	// Node 2's own chase comes back to it: its request waits on itself.
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2})
+	// A chase over a stale edge (2 holds no request of 3 of serial 5) dies.
+	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 5})
+	net.Deliver("chase(4) 3→2")
+	// Node 2's own chase comes back to it from 3, whose request it holds:
+	// its request waits on itself.
+	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2, Gen: 9})
 	net.Deliver("chase(2) 3→2", "test(1) 2→1")
 	if net.Out().Events[proto.EvWaitCycle] != 1 {
 		t.Fatalf("events %v: want a wait cycle", net.Out().Events)

@@ -38,10 +38,12 @@ const (
 	Attach                      // the answer to a probe: "I am your son" (Reply AnswerOK) or "I am not" (0)
 	Reattach                    // a father tells a son that it cannot be its son (a second son at that distance, or beyond its power): search again
 	Chase                       // a long-waiting requester's probe along the holders of requests, to find a cycle of waits
+	Ask                         // a requester whose deadline passed asks the node it suspects whether it still holds its request (J, Tag)
+	NotHeld                     // the answer to ask: "I do not hold your request" (the holder answers "held" with a wait)
 	NumMsgTypes                 // number of message types
 )
 
-var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach", "chase"}
+var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach", "chase", "ask", "not_held"}
 
 // String returns the type's name as used in JSON output and traces.
 func (t MsgType) String() string {
@@ -85,6 +87,7 @@ const (
 	ReplySentBack  uint8 = 4 // enquiry: "already sent back"
 	ReplyTokenLost uint8 = 5 // enquiry: "token lost" (never received it)
 	AnswerHasToken uint8 = 6 // regenerate: "I hold the token: do not regenerate"
+	ReplyResend    uint8 = 7 // not_held: "send your request to me again" (0: "search a father")
 )
 
 // Message is one message between two nodes. It is a plain value: the
@@ -203,10 +206,11 @@ const (
 	EvReattach         // a node searched again because its father told it so
 	EvWaitCycle        // a requester's chase came back to it: its request waited on itself
 	EvSuspicion        // a requester heard nothing of its request in time and suspected a failure
+	EvObsoleteRequest  // a queued request was dropped when a newer one of its requester arrived
 	NumEvents
 )
 
-var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments", "wait_cycles", "suspicions"}
+var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments", "wait_cycles", "suspicions", "obsolete_requests_dropped"}
 
 // String returns the event's JSON name.
 func (e Event) String() string { return eventNames[e] }

@@ -126,6 +126,22 @@ func (n *Node) Holds(j proto.NodeID, tag uint32) bool {
 	return false
 }
 
+// Forget removes from the node's queue the requests of requester j whose
+// serial is not tag, and returns how many it removed.
+func (n *Node) Forget(j proto.NodeID, tag uint32) int {
+	k := n.head
+	for _, e := range n.queue[n.head:] {
+		if e.j != j || e.tag == tag {
+			n.queue[k] = e
+			k++
+		}
+	}
+	dropped := len(n.queue) - k
+	clear(n.queue[k:])
+	n.queue = n.queue[:k]
+	return dropped
+}
+
 // Queued returns the number of requests waiting in the node's queue.
 func (n *Node) Queued() int { return len(n.queue) - n.head }
 

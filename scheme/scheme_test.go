@@ -1,6 +1,7 @@
 package scheme
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ocbench/ocbench/internal/steptest"
@@ -114,6 +115,41 @@ func TestRulesOnePath(t *testing.T) {
 			}
 			if sent != c.msgs {
 				t.Errorf("%s: %d messages, want %d", c.rule.Name(), sent, c.msgs)
+			}
+		})
+	}
+}
+
+// TestForget: Forget drops the queued requests of one requester whose
+// serial differs, keeps the rest in order, and says how many it dropped.
+func TestForget(t *testing.T) {
+	cases := []struct {
+		name  string
+		queue [][2]uint32 // requester, serial
+		j     proto.NodeID
+		tag   uint32
+		drop  int
+		left  []proto.NodeID
+	}{
+		{"none queued", nil, 1, 5, 0, nil},
+		{"other requesters kept", [][2]uint32{{2, 1}, {3, 2}}, 1, 5, 0, []proto.NodeID{2, 3}},
+		{"same serial kept", [][2]uint32{{1, 5}}, 1, 5, 0, []proto.NodeID{1}},
+		{"older serial dropped", [][2]uint32{{2, 1}, {1, 4}, {3, 2}}, 1, 5, 1, []proto.NodeID{2, 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var n Node
+			n.Init(pathRule{}, 0, 4)
+			for _, e := range c.queue {
+				n.Enqueue(proto.NodeID(e[0]), proto.NodeID(e[0]), e[1])
+			}
+			if got := n.Forget(c.j, c.tag); got != c.drop {
+				t.Fatalf("dropped %d, want %d", got, c.drop)
+			}
+			var left []proto.NodeID
+			n.Waiting(func(j proto.NodeID) { left = append(left, j) })
+			if fmt.Sprint(left) != fmt.Sprint(c.left) {
+				t.Fatalf("left %v, want %v", left, c.left)
 			}
 		})
 	}
