@@ -237,9 +237,9 @@ func TestSearchStartsAtPhaseOne(t *testing.T) {
 	net.Enter(3, "request(3) 3→1")
 	net.Input(1, proto.Crash)
 	net.Drop("request(3) 3→1")
-	net.Fire(3, timerSuspect, "ask(3) 3→1") // 1 is down: no answer
-	net.Drop("ask(3) 3→1")
-	net.Fire(3, timerAsk, "test(1) 3→4")
+	net.Fire(3, timerSuspect, "request(3) 3→1") // sent again once: 1 is down
+	net.Drop("request(3) 3→1")
+	net.Fire(3, timerSuspect, "test(1) 3→4")
 	net.Deliver("test(1) 3→4") // 4: power 0, not asking: no answer
 	net.Fire(3, timerPhase, "test(2) 3→1", "test(2) 3→2")
 }
@@ -260,10 +260,10 @@ func seed99(t *testing.T, cfg Config) *steptest.Net {
 	net.Drop("request(4) 4→0")
 	if cfg.Paper {
 		net.Fire(4, timerSuspect, "test(1) 4→5")
-	} else { // the project's protocol asks 0 first; it is down
-		net.Fire(4, timerSuspect, "ask(4) 4→0")
-		net.Drop("ask(4) 4→0")
-		net.Fire(4, timerAsk, "test(1) 4→5")
+	} else { // the project's protocol sends the request to 0 again first; it is down
+		net.Fire(4, timerSuspect, "request(4) 4→0")
+		net.Drop("request(4) 4→0")
+		net.Fire(4, timerSuspect, "test(1) 4→5")
 	}
 	net.Deliver("test(1) 4→5") // 5: power 0, not asking
 	net.Fire(4, timerPhase, "test(2) 4→6", "test(2) 4→7")
@@ -414,4 +414,29 @@ func TestTransitSonsAfterAnomaly(t *testing.T) {
 	// father, is not told (it cannot be 3's son).
 	net.Deliver("answer(1) 1→3", "request(3) 3→1", "reattach(nil) 3→0")
 	net.Deliver("reattach(nil) 3→0", "test(1) 0→1")
+}
+
+// TestProbedHeadDroppedMeanwhile: while a father probes its known son about
+// the request at the head of its queue, a newer request of that requester
+// arrives and the old one is dropped as obsolete; the son's "still your
+// son" must then reject no other request (it once rejected the node's own
+// request, queued next, and that request was lost for good).
+func TestProbedHeadDroppedMeanwhile(t *testing.T) {
+	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
+	net.Enter(2, "request(2) 2→0")
+	net.Deliver("request(2) 2→0", "token(0) 0→2") // 0 learns 2 as its son at distance 2
+	net.Deliver("token(0) 0→2")
+	net.Exit(2, "token(nil) 2→0")
+	net.Deliver("token(nil) 2→0")
+	node(net, 3).core.Father = 0 // a second head of {2, 3}
+	net.Enter(3, "request(3) 3→0")
+	net.Deliver("request(3) 3→0", "probe(nil) 0→2")
+	net.Enter(0) // 0's own request, queued behind 3's
+	net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 3, To: 0, J: 3, Src: 3, Tag: 99})
+	net.Deliver("request(3) 3→0") // serial 99: the probed one is obsolete
+	net.Deliver("probe(nil) 0→2", "attach(1) 2→0")
+	net.Deliver("attach(1) 2→0") // no anomaly: 0 serves its own request and enters
+	if len(net.Entered) == 0 || net.Entered[len(net.Entered)-1] != 0 {
+		t.Fatalf("node 0 did not enter the critical section (entered: %v)", net.Entered)
+	}
 }

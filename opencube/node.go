@@ -17,7 +17,6 @@ const (
 	timerConfirm                  // a searcher waits for objections before regenerating
 	timerQuiet                    // a recovered node stops discarding tokens
 	timerProbe                    // a father waits for the answer of the son it probed
-	timerAsk                      // a requester waits for the answer of the node it asked about its request
 )
 
 // Config holds the timing parameters of the failure protocol, in units of δ.
@@ -79,13 +78,11 @@ type Node struct {
 	pending    int // deadlines of the current request not passed yet
 	holder     proto.NodeID
 	holderInc  uint32
-	// askSeq is the live timer of an ask under way (watch.go): the
-	// requester asked the node it suspects whether it still holds the
-	// request of serial askTag served for askFor, and searches if no
-	// answer comes within a round trip. A request is asked about once.
-	askSeq uint32
-	askTag uint32
-	askFor proto.NodeID
+	// againTag and againFor identify the request (serial, mandator) that
+	// this node last sent again to the node it suspected (watch.go): a
+	// request is sent again once, a second suspicion searches.
+	againTag uint32
+	againFor proto.NodeID
 
 	loanSeq        uint32
 	loanTag        uint32
@@ -269,6 +266,15 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			out.Events[proto.EvDuplicateRequest]++
 		case n.core.Holds(m.J, m.Tag):
 			out.Events[proto.EvDuplicateRequest]++
+		case m.Cause == proto.Failure && !n.cfg.Paper && !n.searching && n.rule.OnRequest(&n.core, m.J) == scheme.Reject:
+			// A request sent again after a suspicion or a search, from
+			// beyond our power: rejected at once, not when served, since
+			// queued behind our own request it could wait on a node that
+			// waits on us (we were transit for it, and so took its
+			// requester as our father). Requests of failure-free operation
+			// are never rejected on arrival: our power may grow before we
+			// serve them.
+			n.send(out, scheme.Anomaly(m.J, m.From, m.Src, m.Tag))
 		default:
 			if !n.cfg.Paper {
 				// A node asks for one request at a time: one of j's
@@ -370,10 +376,6 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		n.heartbeat(m, out)
 	case proto.Chase:
 		n.chase(m, out)
-	case proto.Ask:
-		n.answerAsk(m, out)
-	case proto.NotHeld:
-		n.notHeld(m, out)
 	case proto.Probe, proto.Attach, proto.Reattach:
 		n.receiveSons(m, out)
 	case proto.Anomaly:
@@ -439,7 +441,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 	n.stopSearch()
 	switch {
 	case c.Asked:
-		n.suspectSeq, n.loanSeq, n.enquirySeq, n.askSeq = 0, 0, 0, 0
+		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 		gift := m.J == proto.Nil && c.Mandator != proto.Nil
 		c.ReceiveToken(m, out)
 		if gift {
@@ -546,11 +548,6 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		if t.Seq == n.probeSeq {
 			n.probed(false, out)
 		}
-	case timerAsk:
-		if t.Seq == n.askSeq && n.waitingToken() && !n.searching {
-			n.askSeq = 0
-			n.startSearch(n.firstPhase(), out) // the suspected node is silent
-		}
 	case timerRetest:
 		if t.Seq != n.phaseSeq || !n.searching {
 			return
@@ -579,7 +576,6 @@ func (n *Node) startSearch(d int, out *proto.Output) {
 		n.searchPower = n.rule.Power(&n.core)
 	}
 	n.searching, n.phase, n.suspectSeq, n.confirming = true, d, 0, false
-	n.askSeq = 0
 	n.adopter, n.adoptPhase = proto.Nil, 0
 	n.probeSeq = 0
 	n.startPhase(out)
@@ -722,7 +718,7 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, inc: n.inc, announced: n.announced, holder: proto.Nil, askFor: proto.Nil, reattachFrom: proto.Nil}
+	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, inc: n.inc, announced: n.announced, holder: proto.Nil, againFor: proto.Nil, reattachFrom: proto.Nil}
 }
 
 // recover restarts the node as a leaf that searches its father from phase 1.

@@ -104,10 +104,15 @@ func (n *Node) probed(yes bool, out *proto.Output) {
 		}
 		return // drain goes on with the newcomer
 	}
+	// The request probed for must still head the queue: it may have been
+	// dropped meanwhile as obsolete (a newer one of its requester came).
+	_, from, ok := n.core.Next()
+	if !ok || from == n.core.ID || from == n.probeSon || n.dist(from) != n.probeD {
+		return // drain serves the head, probing again if it must
+	}
 	out.Events[proto.EvSonConflict]++
 	// The requester searches again from phase 1 and finds the head of its
 	// subcube, as after the paper's anomaly.
-	_, from, _ := n.core.Next()
 	j, src, tag := n.core.DropNext()
 	n.send(out, scheme.Anomaly(j, from, src, tag))
 }

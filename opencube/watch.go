@@ -67,25 +67,26 @@ func (n *Node) deadline(t proto.Timer, out *proto.Output) {
 	}
 	out.Suspect = proto.Suspicion{Yes: true, Of: n.holder, Inc: n.holderInc, Window: t.After}
 	out.Events[proto.EvSuspicion]++
-	if !n.ask(out) {
+	if !n.again(out) {
 		n.startSearch(n.firstPhase(), out)
 	}
 }
 
-// ask is a requester's first answer to a suspicion: before it searches, it
-// asks the node it suspects (the holder that last spoke, or its father if
-// none has) whether that node still holds its request. A node that crashed
-// and recovered since no longer holds it: it answers not_held, and asks for
-// the request again if it would take it as a son's (it searches, or the
-// requester is within its power), so the requester keeps its place in the
-// cube; a recovered node finds its former power again, as its sons find
-// when they ask only after it recovered (docs/failures.md, "Asking before
-// searching"). No answer within a round trip: it is down, search. A
-// request is asked about once: a second suspicion of the same serial
-// searches. It reports whether it asked.
-func (n *Node) ask(out *proto.Output) bool {
+// again is a requester's first answer to a suspicion: before it searches,
+// it sends its request again (same serial, cause failure) to the node it
+// suspects, the holder that last spoke or, if none has, its father, and
+// waits for news as after any request. A holder that crashed and recovered
+// takes the request as a son's if the requester is within its power (a
+// recovered node finds its former power again, as its sons find when they
+// ask only after it recovered), or while it searches; otherwise it rejects
+// it at once with an anomaly and the requester searches; one that still
+// holds it drops the copy and starts its heartbeats again. If the node is
+// still down, the next deadline passes in silence and the requester
+// searches: a request is sent again once (docs/failures.md, "Sending a
+// request again before searching"). It reports whether it sent it.
+func (n *Node) again(out *proto.Output) bool {
 	c := &n.core
-	if n.cfg.Paper || (n.askTag == c.Tag && n.askFor == c.Mandator) {
+	if n.cfg.Paper || (n.againTag == c.Tag && n.againFor == c.Mandator) {
 		return false
 	}
 	x := n.holder
@@ -95,44 +96,9 @@ func (n *Node) ask(out *proto.Output) bool {
 	if x == proto.Nil || x == c.ID {
 		return false
 	}
-	n.askTag, n.askFor = c.Tag, c.Mandator
-	n.send(out, proto.Message{Type: proto.Ask, Cause: proto.Failure, To: x, J: c.ID, Src: proto.Nil, Tag: c.Tag})
-	n.askSeq = n.timer(out, timerAsk, n.roundTrip())
+	n.againTag, n.againFor = c.Tag, c.Mandator
+	n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: x, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	return true
-}
-
-// answerAsk answers a requester's ask: a heartbeat (cause failure) if the
-// node holds its request, whose chain of heartbeats starts again at P; or
-// not_held, with ReplyResend if the node would take the request as a son's
-// (it searches, or the requester is within its power: not if the node was
-// transit for that request and so made the requester its father).
-func (n *Node) answerAsk(m proto.Message, out *proto.Output) {
-	if n.core.Holds(m.J, m.Tag) {
-		n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Failure, To: m.J, J: n.core.ID, Gen: uint64(n.inc), Src: proto.Nil, Tag: m.Tag})
-		n.hold(m.J, m.Tag, out)
-		return
-	}
-	reply := uint8(0)
-	if n.searching || n.dist(m.J) <= n.rule.Power(&n.core) {
-		reply = proto.ReplyResend
-	}
-	n.send(out, proto.Message{Type: proto.NotHeld, Cause: proto.Failure, To: m.J, J: n.core.ID, Reply: reply, Src: proto.Nil, Tag: m.Tag})
-}
-
-// notHeld is the answer to an ask: the request is lost. The requester sends
-// it again (same serial, new deadlines) to the node that asked for it, or
-// searches.
-func (n *Node) notHeld(m proto.Message, out *proto.Output) {
-	c := &n.core
-	if n.askSeq == 0 || m.Tag != c.Tag || !n.waitingToken() || n.searching {
-		return
-	}
-	n.askSeq = 0
-	if m.Reply != proto.ReplyResend {
-		n.startSearch(n.firstPhase(), out)
-		return
-	}
-	n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: m.From, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 }
 
 // heartbeat is a holder's word that it holds this node's request: the next
@@ -142,7 +108,6 @@ func (n *Node) heartbeat(m proto.Message, out *proto.Output) {
 		return
 	}
 	n.holder, n.holderInc = m.From, uint32(m.Gen)
-	n.askSeq = 0
 	n.expect(out, n.beatPeriod()*float64(uint64(1)<<min(m.Phase, 40))+n.window())
 	if m.Phase >= chaseFrom && (m.Phase-chaseFrom)%2 == 0 {
 		n.send(out, proto.Message{Type: proto.Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag, Gen: uint64(n.core.Tag)})

@@ -91,15 +91,18 @@ func TestSilentHolderIsSuspected(t *testing.T) {
 	if net.Out().Suspect.Yes {
 		t.Fatal("suspected before the last deadline")
 	}
-	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "ask(2) 2→1")
+	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "request(2) 2→1")
 	sp := net.Out().Suspect
 	if !sp.Yes || sp.Of != 0 || sp.Inc != 0 {
 		t.Fatalf("suspicion %+v: want node 1 (id 0), incarnation 0", sp)
 	}
-	net.Drop("ask(2) 2→1") // 1 is down: silence for a round trip
-	net.Fire(2, timerAsk, "test(1) 2→1")
-	if net.Out().Events[proto.EvSearchStarted] != 1 {
-		t.Fatalf("events %v: want a search", net.Out().Events)
+	if m := net.Pending[len(net.Pending)-1]; m.Cause != proto.Failure || m.Tag != 2 {
+		t.Fatalf("request sent again %+v: want cause failure, serial 2", m)
+	}
+	net.Drop("request(2) 2→1") // 1 is down: the next deadline passes in silence
+	net.Fire(2, timerSuspect, "test(1) 2→1")
+	if net.Out().Events[proto.EvSearchStarted] != 1 || net.Out().Events[proto.EvSuspicion] != 1 {
+		t.Fatalf("events %v: want a second suspicion and a search", net.Out().Events)
 	}
 }
 
@@ -115,74 +118,69 @@ func TestLostRequestIsSuspected(t *testing.T) {
 	if want := float64(2)*(4+1) + 2; d.After != want {
 		t.Fatalf("first deadline %gδ, want W = %gδ", d.After, want)
 	}
-	net.FireTimer(2, d, "ask(2) 2→1") // no holder spoke: ask the father
+	net.FireTimer(2, d, "request(2) 2→1") // no holder spoke: sent again to the father
 	if sp := net.Out().Suspect; !sp.Yes || sp.Of != proto.Nil {
 		t.Fatalf("suspicion %+v: want the way to the holder (Nil)", sp)
 	}
-	net.Drop("ask(2) 2→1")
-	net.Fire(2, timerAsk, "test(1) 2→1")
+	net.Drop("request(2) 2→1")
+	net.Fire(2, timerSuspect, "test(1) 2→1")
 }
 
-// TestAskRecoveredHolder: the holder of a request crashes and recovers; the
-// requester's deadline passes, it asks that holder, which no longer holds
-// the request but would take it as a son's, and sends it again to it: no
-// search. A request is asked about once: the next silence searches.
-func TestAskRecoveredHolder(t *testing.T) {
+// TestAgainRecoveredHolder: the holder of a request crashes and recovers;
+// the requester's deadline passes, it sends its request again to that
+// holder, which takes it (it searches: the request waits there, with
+// heartbeats, until the search concludes): no search by the requester.
+func TestAgainRecoveredHolder(t *testing.T) {
 	net := heardHolder(t)
 	net.Input(1, proto.Crash)
 	net.Input(1, proto.Recover, "test(1) 1→2")
 	net.Deliver("test(1) 1→2") // 2 (power 0) stays silent
 	net.FireTimer(2, net.Timers(2)[0])
-	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "ask(2) 2→1")
-	net.Deliver("ask(2) 2→1", "not_held(1) 1→2")
-	if m := net.Pending[len(net.Pending)-1]; m.Reply != proto.ReplyResend || m.Cause != proto.Failure {
-		t.Fatalf("answer %+v: want not_held asking for the request again, cause failure", m)
-	}
-	net.Deliver("not_held(1) 1→2", "request(2) 2→1")
-	if m := net.Pending[len(net.Pending)-1]; m.Tag != 2 || m.Cause != proto.Failure {
-		t.Fatalf("request sent again %+v: want serial 2, cause failure", m)
-	}
+	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "request(2) 2→1")
 	if net.Out().Events[proto.EvSearchStarted] != 0 {
-		t.Fatal("the requester searched although its holder answered")
+		t.Fatal("the requester searched before sending its request again")
 	}
-	net.Drop("request(2) 2→1") // lost again: the next silence searches
-	net.Fire(2, timerSuspect, "test(1) 2→1")
+	net.Deliver("request(2) 2→1") // queued at the searching node 1
+	if b := lastTimer(t, net, 1, timerBeat); b.After != 4 || b.Arg != 1 || b.Seq != 2 {
+		t.Fatalf("heartbeat timer %+v: want P = 4δ for node 2's request of serial 2", b)
+	}
+	// A new deadline W after the request was sent again.
+	if d := lastTimer(t, net, 2, timerSuspect); d.After != float64(2)*(4+1)+2 {
+		t.Fatalf("deadline %+v: want W = 12δ", d)
+	}
 }
 
-// TestAskHeldIsHeartbeat: a holder asked about a request it still holds
-// (possible only when a delay broke δ) answers with a heartbeat and starts
-// its heartbeats again; the requester waits on.
-func TestAskHeldIsHeartbeat(t *testing.T) {
+// TestAgainHeldRestartsHeartbeats: a holder that receives a request it
+// still holds (sent again: possible only when a delay broke δ) drops the
+// copy and starts its heartbeats again at P.
+func TestAgainHeldRestartsHeartbeats(t *testing.T) {
 	net := heardHolder(t)
 	net.FireTimer(2, net.Timers(2)[0])
-	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "ask(2) 2→1")
-	net.Deliver("ask(2) 2→1", "wait(1) 1→2")
+	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "request(2) 2→1")
+	net.Deliver("request(2) 2→1")
+	if net.Out().Events[proto.EvDuplicateRequest] != 1 {
+		t.Fatalf("events %v: want the copy dropped", net.Out().Events)
+	}
 	if b := lastTimer(t, net, 1, timerBeat); b.After != 4 || b.Arg != 1 {
 		t.Fatalf("heartbeat timer %+v: want a new chain at P = 4δ for node 2", b)
 	}
-	net.Deliver("wait(1) 1→2")
-	net.Fire(2, timerAsk) // the ask is answered: no search
-	if net.Out().Events[proto.EvSearchStarted] != 0 {
-		t.Fatal("searched after a heartbeat answered the ask")
-	}
 }
 
-// TestAskTransitFatherSearches: a requester's father was transit for its
-// request and so took the requester as its father; asked, it answers
-// not_held without asking for the request (sent to it, the request would
-// wait there on the requester itself), and the requester searches.
-func TestAskTransitFatherSearches(t *testing.T) {
+// TestAgainTransitFatherRejects: a requester's father was transit for its
+// request and so took the requester as its father. The request, sent to it
+// again, comes from beyond its power: it is rejected at once with an
+// anomaly (queued behind the father's own request, it would wait on the
+// requester itself), and the requester searches.
+func TestAgainTransitFatherRejects(t *testing.T) {
 	net := watchNet(t, 4) // fathers 2→1, 3→1, 4→3; 3 has power 1
 	net.Input(1, proto.Crash)
 	net.Enter(4, "request(4) 4→3")
 	net.Deliver("request(4) 4→3", "request(4) 3→1") // transit: 3 takes 4 as its father
 	net.Drop("request(4) 3→1")
-	net.Fire(4, timerSuspect, "ask(4) 4→3")
-	net.Deliver("ask(4) 4→3", "not_held(3) 3→4")
-	if m := net.Pending[len(net.Pending)-1]; m.Reply != 0 {
-		t.Fatalf("answer %+v: want no request asked for", m)
-	}
-	net.Deliver("not_held(3) 3→4", "test(1) 4→3")
+	net.Enter(3, "request(3) 3→4") // 3 asks its new father
+	net.Fire(4, timerSuspect, "request(4) 4→3")
+	net.Deliver("request(4) 4→3", "anomaly(4) 3→4")
+	net.Deliver("anomaly(4) 3→4", "test(1) 4→3")
 }
 
 // TestObsoleteRequestForgotten: a node that queues a request of j and

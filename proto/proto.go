@@ -38,12 +38,10 @@ const (
 	Attach                      // the answer to a probe: "I am your son" (Reply AnswerOK) or "I am not" (0)
 	Reattach                    // a father tells a son that it cannot be its son (a second son at that distance, or beyond its power): search again
 	Chase                       // a long-waiting requester's probe along the holders of requests, to find a cycle of waits
-	Ask                         // a requester whose deadline passed asks the node it suspects whether it still holds its request (J, Tag)
-	NotHeld                     // the answer to ask: "I do not hold your request" (the holder answers "held" with a wait)
 	NumMsgTypes                 // number of message types
 )
 
-var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach", "chase", "ask", "not_held"}
+var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach", "chase"}
 
 // String returns the type's name as used in JSON output and traces.
 func (t MsgType) String() string {
@@ -87,7 +85,6 @@ const (
 	ReplySentBack  uint8 = 4 // enquiry: "already sent back"
 	ReplyTokenLost uint8 = 5 // enquiry: "token lost" (never received it)
 	AnswerHasToken uint8 = 6 // regenerate: "I hold the token: do not regenerate"
-	ReplyResend    uint8 = 7 // not_held: "send your request to me again" (0: "search a father")
 )
 
 // Message is one message between two nodes. It is a plain value: the
