@@ -276,13 +276,18 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			// serve them.
 			n.send(out, scheme.Anomaly(m.J, m.From, m.Src, m.Tag))
 		default:
-			if !n.cfg.Paper {
-				// A node asks for one request at a time: one of j's
-				// that we still queue under another serial is from
-				// before j crashed or before it was served, and
-				// serving it could make j our father while j no longer
-				// waits for it (docs/failures.md).
-				out.Events[proto.EvObsoleteRequest] += int32(n.core.Forget(m.J, m.Tag))
+			if !n.cfg.Paper && m.Src == m.J {
+				// A node's own requests have increasing serials, and it
+				// asks for one at a time: an own request of j under a
+				// smaller serial than another we queue is from before j
+				// crashed or was served, and serving it could make j our
+				// father while j waits on us (docs/failures.md).
+				dropped, obsolete := n.core.Supersede(m.J, m.Tag)
+				out.Events[proto.EvObsoleteRequest] += int32(dropped)
+				if obsolete {
+					out.Events[proto.EvObsoleteRequest]++
+					break
+				}
 			}
 			n.core.EnqueueFrom(m.J, m.From, m.Src, m.Tag)
 		}

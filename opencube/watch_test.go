@@ -1,6 +1,7 @@
 package opencube
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ocbench/ocbench/internal/steptest"
@@ -183,27 +184,41 @@ func TestAgainTransitFatherRejects(t *testing.T) {
 	net.Deliver("anomaly(4) 3→4", "test(1) 4→3")
 }
 
-// TestObsoleteRequestForgotten: a node that queues a request of j and
-// receives another of j under a new serial drops the old one (j asks for one
-// request at a time: the old one is from before j crashed or was served).
+// TestObsoleteRequestForgotten: a node asks for one request at a time and
+// its own requests have increasing serials. A node that queues an own
+// request of j and receives one of a larger serial drops the old one (from
+// before j crashed, or served through another way); one of a smaller serial,
+// arriving late, is dropped itself.
 func TestObsoleteRequestForgotten(t *testing.T) {
 	net := watchNet(t, 4)
 	net.Enter(1)
 	net.Enter(2, "request(2) 2→1")
 	net.Deliver("request(2) 2→1") // queued: 1 is in the CS
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 1, To: 0, J: 1, Src: 1, Tag: 77})
-	net.Deliver("request(2) 2→1")
-	if e := net.Out().Events[proto.EvObsoleteRequest]; e != 1 {
-		t.Fatalf("obsolete requests dropped: %d, want 1", e)
-	}
-	queued := 0
-	net.Nodes[0].Waiting(func(j proto.NodeID) {
-		if j == 1 {
-			queued++
+	queued := func() (tags []uint32) {
+		t.Helper()
+		n := net.Nodes[0].(*Node)
+		for k := 0; k < 8; k++ {
+			if n.core.Holds(1, uint32(k*10+2)) {
+				tags = append(tags, uint32(k*10+2))
+			}
 		}
-	})
-	if queued != 1 {
-		t.Fatalf("node 1 queues %d requests of node 2, want 1", queued)
+		return tags
+	}
+	for _, c := range []struct {
+		tag  uint32
+		want []uint32
+	}{
+		{22, []uint32{22}}, // newer: the old one (2) goes
+		{12, []uint32{22}}, // older, late: dropped itself
+	} {
+		net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 1, To: 0, J: 1, Src: 1, Tag: c.tag})
+		net.Deliver("request(2) 2→1")
+		if e := net.Out().Events[proto.EvObsoleteRequest]; e != 1 {
+			t.Fatalf("serial %d: obsolete requests dropped %d, want 1", c.tag, e)
+		}
+		if got := queued(); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Fatalf("serial %d: node 1 queues node 2's requests %v, want %v", c.tag, got, c.want)
+		}
 	}
 }
 

@@ -129,7 +129,7 @@ func (k InputKind) String() string {
 // Input is one event for a node.
 type Input struct {
 	Kind  InputKind
-	Tag   uint32  // EnterCS: the serial of this CS request
+	Tag   uint32  // EnterCS: the serial of this CS request; a node's serials increase
 	Msg   Message // Receive
 	Timer Timer   // Fire
 }

@@ -126,20 +126,27 @@ func (n *Node) Holds(j proto.NodeID, tag uint32) bool {
 	return false
 }
 
-// Forget removes from the node's queue the requests of requester j whose
-// serial is not tag, and returns how many it removed.
-func (n *Node) Forget(j proto.NodeID, tag uint32) int {
+// Supersede applies to a request of j on its own account (src = j) with
+// serial tag the rule that a node's own requests have increasing serials:
+// it removes from the queue j's own requests of smaller serials, and
+// reports how many it removed and whether one of a larger serial is queued
+// (the request is then the obsolete one).
+func (n *Node) Supersede(j proto.NodeID, tag uint32) (dropped int, obsolete bool) {
 	k := n.head
 	for _, e := range n.queue[n.head:] {
-		if e.j != j || e.tag == tag {
+		own := e.j == j && e.src == j
+		if own && e.tag > tag {
+			obsolete = true
+		}
+		if !own || e.tag >= tag {
 			n.queue[k] = e
 			k++
 		}
 	}
-	dropped := len(n.queue) - k
+	dropped = len(n.queue) - k
 	clear(n.queue[k:])
 	n.queue = n.queue[:k]
-	return dropped
+	return dropped, obsolete
 }
 
 // Queued returns the number of requests waiting in the node's queue.

@@ -120,31 +120,35 @@ func TestRulesOnePath(t *testing.T) {
 	}
 }
 
-// TestForget: Forget drops the queued requests of one requester whose
-// serial differs, keeps the rest in order, and says how many it dropped.
-func TestForget(t *testing.T) {
+// TestSupersede: Supersede drops the queued own requests of one requester
+// with smaller serials, keeps the rest in order (others' requests, and
+// requests j makes as a proxy), and says whether a larger one is queued.
+func TestSupersede(t *testing.T) {
 	cases := []struct {
-		name  string
-		queue [][2]uint32 // requester, serial
-		j     proto.NodeID
-		tag   uint32
-		drop  int
-		left  []proto.NodeID
+		name     string
+		queue    [][3]uint32 // requester, source, serial
+		tag      uint32
+		drop     int
+		obsolete bool
+		left     []proto.NodeID
 	}{
-		{"none queued", nil, 1, 5, 0, nil},
-		{"other requesters kept", [][2]uint32{{2, 1}, {3, 2}}, 1, 5, 0, []proto.NodeID{2, 3}},
-		{"same serial kept", [][2]uint32{{1, 5}}, 1, 5, 0, []proto.NodeID{1}},
-		{"older serial dropped", [][2]uint32{{2, 1}, {1, 4}, {3, 2}}, 1, 5, 1, []proto.NodeID{2, 3}},
+		{"none queued", nil, 5, 0, false, nil},
+		{"other requesters kept", [][3]uint32{{2, 2, 1}, {3, 3, 2}}, 5, 0, false, []proto.NodeID{2, 3}},
+		{"same serial kept", [][3]uint32{{1, 1, 5}}, 5, 0, false, []proto.NodeID{1}},
+		{"smaller serial dropped", [][3]uint32{{2, 2, 1}, {1, 1, 4}, {3, 3, 2}}, 5, 1, false, []proto.NodeID{2, 3}},
+		{"larger serial queued: obsolete", [][3]uint32{{1, 1, 9}}, 5, 0, true, []proto.NodeID{1}},
+		{"proxy requests kept", [][3]uint32{{1, 3, 4}}, 5, 0, false, []proto.NodeID{1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var n Node
 			n.Init(pathRule{}, 0, 4)
 			for _, e := range c.queue {
-				n.Enqueue(proto.NodeID(e[0]), proto.NodeID(e[0]), e[1])
+				n.EnqueueFrom(proto.NodeID(e[0]), proto.NodeID(e[0]), proto.NodeID(e[1]), e[2])
 			}
-			if got := n.Forget(c.j, c.tag); got != c.drop {
-				t.Fatalf("dropped %d, want %d", got, c.drop)
+			drop, obsolete := n.Supersede(1, c.tag)
+			if drop != c.drop || obsolete != c.obsolete {
+				t.Fatalf("dropped %d, obsolete %v; want %d, %v", drop, obsolete, c.drop, c.obsolete)
 			}
 			var left []proto.NodeID
 			n.Waiting(func(j proto.NodeID) { left = append(left, j) })
