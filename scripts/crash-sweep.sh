@@ -26,10 +26,10 @@ run() { ./ocbench "${common[@]}" "$@" 2>&1 | grep -v '^# [^V]' || true; }
     run --nodes "$n" --crashes 100 --crash-every 100 --think $((10 * n)) --repeat 10 | { [ "$n" = 8 ] && cat || tail -n +2; }
   done
   echo
-  echo "## load at N=32: saturated, then think exp(mean T δ); 100 crashes every 100δ"
-  run --nodes 32 --crashes 100 --crash-every 100 --workload saturated | sed "s/^/saturated /"
+  echo "## load at N=32: saturated, then think exp(mean T δ); 100 crashes every 100δ, 30 seeds (3000 failures per row)"
+  run --nodes 32 --crashes 100 --crash-every 100 --workload saturated --repeat 30 | sed "s/^/saturated /"
   for t in 1 4 32 64 160 320 1280 3200; do
-    run --nodes 32 --crashes 100 --crash-every 100 --think "$t" | sed "s/^/think=$t /" | tail -n +2
+    run --nodes 32 --crashes 100 --crash-every 100 --think "$t" --repeat 30 | sed "s/^/think=$t /" | tail -n +2
   done
   echo
   echo "## delay floor at N=32: delays uniform in [F·δ, δ] (F = 1: every delay exactly δ), think 320δ, 100 crashes every 100δ"
