@@ -243,7 +243,7 @@ func (r *repairPass) next() {
 	}
 	if r.i >= r.n {
 		r.done = true
-		r.shape = r.s.CheckShape()
+		r.shape = r.s.CheckAtEnd()
 		r.s.Stop()
 		return
 	}
@@ -351,7 +351,7 @@ type budgeter func(spec Spec, until float64) budget
 // with until ≥ 0, the workload issues requests until that time (a
 // crash-free baseline of a crash run).
 func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
-	p, _ := hypercube.Log2(spec.Nodes)
+	algo := Algorithms[spec.Algorithm] // Validate checked the name
 	nodes := NewNodes(spec)
 	o := &outcome{}
 	delta := spec.Delta
@@ -385,8 +385,8 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		FIFO:         spec.FIFO,
 		Seed:         spec.Seed,
 		Check:        spec.Check,
-		OpenCube:     isOpenCube(spec.Algorithm),
-		PMax:         p,
+		Family:       algo.Family(),
+		Invariants:   algo.Invariants(spec.Faults.Crashes > 0),
 		Trace:        spec.Trace,
 		Crashes:      spec.Faults.Crashes > 0,
 		LateFraction: spec.LateFraction,
@@ -491,7 +491,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 			o.shape = repair.shape
 		}
 	case o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0:
-		o.openCubeAtEnd = s.CheckShape() == nil
+		o.openCubeAtEnd = s.CheckAtEnd() == nil
 	}
 	return o
 }
@@ -675,10 +675,4 @@ func checkName(c sim.Check) string {
 		return "full"
 	}
 	return "counts"
-}
-
-// isOpenCube reports whether the named algorithm keeps the open-cube shape.
-func isOpenCube(name string) bool {
-	algo, err := Algorithm(name)
-	return err == nil && algo.OpenCube()
 }

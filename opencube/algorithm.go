@@ -16,9 +16,6 @@ type Algorithm struct {
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "opencube" }
 
-// OpenCube implements proto.Algorithm: the father relation stays an open-cube.
-func (Algorithm) OpenCube() bool { return true }
-
 // NewNodes implements proto.Algorithm. n must be a power of two.
 func (a Algorithm) NewNodes(n int) []proto.Node {
 	p, _ := hypercube.Log2(n)

@@ -237,12 +237,66 @@ type Node interface {
 	Waiting(f func(j NodeID))
 }
 
-// Algorithm builds the nodes of one run.
+// Algorithm says what an algorithm is and builds the nodes of one run.
 type Algorithm interface {
 	// Name is the algorithm's flag value.
 	Name() string
 	// NewNodes returns the n nodes of a system in their initial state.
 	NewNodes(n int) []Node
-	// OpenCube reports whether the father relation must stay an open-cube.
-	OpenCube() bool
+	// Family says how the algorithm grants the critical section, and so
+	// which of the runtime's own checks apply to it.
+	Family() Family
+	// Invariants returns the properties of a whole system that the
+	// algorithm promises, in a run without crashes (crashes false) or with
+	// them; a runtime checks them as each one's When says.
+	Invariants(crashes bool) []Invariant
+}
+
+// Family is how an algorithm grants the critical section.
+type Family uint8
+
+// The families of algorithms.
+const (
+	// TokenBased: a node enters the critical section only while it holds
+	// the one token (View.TokenHere, or a Token message in flight). The
+	// runtime checks that exactly one token exists (with crashes, at most
+	// one live token), beside mutual exclusion.
+	TokenBased Family = iota
+	// PermissionBased: a node enters once others have granted it; mutual
+	// exclusion is checked from the critical-section events alone.
+	PermissionBased
+)
+
+// System is what an invariant reads of a whole system; a runtime provides
+// it.
+type System interface {
+	// Nodes returns every node of the system, by id.
+	Nodes() []Node
+	// Down reports whether a node is crashed.
+	Down(id NodeID) bool
+	// ForEachInFlight calls f for every message in flight (f must not keep
+	// m).
+	ForEachInFlight(f func(m *Message))
+}
+
+// When says when a runtime checks an invariant.
+type When uint8
+
+// When an invariant is checked.
+const (
+	// EveryStep: after every step (the full checks).
+	EveryStep When = iota
+	// Quiet: after every step that leaves no message in flight.
+	Quiet
+	// AtEnd: once, at the end of a run (after the repair pass of a run
+	// with crashes); its failure is reported, not fatal.
+	AtEnd
+)
+
+// Invariant is a property of a whole system that an algorithm promises.
+type Invariant struct {
+	Name string
+	When When
+	// Check returns the violation, or nil if the property holds.
+	Check func(s System) error
 }

@@ -332,10 +332,6 @@ type Algorithm struct{ Rule Rule }
 // Name implements proto.Algorithm.
 func (a Algorithm) Name() string { return a.Rule.Name() }
 
-// OpenCube implements proto.Algorithm: only the open-cube rule keeps the
-// father relation an open-cube.
-func (a Algorithm) OpenCube() bool { return false }
-
 // NewNodes implements proto.Algorithm; the nodes are allocated together.
 func (a Algorithm) NewNodes(size int) []proto.Node {
 	nodes := make([]Node, size)

@@ -4,8 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
+)
+
+// The invariants of the tests: the general scheme's (a_tree) and the
+// open-cube's (a_tree, and the shape when quiet and at the end), without
+// and with crashes.
+var (
+	treeChecks      = scheme.Algorithm{}.Invariants(false)
+	cubeChecks      = opencube.Algorithm{}.Invariants(false)
+	cubeCrashChecks = opencube.Algorithm{}.Invariants(true)
 )
 
 // The tests below show that each invariant check of the simulator fires on
@@ -227,7 +238,7 @@ func TestTokenCount(t *testing.T) {
 // into four nodes (initially the open-cube 1→0, 2→0, 3→2, token at 0) and
 // checked after one step, with the messages listed in flight.
 func TestATree(t *testing.T) {
-	full := sim.Config{Check: sim.CheckFull}
+	full := sim.Config{Check: sim.CheckFull, Invariants: treeChecks}
 	cases := []struct {
 		name string
 		cfg  sim.Config
@@ -298,7 +309,7 @@ func TestATree(t *testing.T) {
 			want: "a_tree: node 3 has two fathers, 1 and 2 (a3)"},
 		{name: "cycle not checked with CheckCounts", cfg: sim.Config{Check: sim.CheckCounts},
 			init: func(fs []*fake) { fs[1].v.Father = 2; fs[2].v.Father = 1 }},
-		{name: "cycle not checked in a run with crashes", cfg: sim.Config{Check: sim.CheckFull, Crashes: true},
+		{name: "cycle not checked in a run with crashes", cfg: sim.Config{Check: sim.CheckFull, Crashes: true, Invariants: scheme.Algorithm{}.Invariants(true)},
 			init: func(fs []*fake) { fs[1].v.Father = 2; fs[2].v.Father = 1 }},
 	}
 	for _, c := range cases {
@@ -358,7 +369,7 @@ func TestATreeRun(t *testing.T) {
 				}
 				out.Enter = true
 			}
-			s := sim.New(sim.Config{Delta: 1, Check: sim.CheckFull, OpenCube: true, PMax: 1}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Delta: 1, Check: sim.CheckFull, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
 			poke(s, 0, fs[1], func(f *fake, out *proto.Output) {
 				f.v.Asked = true
 				out.Msgs = append(out.Msgs, request(1, 0, 1))
@@ -376,12 +387,13 @@ func TestATreeRun(t *testing.T) {
 	}
 }
 
-// TestOpenCube checks the open-cube shape under CheckFull and OpenCube on
-// four nodes (PMax 2), when no message is in flight: one root of power
-// PMax, and every node of power p has one son of each power below p, where
-// a son's power is its distance to its father minus one.
+// TestOpenCube checks the open-cube shape under CheckFull with the
+// open-cube's invariants on four nodes (pmax 2), when no message is in
+// flight: one root of power pmax, and every node of power p has one son of
+// each power below p, where a son's power is its distance to its father
+// minus one.
 func TestOpenCube(t *testing.T) {
-	cube := sim.Config{Check: sim.CheckFull, OpenCube: true, PMax: 2}
+	cube := sim.Config{Check: sim.CheckFull, Invariants: cubeChecks}
 	twoSons := func(fs []*fake) { fs[3].v.Father = 0 } // 2 and 3 are both at distance 2 from 0
 	cases := []struct {
 		name string
@@ -402,16 +414,12 @@ func TestOpenCube(t *testing.T) {
 		{name: "son of a power not below its father's", cfg: cube,
 			init: func(fs []*fake) { fs[3].v.Father = 1 },
 			want: "open-cube: node 3 of power 1 has father 1 of power 0"},
-		{name: "son farther from its father than the root's power allows", cfg: sim.Config{Check: sim.CheckFull, OpenCube: true, PMax: 1},
-			want: "open-cube: node 2 of power 1 has father 0 of power 1"},
-		{name: "missing son (PMax above the system's)", cfg: sim.Config{Check: sim.CheckFull, OpenCube: true, PMax: 3},
-			want: "open-cube: node 0 of power 3 has sons of powers 11, want one of each power below 3"},
 		{name: "not checked while a node is searching", cfg: cube,
 			init: func(fs []*fake) { twoSons(fs); fs[1].v.Searching = true }},
 		{name: "not checked while a node is asking", cfg: cube,
 			init: func(fs []*fake) { twoSons(fs); fs[1].v.Asked = true; fs[0].queue = []proto.NodeID{1} }},
-		{name: "not checked without OpenCube", cfg: sim.Config{Check: sim.CheckFull, PMax: 2}, init: twoSons},
-		{name: "not checked with CheckCounts", cfg: sim.Config{OpenCube: true, PMax: 2}, init: twoSons},
+		{name: "not checked with the scheme's invariants only", cfg: sim.Config{Check: sim.CheckFull, Invariants: treeChecks}, init: twoSons},
+		{name: "not checked with CheckCounts", cfg: sim.Config{Invariants: cubeChecks}, init: twoSons},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -432,7 +440,7 @@ func TestOpenCube(t *testing.T) {
 func TestOpenCubeWaitsForQuiet(t *testing.T) {
 	fs := system(4)
 	fs[3].v.Father = 0
-	s := sim.New(sim.Config{Delta: 1, Check: sim.CheckFull, OpenCube: true, PMax: 2}, nodes(fs), sim.Hooks{})
+	s := sim.New(sim.Config{Delta: 1, Check: sim.CheckFull, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
 	poke(s, 0, fs[3], func(f *fake, out *proto.Output) {
 		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Wait, Cause: proto.Liveness, From: 3, To: 1})
 	})
@@ -442,7 +450,8 @@ func TestOpenCubeWaitsForQuiet(t *testing.T) {
 	}
 }
 
-// TestCheckShape checks CheckShape, which bench calls after the repair pass
+// TestCheckShape checks CheckAtEnd with the open-cube's invariants of a run
+// with crashes, which bench calls after the repair pass
 // of a run with crashes: the open-cube shape of the live nodes, or while
 // some are down what the live nodes can still be (one root, fathers up, no
 // two sons of one power, no son of a power not below its father's).
@@ -489,7 +498,7 @@ func TestCheckShape(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fs := system(4)
 			fs[0].v.TokenHere = false // the token plays no part here
-			s := sim.New(sim.Config{Delta: 1, Crashes: true, OpenCube: true, PMax: 2}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Delta: 1, Crashes: true, Invariants: cubeCrashChecks}, nodes(fs), sim.Hooks{})
 			for _, id := range c.down {
 				s.Input(0, id, proto.Crash, 0)
 			}
@@ -504,30 +513,30 @@ func TestCheckShape(t *testing.T) {
 			if c.init != nil {
 				c.init(fs)
 			}
-			wantErr(t, s.CheckShape(), c.want)
+			wantErr(t, s.CheckAtEnd(), c.want)
 			if s.Err() != nil {
-				t.Errorf("CheckShape left an error in the run: %v", s.Err())
+				t.Errorf("CheckAtEnd left an error in the run: %v", s.Err())
 			}
 		})
 	}
 }
 
-// TestCheckShapeKeepsRunError checks that CheckShape reports the shape now
+// TestCheckShapeKeepsRunError checks that CheckAtEnd reports the shape now
 // without touching the run's own violation.
 func TestCheckShapeKeepsRunError(t *testing.T) {
 	fs := system(4)
-	s := sim.New(sim.Config{Delta: 1, OpenCube: true, PMax: 2}, nodes(fs), sim.Hooks{})
+	s := sim.New(sim.Config{Delta: 1, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
 	s.Input(0, 1, proto.EnterCS, 1)
 	s.Input(1, 2, proto.EnterCS, 2)
 	runErr := s.Run()
 	wantErr(t, runErr, "2 nodes are in the critical section (after node 2's step)")
-	if err := s.CheckShape(); err != nil {
-		t.Errorf("CheckShape on an open-cube: %v", err)
+	if err := s.CheckAtEnd(); err != nil {
+		t.Errorf("CheckAtEnd on an open-cube: %v", err)
 	}
 	fs[3].v.Father = proto.Nil
-	wantErr(t, s.CheckShape(), "open-cube: 2 roots")
+	wantErr(t, s.CheckAtEnd(), "open-cube: 2 roots")
 	if s.Err() != runErr {
-		t.Errorf("Err() = %v after CheckShape, want the run's %v", s.Err(), runErr)
+		t.Errorf("Err() = %v after CheckAtEnd, want the run's %v", s.Err(), runErr)
 	}
 }
 

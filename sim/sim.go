@@ -28,10 +28,12 @@ type Config struct {
 	Seed uint64
 	// Check selects which invariants are checked after every step.
 	Check Check
-	// OpenCube asks for the open-cube shape check when the system is quiet;
-	// PMax is then log2 N.
-	OpenCube bool
-	PMax     int
+	// Family selects the runtime's own checks: with TokenBased (the zero
+	// value), exactly one token (Crashes: at most one live token).
+	Family proto.Family
+	// Invariants are the algorithm's own, checked as each one's When says
+	// (EveryStep and Quiet with CheckFull; AtEnd by CheckAtEnd).
+	Invariants []proto.Invariant
 	// Trace, if not nil, receives one JSON object per line per event.
 	Trace io.Writer
 	// Crashes relaxes the token invariant from "exactly one token" to "at
@@ -50,10 +52,10 @@ type Config struct {
 type Check uint8
 
 // Check levels. CheckCounts costs O(1) per step: at most one node in the
-// critical section, exactly one token. CheckFull adds the O(N) structural
-// checks: the a_tree relation of RR-1692 §3.3 is a rooted tree, and, for the
-// open-cube, the father relation is an open-cube whenever no node is asking
-// and no message is in flight.
+// critical section, and for a token-based algorithm exactly one token.
+// CheckFull adds the algorithm's own invariants (Config.Invariants), O(N)
+// structural checks such as the general scheme's a_tree relation of RR-1692
+// §3.3 and the open-cube's shape.
 const (
 	CheckCounts Check = iota
 	CheckFull
