@@ -22,6 +22,7 @@ type Net struct {
 	Entered []proto.NodeID
 	timers  map[proto.NodeID][]proto.Timer
 	out     proto.Output
+	last    []proto.Message // the messages the last step sent
 }
 
 // Msg formats a message with the net's numbering, e.g. "request(8) 7→5".
@@ -41,6 +42,20 @@ func (n *Net) Msg(m proto.Message) string {
 	return fmt.Sprintf("%s(%s) %d→%d", m.Type, arg, m.From+n.Base, m.To+n.Base)
 }
 
+// Full formats every field of a message with the net's numbering, e.g.
+// "request(8) 7→5 {cause normal, phase 0, reply 0, j 8, src 8, gen 0,
+// tag 8}": Msg's short form, which tests match, then the rest.
+func (n *Net) Full(m proto.Message) string {
+	id := func(k proto.NodeID) string {
+		if k == proto.Nil {
+			return "nil"
+		}
+		return fmt.Sprint(k + n.Base)
+	}
+	return fmt.Sprintf("%s {cause %s, phase %d, reply %d, j %s, src %s, gen %d, tag %d}",
+		n.Msg(m), m.Cause, m.Phase, m.Reply, id(m.J), id(m.Src), m.Gen, m.Tag)
+}
+
 // Step steps node id (1-based if Base is 1) and returns the messages it sent,
 // formatted; the messages join Pending.
 func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
@@ -48,9 +63,12 @@ func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 	n.out.Reset()
 	n.Nodes[id-n.Base].Step(in, &n.out)
 	var got []string
+	n.last = n.last[:0]
 	for _, m := range n.out.Msgs {
 		got = append(got, n.Msg(m))
 		n.Pending = append(n.Pending, m)
+		n.last = append(n.last, m)
+		n.T.Logf("node %d, %s: sent %s", id, in.Kind, n.Full(m))
 	}
 	n.Sent += len(n.out.Msgs)
 	if n.out.Enter {
@@ -97,11 +115,16 @@ func (n *Net) Input(id proto.NodeID, kind proto.InputKind, want ...string) {
 	n.Expect(fmt.Sprintf("node %d input %d", id, kind), n.Step(id, proto.Input{Kind: kind}), want...)
 }
 
-// Expect checks that got is exactly want.
+// Expect checks that got is exactly want. On a mismatch it prints every
+// field of the messages the last step sent.
 func (n *Net) Expect(what string, got []string, want ...string) {
 	n.T.Helper()
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
-		n.T.Fatalf("%s: sent [%s], want [%s]", what, strings.Join(got, "; "), strings.Join(want, "; "))
+		var full []string
+		for _, m := range n.last {
+			full = append(full, n.Full(m))
+		}
+		n.T.Fatalf("%s: sent [%s], want [%s]\nevery field of what was sent:\n  %s", what, strings.Join(got, "; "), strings.Join(want, "; "), strings.Join(full, "\n  "))
 	}
 }
 
