@@ -10,7 +10,7 @@ MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
-	@echo "make test          vet + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
+		@echo "make test          gofmt, vet, staticcheck + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
 	@echo "make fuzz          fuzz the wire frame decoder for FUZZTIME (10s)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
@@ -30,9 +30,12 @@ LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
 
+# gofmt, go vet and staticcheck (a tool of go.mod: go tool staticcheck);
+# the mpi-tagged build is vetted in mpi-test, where OpenMPI is installed.
 vet:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 unit:
 	$(GO) test -count=1 ./...
@@ -51,6 +54,7 @@ mpi: openmpi
 
 mpi-test: openmpi
 	$(GO) vet -tags mpi ./...
+	$(GO) tool staticcheck -tags mpi ./...
 	$(GO) test -c -tags mpi -o mpi.test ./mpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 1 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./mpi.test -test.timeout 5m

@@ -50,10 +50,8 @@ func (b *bouncer) Step(in proto.Input, out *proto.Output) {
 		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Request, From: b.id, To: b.peer, J: b.id, Src: b.id, Tag: 1})
 	}
 }
-func (b *bouncer) View() proto.View            { return proto.View{Up: true} }
-func (b *bouncer) Waiting(func(proto.NodeID))  {}
-func (b *bouncer) stepFirst(out *proto.Output) { b.Step(proto.Input{Kind: proto.Receive}, out) }
-func (b *bouncer) done(iters int) bool         { return b.got >= iters }
+func (b *bouncer) View() proto.View           { return proto.View{Up: true} }
+func (b *bouncer) Waiting(func(proto.NodeID)) {}
 
 // BenchmarkRuntimeMessage measures the runtime's own work per message
 // between two ranks, without MPI: receive a frame, decode and validate it,

@@ -377,3 +377,10 @@ func TestMPIBurstToIdleRank(t *testing.T) {
 		}
 	}
 }
+
+// stepFirst steps the bouncer as if a message had come: it sends the
+// first one of a bounce.
+func (b *bouncer) stepFirst(out *proto.Output) { b.Step(proto.Input{Kind: proto.Receive}, out) }
+
+// done reports whether the bouncer has received iters messages.
+func (b *bouncer) done(iters int) bool { return b.got >= iters }

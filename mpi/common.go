@@ -146,28 +146,3 @@ func checkRecvTag(tag int) error {
 	}
 	return checkTag(tag)
 }
-
-// checkLen validates a buffer length against the MPI count limit.
-func checkLen(what string, n int) error {
-	if n > maxCount {
-		return fmt.Errorf("mpi: %s: %d bytes exceeds the MPI count limit of %d", what, n, maxCount)
-	}
-	return nil
-}
-
-// checkPingPong validates PingPong's arguments.
-func checkPingPong(peer, self, size, msgSize, iters int) error {
-	if err := checkRank("ping-pong peer", peer, size); err != nil {
-		return err
-	}
-	if peer == self {
-		return fmt.Errorf("mpi: ping-pong peer %d is the calling rank itself", peer)
-	}
-	if msgSize < 0 || msgSize > maxCount {
-		return fmt.Errorf("mpi: ping-pong message size %d out of range [0, %d]", msgSize, maxCount)
-	}
-	if iters < 1 {
-		return fmt.Errorf("mpi: ping-pong needs at least 1 iteration, got %d", iters)
-	}
-	return nil
-}

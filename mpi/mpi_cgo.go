@@ -3,264 +3,7 @@
 package mpi
 
 /*
-#include <stdint.h>
-#include <stdlib.h>
-#include <mpi.h>
-
-// Thin wrappers so that the Go side never needs MPI's handle types
-// (MPI_Comm, MPI_Datatype, MPI_Op differ between implementations: pointers in
-// Open MPI, integers in MPICH). Every function returns an MPI error code.
-
-static int ocb_init_thread(int required, int *provided) {
-	return MPI_Init_thread(NULL, NULL, required, provided);
-}
-
-static int ocb_errors_return(void) {
-	return MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-}
-
-static int ocb_world(int *rank, int *size) {
-	int rc = MPI_Comm_rank(MPI_COMM_WORLD, rank);
-	if (rc != MPI_SUCCESS) return rc;
-	return MPI_Comm_size(MPI_COMM_WORLD, size);
-}
-
-static int ocb_finalize(void) { return MPI_Finalize(); }
-
-static int ocb_error_string(int code, char *buf, int *len) {
-	return MPI_Error_string(code, buf, len);
-}
-
-static int ocb_library_version(char *buf, int *len) {
-	return MPI_Get_library_version(buf, len);
-}
-
-static double ocb_wtime(void) { return MPI_Wtime(); }
-
-static int ocb_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
-
-static int ocb_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
-
-static void *ocb_alloc_mem(int64_t size, int *rc) {
-	void *p = NULL;
-	*rc = MPI_Alloc_mem((MPI_Aint)size, MPI_INFO_NULL, &p);
-	return p;
-}
-
-static int ocb_free_mem(void *p) { return MPI_Free_mem(p); }
-
-static int ocb_repost(void);
-
-// ocb_send sends, then posts the receive ahead if a frame completed it
-// (see ocb_repost); a failure to post is reported by the next test.
-static int ocb_send(void *buf, int count, int dest, int tag) {
-	int rc = MPI_Send(buf, count, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
-	ocb_repost();
-	return rc;
-}
-
-static int ocb_status(MPI_Status *st, int *source, int *tag, int *count) {
-	*source = st->MPI_SOURCE;
-	*tag = st->MPI_TAG;
-	return MPI_Get_count(st, MPI_BYTE, count);
-}
-
-static int ocb_probe(int source, int tag, int *osource, int *otag, int *ocount) {
-	MPI_Status st;
-	int rc = MPI_Probe(source, tag, MPI_COMM_WORLD, &st);
-	if (rc != MPI_SUCCESS) return rc;
-	return ocb_status(&st, osource, otag, ocount);
-}
-
-// ocb_result carries a return code and a status by value: the Go side
-// passes no pointer to its own variables, so a call allocates nothing (cgo
-// moves a variable whose address goes to C onto the heap).
-typedef struct { int rc, flag, received, source, tag, count; } ocb_result;
-
-static ocb_result ocb_iprobe_v(int source, int tag) {
-	ocb_result r = {0, 0, 0, 0, 0, 0};
-	MPI_Status st;
-	r.rc = MPI_Iprobe(source, tag, MPI_COMM_WORLD, &r.flag, &st);
-	if (r.rc == MPI_SUCCESS && r.flag) r.rc = ocb_status(&st, &r.source, &r.tag, &r.count);
-	return r;
-}
-
-static ocb_result ocb_recv_v(void *buf, int count, int source, int tag) {
-	ocb_result r = {0, 1, 1, 0, 0, 0};
-	MPI_Status st;
-	r.rc = MPI_Recv(buf, count, MPI_BYTE, source, tag, MPI_COMM_WORLD, &st);
-	if (r.rc == MPI_SUCCESS) r.rc = ocb_status(&st, &r.source, &r.tag, &r.count);
-	return r;
-}
-
-// A receive posted ahead for any source and tag, into one of two buffers
-// of C memory that take turns: while the runtime reads the frame just
-// received, MPI can already fill the other. One request at a time.
-//
-// The next receive is posted lazily: not when a frame is returned, but by
-// the next send or test. A runtime answers a frame with a send, so the
-// MPI_Irecv comes after its answer is on its way instead of before it, off
-// the critical path of a round trip (a ping-pong of 46 bytes through
-// MPI_Test: 0.35 µs per message instead of 0.44, on this project's 2-core
-// machine). A frame that arrives meanwhile waits in MPI's unexpected queue
-// and is matched when the receive is posted, in order.
-static MPI_Request ocb_posted_req = MPI_REQUEST_NULL;
-static int ocb_posted_on; // between PostRecv and CancelRecv
-static char *ocb_posted_buf[2];
-static int ocb_posted_cap;
-static int ocb_posted_cur;
-
-typedef struct { int rc, flag, truncated, source, tag, count; char *data; } ocb_posted;
-
-// ocb_repost posts the receive if it is on and not posted.
-static int ocb_repost(void) {
-	if (!ocb_posted_on || ocb_posted_req != MPI_REQUEST_NULL) return MPI_SUCCESS;
-	return MPI_Irecv(ocb_posted_buf[ocb_posted_cur], ocb_posted_cap, MPI_BYTE,
-		MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &ocb_posted_req);
-}
-
-// ocb_post_first allocates the buffers (cap bytes each, at least 1) and
-// posts the first receive.
-static int ocb_post_first(int cap) {
-	if (cap < 1) cap = 1;
-	if (cap != ocb_posted_cap) {
-		free(ocb_posted_buf[0]);
-		free(ocb_posted_buf[1]);
-		ocb_posted_buf[0] = malloc(cap);
-		ocb_posted_buf[1] = malloc(cap);
-		ocb_posted_cap = 0;
-		if (!ocb_posted_buf[0] || !ocb_posted_buf[1]) return MPI_ERR_NO_MEM;
-		ocb_posted_cap = cap;
-	}
-	ocb_posted_on = 1;
-	int rc = ocb_repost();
-	if (rc != MPI_SUCCESS) ocb_posted_on = 0;
-	return rc;
-}
-
-// ocb_posted_done fills r for the receive that just completed with status
-// st and return code rc; the next receive goes into the other buffer.
-static void ocb_posted_done(ocb_posted *r, int rc, MPI_Status *st) {
-	ocb_posted_req = MPI_REQUEST_NULL; // MPI freed it; to be posted again
-	r->flag = 1;
-	r->source = st->MPI_SOURCE;
-	r->tag = st->MPI_TAG;
-	if (rc == MPI_ERR_TRUNCATE) {
-		r->truncated = 1;
-	} else if (rc != MPI_SUCCESS) {
-		r->rc = rc;
-		return;
-	} else {
-		r->rc = MPI_Get_count(st, MPI_BYTE, &r->count);
-		r->data = ocb_posted_buf[ocb_posted_cur];
-	}
-	ocb_posted_cur ^= 1;
-}
-
-static int ocb_posted_active(void) { return ocb_posted_on; }
-static int ocb_posted_capacity(void) { return ocb_posted_cap; }
-
-// ocb_test_any tests the posted receive up to tries times (each MPI_Test
-// also makes MPI progress), so that a caller that polls in a loop crosses
-// from Go to C less often than it tests.
-static ocb_posted ocb_test_any(int tries) {
-	ocb_posted r = {0, 0, 0, 0, 0, 0, NULL};
-	MPI_Status st;
-	int flag = 0, rc = MPI_SUCCESS;
-	if (!ocb_posted_on) {
-		r.rc = MPI_ERR_REQUEST;
-		return r;
-	}
-	if ((r.rc = ocb_repost()) != MPI_SUCCESS) return r;
-	do {
-		rc = MPI_Test(&ocb_posted_req, &flag, &st);
-	} while (rc == MPI_SUCCESS && !flag && --tries > 0);
-	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) {
-		r.rc = rc;
-		return r;
-	}
-	if (flag || rc == MPI_ERR_TRUNCATE) ocb_posted_done(&r, rc, &st);
-	return r;
-}
-
-// ocb_cancel_any cancels the posted receive; if a message completed it
-// first, it is returned as by ocb_test_any, and nothing is posted again.
-static ocb_posted ocb_cancel_any(void) {
-	ocb_posted r = {0, 0, 0, 0, 0, 0, NULL};
-	MPI_Status st;
-	int cancelled = 0;
-	ocb_posted_on = 0;
-	if (ocb_posted_req == MPI_REQUEST_NULL) return r; // not posted again yet
-	MPI_Cancel(&ocb_posted_req);
-	int rc = MPI_Wait(&ocb_posted_req, &st);
-	ocb_posted_req = MPI_REQUEST_NULL;
-	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) {
-		r.rc = rc;
-		return r;
-	}
-	MPI_Test_cancelled(&st, &cancelled);
-	if (!cancelled) ocb_posted_done(&r, rc, &st);
-	return r;
-}
-
-// op: 0 sum, 1 max, 2 min (the Go Op values).
-static MPI_Op ocb_op(int op) {
-	switch (op) {
-	case 1: return MPI_MAX;
-	case 2: return MPI_MIN;
-	default: return MPI_SUM;
-	}
-}
-
-static int ocb_allreduce_i64(const int64_t *in, int64_t *out, int n, int op) {
-	return MPI_Allreduce(in, out, n, MPI_INT64_T, ocb_op(op), MPI_COMM_WORLD);
-}
-
-static int ocb_allreduce_f64(const double *in, double *out, int n, int op) {
-	return MPI_Allreduce(in, out, n, MPI_DOUBLE, ocb_op(op), MPI_COMM_WORLD);
-}
-
-static int ocb_allgather_i64(int64_t mine, int64_t *all) {
-	return MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, MPI_COMM_WORLD);
-}
-
-static int ocb_gatherv(const void *sbuf, int scount, void *rbuf,
-		const int *counts, const int *displs, int root) {
-	return MPI_Gatherv(sbuf, scount, MPI_BYTE, rbuf, counts, displs, MPI_BYTE,
-		root, MPI_COMM_WORLD);
-}
-
-static int ocb_bcast_i64(int64_t *v, int root) {
-	return MPI_Bcast(v, 1, MPI_INT64_T, root, MPI_COMM_WORLD);
-}
-
-static int ocb_bcast_bytes(void *buf, int count, int root) {
-	return MPI_Bcast(buf, count, MPI_BYTE, root, MPI_COMM_WORLD);
-}
-
-// Ping-pong between the caller and peer: `warmup` untimed round trips, then
-// `iters` timed ones. The rank with first != 0 sends first.
-static int ocb_pingpong(void *buf, int size, int peer, int iters, int warmup,
-		int first, int tag, double *elapsed) {
-	int rc, i;
-	double t0 = 0;
-	for (i = -warmup; i < iters; i++) {
-		if (i == 0) t0 = MPI_Wtime();
-		if (first) {
-			rc = MPI_Send(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
-			if (rc != MPI_SUCCESS) return rc;
-			rc = MPI_Recv(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			if (rc != MPI_SUCCESS) return rc;
-		} else {
-			rc = MPI_Recv(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			if (rc != MPI_SUCCESS) return rc;
-			rc = MPI_Send(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
-			if (rc != MPI_SUCCESS) return rc;
-		}
-	}
-	*elapsed = MPI_Wtime() - t0;
-	return MPI_SUCCESS;
-}
+#include "ocb.h"
 */
 import "C"
 
@@ -1162,4 +905,29 @@ func (m execMode) String() string {
 		return "direct, concurrent"
 	}
 	return "MPI thread"
+}
+
+// checkLen validates a buffer length against the MPI count limit.
+func checkLen(what string, n int) error {
+	if n > maxCount {
+		return fmt.Errorf("mpi: %s: %d bytes exceeds the MPI count limit of %d", what, n, maxCount)
+	}
+	return nil
+}
+
+// checkPingPong validates PingPong's arguments.
+func checkPingPong(peer, self, size, msgSize, iters int) error {
+	if err := checkRank("ping-pong peer", peer, size); err != nil {
+		return err
+	}
+	if peer == self {
+		return fmt.Errorf("mpi: ping-pong peer %d is the calling rank itself", peer)
+	}
+	if msgSize < 0 || msgSize > maxCount {
+		return fmt.Errorf("mpi: ping-pong message size %d out of range [0, %d]", msgSize, maxCount)
+	}
+	if iters < 1 {
+		return fmt.Errorf("mpi: ping-pong needs at least 1 iteration, got %d", iters)
+	}
+	return nil
 }

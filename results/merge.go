@@ -13,7 +13,7 @@ func Merge(runs []*Run) *Run {
 	m.MessagesByCause = map[string]int64{}
 	m.OverheadByType = nil
 	m.Events = nil
-	var perReqMean, waits, diffs, samples []float64
+	var waits, diffs, samples []float64
 	var powers []int
 	var rec, recSamples []float64
 	zero := func(r *Run) {
@@ -83,7 +83,7 @@ func Merge(runs []*Run) *Run {
 			}
 			add(m.Events, r.Events)
 		}
-		perReqMean = append(perReqMean, r.MsgsPerRequest.Mean)
+
 		waits = append(waits, r.WaitDelta.Mean)
 		samples = append(samples, r.OverheadSamples...)
 		powers = append(powers, r.VictimPowers...)
