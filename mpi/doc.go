@@ -1,17 +1,22 @@
 // Package mpi is a small cgo binding to the C API of MPI (the Message Passing
 // Interface), written from the MPI standard, for running ocbench on several
 // processes. It covers what ocbench needs: initialisation, blocking byte
-// messages on MPI_COMM_WORLD (Send, Recv, Probe, Iprobe), a few collectives
-// (Barrier, AllreduceInt64, AllreduceFloat64, GatherBytes, BcastBytes),
-// timing (Wtime, PingPong) and Abort.
+// messages on MPI_COMM_WORLD (Send, Recv, Probe, Iprobe), one receive from
+// any source posted ahead (PostRecv, then TestRecv or TestRecvOnce until a
+// message has come, CancelRecv to end it), memory that MPI allocates for
+// buffers sent often (AllocMem, FreeMem), a few collectives (Barrier,
+// AllreduceInt64, AllreduceFloat64, GatherBytes, BcastBytes), timing
+// (Wtime, PingPong) and Abort.
 //
 // # Two builds
 //
 // Without build tags the package is a single-rank stand-in that needs neither
 // cgo nor an MPI library: Init succeeds, WorldRank is 0 and WorldSize is 1,
 // Barrier does nothing, reductions and gathers return (a copy of) their
-// input, and Send, Recv, Probe, Iprobe and PingPong return an error wrapping
-// ErrNoMPI. Compiled reports false.
+// input, AllocMem returns Go memory and FreeMem does nothing, and Send, Recv,
+// Probe, Iprobe, PostRecv and PingPong return an error wrapping ErrNoMPI
+// (TestRecv, TestRecvOnce and CancelRecv find no posted receive). Compiled
+// reports false.
 //
 // With the `mpi` build tag the package is compiled with cgo against Open MPI,
 // found through pkg-config (module "ompi", installed on Debian by
@@ -76,4 +81,26 @@
 // Messages are MPI_BYTE; tags are >= 0 and at most MPI_TAG_UB (at least
 // 32767); AnySource and AnyTag are the wildcards. Slices are passed to C only
 // for the duration of a call, and an empty slice is passed as a null pointer.
+//
+// # The posted receive
+//
+// PostRecv(capacity) posts one receive for any source and tag (MPI_Irecv)
+// into C memory of two buffers that take turns. TestRecv tests it without
+// blocking (MPI_Test, a few times; TestRecvOnce once) and returns the
+// message's status and bytes, valid until the next TestRecv that returns a
+// message; the next receive is posted by the next Send or TestRecv, after an
+// answer has gone out. A message longer than capacity is dropped with an
+// error wrapping ErrTruncated. While a receive is posted, Iprobe and Recv
+// must not be used, and TestRecv and CancelRecv must not be called from two
+// goroutines at once. CancelRecv (MPI_Cancel, MPI_Wait) ends it, returning a
+// message that completed it first; it must end before Finalize.
+//
+// # Memory
+//
+// AllocMem(size) returns memory that MPI allocates (MPI_Alloc_mem), outside
+// the Go heap: a buffer sent often is cheaper to send from it, since cgo
+// checks every Go pointer passed to C. FreeMem (MPI_Free_mem) gives it back,
+// before Finalize; the slice must not be used after.
+//
+// The C side of the binding is in ocb.c and ocb.h.
 package mpi
