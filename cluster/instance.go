@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/wire"
 )
@@ -265,7 +266,7 @@ func (in *instance) send(m *proto.Message, now float64) {
 		return
 	}
 	in.stats.Inter++
-	in.stats.Hops += int64(hops(in.j.rank, r))
+	in.stats.Hops += int64(hypercube.Hops(in.j.rank, r))
 	if in.counts[r] == 0 {
 		// The frame's send time is its oldest message's: the delay a
 		// message sees includes its wait in the batch.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"time"
 
 	"github.com/ocbench/ocbench/bench"
@@ -770,5 +769,3 @@ func (h *eventHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return e
 }
-
-func hops(a, b int) int { return bits.OnesCount(uint(a ^ b)) }

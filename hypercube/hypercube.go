@@ -1,7 +1,7 @@
 // Package hypercube provides the arithmetic of an N-node open-cube (N = 2^p)
 // and of a hypercube of MPI ranks: node ids, distances, powers, the initial
-// open-cube, the nodes at a given distance, placement of nodes on ranks, hop
-// counts and a Gray-code ring.
+// open-cube, the nodes at a given distance, placement of nodes on ranks and
+// hop counts.
 //
 // Node ids are 0-based: the open-cube paper's node k is id k−1 here. With
 // 0-based ids the initial open-cube is the binomial tree in which the father
@@ -41,15 +41,6 @@ func Dist(i, j int) int {
 	return bits.Len(uint(i ^ j))
 }
 
-// Power returns the power of node i in the initial open-cube of 2^p nodes:
-// p for the root 0, otherwise the number of trailing zero bits of i.
-func Power(i, p int) int {
-	if i == 0 {
-		return p
-	}
-	return bits.TrailingZeros(uint(i))
-}
-
 // PowerWith returns the power of node i whose father is father (negative:
 // i is a root) in an open-cube of 2^p nodes: dist(i, father) − 1, or p at a
 // root (open-cube paper, Proposition 2.1). Unlike Power, it holds for any
@@ -70,22 +61,6 @@ func Father(i int) int {
 	return i & (i - 1)
 }
 
-// Son returns the son of power r of node i in the initial open-cube; it
-// exists for 0 ≤ r < Power(i, p).
-func Son(i, r int) int {
-	return i | 1<<r
-}
-
-// LastSon returns the son of i of power Power(i)−1 in the initial open-cube
-// of 2^p nodes, or None if i is a leaf.
-func LastSon(i, p int) int {
-	pw := Power(i, p)
-	if pw == 0 {
-		return None
-	}
-	return Son(i, pw-1)
-}
-
 // AtDistance returns the half-open id range [lo, hi) of the nodes at distance
 // d ≥ 1 from i. They are contiguous: i with bit d−1 flipped and the d−1 lower
 // bits free, so there are 2^(d−1) of them.
@@ -99,21 +74,4 @@ func AtDistance(i, d int) (lo, hi int) {
 // Hamming distance).
 func Hops(a, b int) int {
 	return bits.OnesCount(uint(a ^ b))
-}
-
-// Gray returns the k-th element of the reflected binary Gray code; Gray(k)
-// and Gray(k+1) differ in exactly one bit.
-func Gray(k int) int {
-	return k ^ k>>1
-}
-
-// GrayRing returns the n = 2^p node ids in Gray-code order: a Hamiltonian
-// ring of the hypercube, where successive ids (and the last and the first)
-// are hypercube neighbours.
-func GrayRing(n int) []int {
-	ring := make([]int, n)
-	for k := range ring {
-		ring[k] = Gray(k)
-	}
-	return ring
 }

@@ -1,6 +1,7 @@
 package hypercube
 
 import (
+	"math/bits"
 	"testing"
 )
 
@@ -9,7 +10,7 @@ func TestPaperSixteenNodeFacts(t *testing.T) {
 	const p = 4
 	powers := []struct{ paperNode, power int }{{1, 4}, {2, 0}, {3, 1}, {5, 2}, {9, 3}}
 	for _, c := range powers {
-		if got := Power(c.paperNode-1, p); got != c.power {
+		if got := power(c.paperNode-1, p); got != c.power {
 			t.Errorf("power of paper node %d = %d, want %d", c.paperNode, got, c.power)
 		}
 	}
@@ -42,27 +43,27 @@ func TestInitialOpenCubeShape(t *testing.T) {
 				continue
 			}
 			// Proposition 2.1: if i is a son of f, power(i) = dist(f, i) − 1.
-			if Power(i, p) != Dist(f, i)-1 {
-				t.Fatalf("p=%d: power(%d)=%d but dist(father=%d)=%d", p, i, Power(i, p), f, Dist(f, i))
+			if power(i, p) != Dist(f, i)-1 {
+				t.Fatalf("p=%d: power(%d)=%d but dist(father=%d)=%d", p, i, power(i, p), f, Dist(f, i))
 			}
 			sons[f] = append(sons[f], i)
 		}
 		for i := 0; i < n; i++ {
-			pw := Power(i, p)
+			pw := power(i, p)
 			if len(sons[i]) != pw {
 				t.Fatalf("p=%d: node %d of power %d has %d sons", p, i, pw, len(sons[i]))
 			}
 			seen := map[int]bool{}
 			for _, s := range sons[i] {
-				seen[Power(s, p)] = true
+				seen[power(s, p)] = true
 			}
 			for r := 0; r < pw; r++ {
-				if !seen[r] || Son(i, r) == None || Father(Son(i, r)) != i {
+				if !seen[r] || son(i, r) == None || Father(son(i, r)) != i {
 					t.Fatalf("p=%d: node %d lacks a son of power %d", p, i, r)
 				}
 			}
-			if ls := LastSon(i, p); pw > 0 && Power(ls, p) != pw-1 {
-				t.Fatalf("p=%d: last son %d of %d has power %d", p, ls, i, Power(ls, p))
+			if ls := lastSon(i, p); pw > 0 && power(ls, p) != pw-1 {
+				t.Fatalf("p=%d: last son %d of %d has power %d", p, ls, i, power(ls, p))
 			}
 		}
 	}
@@ -108,22 +109,9 @@ func TestLog2AndValidate(t *testing.T) {
 	}
 }
 
-func TestHopsAndGrayRing(t *testing.T) {
+func TestHops(t *testing.T) {
 	if Hops(0, 7) != 3 || Hops(5, 5) != 0 || Hops(4, 6) != 1 {
 		t.Error("Hops is not the Hamming distance")
-	}
-	for p := 1; p <= 10; p++ {
-		ring := GrayRing(1 << p)
-		seen := make([]bool, len(ring))
-		for k, v := range ring {
-			if seen[v] {
-				t.Fatalf("p=%d: %d appears twice", p, v)
-			}
-			seen[v] = true
-			if next := ring[(k+1)%len(ring)]; Hops(v, next) != 1 {
-				t.Fatalf("p=%d: %d and %d are not neighbours", p, v, next)
-			}
-		}
 	}
 }
 
@@ -168,12 +156,12 @@ func TestNewPlacementErrors(t *testing.T) {
 	}
 }
 
-// TestPowerWith: with the initial fathers, PowerWith is Power; a root has
+// TestPowerWith: with the initial fathers, PowerWith is power; a root has
 // power p whatever its id; otherwise the power is dist(i, father) − 1.
 func TestPowerWith(t *testing.T) {
 	const p = 5
 	for i := 0; i < 1<<p; i++ {
-		if got, want := PowerWith(i, Father(i), p), Power(i, p); got != want {
+		if got, want := PowerWith(i, Father(i), p), power(i, p); got != want {
 			t.Errorf("node %d under its initial father %d: power %d, want %d", i, Father(i), got, want)
 		}
 	}
@@ -182,4 +170,29 @@ func TestPowerWith(t *testing.T) {
 			t.Errorf("PowerWith(%d, %d, %d) = %d, want %d", c.i, c.father, p, got, c.want)
 		}
 	}
+}
+
+// power returns the power of node i in the initial open-cube of 2^p nodes:
+// p for the root 0, otherwise the number of trailing zero bits of i.
+func power(i, p int) int {
+	if i == 0 {
+		return p
+	}
+	return bits.TrailingZeros(uint(i))
+}
+
+// son returns the son of power r of node i in the initial open-cube; it
+// exists for 0 ≤ r < power(i, p).
+func son(i, r int) int {
+	return i | 1<<r
+}
+
+// lastSon returns the son of i of power power(i)−1 in the initial open-cube
+// of 2^p nodes, or None if i is a leaf.
+func lastSon(i, p int) int {
+	pw := power(i, p)
+	if pw == 0 {
+		return None
+	}
+	return son(i, pw-1)
 }
