@@ -64,12 +64,15 @@ func newProgress(quiet bool, stderr io.Writer, list []config, repeat int) *progr
 	return p
 }
 
+// describe is the text before the bar, which names what the bar counts:
+// requests served, or with crashes failures injected (the requests served
+// so far are then in the text).
 func (p *progress) describe(served int64) string {
-	unit := "requests served"
+	run := fmt.Sprintf("run %d/%d", min(p.run+1, p.runs), p.runs)
 	if p.crashes {
-		unit = "failures injected"
+		return fmt.Sprintf("%s, %d requests served; failures injected", run, p.served+served)
 	}
-	return fmt.Sprintf("run %d/%d, %d requests served; %s", min(p.run+1, p.runs), p.runs, p.served+served, unit)
+	return run + "; requests served"
 }
 
 // callback returns the bench.Spec.Progress of the next run, or nil.
