@@ -229,9 +229,9 @@ type repairPass struct {
 	s    *sim.Sim
 	n, i int
 	cs   float64
-	// wait: the pass has not started, or a request of the pass is under
-	// way; a quiet system does not move the pass on meanwhile (the last
-	// requests of the workload going quiet used to skip node 0).
+		// wait: the pass has not started, or a request of the pass is under
+	// way; a quiet system does not move the pass on meanwhile (else the
+	// workload's last requests going quiet would skip node 0).
 	wait  bool
 	done  bool
 	shape error

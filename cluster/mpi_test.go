@@ -81,7 +81,7 @@ func TestMPIParity(t *testing.T) {
 // with the baseline alongside; no two nodes are ever in the critical
 // section. With 2 and with 8 nodes per rank (up to N = 64: the think time
 // grows with N, and so does the wait for every node's first request): many
-// nodes per rank once made the ipsc2 job break (TestMPIBurstToIdleRank).
+// nodes per rank make bursts of frames to idle ranks (TestMPIBurstToIdleRank).
 func TestMPICrashes(t *testing.T) {
 	p := mpi.WorldSize()
 	for _, c := range []struct {

@@ -419,8 +419,8 @@ func TestTransitSonsAfterAnomaly(t *testing.T) {
 // TestProbedHeadDroppedMeanwhile: while a father probes its known son about
 // the request at the head of its queue, a newer request of that requester
 // arrives and the old one is dropped as obsolete; the son's "still your
-// son" must then reject no other request (it once rejected the node's own
-// request, queued next, and that request was lost for good).
+// son" must then reject no other request (the node's own request, queued
+// next, would be lost for good).
 func TestProbedHeadDroppedMeanwhile(t *testing.T) {
 	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
 	net.Enter(2, "request(2) 2→0")

@@ -27,7 +27,7 @@ func runWithin(t *testing.T, limit time.Duration, args []string) (code int, stdo
 	}
 }
 
-// TestNoInputHangs runs the inputs that used to hang (or to be taken
+// TestNoInputHangs runs inputs that could hang a run (or be taken
 // silently): each is refused (exit 2, one line on stderr naming the flag
 // and its range) or ends quickly with a verdict (exit 0, or 1 with the
 // violation named).
