@@ -6,9 +6,9 @@
 // proxy). The open-cube rule lives in package opencube.
 //
 // The code follows the report's text line by line; the numbers in comments,
-// (1) to (22), are the report's line numbers. The errata of
-// shared/papers/README.md are applied (line (7) sets mandator := j; exit_cs
-// returns the token iff lender ≠ i).
+// (1) to (22), are the report's line numbers. Where the text is
+// garbled it is read as docs/design.md says (line (7) sets mandator := j;
+// exit_cs returns the token iff lender ≠ i).
 package scheme
 
 import (
