@@ -60,13 +60,13 @@ mpi-test: openmpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
-	$(GO) test -c -tags mpi -o cluster.test ./cluster
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./cluster.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 ./cluster.test -test.run MPIMessageCost -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 --mca btl self,tcp ./cluster.test -test.run MPIMessageCost -test.v -test.timeout 5m
+	$(GO) test -c -tags mpi -o rank.test ./rank
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 ./rank.test -test.run MPIMessageCost -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 --mca btl self,tcp ./rank.test -test.run MPIMessageCost -test.v -test.timeout 5m
 	scripts/mpi-check.sh
 
 seeds:
@@ -102,4 +102,4 @@ scale: build
 	/usr/bin/time -f "wall %es, max RSS %MkB" ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1
 
 clean:
-	rm -f ocbench mpi.test cluster.test
+	rm -f ocbench mpi.test rank.test

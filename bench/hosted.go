@@ -10,7 +10,7 @@ import (
 	"github.com/ocbench/ocbench/results"
 )
 
-// This file exports what another runtime (the MPI runtime of package cluster)
+// This file exports what another runtime (the MPI runtime of package rank)
 // needs to run the same experiment as the simulator: the nodes, the fault
 // plan, the workload's random choices and the timing constants.
 

@@ -229,7 +229,7 @@ type repairPass struct {
 	s    *sim.Sim
 	n, i int
 	cs   float64
-		// wait: the pass has not started, or a request of the pass is under
+	// wait: the pass has not started, or a request of the pass is under
 	// way; a quiet system does not move the pass on meanwhile (else the
 	// workload's last requests going quiet would skip node 0).
 	wait  bool

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ocbench/ocbench/bench"
-	"github.com/ocbench/ocbench/cluster"
 	"github.com/ocbench/ocbench/mpi"
+	"github.com/ocbench/ocbench/rank"
 	"github.com/ocbench/ocbench/results"
 )
 
@@ -26,7 +26,7 @@ const DefaultMPIDelta = 4e-3
 // launcher returns the world size and this process's rank as announced by
 // the MPI launcher's environment (Open MPI's mpirun, MPICH's Hydra, Slurm's
 // PMI), and whether there is one.
-func launcher() (size, rank int, ok bool) {
+func launcher() (size, me int, ok bool) {
 	for _, v := range [][2]string{{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}} {
 		s, err1 := strconv.Atoi(os.Getenv(v[0]))
 		r, err2 := strconv.Atoi(os.Getenv(v[1]))
@@ -77,15 +77,15 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 		return 1
 	}
-	rank, size := mpi.WorldRank(), mpi.WorldSize()
-	if rank != 0 {
+	me, size := mpi.WorldRank(), mpi.WorldSize()
+	if me != 0 {
 		stdout, stderr = io.Discard, io.Discard
 		o.save.noSave, o.save.quiet = true, true // rank 0 saves and shows progress
 	}
 	if !fs.Changed("delta") {
 		o.delta = DefaultMPIDelta
 	}
-	o.runtimeInfo = &runtimeInfo{ranks: size, rank: rank, library: mpi.LibraryVersion(), placement: o.placement}
+	o.runtimeInfo = &runtimeInfo{ranks: size, rank: me, library: mpi.LibraryVersion(), placement: o.placement}
 	var code int
 	err := mpi.OnThread(func() error {
 		var err error
@@ -97,7 +97,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 	case err == nil:
 	case errors.As(err, &re):
 		// This rank failed in the middle of a run: the others wait for it.
-		fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: %v\n", rank, size, err)
+		fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: %v\n", me, size, err)
 		mpi.Abort(1)
 	default: // bad input (code 2, found alike on every rank) or the verdict (rank 0)
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
@@ -129,11 +129,11 @@ func runSpec(o *options, s bench.Spec) (*results.Run, error) {
 	if o.runtimeInfo == nil {
 		return simRun(s)
 	}
-	r, err := cluster.Run(cluster.MPI{}, s, cluster.Options{Placement: o.placement})
+	r, err := rank.Run(rank.MPI{}, s, rank.Options{Placement: o.placement})
 	if r != nil {
 		o.runtimeInfo.records = append(o.runtimeInfo.records, r)
 	}
-	var ve *cluster.ValidationError
+	var ve *rank.ValidationError
 	if err != nil && !errors.As(err, &ve) {
 		return nil, runError{err}
 	}
@@ -154,6 +154,6 @@ func checkSpec(o *options, s bench.Spec) error {
 	if s.Repair {
 		return fmt.Errorf("--repair: only the simulator has the repair pass")
 	}
-	_, _, err := cluster.Check(s, o.placement, o.runtimeInfo.ranks)
+	_, _, err := rank.Check(s, o.placement, o.runtimeInfo.ranks)
 	return err
 }

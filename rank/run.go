@@ -1,4 +1,4 @@
-package cluster
+package rank
 
 import (
 	"encoding/binary"
@@ -149,7 +149,7 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	}
 	epoch, err := comm.SumInt64([]int64{origin})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: agreeing on the start time: %w", err)
+		return nil, fmt.Errorf("rank: agreeing on the start time: %w", err)
 	}
 	j.setEpoch(epoch[0])
 	j.lateStart = max(j.now(), 0)
@@ -254,7 +254,7 @@ func (j *job) frameBuffer() []byte {
 			j.mem = append(j.mem, b)
 			return b[:0]
 		}
-		j.fail(fmt.Errorf("cluster: rank %d: allocating a frame buffer: %w", j.rank, err))
+		j.fail(fmt.Errorf("rank %d: allocating a frame buffer: %w", j.rank, err))
 	}
 	return make([]byte, 0, maxFrame)
 }
@@ -266,7 +266,7 @@ func (j *job) close() error {
 	if a, ok := j.comm.(memAllocator); ok {
 		for _, b := range j.mem {
 			if e := a.Free(b); e != nil && err == nil {
-				err = fmt.Errorf("cluster: rank %d: freeing a frame buffer: %w", j.rank, e)
+				err = fmt.Errorf("rank %d: freeing a frame buffer: %w", j.rank, e)
 			}
 		}
 	}
@@ -333,7 +333,7 @@ func (j *job) fail(err error) {
 // its sends waited for a rank asleep, for up to hundreds of milliseconds.
 func (j *job) send(buf []byte, dest, tag int) {
 	if err := j.comm.Send(buf, dest, tag); err != nil {
-		j.fail(fmt.Errorf("cluster: rank %d: sending to rank %d: %w", j.rank, dest, err))
+		j.fail(fmt.Errorf("rank %d: sending to rank %d: %w", j.rank, dest, err))
 		return
 	}
 	j.frames[j.rank*j.size+dest]++
@@ -532,7 +532,7 @@ func (j *job) poll(once bool) (bool, error) {
 		src, tag, buf, ok, err = j.probeRecv()
 	}
 	if err != nil {
-		return false, fmt.Errorf("cluster: rank %d: receiving: %w", j.rank, err)
+		return false, fmt.Errorf("rank %d: receiving: %w", j.rank, err)
 	}
 	if !ok {
 		return false, nil
@@ -585,7 +585,7 @@ func (j *job) startReceiving() error {
 		return nil
 	}
 	if err := pr.Post(); err != nil {
-		return fmt.Errorf("cluster: rank %d: posting a receive: %w", j.rank, err)
+		return fmt.Errorf("rank %d: posting a receive: %w", j.rank, err)
 	}
 	j.posted = pr
 	return nil
@@ -600,10 +600,10 @@ func (j *job) stopReceiving() error {
 	src, _, buf, ok, err := j.posted.Cancel()
 	j.posted = nil
 	if err != nil {
-		return fmt.Errorf("cluster: rank %d: cancelling the posted receive: %w", j.rank, err)
+		return fmt.Errorf("rank %d: cancelling the posted receive: %w", j.rank, err)
 	}
 	if ok {
-		return fmt.Errorf("cluster: rank %d: a frame of %d bytes from rank %d arrived after the run was drained", j.rank, len(buf), src)
+		return fmt.Errorf("rank %d: a frame of %d bytes from rank %d arrived after the run was drained", j.rank, len(buf), src)
 	}
 	return nil
 }
@@ -725,7 +725,7 @@ func (j *job) greet() error {
 func (j *job) drain() error {
 	total, err := j.comm.SumInt64(j.frames)
 	if err != nil {
-		return fmt.Errorf("cluster: rank %d: counting the frames in flight: %w", j.rank, err)
+		return fmt.Errorf("rank %d: counting the frames in flight: %w", j.rank, err)
 	}
 	left := int64(0)
 	for src := 0; src < j.size; src++ {
@@ -743,7 +743,7 @@ func (j *job) drain() error {
 		}
 	}
 	if left < 0 {
-		return fmt.Errorf("cluster: rank %d: received %d frames more than were sent", j.rank, -left)
+		return fmt.Errorf("rank %d: received %d frames more than were sent", j.rank, -left)
 	}
 	return j.err
 }

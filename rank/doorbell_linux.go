@@ -1,4 +1,4 @@
-package cluster
+package rank
 
 import (
 	"fmt"
@@ -66,7 +66,7 @@ func setupDoorbells(comm Comm) (*doorbell, error) {
 	in[2+rank] = int64(h.Sum64() >> 1)
 	ids, err := comm.SumInt64(in)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: agreeing on a job id: %w", err)
+		return nil, fmt.Errorf("rank: agreeing on a job id: %w", err)
 	}
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("ocbench-%x-%x", uint64(ids[0]), uint64(ids[2+rank])))
 	length := bellHeader + 8*size
@@ -79,7 +79,7 @@ func setupDoorbells(comm Comm) (*doorbell, error) {
 	oks := make([]int64, size)
 	oks[rank] = ok
 	if oks, err = comm.SumInt64(oks); err != nil {
-		return nil, fmt.Errorf("cluster: making doorbells: %w", err)
+		return nil, fmt.Errorf("rank: making doorbells: %w", err)
 	}
 	os.Remove(path) // every rank has it mapped (or failed): the name can go
 	if mem == nil {

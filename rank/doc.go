@@ -1,4 +1,4 @@
-// Package cluster is ocbench's MPI runtime: every rank of an MPI job hosts
+// Package rank is ocbench's MPI runtime: every rank of an MPI job hosts
 // the logical nodes that a hypercube placement gives it, steps them with the
 // same state machines as the simulator, and exchanges their messages with the
 // other ranks in wire frames; timers are wall-clock, in units of δ.
@@ -16,4 +16,4 @@
 // nodes entered and left the critical section, and rank 0 checks that no
 // two intervals overlap (the ranks' clocks are aligned at a barrier before
 // the run; on one machine they are the same clock).
-package cluster
+package rank

@@ -1,11 +1,11 @@
 //go:build mpi
 
-package cluster
+package rank
 
 // The tests of this file run on the ranks of an MPI job (make mpi-test):
 //
-//	go test -c -tags mpi -o cluster.test ./cluster
-//	mpirun -np 4 ./cluster.test -test.run MPI
+//	go test -c -tags mpi -o rank.test ./rank
+//	mpirun -np 4 ./rank.test -test.run MPI
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package cluster
+package rank
 
 import (
 	"encoding/json"
@@ -100,11 +100,11 @@ func cpuSeconds() float64 {
 func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 	buf, err := json.Marshal(reps)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: encoding the rank's counters: %w", err)
+		return nil, fmt.Errorf("rank: encoding the rank's counters: %w", err)
 	}
 	parts, err := comm.Gather(buf)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: gathering counters to rank 0: %w", err)
+		return nil, fmt.Errorf("rank: gathering counters to rank 0: %w", err)
 	}
 	if comm.Rank() != 0 {
 		return nil, nil
@@ -113,7 +113,7 @@ func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 	for r, p := range parts {
 		var got []*rankReport
 		if err := json.Unmarshal(p, &got); err != nil || len(got) != len(reps) {
-			return nil, fmt.Errorf("cluster: decoding the counters of rank %d: %v", r, err)
+			return nil, fmt.Errorf("rank: decoding the counters of rank %d: %v", r, err)
 		}
 		for k := range out {
 			out[k] = append(out[k], got[k])

@@ -1,4 +1,4 @@
-package cluster
+package rank
 
 import (
 	"container/heap"
@@ -408,7 +408,7 @@ func (in *instance) enter(id proto.NodeID, tag uint32) {
 
 func (in *instance) issueSequential(id proto.NodeID, k uint32) {
 	if in.busy[id] || in.down[id] {
-		in.j.fail(fmt.Errorf("cluster: rank %d: sequential request %d at node %d, which is busy or down", in.j.rank, k, id))
+		in.j.fail(fmt.Errorf("rank %d: sequential request %d at node %d, which is busy or down", in.j.rank, k, id))
 		return
 	}
 	in.nodeIssued[id]++
