@@ -541,15 +541,17 @@ func record(spec Spec, o *outcome) *results.Run {
 	st := &s.Stats
 	r := NewRecord(spec, "sim", 1, checkName(spec.Check), drv.issued, drv.served)
 	r.VirtualSeconds, r.Steps, r.MessagesDropped = s.Now(), st.Steps, st.Dropped
-	r.MessagesTotal = st.MessagesTotal()
-	for t := proto.MsgType(0); t < proto.NumMsgTypes; t++ {
-		for c := proto.Cause(0); c < proto.NumCauses; c++ {
-			if v := st.Sent[t][c]; v > 0 {
-				r.MessagesByType[t.String()] += v
-				r.MessagesByCause[c.String()] += v
-			}
-		}
+	t := NewTally(0)
+	for k := range t.Sent {
+		t.Sent[k] = st.Sent[k][:]
 	}
+	t.Events = st.Events[:]
+	t.Waits = make([]float64, len(drv.waits))
+	for k, w := range drv.waits {
+		t.Waits[k] = w / spec.Delta
+	}
+	t.Crashes, t.PerFailure, t.ByType, t.PreCrash = len(o.crashes), o.perFailure, o.byType[:], o.preCrash
+	t.FirstEntry, t.Recoveries, t.Abandoned = o.firstEntry, o.recoveries, drv.abandoned
 	perReq := make([]float64, 0, drv.served)
 	for tag := 1; tag <= int(drv.issued); tag++ {
 		var c uint32
@@ -558,51 +560,13 @@ func record(spec Spec, o *outcome) *results.Run {
 		}
 		perReq = append(perReq, float64(c))
 	}
-	r.MsgsPerRequest = results.Summarize(perReq)
-	waits := make([]float64, len(drv.waits))
-	for k, w := range drv.waits {
-		waits[k] = w / spec.Delta
-	}
-	r.WaitDelta = results.Summarize(waits)
-
 	if spec.FT {
-		r.Events = map[string]int64{}
-		for e := proto.Event(0); e < proto.NumEvents; e++ {
-			r.Events[e.String()] = st.Events[e]
-		}
-		r.TokensRegenerated = st.Events[proto.EvTokenRegenerated]
-		r.StaleTokensDiscarded = st.Events[proto.EvStaleToken]
-		r.SearchesStarted = st.Events[proto.EvSearchStarted]
 		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = st.Suspicions, st.FalseSuspicions, st.FirstFalseSuspicion
-		r.SetDetectionPerRequest()
-		if r.SearchesStarted > 0 {
-			r.SearchPhasesMean = float64(st.Events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
-		}
 	}
+	t.Fill(r, spec, perReq)
 	if spec.Faults.Crashes > 0 {
-		r.FaultPlan = spec.Faults.String()
-		r.Failures = len(o.crashes)
-		r.Recoveries = o.recoveries
-		r.OverheadPerFailure = results.Estimated(o.perFailure)
-		r.OverheadSamples = o.perFailure
 		r.VictimPowers = o.victimPower
 		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(o.perFailure, o.victimPower, spec.Nodes)
-		r.OverheadByType = map[string]int64{}
-		for t, v := range o.byType {
-			if v > 0 {
-				r.OverheadByType[proto.MsgType(t).String()] = v
-			}
-		}
-		r.FailureMessagesBeforeFirstCrash = o.preCrash
-		var rec []float64
-		for _, x := range o.firstEntry {
-			if x >= 0 {
-				rec = append(rec, x/spec.Delta)
-			}
-		}
-		r.RecoveryDelta = results.Summarize(rec)
-		r.RecoverySamples = rec
-		r.RequestsAbandoned = drv.abandoned
 		r.OpenCubeAtEnd = o.openCubeAtEnd || (spec.Repair && o.shape == nil)
 	}
 	if spec.LateFraction > 0 {

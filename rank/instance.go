@@ -89,13 +89,8 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	in.reqTag = make([]uint32, s.Nodes)
 	in.life = make([]uint32, s.Nodes)
 	in.thinks = make([]uint32, s.Nodes)
-	in.stats.FirstEntry = make([]float64, len(plan))
-	for k := range in.stats.FirstEntry {
-		in.stats.FirstEntry[k] = -1
-	}
-	in.stats.PerFailure = make([]float64, len(plan))
-	in.stats.Events = make([]int64, proto.NumEvents)
-	in.stats.ByType = make([]int64, proto.NumMsgTypes)
+	in.stats.Tally = bench.NewTally(len(plan))
+	in.stats.Crashes = len(plan)
 	return in
 }
 

@@ -20,34 +20,27 @@ type csInterval struct {
 	Crashed    bool `json:"c,omitempty"` // the stay ended with a crash, not an exit
 }
 
-// rankReport is what one rank sends rank 0 about one run.
+// rankReport is what one rank sends rank 0 about one run: its tally, as
+// the simulator's, and what only the MPI runtime measures.
 type rankReport struct {
+	bench.Tally
 	Rank  int    `json:"rank"`
 	Host  string `json:"host"`
-	Sent  [][]int64
 	Intra int64
 	Inter int64
 	Hops  int64
 	// PerTag counts the normal messages sent for each request serial.
-	PerTag     map[uint32]uint32
-	Issued     []uint32
-	Waits      []float64 // in δ
-	Served     int64
-	Abandoned  int64
-	StuckWhy   string
-	Recoveries int
-	Events     []int64
-	PerFailure []float64
-	ByType     []int64
-	PreCrash   int64
-	FirstEntry []float64 // per crash: seconds from the crash to the first entry on this rank (-1: none)
-	CS         []csInterval
-	Steps      int64
-	Delivered  int64
-	Dropped    int64
-	MaxDelay   float64
-	MinDelay   float64 // below 0: this rank's clock is behind a sender's by at least as much
-	OverDelta  int64
+	PerTag    map[uint32]uint32
+	Issued    []uint32
+	Served    int64
+	StuckWhy  string
+	CS        []csInterval
+	Steps     int64
+	Delivered int64
+	Dropped   int64
+	MaxDelay  float64
+	MinDelay  float64 // below 0: this rank's clock is behind a sender's by at least as much
+	OverDelta int64
 	// Broken counts messages that nodes sent to no node, BrokenWhy says
 	// the first: safety violations.
 	Broken    int64
@@ -128,60 +121,28 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	var issued, served int64
 	perTag := map[uint32]int64{}
 	var tags []uint32
-	var waits, cpu []float64
+	var cpu []float64
 	var cs []csInterval
 	hosts := map[string]bool{}
 	r := bench.NewRecord(s, "mpi", len(reps), "cs-intervals", 0, 0)
 	r.Placement = in.j.place.Name()
-	events := make([]int64, proto.NumEvents)
-	perFailure := make([]float64, len(in.plan))
-	firstEntry := make([]float64, len(in.plan))
-	for k := range firstEntry {
-		firstEntry[k] = -1
-	}
-	byType := make([]int64, proto.NumMsgTypes)
+	t := bench.NewTally(len(in.plan))
 	var hopSum int64
 	var bad []string
 	for _, rep := range reps {
+		t.Add(&rep.Tally)
 		issued += int64(len(rep.Issued))
 		served += rep.Served
 		tags = append(tags, rep.Issued...)
-		for t, c := range rep.PerTag {
-			perTag[t] += int64(c)
+		for tag, c := range rep.PerTag {
+			perTag[tag] += int64(c)
 		}
-		waits = append(waits, rep.Waits...)
 		cs = append(cs, rep.CS...)
 		cpu = append(cpu, rep.CPU)
 		hosts[rep.Host] = true
-		for t, row := range rep.Sent {
-			for c, v := range row {
-				if v > 0 {
-					r.MessagesByType[proto.MsgType(t).String()] += v
-					r.MessagesByCause[proto.Cause(c).String()] += v
-					r.MessagesTotal += v
-				}
-			}
-		}
 		r.MessagesIntraRank += rep.Intra
 		r.MessagesInterRank += rep.Inter
 		hopSum += rep.Hops
-		for k, v := range rep.Events {
-			events[k] += v
-		}
-		for k, v := range rep.PerFailure {
-			perFailure[k] += v
-		}
-		for k, v := range rep.ByType {
-			byType[k] += v
-		}
-		for k, v := range rep.FirstEntry {
-			if v >= 0 && (firstEntry[k] < 0 || v < firstEntry[k]) {
-				firstEntry[k] = v
-			}
-		}
-		r.FailureMessagesBeforeFirstCrash += rep.PreCrash
-		r.Recoveries += rep.Recoveries
-		r.RequestsAbandoned += rep.Abandoned
 		r.Steps += rep.Steps
 		r.MessagesDropped += rep.Dropped
 		r.MaxDelayDelta = max(r.MaxDelayDelta, rep.MaxDelay/s.Delta)
@@ -202,6 +163,21 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	}
 	r.RequestsIssued, r.RequestsServed = issued, served
 	r.CPUSecondsPerRank = cpu
+	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
+	perReq := make([]float64, len(tags))
+	for k, tag := range tags {
+		perReq[k] = float64(perTag[tag])
+	}
+	if s.FT {
+		// Ranks cannot tell a false suspicion from a true one (the node
+		// suspected may be on another rank): without crashes every
+		// suspicion is false; with crashes they are not judged (-1).
+		r.Suspicions, r.FalseSuspicions = t.Events[proto.EvSuspicion], -1
+		if s.Faults.Crashes == 0 {
+			r.FalseSuspicions = r.Suspicions
+		}
+	}
+	t.Fill(r, s, perReq)
 	for h := range hosts {
 		r.Hosts = append(r.Hosts, h)
 	}
@@ -211,52 +187,6 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	}
 	if len(bad) > 0 {
 		r.MalformedExample = bad[0]
-	}
-	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
-	perReq := make([]float64, len(tags))
-	for k, t := range tags {
-		perReq[k] = float64(perTag[t])
-	}
-	r.MsgsPerRequest = results.Summarize(perReq)
-	r.WaitDelta = results.Summarize(waits)
-	if s.FT {
-		r.Events = map[string]int64{}
-		for e := proto.Event(0); e < proto.NumEvents; e++ {
-			r.Events[e.String()] = events[e]
-		}
-		r.TokensRegenerated = events[proto.EvTokenRegenerated]
-		r.StaleTokensDiscarded = events[proto.EvStaleToken]
-		r.SearchesStarted = events[proto.EvSearchStarted]
-		if r.SearchesStarted > 0 {
-			r.SearchPhasesMean = float64(events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
-		}
-		// Ranks cannot tell a false suspicion from a true one (the node
-		// suspected may be on another rank): without crashes every
-		// suspicion is false; with crashes they are not judged (-1).
-		r.Suspicions, r.FalseSuspicions = events[proto.EvSuspicion], -1
-		if s.Faults.Crashes == 0 {
-			r.FalseSuspicions = r.Suspicions
-		}
-		r.SetDetectionPerRequest()
-	}
-	if s.Faults.Crashes > 0 {
-		r.FaultPlan = s.Faults.String()
-		r.Failures = len(in.plan)
-		r.OverheadPerFailure = results.Estimated(perFailure)
-		r.OverheadSamples = perFailure
-		r.OverheadByType = map[string]int64{}
-		for t, v := range byType {
-			if v > 0 {
-				r.OverheadByType[proto.MsgType(t).String()] = v
-			}
-		}
-		var rec []float64
-		for _, x := range firstEntry {
-			if x >= 0 {
-				rec = append(rec, x/s.Delta)
-			}
-		}
-		r.RecoveryDelta = results.Summarize(rec)
 	}
 	// Mutual exclusion: no two stays in the critical section overlap.
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })

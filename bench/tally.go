@@ -1,0 +1,136 @@
+package bench
+
+import (
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+)
+
+// Tally is what a runtime counts in one run, the same way in the simulator
+// and on the ranks of an MPI job (each rank counts its own nodes' sends and
+// steps; rank 0 adds the ranks' tallies with Add). Fill writes it into the
+// run's record, so that both runtimes' records say the same thing in the
+// same words.
+type Tally struct {
+	// Sent counts the messages sent by type and cause: Sent[type][cause].
+	Sent [][]int64
+	// Events counts the algorithm's events (proto.Event).
+	Events []int64
+	// Waits are the waits of the served requests, from enter_cs to the
+	// entry, in δ.
+	Waits []float64
+	// Crashes is the number of crashes injected; PerFailure counts the
+	// failure-cause messages attributed to each crash (sent after it and
+	// before the next), ByType the same by message type, and PreCrash the
+	// failure-cause messages sent before the first crash. FirstEntry is,
+	// per crash, the time from the crash to the first entry into the
+	// critical section anywhere, in seconds (-1: none).
+	Crashes    int
+	PerFailure []float64
+	ByType     []int64
+	PreCrash   int64
+	FirstEntry []float64
+	// Recoveries is the number of crashed nodes that came back;
+	// Abandoned the requests of nodes that crashed while they waited.
+	Recoveries int
+	Abandoned  int64
+}
+
+// NewTally returns an empty tally of a run with the given number of
+// planned crashes.
+func NewTally(crashes int) Tally {
+	t := Tally{Sent: make([][]int64, proto.NumMsgTypes), Events: make([]int64, proto.NumEvents),
+		PerFailure: make([]float64, crashes), ByType: make([]int64, proto.NumMsgTypes), FirstEntry: make([]float64, crashes)}
+	for k := range t.Sent {
+		t.Sent[k] = make([]int64, proto.NumCauses)
+	}
+	for k := range t.FirstEntry {
+		t.FirstEntry[k] = -1
+	}
+	return t
+}
+
+// Add adds another rank's tally of the same run to t: counts add up, waits
+// join, and a crash's first entry is the earliest on any rank.
+func (t *Tally) Add(o *Tally) {
+	for k, row := range o.Sent {
+		for c, v := range row {
+			t.Sent[k][c] += v
+		}
+	}
+	for k, v := range o.Events {
+		t.Events[k] += v
+	}
+	t.Waits = append(t.Waits, o.Waits...)
+	t.Crashes = max(t.Crashes, o.Crashes)
+	for k, v := range o.PerFailure {
+		t.PerFailure[k] += v
+	}
+	for k, v := range o.ByType {
+		t.ByType[k] += v
+	}
+	t.PreCrash += o.PreCrash
+	for k, v := range o.FirstEntry {
+		if v >= 0 && (t.FirstEntry[k] < 0 || v < t.FirstEntry[k]) {
+			t.FirstEntry[k] = v
+		}
+	}
+	t.Recoveries += o.Recoveries
+	t.Abandoned += o.Abandoned
+}
+
+// Fill writes the tally into r, the record of a run of spec made by
+// NewRecord (requests issued and served set): messages by type and cause,
+// messages per request (perRequest: the normal messages of each issued
+// request, in serial order), waits, and with the failure protocol its
+// events and detection traffic, and with crashes the overhead per failure
+// and the time to recovery. Suspicions must be set before (they are judged
+// differently by each runtime); a runtime adds what only it measures.
+func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
+	for k, row := range t.Sent {
+		for c, v := range row {
+			if v > 0 {
+				r.MessagesByType[proto.MsgType(k).String()] += v
+				r.MessagesByCause[proto.Cause(c).String()] += v
+				r.MessagesTotal += v
+			}
+		}
+	}
+	r.MsgsPerRequest = results.Summarize(perRequest)
+	r.WaitDelta = results.Summarize(t.Waits)
+	if spec.FT {
+		r.Events = map[string]int64{}
+		for e := proto.Event(0); e < proto.NumEvents; e++ {
+			r.Events[e.String()] = t.Events[e]
+		}
+		r.TokensRegenerated = t.Events[proto.EvTokenRegenerated]
+		r.StaleTokensDiscarded = t.Events[proto.EvStaleToken]
+		r.SearchesStarted = t.Events[proto.EvSearchStarted]
+		if r.SearchesStarted > 0 {
+			r.SearchPhasesMean = float64(t.Events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
+		}
+		r.SetDetectionPerRequest()
+	}
+	if spec.Faults.Crashes > 0 {
+		r.FaultPlan = spec.Faults.String()
+		r.Failures = t.Crashes
+		r.Recoveries = t.Recoveries
+		r.OverheadPerFailure = results.Estimated(t.PerFailure)
+		r.OverheadSamples = t.PerFailure
+		r.OverheadByType = map[string]int64{}
+		for k, v := range t.ByType {
+			if v > 0 {
+				r.OverheadByType[proto.MsgType(k).String()] = v
+			}
+		}
+		r.FailureMessagesBeforeFirstCrash = t.PreCrash
+		var rec []float64
+		for _, x := range t.FirstEntry {
+			if x >= 0 {
+				rec = append(rec, x/spec.Delta)
+			}
+		}
+		r.RecoveryDelta = results.Summarize(rec)
+		r.RecoverySamples = rec
+		r.RequestsAbandoned = t.Abandoned
+	}
+}
