@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -30,12 +30,19 @@ LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
 
-# gofmt, go vet and staticcheck (a tool of go.mod: go tool staticcheck);
-# the mpi-tagged build is vetted in mpi-test, where OpenMPI is installed.
+# gofmt, go vet and staticcheck (a tool of go.mod: go tool staticcheck),
+# without and with the mpi tag; the mpi-tagged build needs OpenMPI's
+# headers, so without them vet says so and mpi-test (which installs
+# OpenMPI) vets it.
 vet:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	@if pkg-config --exists ompi 2>/dev/null; then $(MAKE) -s vet-mpi; else echo "vet: OpenMPI is not installed: make mpi-test vets the mpi-tagged build"; fi
+
+vet-mpi:
+	$(GO) vet -tags mpi ./...
+	$(GO) tool staticcheck -tags mpi ./...
 
 unit:
 	$(GO) test -count=1 ./...
@@ -52,9 +59,7 @@ openmpi:
 mpi: openmpi
 	$(GO) build -tags mpi -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
 
-mpi-test: openmpi
-	$(GO) vet -tags mpi ./...
-	$(GO) tool staticcheck -tags mpi ./...
+mpi-test: openmpi vet-mpi
 	$(GO) test -c -tags mpi -o mpi.test ./mpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 1 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./mpi.test -test.timeout 5m
