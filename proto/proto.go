@@ -100,6 +100,12 @@ type Message struct {
 	Src   NodeID // Request, Token: the node whose enter_cs the message serves
 	Gen   uint64 // Token, Request, Enquiry: the token generation (fault tolerance)
 	Tag   uint32 // the serial of the CS request the message serves (0: none)
+	// Payload carries what an algorithm's message holds beyond the fields
+	// above, as words (a token's vector of request numbers and queue,
+	// logical clocks); nil for most messages. A sender must not change a
+	// payload once sent: the simulator hands the same slice to the
+	// receiver. The MPI runtime carries at most wire.MaxPayload words.
+	Payload []int64
 }
 
 // InputKind is the kind of event a node is stepped with.

@@ -12,6 +12,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/wire"
 )
 
 // runLocal runs spec on p goroutine ranks and returns rank 0's record.
@@ -219,5 +220,60 @@ func TestOverlappingStays(t *testing.T) {
 				t.Errorf("safety violations %d, overlaps %d, violation %q; want %d and %q", r.SafetyViolations, r.OverlappingCS, r.Violation, c.want, c.about)
 			}
 		})
+	}
+}
+
+// TestPayloadFrames: messages with payloads between two ranks go in frames
+// that never outgrow maxFrame (a frame is sent before a record would
+// overflow it), and come out word for word; a payload beyond
+// wire.MaxPayload fails the run with one line.
+func TestPayloadFrames(t *testing.T) {
+	spec := bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 3, Delta: 1e-3, CSTime: 1}
+	s, pl, err := Check(spec, "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comms := Local(2)
+	j := newJob(comms[0], 0, 2, pl, s.Nodes)
+	j.setEpoch(time.Now().UnixNano())
+	in := newInstance(j, 0, s, nil)
+	j.runs = []*instance{in}
+	to := proto.NodeID(s.Nodes - 1) // on rank 1 (block placement)
+	var want []proto.Message
+	for k := range 40 {
+		m := proto.Message{Type: proto.Token, From: 0, To: to, J: proto.Nil, Src: 0, Tag: uint32(k + 1)}
+		for w := range 20 * k % wire.MaxPayload { // none for k = 0: decoded as nil
+			m.Payload = append(m.Payload, int64(k*1000+w))
+		}
+		want = append(want, m)
+		in.send(&m, 0)
+	}
+	j.flush()
+	if j.err != nil {
+		t.Fatal(j.err)
+	}
+	var got []proto.Message
+	for {
+		src, tag, n, ok, err := comms[1].Iprobe()
+		if err != nil || !ok {
+			break
+		}
+		buf := make([]byte, n)
+		if _, err := comms[1].Recv(buf, src, tag); err != nil {
+			t.Fatal(err)
+		}
+		if len(buf) > maxFrame {
+			t.Errorf("a frame of %d bytes, more than %d", len(buf), maxFrame)
+		}
+		if _, got, err = wire.Decode(buf, s.Nodes, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("received %d messages, want %d, or their payloads differ", len(got), len(want))
+	}
+	in.send(&proto.Message{Type: proto.Token, From: 0, To: to, J: proto.Nil, Src: 0, Payload: make([]int64, wire.MaxPayload+1)}, 0)
+	if j.err == nil || !strings.Contains(j.err.Error(), "payload words") {
+		t.Errorf("an oversize payload: error %v", j.err)
 	}
 }

@@ -260,6 +260,17 @@ func (in *instance) send(m *proto.Message, now float64) {
 		in.queue = append(in.queue, queued{*m, now})
 		return
 	}
+	if len(m.Payload) > wire.MaxPayload {
+		in.j.fail(fmt.Errorf("rank %d: a %s message of %d payload words, more than the %d a frame carries between ranks (seed %d)",
+			in.j.rank, m.Type, len(m.Payload), wire.MaxPayload, in.spec.Seed))
+		return
+	}
+	if in.counts[r] > 0 && len(in.batches[r])+wire.RecordLen(m) > maxFrame {
+		// Records with payloads: the frame would outgrow maxFrame (and
+		// its buffer, MPI memory of that size); send it first.
+		in.j.ring(r)
+		in.flushTo(r)
+	}
 	in.stats.Inter++
 	in.stats.Hops += int64(hypercube.Hops(in.j.rank, r))
 	if in.counts[r] == 0 {

@@ -35,8 +35,12 @@ const (
 // still wait for its receiver's progress (job.send).
 const maxBatch = (maxFrame - wire.HeaderSize) / wire.RecordSize
 
-// maxFrame is the longest frame a rank sends: a longer one is malformed.
+// maxFrame is the longest frame a rank sends: a longer one is malformed. A
+// record with the most payload words (wire.MaxPayload) fits in it alone.
 const maxFrame = 4000
+
+// A frame holds at least one record with the most payload.
+var _ = [maxFrame - wire.HeaderSize - wire.RecordSize - 8*wire.MaxPayload]struct{}{}
 
 // Options are the runtime's settings beyond the experiment.
 type Options struct {

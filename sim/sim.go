@@ -481,5 +481,15 @@ func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64
 		w.WriteString(`,"gen":`)
 		w.WriteString(strconv.FormatUint(m.Gen, 10))
 	}
+	if len(m.Payload) > 0 {
+		w.WriteString(`,"payload":[`)
+		for k, v := range m.Payload {
+			if k > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(strconv.FormatInt(v, 10))
+		}
+		w.WriteByte(']')
+	}
 	w.WriteString("}\n")
 }

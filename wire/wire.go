@@ -9,9 +9,9 @@
 //	1       1     run: which of the concurrent runs of the job the messages belong to
 //	2       2     count: number of records, ≥ 1
 //	4       8     sent: the sender's clock when the frame was sent, seconds (float64)
-//	12      34·k  the records
+//	12      …     count records
 //
-// and a record is:
+// and a record is 34 bytes and its payload:
 //
 //	0  1  type       proto.MsgType
 //	1  1  cause      proto.Cause
@@ -23,12 +23,14 @@
 //	16 4  src        int32 node id or -1
 //	20 8  gen        uint64 token generation
 //	28 4  tag        uint32 request serial
-//	32 2  reserved   zero
+//	32 2  words      w, the payload's length in 8-byte words, ≤ MaxPayload
+//	34 8w payload    int64 words
 //
 // Decode rejects a frame of another version, a frame whose length is not
 // exactly that of its records, and any record with a field out of range for
 // the run's number of nodes, so a malformed or truncated frame is dropped
-// whole and never reaches a node.
+// whole and never reaches a node. Version 1 had no payload (bytes 32 and 33
+// were zero).
 package wire
 
 import (
@@ -42,13 +44,22 @@ import (
 )
 
 // Version is the version of the frame format written by Append.
-const Version = 1
+const Version = 2
 
-// Sizes of the frame header and of one record, in bytes.
+// Sizes of the frame header and of one record without its payload, in
+// bytes.
 const (
 	HeaderSize = 12
 	RecordSize = 34
 )
+
+// MaxPayload is the most payload words a record carries: a record with the
+// most fits in a frame below 4 KiB (Open MPI's shared-memory eager limit)
+// with its header.
+const MaxPayload = 480
+
+// RecordLen returns the length of m's record, in bytes.
+func RecordLen(m *proto.Message) int { return RecordSize + 8*len(m.Payload) }
 
 // MaxRecords is the largest number of records in one frame.
 const MaxRecords = math.MaxUint16
@@ -83,11 +94,12 @@ func SetSent(buf []byte, sent float64) {
 	binary.LittleEndian.PutUint64(buf[4:], math.Float64bits(sent))
 }
 
-// AppendMessage appends one record to buf.
+// AppendMessage appends one record to buf; m carries at most MaxPayload
+// payload words (more are a caller's error, refused by Decode).
 func AppendMessage(buf []byte, m *proto.Message) []byte {
-	n := len(buf)
-	buf = slices.Grow(buf, RecordSize)[:n+RecordSize]
-	b := buf[n : n+RecordSize : n+RecordSize]
+	n, size := len(buf), RecordLen(m)
+	buf = slices.Grow(buf, size)[:n+size]
+	b := buf[n : n+size : n+size]
 	b[0], b[1], b[2], b[3] = byte(m.Type), byte(m.Cause), m.Phase, m.Reply
 	le := binary.LittleEndian
 	le.PutUint32(b[4:], uint32(m.From))
@@ -96,13 +108,20 @@ func AppendMessage(buf []byte, m *proto.Message) []byte {
 	le.PutUint32(b[16:], uint32(m.Src))
 	le.PutUint64(b[20:], m.Gen)
 	le.PutUint32(b[28:], m.Tag)
-	b[32], b[33] = 0, 0
+	le.PutUint16(b[32:], uint16(len(m.Payload)))
+	for k, w := range m.Payload {
+		le.PutUint64(b[RecordSize+8*k:], uint64(w))
+	}
 	return buf
 }
 
 // Encode returns a frame of msgs (1 ≤ len(msgs) ≤ MaxRecords).
 func Encode(run uint8, sent float64, msgs []proto.Message) []byte {
-	buf := make([]byte, 0, HeaderSize+RecordSize*len(msgs))
+	size := HeaderSize
+	for k := range msgs {
+		size += RecordLen(&msgs[k])
+	}
+	buf := make([]byte, 0, size)
 	buf = AppendHeader(buf, run, len(msgs), sent)
 	for k := range msgs {
 		buf = AppendMessage(buf, &msgs[k])
@@ -110,8 +129,8 @@ func Encode(run uint8, sent float64, msgs []proto.Message) []byte {
 	return buf
 }
 
-// DecodeHeader validates the frame's version and length and returns its
-// header.
+// DecodeHeader validates the frame's version and its length against the
+// shortest records, and returns its header.
 func DecodeHeader(buf []byte) (Header, error) {
 	if len(buf) < HeaderSize {
 		return Header{}, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrMalformed, len(buf), HeaderSize)
@@ -123,8 +142,8 @@ func DecodeHeader(buf []byte) (Header, error) {
 	if h.Count == 0 {
 		return Header{}, fmt.Errorf("%w: no records", ErrMalformed)
 	}
-	if want := HeaderSize + RecordSize*h.Count; len(buf) != want {
-		return Header{}, fmt.Errorf("%w: %d bytes for %d records, want %d", ErrMalformed, len(buf), h.Count, want)
+	if least := HeaderSize + RecordSize*h.Count; len(buf) < least {
+		return Header{}, fmt.Errorf("%w: %d bytes for %d records, want at least %d", ErrMalformed, len(buf), h.Count, least)
 	}
 	if math.IsNaN(h.Sent) || math.IsInf(h.Sent, 0) {
 		return Header{}, fmt.Errorf("%w: send time %v", ErrMalformed, h.Sent)
@@ -142,15 +161,26 @@ func Decode(buf []byte, n int, msgs []proto.Message) (Header, []proto.Message, e
 	}
 	base := len(msgs)
 	msgs = slices.Grow(msgs, h.Count)[:base+h.Count] // decoded in place
+	off := HeaderSize
 	for k := range h.Count {
-		if err := decodeRecord(buf[HeaderSize+RecordSize*k:], n, &msgs[base+k]); err != nil {
+		size, err := decodeRecord(buf[off:], n, &msgs[base+k])
+		if err != nil {
 			return h, msgs[:base], fmt.Errorf("%w: record %d of %d: %v", ErrMalformed, k+1, h.Count, err)
 		}
+		off += size
+	}
+	if off != len(buf) {
+		return h, msgs[:base], fmt.Errorf("%w: %d bytes after the %d records", ErrMalformed, len(buf)-off, h.Count)
 	}
 	return h, msgs, nil
 }
 
-func decodeRecord(b []byte, n int, m *proto.Message) error {
+// decodeRecord decodes the record at the start of b into m, and returns its
+// length.
+func decodeRecord(b []byte, n int, m *proto.Message) (int, error) {
+	if len(b) < RecordSize {
+		return 0, fmt.Errorf("%d bytes left for a record of at least %d", len(b), RecordSize)
+	}
 	m.Type, m.Cause, m.Phase, m.Reply = proto.MsgType(b[0]), proto.Cause(b[1]), b[2], b[3]
 	le := binary.LittleEndian
 	m.From = int32(le.Uint32(b[4:]))
@@ -159,6 +189,27 @@ func decodeRecord(b []byte, n int, m *proto.Message) error {
 	m.Src = int32(le.Uint32(b[16:]))
 	m.Gen = le.Uint64(b[20:])
 	m.Tag = le.Uint32(b[28:])
+	words := int(le.Uint16(b[32:]))
+	size := RecordSize + 8*words
+	if words > MaxPayload {
+		return 0, fmt.Errorf("payload of %d words, more than %d", words, MaxPayload)
+	}
+	if len(b) < size {
+		return 0, fmt.Errorf("%d bytes left for a record of %d (payload of %d words)", len(b), size, words)
+	}
+	m.Payload = nil
+	if words > 0 {
+		m.Payload = make([]int64, words)
+		for k := range m.Payload {
+			m.Payload[k] = int64(le.Uint64(b[RecordSize+8*k:]))
+		}
+	}
+	return size, checkRecord(m, n, b)
+}
+
+// checkRecord validates the fields of a decoded record (b holds its raw
+// bytes, for the error).
+func checkRecord(m *proto.Message, n int, b []byte) error {
 	switch {
 	case m.Type >= proto.NumMsgTypes:
 		return fmt.Errorf("message type %d", b[0])
@@ -176,8 +227,6 @@ func decodeRecord(b []byte, n int, m *proto.Message) error {
 		return fmt.Errorf("j = %d of %d nodes", m.J, n)
 	case m.Src < proto.Nil || int(m.Src) >= n:
 		return fmt.Errorf("src = %d of %d nodes", m.Src, n)
-	case b[32] != 0 || b[33] != 0:
-		return fmt.Errorf("reserved bytes %d %d", b[32], b[33])
 	}
 	return nil
 }

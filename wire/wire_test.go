@@ -17,6 +17,14 @@ var sample = []proto.Message{
 	{Type: proto.Wait, Cause: proto.Liveness, From: 2, To: 4, J: 9, Src: proto.Nil, Gen: math.MaxUint64, Tag: math.MaxUint32},
 }
 
+// withPayload are messages with payloads: a token with a vector and a
+// queue, one word, and the most words a record carries.
+var withPayload = []proto.Message{
+	{Type: proto.Token, From: 1, To: 2, J: proto.Nil, Src: 2, Tag: 4, Payload: []int64{3, 0, 7, -1, math.MaxInt64, math.MinInt64}},
+	{Type: proto.Request, From: 0, To: 3, J: 0, Src: 0, Tag: 9, Payload: []int64{42}},
+	{Type: proto.Token, From: 3, To: 0, J: proto.Nil, Src: 0, Tag: 9, Payload: make([]int64, MaxPayload)},
+}
+
 func TestRoundTrip(t *testing.T) {
 	buf := Encode(3, 1.25, sample)
 	if len(buf) != HeaderSize+RecordSize*len(sample) {
@@ -31,6 +39,33 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, sample) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", got, sample)
+	}
+}
+
+// TestPayloadRoundTrip: payloads of every length up to MaxPayload come back
+// word for word, mixed with messages without one (decoded with a nil
+// payload), and a frame's length is the sum of its records'.
+func TestPayloadRoundTrip(t *testing.T) {
+	msgs := append(append([]proto.Message{}, sample...), withPayload...)
+	buf := Encode(2, 0.5, msgs)
+	size := HeaderSize
+	for k := range msgs {
+		size += RecordLen(&msgs[k])
+	}
+	if len(buf) != size || RecordLen(&withPayload[0]) != RecordSize+48 {
+		t.Fatalf("frame of %d bytes, want %d", len(buf), size)
+	}
+	_, got, err := Decode(buf, 32, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, msgs) {
+		t.Errorf("decoded\n%+v\nwant\n%+v", got, msgs)
+	}
+	// Decoding in place over messages that had payloads leaves none behind.
+	_, got, err = Decode(Encode(0, 0, sample[:1]), 32, got[:0])
+	if err != nil || got[0].Payload != nil {
+		t.Errorf("payload %v left over (err %v)", got[0].Payload, err)
 	}
 }
 
@@ -57,7 +92,11 @@ func TestDecodeRejects(t *testing.T) {
 		{"to negative", func(b []byte) []byte { b[rec+8+3] = 0xff; return b }},
 		{"j", func(b []byte) []byte { b[rec+12] = 0xfe; b[rec+13], b[rec+14], b[rec+15] = 0xff, 0xff, 0xff; return b }},
 		{"src", func(b []byte) []byte { b[rec+16] = 40; return b }},
-		{"reserved", func(b []byte) []byte { b[rec+33] = 1; return b }},
+		{"payload longer than the frame", func(b []byte) []byte { b[rec+32] = 1; return b }},
+		{"payload over MaxPayload", func(b []byte) []byte {
+			b[rec+32], b[rec+33] = byte((MaxPayload+1)&0xff), byte((MaxPayload+1)>>8)
+			return append(b, make([]byte, 8*(MaxPayload+1))...)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,6 +119,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(Encode(0, 0, sample), 32)
 	f.Add(Encode(1, 3.5, sample[:1]), 4)
 	f.Add([]byte{Version, 0, 1, 0}, 2)
+	f.Add(Encode(2, 1, withPayload), 4)
 	f.Fuzz(func(t *testing.T, b []byte, n int) {
 		if n < 1 || n > 1<<26 {
 			n = 32

@@ -52,8 +52,12 @@ func (n *Net) Full(m proto.Message) string {
 		}
 		return fmt.Sprint(k + n.Base)
 	}
-	return fmt.Sprintf("%s {cause %s, phase %d, reply %d, j %s, src %s, gen %d, tag %d}",
-		n.Msg(m), m.Cause, m.Phase, m.Reply, id(m.J), id(m.Src), m.Gen, m.Tag)
+	payload := ""
+	if len(m.Payload) > 0 {
+		payload = fmt.Sprintf(", payload %v", m.Payload)
+	}
+	return fmt.Sprintf("%s {cause %s, phase %d, reply %d, j %s, src %s, gen %d, tag %d%s}",
+		n.Msg(m), m.Cause, m.Phase, m.Reply, id(m.J), id(m.Src), m.Gen, m.Tag, payload)
 }
 
 // Step steps node id (1-based if Base is 1) and returns the messages it sent,

@@ -22,6 +22,8 @@ func TestFull(t *testing.T) {
 			"test(3) 1→5 {cause failure, phase 3, reply 0, j nil, src nil, gen 0, tag 0}"},
 		{1, proto.Message{Type: proto.Wait, Cause: proto.Liveness, Phase: 2, From: 0, To: 1, J: 0, Src: proto.Nil, Gen: 4, Tag: 9},
 			"wait(1) 1→2 {cause liveness, phase 2, reply 0, j 1, src nil, gen 4, tag 9}"},
+		{1, proto.Message{Type: proto.Token, From: 0, To: 1, J: proto.Nil, Src: 1, Tag: 3, Payload: []int64{2, 0, -1}},
+			"token(nil) 1→2 {cause normal, phase 0, reply 0, j nil, src 2, gen 0, tag 3, payload [2 0 -1]}"},
 	}
 	for _, c := range cases {
 		n := &Net{T: t, Base: c.base}
