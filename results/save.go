@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -313,15 +314,33 @@ func appendCSV(path, file string, s *Saved) error {
 }
 
 // ReadSaved reads a saved-run file. It also accepts the plain `--json`
-// document ({"runs": [...]}), with an empty environment.
+// document ({"runs": [...]}), with an empty environment, and a document of
+// such documents by name (results/failure-free.json: {"sequential":
+// {"runs": [...]}, ...}), whose runs it takes in the order of the names.
 func ReadSaved(r io.Reader) (*Saved, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading a saved run: %w", err)
+	}
 	var s Saved
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&s); err != nil {
+	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("reading a saved run: %w", err)
 	}
 	if s.Format > SavedFormat {
 		return nil, fmt.Errorf("reading a saved run: format %d is newer than this ocbench reads (%d)", s.Format, SavedFormat)
+	}
+	if len(s.Runs) == 0 {
+		var named map[string]Report
+		if json.Unmarshal(data, &named) == nil {
+			names := make([]string, 0, len(named))
+			for name := range named {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				s.Runs = append(s.Runs, named[name].Runs...)
+			}
+		}
 	}
 	if len(s.Runs) == 0 {
 		return nil, errors.New("reading a saved run: no runs in it")

@@ -166,3 +166,25 @@ func TestMergeRecoverySamples(t *testing.T) {
 		t.Errorf("merged recovery %+v, want the 3 pooled samples", m.RecoveryDelta)
 	}
 }
+
+// TestReadSavedNamed: a document of --json documents by name, as
+// scripts/failure-free.sh writes, gives their runs in the order of the
+// names; an empty one is refused.
+func TestReadSavedNamed(t *testing.T) {
+	doc := `{"saturated": {"runs": [{"algorithm": "raymond", "nodes": 4}]},
+		"each": {"runs": [{"algorithm": "opencube", "nodes": 2}, {"algorithm": "centralized", "nodes": 2}]}}`
+	s, err := ReadSaved(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range s.Runs {
+		got = append(got, r.Algorithm)
+	}
+	if strings.Join(got, ",") != "opencube,centralized,raymond" {
+		t.Errorf("runs %v, want each's then saturated's", got)
+	}
+	if _, err := ReadSaved(strings.NewReader(`{"x": {"runs": []}}`)); err == nil || !strings.Contains(err.Error(), "no runs") {
+		t.Errorf("an empty document: %v", err)
+	}
+}

@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// flagUsages lists every flag of fs with its type and its default, zero
-// values included (pflag's own listing leaves those out).
+// flagUsages lists every flag of fs with its type and its default; an empty
+// string or false says nothing, a zero number is shown (it often means
+// something: --think 0 is N × cs-time).
 func flagUsages(fs *pflag.FlagSet) string {
 	type line struct{ left, usage string }
 	var lines []line
@@ -24,7 +25,7 @@ func flagUsages(fs *pflag.FlagSet) string {
 		}
 		def := f.DefValue
 		switch {
-		case f.Name == "help":
+		case f.Name == "help", f.Value.Type() == "bool" && def == "false", f.Value.Type() == "string" && def == "":
 			def = ""
 		case f.Value.Type() == "string":
 			def = fmt.Sprintf("%q", def)

@@ -364,7 +364,7 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		sv, err = nil, nil
 	}
 	if err != nil {
-		return 1, err
+		return 2, err // an --out that cannot be written is bad input, found before anything runs
 	}
 	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
