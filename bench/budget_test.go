@@ -125,3 +125,18 @@ func TestBaselineViolation(t *testing.T) {
 		t.Errorf("the crash run changed with its baseline's budget: %d failures, %d messages; was %d, %d", r.Failures, r.MessagesTotal, good.Failures, good.MessagesTotal)
 	}
 }
+
+// TestThinkOnlyForPoisson: the default think time N × cs-time is checked
+// against its bounds only where a workload thinks: make scale (N = 2^20,
+// sequential) must run, and a poisson run of that size is refused.
+func TestThinkOnlyForPoisson(t *testing.T) {
+	for _, c := range []struct {
+		workload string
+		ok       bool
+	}{{"sequential", true}, {"saturated", true}, {"poisson", false}} {
+		_, err := Spec{Algorithm: "opencube", Nodes: 1 << 20, Requests: 10, Workload: c.workload, CSTime: 1}.Normalized()
+		if (err == nil) != c.ok {
+			t.Errorf("%s at N=2^20: error %v", c.workload, err)
+		}
+	}
+}

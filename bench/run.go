@@ -115,8 +115,8 @@ func (s *Spec) Validate() error {
 	if err := inRange("cs-time", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
 		return err
 	}
-	if err := inRange("think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 {
-		return err
+	if err := inRange("think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
+		return err // only the poisson workload thinks
 	}
 	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
 		return fmt.Errorf("--min-delay: %g is not in [0, 1] (a fraction of δ)", s.MinDelay)
