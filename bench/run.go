@@ -211,7 +211,7 @@ type outcome struct {
 	recoveries  int
 	perFailure  []float64                // failure-cause messages attributed to each crash
 	victimPower []int                    // the power of each crash's victim when it crashed
-	byType      [proto.NumMsgTypes]int64 // failure-cause messages by type (after the first crash)
+	byType      [proto.MaxMsgTypes]int64 // failure-cause messages by type (after the first crash)
 	preCrash    int64                    // failure-cause messages before the first crash
 	firstEntry  []float64                // per crash: time to the next CS entry, seconds (-1: none)
 	shape       error
@@ -353,6 +353,7 @@ type budgeter func(spec Spec, until float64) budget
 func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	algo := Algorithms[spec.Algorithm] // Validate checked the name
 	nodes := NewNodes(spec)
+	token := TokenType(algo)
 	o := &outcome{}
 	delta := spec.Delta
 	plan := spec.Faults.plan(spec.Seed, spec.Nodes, delta)
@@ -386,6 +387,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		Seed:         spec.Seed,
 		Check:        spec.Check,
 		Family:       algo.Family(),
+		Types:        algo.MessageTypes(),
 		Invariants:   algo.Invariants(spec.Faults.Crashes > 0),
 		Trace:        spec.Trace,
 		Crashes:      spec.Faults.Crashes > 0,
@@ -431,7 +433,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	for _, f := range plan {
 		f := f
 		s.After(f.At, func() {
-			inject(s, drv, o, nodes, f, spec.Faults.Target, targets, delta)
+			inject(s, drv, o, nodes, f, spec.Faults.Target, token, targets, delta)
 			if report != nil {
 				report(false)
 			}
@@ -497,7 +499,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 }
 
 // inject crashes the planned or targeted victim and schedules its recovery.
-func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, target string, rng *rand.Rand, delta float64) {
+func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, target string, token proto.MsgType, rng *rand.Rand, delta float64) {
 	victim := proto.NodeID(f.Node)
 	if victim < 0 {
 		live := 0
@@ -511,7 +513,7 @@ func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, ta
 		}
 		tokenDest := proto.Nil
 		s.ForEachInFlight(func(m *proto.Message) {
-			if m.Type == proto.Token {
+			if m.Type == token {
 				tokenDest = m.To
 			}
 		})

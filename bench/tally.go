@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"fmt"
+
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
@@ -38,8 +40,8 @@ type Tally struct {
 // NewTally returns an empty tally of a run with the given number of
 // planned crashes.
 func NewTally(crashes int) Tally {
-	t := Tally{Sent: make([][]int64, proto.NumMsgTypes), Events: make([]int64, proto.NumEvents),
-		PerFailure: make([]float64, crashes), ByType: make([]int64, proto.NumMsgTypes), FirstEntry: make([]float64, crashes)}
+	t := Tally{Sent: make([][]int64, proto.MaxMsgTypes), Events: make([]int64, proto.NumEvents),
+		PerFailure: make([]float64, crashes), ByType: make([]int64, proto.MaxMsgTypes), FirstEntry: make([]float64, crashes)}
 	for k := range t.Sent {
 		t.Sent[k] = make([]int64, proto.NumCauses)
 	}
@@ -85,11 +87,19 @@ func (t *Tally) Add(o *Tally) {
 // events and detection traffic, and with crashes the overhead per failure
 // and the time to recovery. Suspicions must be set before (they are judged
 // differently by each runtime); a runtime adds what only it measures.
+// Message types are named by the spec's algorithm.
 func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
+	types := Algorithms[spec.Algorithm].MessageTypes()
+	name := func(k int) string {
+		if k < len(types) {
+			return types[k].Name
+		}
+		return fmt.Sprintf("msgtype(%d)", k)
+	}
 	for k, row := range t.Sent {
 		for c, v := range row {
 			if v > 0 {
-				r.MessagesByType[proto.MsgType(k).String()] += v
+				r.MessagesByType[name(k)] += v
 				r.MessagesByCause[proto.Cause(c).String()] += v
 				r.MessagesTotal += v
 			}
@@ -119,7 +129,7 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 		r.OverheadByType = map[string]int64{}
 		for k, v := range t.ByType {
 			if v > 0 {
-				r.OverheadByType[proto.MsgType(k).String()] = v
+				r.OverheadByType[name(k)] = v
 			}
 		}
 		r.FailureMessagesBeforeFirstCrash = t.PreCrash

@@ -33,3 +33,48 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	}
 	return out
 }
+
+// The open-cube failure protocol's message types (§5 and docs/failures.md),
+// numbered after the general scheme's (scheme.Request, scheme.Token,
+// scheme.Anomaly).
+const (
+	Enquiry      = scheme.NumTypes + iota // a root asks the source of a loan about the token
+	EnquiryReply                          // the source's answer to an enquiry
+	Test                                  // test(d) of search_father phase d
+	Answer                                // answer to a test: "ok" or "try later"
+	Wait                                  // "your request is held here": a holder's heartbeat to a waiting requester
+	Regenerate                            // a searcher about to regenerate the token announces the new generation
+	Probe                                 // a father asks the node it knows as its son at some distance whether it still is
+	Attach                                // the answer to a probe: "I am your son" (Reply AnswerOK) or "I am not" (0)
+	Reattach                              // a father tells a son that it cannot be its son: search again
+	Chase                                 // a long-waiting requester's probe along the holders of requests, to find a cycle of waits
+	numTypes
+)
+
+// Reply codes carried by Answer, EnquiryReply and Attach messages.
+const (
+	AnswerOK       uint8 = 1 // test: "I can be your father"
+	AnswerTryLater uint8 = 2 // test: "I am asking; test me again later"
+	ReplyInCS      uint8 = 3 // enquiry: "still in the critical section"
+	ReplySentBack  uint8 = 4 // enquiry: "already sent back"
+	ReplyTokenLost uint8 = 5 // enquiry: "token lost" (never received it)
+	AnswerHasToken uint8 = 6 // regenerate: "I hold the token: do not regenerate"
+)
+
+var messageTypes = func() []proto.MessageType {
+	t := append([]proto.MessageType(nil), scheme.Algorithm{}.MessageTypes()...)
+	return append(t,
+		proto.MessageType{Name: "enquiry", Arg: "none"},
+		proto.MessageType{Name: "enquiry_reply", Arg: "reply"},
+		proto.MessageType{Name: "test", Arg: "phase"},
+		proto.MessageType{Name: "answer", Arg: "reply"},
+		proto.MessageType{Name: "wait"},
+		proto.MessageType{Name: "regenerate"},
+		proto.MessageType{Name: "probe"},
+		proto.MessageType{Name: "attach", Arg: "reply"},
+		proto.MessageType{Name: "reattach"},
+		proto.MessageType{Name: "chase"})
+}()
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }

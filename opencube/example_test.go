@@ -10,7 +10,7 @@ import (
 // TestPaperExample replays the open-cube paper's §3.2 example on 16 nodes
 // (1-based numbering as in the paper), message by message.
 func TestPaperExample(t *testing.T) {
-	net := &steptest.Net{T: t, Base: 1, Nodes: Algorithm{}.NewNodes(16)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{}.NewNodes(16)}
 
 	// The initial situation (Figure 6): node 1 has lent the token to node 6,
 	// which is in the critical section. It is reached from the initial

@@ -6,16 +6,17 @@ import (
 
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 )
 
 func ftNet(t *testing.T, n int) *steptest.Net {
-	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true, Paper: true}}.NewNodes(n)}
+	return &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true, Paper: true}}.NewNodes(n)}
 }
 
 func tests(from proto.NodeID, d int, to ...proto.NodeID) []string {
 	var out []string
 	for _, k := range to {
-		out = append(out, (&steptest.Net{Base: 1}).Msg(proto.Message{Type: proto.Test, Phase: uint8(d), From: from - 1, To: k - 1}))
+		out = append(out, (&steptest.Net{Base: 1, Types: messageTypes}).Msg(proto.Message{Type: Test, Phase: uint8(d), From: from - 1, To: k - 1}))
 	}
 	return out
 }
@@ -217,7 +218,7 @@ func TestUnexpectedLoanKeepsFather(t *testing.T) {
 	net := ftNet(t, 8)
 	net.Enter(4, "request(4) 4→3")
 	net.Deliver("request(4) 4→3", "request(4) 3→1") // 3 is transit: father3 := 4
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Token, From: 0, To: 2, J: 0, Src: 2, Tag: 1})
+	net.Pending = append(net.Pending, proto.Message{Type: scheme.Token, From: 0, To: 2, J: 0, Src: 2, Tag: 1})
 	net.Deliver("token(1) 1→3", "token(nil) 3→1")
 	if f := net.Fathers()[2]; f != 4 {
 		t.Fatalf("father of 3 = %d, want 4", f)
@@ -232,7 +233,7 @@ func TestUnexpectedLoanKeepsFather(t *testing.T) {
 // does (Config.PaperStart; docs/failures.md): after crashes a node's power may
 // be wrong, and skipping its subcube attached it beside another head there.
 func TestSearchStartsAtPhaseOne(t *testing.T) {
-	net := &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(4)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(4)}
 	// 3 has power 1 (father 1, its son 4): it suspects and tests 4 first.
 	net.Enter(3, "request(3) 3→1")
 	net.Input(1, proto.Crash)
@@ -250,7 +251,7 @@ func TestSearchStartsAtPhaseOne(t *testing.T) {
 // too and reaches phase 3, where it tests 0, 1, 2 and 3. The tests of 2 and
 // 3 to each other are still in flight when 4's test(3) reaches them.
 func seed99(t *testing.T, cfg Config) *steptest.Net {
-	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &cfg}.NewNodes(8)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 0, Nodes: Algorithm{FT: &cfg}.NewNodes(8)}
 	net.Input(2, proto.Crash)
 	net.Input(3, proto.Crash)
 	net.Input(2, proto.Recover, "test(1) 2→3")
@@ -320,7 +321,7 @@ func node(net *steptest.Net, id proto.NodeID) *Node { return net.Nodes[id].(*Nod
 // of their subcube (docs/failures.md). Here node 3 believes, as after a
 // crash, that 0 is its father: dist(0,2) = dist(0,3) = 2.
 func TestSecondSonAtSameDistance(t *testing.T) {
-	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
 	net.Enter(2, "request(2) 2→0")
 	net.Deliver("request(2) 2→0", "token(0) 0→2") // dist(0,2) = 2 < power(0): a loan
 	net.Deliver("token(0) 0→2")
@@ -363,7 +364,7 @@ func TestSecondSonAtSameDistance(t *testing.T) {
 // 12, 12's at 8. No node answers, phase 4 = pmax fails and 0 announces a
 // regeneration, which the token, if it lives, stops (docs/failures.md).
 func TestAskingNodesStaySilent(t *testing.T) {
-	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(16)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(16)}
 	net.Input(0, proto.Crash)
 	net.Input(0, proto.Recover, "test(1) 0→1")
 	net.Enter(9, "request(9) 9→8")
@@ -395,7 +396,7 @@ func TestAskingNodesStaySilent(t *testing.T) {
 // 3 → 2 → 0, both transit, and 4, of power 1, rejects it; 1 believes, as
 // after a crash, that it heads {0, 1, 2, 3} under 5.
 func TestTransitSonsAfterAnomaly(t *testing.T) {
-	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
 	c0, c4, c6 := &node(net, 0).core, &node(net, 4).core, &node(net, 6).core
 	c0.Father, c0.TokenHere, c0.Lender = 4, false, proto.Nil
 	c4.Father = 6
@@ -422,7 +423,7 @@ func TestTransitSonsAfterAnomaly(t *testing.T) {
 // son" must then reject no other request (the node's own request, queued
 // next, would be lost for good).
 func TestProbedHeadDroppedMeanwhile(t *testing.T) {
-	net := &steptest.Net{T: t, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 0, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(8)}
 	net.Enter(2, "request(2) 2→0")
 	net.Deliver("request(2) 2→0", "token(0) 0→2") // 0 learns 2 as its son at distance 2
 	net.Deliver("token(0) 0→2")
@@ -432,7 +433,7 @@ func TestProbedHeadDroppedMeanwhile(t *testing.T) {
 	net.Enter(3, "request(3) 3→0")
 	net.Deliver("request(3) 3→0", "probe(nil) 0→2")
 	net.Enter(0) // 0's own request, queued behind 3's
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 3, To: 0, J: 3, Src: 3, Tag: 99})
+	net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 3, To: 0, J: 3, Src: 3, Tag: 99})
 	net.Deliver("request(3) 3→0") // serial 99: the probed one is obsolete
 	net.Deliver("probe(nil) 0→2", "attach(1) 2→0")
 	net.Deliver("attach(1) 2→0") // no anomaly: 0 serves its own request and enters

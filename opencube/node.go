@@ -215,7 +215,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.core.ExitCS(out)
 	case proto.Receive:
 		n.receive(in.Msg, out)
-		if in.Msg.Type == proto.Request {
+		if in.Msg.Type == scheme.Request {
 			heldJ, heldTag = in.Msg.J, in.Msg.Tag
 		}
 	case proto.Fire:
@@ -239,9 +239,9 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 func (n *Node) arm(out *proto.Output, start int) {
 	for _, m := range out.Msgs[start:] {
 		switch {
-		case m.Type == proto.Request && m.J == n.core.ID:
+		case m.Type == scheme.Request && m.J == n.core.ID:
 			n.watch(out)
-		case m.Type == proto.Token && m.J == n.core.ID:
+		case m.Type == scheme.Token && m.J == n.core.ID:
 			n.loanTag, n.loanSrc = m.Tag, m.Src
 			// The token comes back by then unless it is lost: with every
 			// delay exactly δ it comes back at that very instant, so the
@@ -259,7 +259,7 @@ func (n *Node) arm(out *proto.Output, start int) {
 
 func (n *Node) receive(m proto.Message, out *proto.Output) {
 	switch m.Type {
-	case proto.Request:
+	case scheme.Request:
 		switch {
 		case m.J == n.core.ID:
 			// A request of ours that came back to us is obsolete.
@@ -274,7 +274,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			// requester as our father). Requests of failure-free operation
 			// are never rejected on arrival: our power may grow before we
 			// serve them.
-			n.send(out, scheme.Anomaly(m.J, m.From, m.Src, m.Tag))
+			n.send(out, scheme.NewAnomaly(m.J, m.From, m.Src, m.Tag))
 		default:
 			if !n.cfg.Paper && m.Src == m.J {
 				// A node's own requests have increasing serials, and it
@@ -291,26 +291,26 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			}
 			n.core.EnqueueFrom(m.J, m.From, m.Src, m.Tag)
 		}
-	case proto.Token:
+	case scheme.Token:
 		n.receiveToken(m, out)
-	case proto.Enquiry:
-		reply := proto.ReplyTokenLost
+	case Enquiry:
+		reply := ReplyTokenLost
 		switch {
 		case n.core.InCS && n.core.Tag == m.Tag:
-			reply = proto.ReplyInCS
+			reply = ReplyInCS
 		case n.lastReturned == m.Tag && n.lastReturnedTo == m.From:
-			reply = proto.ReplySentBack
+			reply = ReplySentBack
 		}
-		n.send(out, proto.Message{Type: proto.EnquiryReply, Cause: proto.Failure, To: m.From, Reply: reply, Tag: m.Tag, J: proto.Nil, Src: proto.Nil})
-	case proto.EnquiryReply:
+		n.send(out, proto.Message{Type: EnquiryReply, Cause: proto.Failure, To: m.From, Reply: reply, Tag: m.Tag, J: proto.Nil, Src: proto.Nil})
+	case EnquiryReply:
 		if n.enquirySeq == 0 || m.Tag != n.loanTag || !n.lending() {
 			return
 		}
 		switch m.Reply {
-		case proto.ReplyInCS:
+		case ReplyInCS:
 			n.enquirySeq = 0
 			n.loanSeq = n.timer(out, timerLoan, n.cfg.CSEstimate+2)
-		case proto.ReplySentBack:
+		case ReplySentBack:
 			// The token was sent back and is on its way (≤ δ). If a second
 			// enquiry hears the same, it was lost on the way.
 			n.enquirySeq = 0
@@ -323,9 +323,9 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		default:
 			n.reclaim(out)
 		}
-	case proto.Test:
+	case Test:
 		n.receiveTest(m, out)
-	case proto.Regenerate:
+	case Regenerate:
 		c := &n.core
 		switch {
 		case c.TokenHere || c.Gen >= m.Gen || (n.confirming && c.ID < m.From):
@@ -335,7 +335,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			// token takes the announced generation, so that nodes that learned
 			// it do not discard it.
 			c.Gen = max(c.Gen, m.Gen)
-			n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: m.From, Reply: proto.AnswerHasToken, Gen: c.Gen, J: proto.Nil, Src: proto.Nil})
+			n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: m.From, Reply: AnswerHasToken, Gen: c.Gen, J: proto.Nil, Src: proto.Nil})
 		case n.lending() && m.Gen > c.Gen:
 			// The token we lent is of an older generation: it is lost or
 			// will be discarded. We are no longer the root: find a father,
@@ -351,8 +351,8 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		default:
 			c.Gen = max(c.Gen, m.Gen)
 		}
-	case proto.Answer:
-		if m.Reply == proto.AnswerHasToken {
+	case Answer:
+		if m.Reply == AnswerHasToken {
 			n.core.Gen = max(n.core.Gen, m.Gen)
 			if n.confirming {
 				// The token lives: search again, from phase 1 since the
@@ -365,7 +365,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		if !n.searching || int(m.Phase) != n.phase {
 			return
 		}
-		if m.Reply == proto.AnswerOK {
+		if m.Reply == AnswerOK {
 			n.conclude(m.From, out)
 			return
 		}
@@ -377,13 +377,13 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			}
 		}
 		n.retry = append(n.retry, m.From)
-	case proto.Wait:
+	case Wait:
 		n.heartbeat(m, out)
-	case proto.Chase:
+	case Chase:
 		n.chase(m, out)
-	case proto.Probe, proto.Attach, proto.Reattach:
+	case Probe, Attach, Reattach:
 		n.receiveSons(m, out)
-	case proto.Anomaly:
+	case scheme.Anomaly:
 		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
 			out.Events[proto.EvAnomaly]++
 			if !n.cfg.Paper {
@@ -440,7 +440,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// was transit for a son), and a search it runs goes on.
 		out.Events[proto.EvUnexpectedToken]++
 		c.Gen = m.Gen
-		n.send(out, proto.Message{Type: proto.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
+		n.send(out, proto.Message{Type: scheme.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
 		return
 	}
 	n.stopSearch()
@@ -468,12 +468,12 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	d, j := int(m.Phase), m.From
 	answer := func(r uint8) {
-		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: r, J: proto.Nil, Src: proto.Nil})
+		n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: r, J: proto.Nil, Src: proto.Nil})
 	}
 	if n.searching {
 		switch {
 		case n.phase > d:
-			answer(proto.AnswerOK)
+			answer(AnswerOK)
 		case n.phase < d && n.cfg.Paper:
 			n.conclude(j, out)
 		case n.phase < d:
@@ -488,7 +488,7 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 				n.adopter, n.adoptPhase = j, d
 			}
 		case n.core.ID < j:
-			answer(proto.AnswerOK)
+			answer(AnswerOK)
 		case !n.cfg.Paper:
 			// Equal phases, and j has the smaller id: j will be our
 			// father (it answers "ok" to our test). Our test may never
@@ -500,7 +500,7 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	}
 	switch {
 	case n.rule.Power(&n.core) >= d:
-		answer(proto.AnswerOK)
+		answer(AnswerOK)
 	case n.core.Asked && n.cfg.Paper:
 		// The paper: an asking node's power may grow once its request is
 		// served, so it says "try later" and is tested again. The
@@ -509,7 +509,7 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 		// through live holders, on this very search), and the head of
 		// that half of the cube, of power ≥ d, answers "ok" even while it
 		// asks (docs/failures.md).
-		n.send(out, proto.Message{Type: proto.Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: proto.AnswerTryLater, J: n.core.Father, Src: proto.Nil})
+		n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: AnswerTryLater, J: n.core.Father, Src: proto.Nil})
 	}
 }
 
@@ -522,7 +522,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 	case timerLoan:
 		if t.Seq == n.loanSeq && n.lending() {
 			out.Events[proto.EvEnquiry]++
-			n.send(out, proto.Message{Type: proto.Enquiry, Cause: proto.Failure, To: n.loanSrc, Tag: n.loanTag, J: proto.Nil, Src: n.loanSrc})
+			n.send(out, proto.Message{Type: Enquiry, Cause: proto.Failure, To: n.loanSrc, Tag: n.loanTag, J: proto.Nil, Src: n.loanSrc})
 			n.enquirySeq = n.timer(out, timerEnquiry, n.roundTrip())
 		}
 	case timerEnquiry:
@@ -610,7 +610,7 @@ func (n *Node) startPhase(out *proto.Output) {
 
 // test sends test(phase) to node k.
 func (n *Node) test(k proto.NodeID, out *proto.Output) {
-	n.send(out, proto.Message{Type: proto.Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
+	n.send(out, proto.Message{Type: Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
 }
 
 func (n *Node) stopSearch() {
@@ -626,7 +626,7 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 	c := &n.core
 	c.Father = k
 	if n.waitingToken() {
-		n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
+		n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	}
 	n.attached(k, out)
 }
@@ -676,7 +676,7 @@ func (n *Node) announce(out *proto.Output) {
 	n.announced = gen
 	for k := 0; k < 1<<n.rule.PMax; k++ {
 		if proto.NodeID(k) != n.core.ID {
-			n.send(out, proto.Message{Type: proto.Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Gen: gen, J: proto.Nil, Src: proto.Nil})
+			n.send(out, proto.Message{Type: Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Gen: gen, J: proto.Nil, Src: proto.Nil})
 		}
 	}
 	n.phaseSeq = n.timer(out, timerConfirm, n.roundTrip())
@@ -690,7 +690,7 @@ func (n *Node) regenerate(out *proto.Output) {
 	c := &n.core
 	n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 	start := len(out.Msgs)
-	tok := proto.Message{Type: proto.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: max(nextGen(c.Gen, c.ID), n.announced), Src: c.Src, Tag: c.Tag}
+	tok := proto.Message{Type: scheme.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: max(nextGen(c.Gen, c.ID), n.announced), Src: c.Src, Tag: c.Tag}
 	if !c.Asked {
 		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Gen
 		return

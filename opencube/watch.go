@@ -1,6 +1,9 @@
 package opencube
 
-import "github.com/ocbench/ocbench/proto"
+import (
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
+)
 
 // Failure detection: suspect the node that holds your request, not the
 // clock (docs/failures.md, "Detection").
@@ -97,7 +100,7 @@ func (n *Node) again(out *proto.Output) bool {
 		return false
 	}
 	n.againTag, n.againFor = c.Tag, c.Mandator
-	n.send(out, proto.Message{Type: proto.Request, Cause: proto.Failure, To: x, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
+	n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: x, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 	return true
 }
 
@@ -110,7 +113,7 @@ func (n *Node) heartbeat(m proto.Message, out *proto.Output) {
 	n.holder, n.holderInc = m.From, uint32(m.Gen)
 	n.expect(out, n.beatPeriod()*float64(uint64(1)<<min(m.Phase, 40))+n.window())
 	if m.Phase >= chaseFrom && (m.Phase-chaseFrom)%2 == 0 {
-		n.send(out, proto.Message{Type: proto.Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag, Gen: uint64(n.core.Tag)})
+		n.send(out, proto.Message{Type: Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag, Gen: uint64(n.core.Tag)})
 	}
 }
 
@@ -179,6 +182,6 @@ func (n *Node) beat(t proto.Timer, out *proto.Output) {
 	for p := n.beatPeriod(); p < next && e < 40; p *= 2 {
 		e++
 	}
-	n.send(out, proto.Message{Type: proto.Wait, Cause: proto.Liveness, To: j, J: n.core.ID, Phase: e, Gen: uint64(n.inc), Src: proto.Nil, Tag: tag})
+	n.send(out, proto.Message{Type: Wait, Cause: proto.Liveness, To: j, J: n.core.ID, Phase: e, Gen: uint64(n.inc), Src: proto.Nil, Tag: tag})
 	out.Timers = append(out.Timers, proto.Timer{Kind: timerBeat, Seq: tag, Arg: j, After: next})
 }

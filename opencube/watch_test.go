@@ -6,11 +6,12 @@ import (
 
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 )
 
 // watchNet is a net of n nodes (1-based) running the project's protocol.
 func watchNet(t *testing.T, n int) *steptest.Net {
-	return &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(n)}
+	return &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3}}.NewNodes(n)}
 }
 
 // lastTimer returns the latest timer of kind that node id set.
@@ -211,7 +212,7 @@ func TestObsoleteRequestForgotten(t *testing.T) {
 		{22, []uint32{22}}, // newer: the old one (2) goes
 		{12, []uint32{22}}, // older, late: dropped itself
 	} {
-		net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 1, To: 0, J: 1, Src: 1, Tag: c.tag})
+		net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 1, To: 0, J: 1, Src: 1, Tag: c.tag})
 		net.Deliver("request(2) 2→1")
 		if e := net.Out().Events[proto.EvObsoleteRequest]; e != 1 {
 			t.Fatalf("serial %d: obsolete requests dropped %d, want 1", c.tag, e)
@@ -233,22 +234,22 @@ func TestObsoleteRequestForgotten(t *testing.T) {
 func TestChaseFindsCycle(t *testing.T) {
 	net := heardHolder(t)
 	// Node 3's request (serial 9) waits at 2, which waits on 1.
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Request, From: 2, To: 1, J: 2, Src: 2, Tag: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 2, To: 1, J: 2, Src: 2, Tag: 9})
 	net.Deliver("request(3) 3→2")
 	// A chase of node 4 comes from 3: 2 holds 3's request and passes it on,
 	// naming its own request's serial.
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 9})
 	net.Deliver("chase(4) 3→2", "chase(4) 2→1")
 	if m := net.Pending[len(net.Pending)-1]; m.Phase != 2 || m.Tag != 8 || m.Gen != 2 {
 		t.Fatalf("chase passed on as %+v: want hop 2, serial 8, last hop's serial 2", m)
 	}
 	net.Deliver("chase(4) 2→1") // 1 holds the token: the chain ends here
 	// A chase over a stale edge (2 holds no request of 3 of serial 5) dies.
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 5})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 5})
 	net.Deliver("chase(4) 3→2")
 	// Node 2's own chase comes back to it from 3, whose request it holds:
 	// its request waits on itself.
-	net.Pending = append(net.Pending, proto.Message{Type: proto.Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2, Gen: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2, Gen: 9})
 	net.Deliver("chase(2) 3→2", "test(1) 2→1")
 	if net.Out().Events[proto.EvWaitCycle] != 1 {
 		t.Fatalf("events %v: want a wait cycle", net.Out().Events)
@@ -260,7 +261,7 @@ func TestChaseFindsCycle(t *testing.T) {
 // after RetestDelay, as often as it answers so; the project's protocol has
 // it stay silent (TestAskingNodesStaySilent).
 func TestPaperRetestsTryLater(t *testing.T) {
-	net := &steptest.Net{T: t, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, Paper: true, PaperStart: true}}.NewNodes(4)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, Paper: true, PaperStart: true}}.NewNodes(4)}
 	net.Enter(1)                   // the root holds the token: in the CS
 	net.Enter(2, "request(2) 2→1") // 2 (power 0) asks and waits
 	net.Input(3, proto.Crash)

@@ -19,36 +19,28 @@ type NodeID = int32
 // Nil is the id that means "no node" (the papers' nil).
 const Nil NodeID = -1
 
-// MsgType is the type of a message.
+// MsgType is the type of a message: a number that the algorithm defines
+// and names (Algorithm.MessageTypes); below MaxMsgTypes.
 type MsgType uint8
 
-// The message types. Request and Token are the failure-free protocol; the
-// others belong to the open-cube failure protocol (open-cube paper §5).
-const (
-	Request      MsgType = iota // request(j): j asks for the token
-	Token                       // token(j): j is the lender, Nil if none
-	Enquiry                     // a root asks the source of a loan about the token
-	EnquiryReply                // the source's answer to an enquiry
-	Test                        // test(d) of search_father phase d
-	Answer                      // answer to a test: "ok" or "try later"
-	Anomaly                     // a father tells a requester it cannot be its father
-	Wait                        // "your request is held here": a holder's heartbeat to a waiting requester
-	Regenerate                  // a searcher about to regenerate the token announces the new generation
-	Probe                       // a father asks the node it knows as its son at some distance whether it still is
-	Attach                      // the answer to a probe: "I am your son" (Reply AnswerOK) or "I am not" (0)
-	Reattach                    // a father tells a son that it cannot be its son (a second son at that distance, or beyond its power): search again
-	Chase                       // a long-waiting requester's probe along the holders of requests, to find a cycle of waits
-	NumMsgTypes                 // number of message types
-)
+// MaxMsgTypes bounds the message types of one algorithm (runtimes count
+// sends in arrays of this size).
+const MaxMsgTypes = 32
 
-var msgTypeNames = [NumMsgTypes]string{"request", "token", "enquiry", "enquiry_reply", "test", "answer", "anomaly", "wait", "regenerate", "probe", "attach", "reattach", "chase"}
-
-// String returns the type's name as used in JSON output and traces.
-func (t MsgType) String() string {
-	if t < NumMsgTypes {
-		return msgTypeNames[t]
-	}
-	return fmt.Sprintf("msgtype(%d)", uint8(t))
+// MessageType describes one of an algorithm's message types.
+type MessageType struct {
+	// Name names the type in records and traces ("request", "token").
+	Name string
+	// Token marks the token of a token-based algorithm: the runtime counts
+	// the tokens held (View.TokenHere) and in flight (messages of this
+	// type).
+	Token bool
+	// Payload says what Message.Payload holds, if anything.
+	Payload string
+	// Arg is the field a step test shows as the message's argument, as in
+	// "request(8) 7→5": "" for J (nil when Nil), "phase", "reply", or
+	// "none".
+	Arg string
 }
 
 // Cause says why a message was sent: the failure-free protocol, the
@@ -77,28 +69,18 @@ func (c Cause) String() string {
 	return "normal"
 }
 
-// Reply codes carried by Answer and EnquiryReply messages.
-const (
-	AnswerOK       uint8 = 1 // test: "I can be your father"
-	AnswerTryLater uint8 = 2 // test: "I am asking; test me again later"
-	ReplyInCS      uint8 = 3 // enquiry: "still in the critical section"
-	ReplySentBack  uint8 = 4 // enquiry: "already sent back"
-	ReplyTokenLost uint8 = 5 // enquiry: "token lost" (never received it)
-	AnswerHasToken uint8 = 6 // regenerate: "I hold the token: do not regenerate"
-)
-
 // Message is one message between two nodes. It is a plain value: the
 // runtimes copy, queue and encode it.
 type Message struct {
 	Type  MsgType
 	Cause Cause
-	Phase uint8  // Test: the search phase d
-	Reply uint8  // Answer, EnquiryReply: a reply code
+	Phase uint8  // a small number (the open-cube: a search phase)
+	Reply uint8  // a reply code
 	From  NodeID // sender
 	To    NodeID // destination
-	J     NodeID // Request: the requester j; Token: the lender (Nil if none)
-	Src   NodeID // Request, Token: the node whose enter_cs the message serves
-	Gen   uint64 // Token, Request, Enquiry: the token generation (fault tolerance)
+	J     NodeID // a node (the general scheme: a request's requester, a token's lender; Nil if none)
+	Src   NodeID // the node whose enter_cs the message serves (Nil if none)
+	Gen   uint64 // a counter (the open-cube: a token generation)
 	Tag   uint32 // the serial of the CS request the message serves (0: none)
 	// Payload carries what an algorithm's message holds beyond the fields
 	// above, as words (a token's vector of request numbers and queue,
@@ -252,6 +234,9 @@ type Algorithm interface {
 	// Family says how the algorithm grants the critical section, and so
 	// which of the runtime's own checks apply to it.
 	Family() Family
+	// MessageTypes describes the algorithm's message types, by MsgType
+	// (at most MaxMsgTypes); a token-based algorithm marks its token.
+	MessageTypes() []MessageType
 	// Invariants returns the properties of a whole system that the
 	// algorithm promises, in a run without crashes (crashes false) or with
 	// them; a runtime checks them as each one's When says.

@@ -7,6 +7,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 )
 
 // pipeComm is a Comm between two ranks of one goroutine: a send puts the
@@ -47,7 +48,7 @@ func (b *bouncer) Step(in proto.Input, out *proto.Output) {
 	if in.Kind == proto.Receive {
 		b.got++
 		// One serial for all: the per-serial counters stay one entry long.
-		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Request, From: b.id, To: b.peer, J: b.id, Src: b.id, Tag: 1})
+		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: b.id, To: b.peer, J: b.id, Src: b.id, Tag: 1})
 	}
 }
 func (b *bouncer) View() proto.View           { return proto.View{Up: true} }
@@ -73,7 +74,7 @@ func BenchmarkRuntimeMessage(b *testing.B) {
 		j.runs = []*instance{in}
 		jobs[r] = j
 	}
-	first := proto.Message{Type: proto.Request, From: 0, To: 1, J: 0, Src: 0, Tag: 1}
+	first := proto.Message{Type: scheme.Request, From: 0, To: 1, J: 0, Src: 0, Tag: 1}
 	jobs[0].runs[0].send(&first, 0)
 	jobs[0].flush()
 	b.ReportAllocs()

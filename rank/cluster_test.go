@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/wire"
 )
 
@@ -154,7 +156,7 @@ type misdirected struct{}
 
 func (misdirected) Step(in proto.Input, out *proto.Output) {
 	if in.Kind == proto.EnterCS {
-		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Request, From: 0, To: proto.Nil, J: 0, Src: 0, Tag: in.Tag})
+		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: 0, To: proto.Nil, J: 0, Src: 0, Tag: in.Tag})
 	}
 }
 func (misdirected) View() proto.View           { return proto.View{Up: true, Asked: true, Father: proto.Nil} }
@@ -241,7 +243,7 @@ func TestPayloadFrames(t *testing.T) {
 	to := proto.NodeID(s.Nodes - 1) // on rank 1 (block placement)
 	var want []proto.Message
 	for k := range 40 {
-		m := proto.Message{Type: proto.Token, From: 0, To: to, J: proto.Nil, Src: 0, Tag: uint32(k + 1)}
+		m := proto.Message{Type: scheme.Token, From: 0, To: to, J: proto.Nil, Src: 0, Tag: uint32(k + 1)}
 		for w := range 20 * k % wire.MaxPayload { // none for k = 0: decoded as nil
 			m.Payload = append(m.Payload, int64(k*1000+w))
 		}
@@ -272,8 +274,28 @@ func TestPayloadFrames(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("received %d messages, want %d, or their payloads differ", len(got), len(want))
 	}
-	in.send(&proto.Message{Type: proto.Token, From: 0, To: to, J: proto.Nil, Src: 0, Payload: make([]int64, wire.MaxPayload+1)}, 0)
+	in.send(&proto.Message{Type: scheme.Token, From: 0, To: to, J: proto.Nil, Src: 0, Payload: make([]int64, wire.MaxPayload+1)}, 0)
 	if j.err == nil || !strings.Contains(j.err.Error(), "payload words") {
 		t.Errorf("an oversize payload: error %v", j.err)
+	}
+}
+
+// TestForeignMessageType: a frame whose message type the run's algorithm
+// does not have (raymond has request, token and anomaly) is malformed and
+// dropped whole.
+func TestForeignMessageType(t *testing.T) {
+	spec := bench.Spec{Algorithm: "raymond", Nodes: 4, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-3, CSTime: 1}
+	s, pl, err := Check(spec, "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := newJob(Local(2)[0], 0, 2, pl, s.Nodes)
+	j.setEpoch(time.Now().UnixNano())
+	in := newInstance(j, 0, s, nil)
+	j.runs = []*instance{in}
+	frame := wire.Encode(0, 0, []proto.Message{{Type: opencube.Test, From: 3, To: 0, J: proto.Nil, Src: proto.Nil}})
+	j.handleData(frame, 1)
+	if in.malformed != 1 || !strings.Contains(in.malformedErr, "message type") || in.stats.Steps != 0 {
+		t.Errorf("malformed %d (%q), steps %d: want the frame dropped as malformed", in.malformed, in.malformedErr, in.stats.Steps)
 	}
 }

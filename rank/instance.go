@@ -59,7 +59,12 @@ type instance struct {
 	// counters
 	stats  rankReport
 	perTag []uint32 // normal messages sent per request serial (the report's PerTag)
-	sent   [proto.NumMsgTypes][proto.NumCauses]int64
+	sent   [proto.MaxMsgTypes][proto.NumCauses]int64
+	// token is the algorithm's token type (bench.NoToken: none), types
+	// its number of message types.
+	token proto.MsgType
+	types int
+	names []proto.MessageType
 
 	malformed    int64
 	malformedErr string
@@ -89,9 +94,20 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	in.reqTag = make([]uint32, s.Nodes)
 	in.life = make([]uint32, s.Nodes)
 	in.thinks = make([]uint32, s.Nodes)
+	algo := bench.Algorithms[s.Algorithm]
+	in.token, in.names = bench.TokenType(algo), algo.MessageTypes()
+	in.types = len(in.names)
 	in.stats.Tally = bench.NewTally(len(plan))
 	in.stats.Crashes = len(plan)
 	return in
+}
+
+// typeName names a message type of the run's algorithm.
+func (in *instance) typeName(t proto.MsgType) string {
+	if int(t) < len(in.names) {
+		return in.names[t].Name
+	}
+	return fmt.Sprintf("msgtype(%d)", t)
 }
 
 func (in *instance) hosts(id proto.NodeID) bool { return in.j.rankOf(id) == in.j.rank }
@@ -191,7 +207,7 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	// call and a copy that most steps (a message in, a message out) do not
 	// need. Up changes only with a crash or a recovery.
 	rest := in.sequential && len(in.out.Msgs) == 0 &&
-		(input.Kind == proto.ExitCS || input.Kind == proto.Receive && input.Msg.Type == proto.Token)
+		(input.Kind == proto.ExitCS || input.Kind == proto.Receive && input.Msg.Type == in.token)
 	var after proto.View
 	if rest || in.out.Enter || input.Kind == proto.Crash || input.Kind == proto.Recover {
 		after = n.View()
@@ -210,7 +226,7 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 			in.stats.Broken++
 			if in.stats.BrokenWhy == "" {
 				in.stats.BrokenWhy = fmt.Sprintf("rank %d, t=%.6fs: node %d, stepping %s, sent a %s message to no node (%d); state after: %+v (seed %d)",
-					in.j.rank, now, id, input.Kind, m.Type, m.To, n.View(), in.spec.Seed)
+					in.j.rank, now, id, input.Kind, in.typeName(m.Type), m.To, n.View(), in.spec.Seed)
 			}
 			continue
 		}
@@ -262,7 +278,7 @@ func (in *instance) send(m *proto.Message, now float64) {
 	}
 	if len(m.Payload) > wire.MaxPayload {
 		in.j.fail(fmt.Errorf("rank %d: a %s message of %d payload words, more than the %d a frame carries between ranks (seed %d)",
-			in.j.rank, m.Type, len(m.Payload), wire.MaxPayload, in.spec.Seed))
+			in.j.rank, in.typeName(m.Type), len(m.Payload), wire.MaxPayload, in.spec.Seed))
 		return
 	}
 	if in.counts[r] > 0 && len(in.batches[r])+wire.RecordLen(m) > maxFrame {

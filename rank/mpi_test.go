@@ -19,6 +19,7 @@ import (
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/wire"
 )
 
@@ -342,7 +343,7 @@ func TestMPIBurstToIdleRank(t *testing.T) {
 		case 0:
 			nap(100 * time.Millisecond) // rank 1 is asleep on its doorbell by now
 			start := time.Now()
-			m := proto.Message{Type: proto.Request, From: 0, To: 1, J: 0, Src: 0, Tag: 1}
+			m := proto.Message{Type: scheme.Request, From: 0, To: 1, J: 0, Src: 0, Tag: 1}
 			for range frames * maxBatch {
 				in.send(&m, 0)
 			}

@@ -66,7 +66,7 @@ func (in *instance) report() *rankReport {
 	r := &in.stats
 	r.Rank = in.j.rank
 	r.Host, _ = os.Hostname()
-	r.Sent = make([][]int64, proto.NumMsgTypes)
+	r.Sent = make([][]int64, proto.MaxMsgTypes)
 	for t := range r.Sent {
 		r.Sent[t] = append([]int64(nil), in.sent[t][:]...)
 	}

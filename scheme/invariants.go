@@ -81,9 +81,9 @@ func ATree(s proto.System) error {
 	s.ForEachInFlight(func(m *proto.Message) {
 		switch {
 		case !ok:
-		case m.Type == proto.Request && views[m.J].Asked:
+		case m.Type == Request && views[m.J].Asked:
 			ok = set(m.J, m.To, "a2, in transit")
-		case m.Type == proto.Token && m.J != proto.Nil && views[m.To].Asked:
+		case m.Type == Token && m.J != proto.Nil && views[m.To].Asked:
 			ok = set(m.To, m.From, "a4")
 		}
 	})

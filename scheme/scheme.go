@@ -90,9 +90,9 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.ExitCS(out)
 	case proto.Receive:
 		switch in.Msg.Type {
-		case proto.Request:
+		case Request:
 			n.Enqueue(in.Msg.J, in.Msg.Src, in.Msg.Tag)
-		case proto.Token:
+		case Token:
 			n.ReceiveToken(in.Msg, out)
 		}
 	}
@@ -212,7 +212,7 @@ func (n *Node) enterCS(e entry, out *proto.Output) {
 		return
 	}
 	n.Mandator = n.ID
-	n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: n.ID, Src: n.ID, Gen: n.Gen, Tag: e.tag})
+	n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: n.ID, Gen: n.Gen, Tag: e.tag})
 }
 
 // ExitCS: upon a call to exit_cs by i, lines (3)–(4). It does nothing if
@@ -223,7 +223,7 @@ func (n *Node) ExitCS(out *proto.Output) {
 	}
 	n.InCS = false
 	if n.Lender != n.ID && n.Lender != proto.Nil {
-		n.send(out, proto.Message{Type: proto.Token, To: n.Lender, J: proto.Nil, Src: n.ID, Gen: n.Gen, Tag: n.Tag})
+		n.send(out, proto.Message{Type: Token, To: n.Lender, J: proto.Nil, Src: n.ID, Gen: n.Gen, Tag: n.Tag})
 		n.TokenHere = false
 	}
 	n.Asked = false
@@ -234,36 +234,36 @@ func (n *Node) request(e entry, out *proto.Output) Behavior {
 	b := n.rule.OnRequest(n, e.j)
 	switch b {
 	case Reject:
-		n.send(out, Anomaly(e.j, e.from, e.src, e.tag))
+		n.send(out, NewAnomaly(e.j, e.from, e.src, e.tag))
 	case Proxy:
 		n.Asked = true
 		n.Src, n.Tag = e.src, e.tag
 		if n.TokenHere { // (6) i temporarily lends the token
-			n.send(out, proto.Message{Type: proto.Token, To: e.j, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Token, To: e.j, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
 			n.TokenHere = false
 			return b
 		}
 		n.Mandator = e.j // (7) i requires the token for j
-		n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+		n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
 	case Transit:
 		if n.TokenHere { // (8)–(9) i gives the token up
 			n.Lender = proto.Nil
-			n.send(out, proto.Message{Type: proto.Token, To: e.j, J: proto.Nil, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Token, To: e.j, J: proto.Nil, Src: e.src, Gen: n.Gen, Tag: e.tag})
 			n.TokenHere = false
 		} else { // (10) i forwards the request
-			n.send(out, proto.Message{Type: proto.Request, To: n.Father, J: e.j, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Request, To: n.Father, J: e.j, Src: e.src, Gen: n.Gen, Tag: e.tag})
 		}
 		n.Father = e.j
 	}
 	return b
 }
 
-// Anomaly returns the anomaly message that tells requester j that its
+// NewAnomaly returns the anomaly message that tells requester j that its
 // request (serial tag, for src) cannot be served: it came from node from, so
 // the nodes between j and from were transit for it and are now j's sons,
 // the farthest at distance Phase from j (0 if from is j).
-func Anomaly(j, from, src proto.NodeID, tag uint32) proto.Message {
-	m := proto.Message{Type: proto.Anomaly, Cause: proto.Failure, To: j, J: j, Src: src, Tag: tag}
+func NewAnomaly(j, from, src proto.NodeID, tag uint32) proto.Message {
+	m := proto.Message{Type: Anomaly, Cause: proto.Failure, To: j, J: j, Src: src, Tag: tag}
 	if from != j && from != proto.Nil {
 		m.Phase = uint8(hypercube.Dist(int(j), int(from)))
 	}
@@ -291,7 +291,7 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 	default: // γ: i honours the request of its mandator
 		n.Asked = false // (15)
 		to := n.Mandator
-		tok := proto.Message{Type: proto.Token, To: to, J: j, Src: n.Src, Gen: n.Gen, Tag: n.Tag}
+		tok := proto.Message{Type: Token, To: to, J: j, Src: n.Src, Gen: n.Gen, Tag: n.Tag}
 		switch n.rule.OnToken(n) {
 		case Transit:
 			if j == proto.Nil {
@@ -407,3 +407,17 @@ func star(i proto.NodeID) proto.NodeID {
 func binomial(i proto.NodeID) proto.NodeID {
 	return proto.NodeID(hypercube.Father(int(i)))
 }
+
+// The general scheme's message types, and the anomaly by which a rule that
+// rejects a request (the open-cube's, §5) answers it.
+const (
+	Request  proto.MsgType = iota // request(j): j asks for the token
+	Token                         // token(j): j is the lender, Nil if none
+	Anomaly                       // a father tells a requester it cannot be its father
+	NumTypes                      // the first type an extension (package opencube) numbers its own from
+)
+
+var messageTypes = []proto.MessageType{{Name: "request"}, {Name: "token", Token: true}, {Name: "anomaly"}}
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }

@@ -32,7 +32,7 @@ func (r pathRule) OnToken(n *Node) Behavior {
 // message: node 8 requests; 12 messages; node 3 becomes the root.
 func TestRR1692Example(t *testing.T) {
 	rule := pathRule{proxy: map[proto.NodeID]bool{2: true, 4: true, 5: true}}
-	net := &steptest.Net{T: t, Base: 1, Nodes: Algorithm{Rule: rule}.NewNodes(8)}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{Rule: rule}.NewNodes(8)}
 
 	net.Enter(8, "request(8) 8→7")
 	net.Deliver("request(8) 8→7", "request(8) 7→6")

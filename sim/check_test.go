@@ -14,6 +14,7 @@ import (
 // open-cube's (a_tree, and the shape when quiet and at the end), without
 // and with crashes.
 var (
+	cubeTypes       = opencube.Algorithm{}.MessageTypes()
 	treeChecks      = scheme.Algorithm{}.Invariants(false)
 	cubeChecks      = opencube.Algorithm{}.Invariants(false)
 	cubeCrashChecks = opencube.Algorithm{}.Invariants(true)
@@ -30,7 +31,7 @@ var (
 // run stops there.
 func TestViolationReport(t *testing.T) {
 	fs := system(2)
-	s := sim.New(sim.Config{Delta: 1, Seed: 42}, nodes(fs), sim.Hooks{})
+	s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Seed: 42}, nodes(fs), sim.Hooks{})
 	s.Input(0, 0, proto.EnterCS, 1)
 	s.Input(0.5, 1, proto.EnterCS, 2)
 	later := false
@@ -64,7 +65,7 @@ func TestSendToNoSuchNode(t *testing.T) {
 		{proto.Nil, "node 0 sent a wait message to a node that does not exist (-1)"},
 	} {
 		fs := system(2)
-		_, err := snapshot(sim.Config{}, fs, 0, proto.Message{Type: proto.Wait, From: 0, To: c.to})
+		_, err := snapshot(sim.Config{Types: cubeTypes}, fs, 0, proto.Message{Type: opencube.Wait, From: 0, To: c.to})
 		wantErr(t, err, c.want)
 	}
 }
@@ -98,7 +99,7 @@ func TestCriticalSection(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fs := system(3)
 			entered := 0
-			s := sim.New(sim.Config{Delta: 1, Crashes: c.crashes}, nodes(fs), sim.Hooks{
+			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Crashes: c.crashes}, nodes(fs), sim.Hooks{
 				Enter: func(proto.NodeID, uint32) { entered++ },
 			})
 			for k, x := range c.inputs {
@@ -223,7 +224,7 @@ func TestTokenCount(t *testing.T) {
 			if c.init != nil {
 				c.init(fs)
 			}
-			s := sim.New(sim.Config{Delta: 1, Crashes: c.crashes}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Crashes: c.crashes}, nodes(fs), sim.Hooks{})
 			c.run(fs, s)
 			v := wantErr(t, s.Run(), c.want)
 			if v != nil && v.Step != c.step {
@@ -238,7 +239,7 @@ func TestTokenCount(t *testing.T) {
 // into four nodes (initially the open-cube 1→0, 2→0, 3→2, token at 0) and
 // checked after one step, with the messages listed in flight.
 func TestATree(t *testing.T) {
-	full := sim.Config{Check: sim.CheckFull, Invariants: treeChecks}
+	full := sim.Config{Types: cubeTypes, Check: sim.CheckFull, Invariants: treeChecks}
 	cases := []struct {
 		name string
 		cfg  sim.Config
@@ -307,9 +308,9 @@ func TestATree(t *testing.T) {
 		{name: "mandator of two nodes", cfg: full,
 			init: func(fs []*fake) { fs[3].v.Asked = true; fs[1].v.Mandator = 3; fs[2].v.Mandator = 3 },
 			want: "a_tree: node 3 has two fathers, 1 and 2 (a3)"},
-		{name: "cycle not checked with CheckCounts", cfg: sim.Config{Check: sim.CheckCounts},
+		{name: "cycle not checked with CheckCounts", cfg: sim.Config{Types: cubeTypes, Check: sim.CheckCounts},
 			init: func(fs []*fake) { fs[1].v.Father = 2; fs[2].v.Father = 1 }},
-		{name: "cycle not checked in a run with crashes", cfg: sim.Config{Check: sim.CheckFull, Crashes: true, Invariants: scheme.Algorithm{}.Invariants(true)},
+		{name: "cycle not checked in a run with crashes", cfg: sim.Config{Types: cubeTypes, Check: sim.CheckFull, Crashes: true, Invariants: scheme.Algorithm{}.Invariants(true)},
 			init: func(fs []*fake) { fs[1].v.Father = 2; fs[2].v.Father = 1 }},
 	}
 	for _, c := range cases {
@@ -349,7 +350,7 @@ func TestATreeRun(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fs := system(2)
 			fs[0].recv = func(f *fake, m proto.Message, out *proto.Output) {
-				if m.Type != proto.Request || c.bug == "drop request" {
+				if m.Type != scheme.Request || c.bug == "drop request" {
 					return
 				}
 				lender := proto.Nil
@@ -369,7 +370,7 @@ func TestATreeRun(t *testing.T) {
 				}
 				out.Enter = true
 			}
-			s := sim.New(sim.Config{Delta: 1, Check: sim.CheckFull, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Check: sim.CheckFull, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
 			poke(s, 0, fs[1], func(f *fake, out *proto.Output) {
 				f.v.Asked = true
 				out.Msgs = append(out.Msgs, request(1, 0, 1))
@@ -393,7 +394,7 @@ func TestATreeRun(t *testing.T) {
 // each power below p, where a son's power is its distance to its father
 // minus one.
 func TestOpenCube(t *testing.T) {
-	cube := sim.Config{Check: sim.CheckFull, Invariants: cubeChecks}
+	cube := sim.Config{Types: cubeTypes, Check: sim.CheckFull, Invariants: cubeChecks}
 	twoSons := func(fs []*fake) { fs[3].v.Father = 0 } // 2 and 3 are both at distance 2 from 0
 	cases := []struct {
 		name string
@@ -418,8 +419,8 @@ func TestOpenCube(t *testing.T) {
 			init: func(fs []*fake) { twoSons(fs); fs[1].v.Searching = true }},
 		{name: "not checked while a node is asking", cfg: cube,
 			init: func(fs []*fake) { twoSons(fs); fs[1].v.Asked = true; fs[0].queue = []proto.NodeID{1} }},
-		{name: "not checked with the scheme's invariants only", cfg: sim.Config{Check: sim.CheckFull, Invariants: treeChecks}, init: twoSons},
-		{name: "not checked with CheckCounts", cfg: sim.Config{Invariants: cubeChecks}, init: twoSons},
+		{name: "not checked with the scheme's invariants only", cfg: sim.Config{Types: cubeTypes, Check: sim.CheckFull, Invariants: treeChecks}, init: twoSons},
+		{name: "not checked with CheckCounts", cfg: sim.Config{Types: cubeTypes, Invariants: cubeChecks}, init: twoSons},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -440,9 +441,9 @@ func TestOpenCube(t *testing.T) {
 func TestOpenCubeWaitsForQuiet(t *testing.T) {
 	fs := system(4)
 	fs[3].v.Father = 0
-	s := sim.New(sim.Config{Delta: 1, Check: sim.CheckFull, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
+	s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Check: sim.CheckFull, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
 	poke(s, 0, fs[3], func(f *fake, out *proto.Output) {
-		out.Msgs = append(out.Msgs, proto.Message{Type: proto.Wait, Cause: proto.Liveness, From: 3, To: 1})
+		out.Msgs = append(out.Msgs, proto.Message{Type: opencube.Wait, Cause: proto.Liveness, From: 3, To: 1})
 	})
 	v := wantErr(t, s.Run(), "open-cube: node 0 has two sons of power 1")
 	if v.Step != 2 || s.Stats.Delivered != 1 {
@@ -498,7 +499,7 @@ func TestCheckShape(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fs := system(4)
 			fs[0].v.TokenHere = false // the token plays no part here
-			s := sim.New(sim.Config{Delta: 1, Crashes: true, Invariants: cubeCrashChecks}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Crashes: true, Invariants: cubeCrashChecks}, nodes(fs), sim.Hooks{})
 			for _, id := range c.down {
 				s.Input(0, id, proto.Crash, 0)
 			}
@@ -525,7 +526,7 @@ func TestCheckShape(t *testing.T) {
 // without touching the run's own violation.
 func TestCheckShapeKeepsRunError(t *testing.T) {
 	fs := system(4)
-	s := sim.New(sim.Config{Delta: 1, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
+	s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Invariants: cubeChecks}, nodes(fs), sim.Hooks{})
 	s.Input(0, 1, proto.EnterCS, 1)
 	s.Input(1, 2, proto.EnterCS, 2)
 	runErr := s.Run()
@@ -548,7 +549,7 @@ const stormAt2 = 16*2*2 + 65536
 // invariant violation, when a node sends while stormAt2 messages are in
 // flight; up to that many is let pass.
 func TestStorm(t *testing.T) {
-	wait := proto.Message{Type: proto.Wait, Cause: proto.Liveness, From: 1, To: 0}
+	wait := proto.Message{Type: opencube.Wait, Cause: proto.Liveness, From: 1, To: 0}
 	burst := func(k int) func(f *fake, out *proto.Output) {
 		return func(f *fake, out *proto.Output) {
 			for range k {
@@ -558,7 +559,7 @@ func TestStorm(t *testing.T) {
 	}
 	t.Run("burst at the limit", func(t *testing.T) {
 		fs := system(2)
-		s := sim.New(sim.Config{Delta: 1}, nodes(fs), sim.Hooks{})
+		s := sim.New(sim.Config{Types: cubeTypes, Delta: 1}, nodes(fs), sim.Hooks{})
 		poke(s, 0, fs[1], burst(stormAt2))
 		if err := s.Run(); err != nil {
 			t.Fatal(err)
@@ -569,7 +570,7 @@ func TestStorm(t *testing.T) {
 	})
 	t.Run("burst one above the limit", func(t *testing.T) {
 		fs := system(2)
-		s := sim.New(sim.Config{Delta: 1}, nodes(fs), sim.Hooks{})
+		s := sim.New(sim.Config{Types: cubeTypes, Delta: 1}, nodes(fs), sim.Hooks{})
 		poke(s, 0, fs[1], burst(stormAt2+1))
 		if err := s.Run(); err != nil {
 			t.Fatal(err)
@@ -595,7 +596,7 @@ func TestStorm(t *testing.T) {
 			m.From, m.To = 0, 0
 			out.Msgs = append(out.Msgs, m, m)
 		}
-		s = sim.New(sim.Config{Delta: 1}, nodes(fs), sim.Hooks{})
+		s = sim.New(sim.Config{Types: cubeTypes, Delta: 1}, nodes(fs), sim.Hooks{})
 		poke(s, 0, fs[1], burst(1))
 		if err := s.Run(); err != nil {
 			t.Fatal(err)
@@ -671,7 +672,7 @@ func TestKeepGoing(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fs := system(3)
-			s := sim.New(sim.Config{Delta: 1, KeepGoing: true}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, KeepGoing: true}, nodes(fs), sim.Hooks{})
 			c.run(fs, s)
 			if err := s.Run(); err != nil {
 				t.Fatalf("KeepGoing run stopped: %v", err)
@@ -683,7 +684,7 @@ func TestKeepGoing(t *testing.T) {
 			}
 
 			fs = system(3)
-			s = sim.New(sim.Config{Delta: 1}, nodes(fs), sim.Hooks{})
+			s = sim.New(sim.Config{Types: cubeTypes, Delta: 1}, nodes(fs), sim.Hooks{})
 			c.run(fs, s)
 			wantErr(t, s.Run(), c.stop)
 		})
@@ -694,7 +695,7 @@ func TestKeepGoing(t *testing.T) {
 // the token in a run without crashes: that still stops the run.
 func TestKeepGoingTokenLoss(t *testing.T) {
 	fs := system(2)
-	s := sim.New(sim.Config{Delta: 1, KeepGoing: true}, nodes(fs), sim.Hooks{})
+	s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, KeepGoing: true}, nodes(fs), sim.Hooks{})
 	poke(s, 0, fs[0], func(f *fake, _ *proto.Output) { f.v.TokenHere = false })
 	wantErr(t, s.Run(), "0 tokens exist (0 held, 0 in flight) after node 0's step")
 }
@@ -758,7 +759,7 @@ func TestSuspicions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fs := system(3)
-			s := sim.New(sim.Config{Delta: 1, Crashes: true}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Crashes: true}, nodes(fs), sim.Hooks{})
 			for _, e := range c.evs {
 				s.Input(e.t, e.node, e.kind, 0)
 			}

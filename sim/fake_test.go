@@ -6,6 +6,7 @@ import (
 
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -45,7 +46,7 @@ func (f *fake) Step(in proto.Input, out *proto.Output) {
 	case proto.Receive:
 		if f.recv != nil {
 			f.recv(f, in.Msg, out)
-		} else if in.Msg.Type == proto.Token {
+		} else if in.Msg.Type == scheme.Token {
 			f.v.TokenHere, f.v.Gen = true, in.Msg.Gen
 		}
 	case proto.Fire:
@@ -121,13 +122,13 @@ func snapshot(cfg sim.Config, fs []*fake, by proto.NodeID, msgs ...proto.Message
 
 // request is a request(j) message from one node to another.
 func request(from, to, j proto.NodeID) proto.Message {
-	return proto.Message{Type: proto.Request, From: from, To: to, J: j, Src: j}
+	return proto.Message{Type: scheme.Request, From: from, To: to, J: j, Src: j}
 }
 
 // token is a token(k) message from one node to another: k is the lender,
 // proto.Nil for a token given for good.
 func token(from, to, k proto.NodeID, gen uint64) proto.Message {
-	return proto.Message{Type: proto.Token, From: from, To: to, J: k, Gen: gen}
+	return proto.Message{Type: scheme.Token, From: from, To: to, J: k, Gen: gen}
 }
 
 // wantErr checks that err is nil when want is "", and otherwise that it is

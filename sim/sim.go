@@ -31,6 +31,9 @@ type Config struct {
 	// Family selects the runtime's own checks: with TokenBased (the zero
 	// value), exactly one token (Crashes: at most one live token).
 	Family proto.Family
+	// Types are the algorithm's message types: they name messages in
+	// traces, and the one marked Token is the token.
+	Types []proto.MessageType
 	// Invariants are the algorithm's own, checked as each one's When says
 	// (EveryStep and Quiet with CheckFull; AtEnd by CheckAtEnd).
 	Invariants []proto.Invariant
@@ -64,7 +67,7 @@ const (
 // Stats are the counters of a run.
 type Stats struct {
 	Steps     int64
-	Sent      [proto.NumMsgTypes][proto.NumCauses]int64
+	Sent      [proto.MaxMsgTypes][proto.NumCauses]int64
 	Delivered int64
 	Dropped   int64
 	Events    [proto.NumEvents]int64
@@ -168,6 +171,7 @@ type Sim struct {
 	inFlight       int
 	stormAt        int // stormInFlight(N)
 	tokensInFlight int
+	token          proto.MsgType // the token's type (noToken: none)
 	tokenHolders   int
 	inCS           int
 	lastTokens     int
@@ -184,6 +188,18 @@ type Sim struct {
 
 	// Stats are the run's counters.
 	Stats Stats
+}
+
+// noToken is the token's type when the algorithm has none: a type no
+// message has (types are below proto.MaxMsgTypes).
+const noToken proto.MsgType = 255
+
+// typeName names a message type by Config.Types.
+func (s *Sim) typeName(t proto.MsgType) string {
+	if int(t) < len(s.cfg.Types) {
+		return s.cfg.Types[t].Name
+	}
+	return fmt.Sprintf("msgtype(%d)", t)
 }
 
 // New returns a simulation of nodes. Node i must have id i.
@@ -203,6 +219,12 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		lastUp:    -1,
 
 		stormAt: stormInFlight(len(nodes)),
+	}
+	s.token = noToken
+	for k, t := range cfg.Types {
+		if t.Token {
+			s.token = proto.MsgType(k)
+		}
 	}
 	if cfg.FIFO {
 		s.fifo = make(map[[2]proto.NodeID]float64)
@@ -295,7 +317,7 @@ func (s *Sim) Run() error {
 func (s *Sim) deliver(p *payload) {
 	m := p.msg
 	s.inFlight--
-	if m.Type == proto.Token {
+	if m.Type == s.token {
 		s.tokensInFlight--
 	}
 	if d := s.now - p.sent; d > s.Stats.MaxDelay {
@@ -367,7 +389,7 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 
 func (s *Sim) send(m proto.Message) {
 	if m.To < 0 || int(m.To) >= len(s.nodes) {
-		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, m.Type, m.To)
+		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, s.typeName(m.Type), m.To)
 		return
 	}
 	s.msgID++
@@ -396,7 +418,7 @@ func (s *Sim) send(m proto.Message) {
 		s.fifo[ch] = at
 	}
 	s.inFlight++
-	if m.Type == proto.Token {
+	if m.Type == s.token {
 		s.tokensInFlight++
 	}
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
@@ -458,7 +480,7 @@ func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64
 	w.WriteString(`,"ev":"`)
 	w.WriteString(ev)
 	w.WriteString(`","type":"`)
-	w.WriteString(m.Type.String())
+	w.WriteString(s.typeName(m.Type))
 	w.WriteString(`","from":`)
 	w.WriteString(strconv.Itoa(int(m.From)))
 	w.WriteString(`,"to":`)

@@ -6,23 +6,25 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 )
 
 var sample = []proto.Message{
-	{Type: proto.Request, Cause: proto.Normal, From: 3, To: 1, J: 3, Src: 3, Gen: 1, Tag: 7},
-	{Type: proto.Token, Cause: proto.Failure, From: 1, To: 3, J: proto.Nil, Src: 3, Gen: 5<<32 | 2, Tag: 7},
-	{Type: proto.Test, Cause: proto.Failure, Phase: 5, From: 0, To: 31, J: proto.Nil, Src: proto.Nil},
-	{Type: proto.Answer, Cause: proto.Failure, Reply: proto.AnswerTryLater, From: 31, To: 0, J: proto.Nil, Src: proto.Nil},
-	{Type: proto.Wait, Cause: proto.Liveness, From: 2, To: 4, J: 9, Src: proto.Nil, Gen: math.MaxUint64, Tag: math.MaxUint32},
+	{Type: scheme.Request, Cause: proto.Normal, From: 3, To: 1, J: 3, Src: 3, Gen: 1, Tag: 7},
+	{Type: scheme.Token, Cause: proto.Failure, From: 1, To: 3, J: proto.Nil, Src: 3, Gen: 5<<32 | 2, Tag: 7},
+	{Type: opencube.Test, Cause: proto.Failure, Phase: 5, From: 0, To: 31, J: proto.Nil, Src: proto.Nil},
+	{Type: opencube.Answer, Cause: proto.Failure, Reply: opencube.AnswerTryLater, From: 31, To: 0, J: proto.Nil, Src: proto.Nil},
+	{Type: opencube.Wait, Cause: proto.Liveness, From: 2, To: 4, J: 9, Src: proto.Nil, Gen: math.MaxUint64, Tag: math.MaxUint32},
 }
 
 // withPayload are messages with payloads: a token with a vector and a
 // queue, one word, and the most words a record carries.
 var withPayload = []proto.Message{
-	{Type: proto.Token, From: 1, To: 2, J: proto.Nil, Src: 2, Tag: 4, Payload: []int64{3, 0, 7, -1, math.MaxInt64, math.MinInt64}},
-	{Type: proto.Request, From: 0, To: 3, J: 0, Src: 0, Tag: 9, Payload: []int64{42}},
-	{Type: proto.Token, From: 3, To: 0, J: proto.Nil, Src: 0, Tag: 9, Payload: make([]int64, MaxPayload)},
+	{Type: scheme.Token, From: 1, To: 2, J: proto.Nil, Src: 2, Tag: 4, Payload: []int64{3, 0, 7, -1, math.MaxInt64, math.MinInt64}},
+	{Type: scheme.Request, From: 0, To: 3, J: 0, Src: 0, Tag: 9, Payload: []int64{42}},
+	{Type: scheme.Token, From: 3, To: 0, J: proto.Nil, Src: 0, Tag: 9, Payload: make([]int64, MaxPayload)},
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -84,10 +86,9 @@ func TestDecodeRejects(t *testing.T) {
 		{"zero count", func(b []byte) []byte { SetCount(b, 0); return b }},
 		{"count too large", func(b []byte) []byte { SetCount(b, 3); return b }},
 		{"nan time", func(b []byte) []byte { copy(b[4:], AppendHeader(nil, 0, 2, math.NaN())[4:]); return b }},
-		{"type", func(b []byte) []byte { b[rec] = byte(proto.NumMsgTypes); return b }},
+		{"type", func(b []byte) []byte { b[rec] = byte(proto.MaxMsgTypes); return b }},
 		{"cause", func(b []byte) []byte { b[rec+1] = byte(proto.NumCauses); return b }},
 		{"phase", func(b []byte) []byte { b[rec+2] = MaxPhase + 1; return b }},
-		{"reply", func(b []byte) []byte { b[rec+3] = 200; return b }},
 		{"from", func(b []byte) []byte { b[rec+4] = 32; return b }},
 		{"to negative", func(b []byte) []byte { b[rec+8+3] = 0xff; return b }},
 		{"j", func(b []byte) []byte { b[rec+12] = 0xfe; b[rec+13], b[rec+14], b[rec+15] = 0xff, 0xff, 0xff; return b }},
@@ -132,7 +133,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		for _, m := range msgs {
-			if int(m.To) >= n || m.To < 0 || m.Type >= proto.NumMsgTypes {
+			if int(m.To) >= n || m.To < 0 || m.Type >= proto.MaxMsgTypes {
 				t.Fatalf("accepted invalid %+v", m)
 			}
 		}

@@ -14,8 +14,11 @@ import (
 // Net holds nodes and the messages in flight between them. Ids in its
 // methods are the papers' 1-based node numbers when Base is 1.
 type Net struct {
-	T       testing.TB
-	Nodes   []proto.Node
+	T     testing.TB
+	Nodes []proto.Node
+	// Types are the algorithm's message types (proto.Algorithm.MessageTypes),
+	// which name the messages.
+	Types   []proto.MessageType
 	Base    proto.NodeID // added to ids in messages when printing and matching
 	Pending []proto.Message
 	Sent    int // messages sent so far
@@ -25,21 +28,25 @@ type Net struct {
 	last    []proto.Message // the messages the last step sent
 }
 
-// Msg formats a message with the net's numbering, e.g. "request(8) 7→5".
+// Msg formats a message with the net's numbering, e.g. "request(8) 7→5":
+// its type's name and argument (Types), sender and receiver.
 func (n *Net) Msg(m proto.Message) string {
+	name, show := fmt.Sprintf("msgtype(%d)", m.Type), ""
+	if int(m.Type) < len(n.Types) {
+		name, show = n.Types[m.Type].Name, n.Types[m.Type].Arg
+	}
 	arg := "nil"
-	if m.J != proto.Nil {
+	switch {
+	case show == "phase":
+		arg = fmt.Sprint(m.Phase)
+	case show == "reply":
+		arg = fmt.Sprint(m.Reply)
+	case show == "none":
+		arg = ""
+	case m.J != proto.Nil:
 		arg = fmt.Sprint(m.J + n.Base)
 	}
-	switch m.Type {
-	case proto.Test:
-		arg = fmt.Sprint(m.Phase)
-	case proto.Answer, proto.EnquiryReply, proto.Attach:
-		arg = fmt.Sprint(m.Reply)
-	case proto.Enquiry:
-		arg = ""
-	}
-	return fmt.Sprintf("%s(%s) %d→%d", m.Type, arg, m.From+n.Base, m.To+n.Base)
+	return fmt.Sprintf("%s(%s) %d→%d", name, arg, m.From+n.Base, m.To+n.Base)
 }
 
 // Full formats every field of a message with the net's numbering, e.g.
