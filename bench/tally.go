@@ -15,7 +15,8 @@ import (
 type Tally struct {
 	// Sent counts the messages sent by type and cause: Sent[type][cause].
 	Sent [][]int64
-	// Events counts the algorithm's events (proto.Event).
+	// Events counts the algorithm's events (proto.Event, named by the
+	// algorithm).
 	Events []int64
 	// Waits are the waits of the served requests, from enter_cs to the
 	// entry, in δ.
@@ -40,7 +41,7 @@ type Tally struct {
 // NewTally returns an empty tally of a run with the given number of
 // planned crashes.
 func NewTally(crashes int) Tally {
-	t := Tally{Sent: make([][]int64, proto.MaxMsgTypes), Events: make([]int64, proto.NumEvents),
+	t := Tally{Sent: make([][]int64, proto.MaxMsgTypes), Events: make([]int64, proto.MaxEvents),
 		PerFailure: make([]float64, crashes), ByType: make([]int64, proto.MaxMsgTypes), FirstEntry: make([]float64, crashes)}
 	for k := range t.Sent {
 		t.Sent[k] = make([]int64, proto.NumCauses)
@@ -109,14 +110,14 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 	r.WaitDelta = results.Summarize(t.Waits)
 	if spec.FT {
 		r.Events = map[string]int64{}
-		for e := proto.Event(0); e < proto.NumEvents; e++ {
-			r.Events[e.String()] = t.Events[e]
+		for e, name := range Algorithms[spec.Algorithm].Events() {
+			r.Events[name] = t.Events[e]
 		}
-		r.TokensRegenerated = t.Events[proto.EvTokenRegenerated]
-		r.StaleTokensDiscarded = t.Events[proto.EvStaleToken]
-		r.SearchesStarted = t.Events[proto.EvSearchStarted]
+		r.TokensRegenerated = t.Event(spec, "tokens_regenerated")
+		r.StaleTokensDiscarded = t.Event(spec, "stale_tokens_discarded")
+		r.SearchesStarted = t.Event(spec, "searches_started")
 		if r.SearchesStarted > 0 {
-			r.SearchPhasesMean = float64(t.Events[proto.EvSearchPhase]) / float64(r.SearchesStarted)
+			r.SearchPhasesMean = float64(t.Event(spec, "search_phases")) / float64(r.SearchesStarted)
 		}
 		r.SetDetectionPerRequest()
 	}
@@ -143,4 +144,16 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 		r.RecoverySamples = rec
 		r.RequestsAbandoned = t.Abandoned
 	}
+}
+
+// Event returns the count of the event that the spec's algorithm calls
+// name (0 if it has none of that name): the record's fields that are
+// events of the failure protocol read them by name.
+func (t *Tally) Event(spec Spec, name string) int64 {
+	for e, n := range Algorithms[spec.Algorithm].Events() {
+		if n == name {
+			return t.Events[e]
+		}
+	}
+	return 0
 }

@@ -78,3 +78,29 @@ var messageTypes = func() []proto.MessageType {
 
 // MessageTypes implements proto.Algorithm.
 func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// The failure protocol's countable events (proto.Output.Events), named as
+// records name them.
+const (
+	EvTokenRegenerated proto.Event = iota
+	EvStaleToken
+	EvSearchStarted
+	EvSearchPhase
+	EvSearchRoot // a search concluded with the node becoming the root
+	EvAnomaly
+	EvRequestLost      // a queued request was lost with a crash
+	EvDuplicateRequest // a re-issued request already held was dropped
+	EvUnexpectedToken  // a token reached a node that was not waiting for it
+	EvEnquiry          // a root enquired about a lent token
+	EvSonConflict      // a father found two live sons at the same distance
+	EvReattach         // a node searched again because its father told it so
+	EvWaitCycle        // a requester's chase came back to it: its request waited on itself
+	EvSuspicion        // a requester heard nothing of its request in time and suspected a failure
+	EvObsoleteRequest  // a queued request was dropped when a newer one of its requester arrived
+	numEvents
+)
+
+var eventNames = [numEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments", "wait_cycles", "suspicions", "obsolete_requests_dropped"}
+
+// Events implements proto.Algorithm.
+func (Algorithm) Events() []string { return eventNames[:] }

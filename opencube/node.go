@@ -263,9 +263,9 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		switch {
 		case m.J == n.core.ID:
 			// A request of ours that came back to us is obsolete.
-			out.Events[proto.EvDuplicateRequest]++
+			out.Events[EvDuplicateRequest]++
 		case n.core.Holds(m.J, m.Tag):
-			out.Events[proto.EvDuplicateRequest]++
+			out.Events[EvDuplicateRequest]++
 		case m.Cause == proto.Failure && !n.cfg.Paper && !n.searching && n.rule.OnRequest(&n.core, m.J) == scheme.Reject:
 			// A request sent again after a suspicion or a search, from
 			// beyond our power: rejected at once, not when served, since
@@ -283,9 +283,9 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 				// crashed or was served, and serving it could make j our
 				// father while j waits on us (docs/failures.md).
 				dropped, obsolete := n.core.Supersede(m.J, m.Tag)
-				out.Events[proto.EvObsoleteRequest] += int32(dropped)
+				out.Events[EvObsoleteRequest] += int32(dropped)
 				if obsolete {
-					out.Events[proto.EvObsoleteRequest]++
+					out.Events[EvObsoleteRequest]++
 					break
 				}
 			}
@@ -385,7 +385,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		n.receiveSons(m, out)
 	case scheme.Anomaly:
 		if n.waitingToken() && !n.searching && m.Tag == n.core.Tag {
-			out.Events[proto.EvAnomaly]++
+			out.Events[EvAnomaly]++
 			if !n.cfg.Paper {
 				// The transit nodes between us and the node that rejected
 				// our request are our sons now, up to distance m.Phase.
@@ -423,7 +423,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// Older than a generation we know, or sent to us before we
 		// recovered (it may be older than a generation announced while we
 		// were down): lost, as a token sent to a crashed node is.
-		out.Events[proto.EvStaleToken]++
+		out.Events[EvStaleToken]++
 		return
 	}
 	if m.J != proto.Nil && (!c.Asked || (m.Tag != c.Tag && !n.cfg.Paper)) {
@@ -438,7 +438,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// second). It goes back to its lender at once, and nothing else
 		// changes: the node's father may have changed since it asked (it
 		// was transit for a son), and a search it runs goes on.
-		out.Events[proto.EvUnexpectedToken]++
+		out.Events[EvUnexpectedToken]++
 		c.Gen = m.Gen
 		n.send(out, proto.Message{Type: scheme.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
 		return
@@ -457,7 +457,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// Not waiting, a token given up (token(nil)) for a request served
 		// already: it makes this node the root (its sender made this node
 		// its father).
-		out.Events[proto.EvUnexpectedToken]++
+		out.Events[EvUnexpectedToken]++
 		c.Gen = m.Gen
 		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
 		n.setSon(n.dist(m.From), m.From)
@@ -521,7 +521,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 		n.beat(t, out)
 	case timerLoan:
 		if t.Seq == n.loanSeq && n.lending() {
-			out.Events[proto.EvEnquiry]++
+			out.Events[EvEnquiry]++
 			n.send(out, proto.Message{Type: Enquiry, Cause: proto.Failure, To: n.loanSrc, Tag: n.loanTag, J: proto.Nil, Src: n.loanSrc})
 			n.enquirySeq = n.timer(out, timerEnquiry, n.roundTrip())
 		}
@@ -576,7 +576,7 @@ func (n *Node) firstPhase() int {
 
 // startSearch starts search_father at phase d.
 func (n *Node) startSearch(d int, out *proto.Output) {
-	out.Events[proto.EvSearchStarted]++
+	out.Events[EvSearchStarted]++
 	if !n.searching {
 		n.searchPower = n.rule.Power(&n.core)
 	}
@@ -599,7 +599,7 @@ func (n *Node) startPhase(out *proto.Output) {
 		n.becomeRoot(out)
 		return
 	}
-	out.Events[proto.EvSearchPhase]++
+	out.Events[EvSearchPhase]++
 	n.retry = n.retry[:0]
 	lo, hi := hypercube.AtDistance(int(n.core.ID), n.phase)
 	for k := lo; k < hi; k++ {
@@ -637,7 +637,7 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 // answers that it holds the token within 2δ (docs/failures.md: a token that
 // moves during a long search can escape its tests).
 func (n *Node) becomeRoot(out *proto.Output) {
-	out.Events[proto.EvSearchRoot]++
+	out.Events[EvSearchRoot]++
 	n.announce(out)
 }
 
@@ -686,7 +686,7 @@ func (n *Node) announce(out *proto.Output) {
 // received token(nil) from itself: a lender gets its token back, a node
 // asking for itself enters the CS, a proxy lends it to its mandator.
 func (n *Node) regenerate(out *proto.Output) {
-	out.Events[proto.EvTokenRegenerated]++
+	out.Events[EvTokenRegenerated]++
 	c := &n.core
 	n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 	start := len(out.Msgs)
@@ -715,7 +715,7 @@ func (n *Node) crash(out *proto.Output) {
 	if !n.up {
 		return
 	}
-	out.Events[proto.EvRequestLost] += int32(n.core.Queued())
+	out.Events[EvRequestLost] += int32(n.core.Queued())
 	gen := n.core.Gen
 	rule := n.core.Rule()
 	id := n.core.ID

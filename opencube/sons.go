@@ -110,7 +110,7 @@ func (n *Node) probed(yes bool, out *proto.Output) {
 	if !ok || from == n.core.ID || from == n.probeSon || n.dist(from) != n.probeD {
 		return // drain serves the head, probing again if it must
 	}
-	out.Events[proto.EvSonConflict]++
+	out.Events[EvSonConflict]++
 	// The requester searches again from phase 1 and finds the head of its
 	// subcube, as after the paper's anomaly.
 	j, src, tag := n.core.DropNext()
@@ -144,7 +144,7 @@ func (n *Node) receiveSons(m proto.Message, out *proto.Output) {
 			n.reattachFrom = m.From
 			return
 		}
-		out.Events[proto.EvReattach]++
+		out.Events[EvReattach]++
 		n.startSearch(1, out)
 	}
 }
@@ -157,7 +157,7 @@ func (n *Node) reattachLater(out *proto.Output) {
 		return
 	}
 	if c.Father == n.reattachFrom {
-		out.Events[proto.EvReattach]++
+		out.Events[EvReattach]++
 		n.startSearch(1, out)
 	}
 	n.reattachFrom = proto.Nil

@@ -69,7 +69,7 @@ func (n *Node) deadline(t proto.Timer, out *proto.Output) {
 		return
 	}
 	out.Suspect = proto.Suspicion{Yes: true, Of: n.holder, Inc: n.holderInc, Window: t.After}
-	out.Events[proto.EvSuspicion]++
+	out.Events[EvSuspicion]++
 	if !n.again(out) {
 		n.startSearch(n.firstPhase(), out)
 	}
@@ -149,7 +149,7 @@ func (n *Node) chase(m proto.Message, out *proto.Output) {
 	}
 	if m.J == n.core.ID {
 		if m.Tag == n.core.Tag {
-			out.Events[proto.EvWaitCycle]++
+			out.Events[EvWaitCycle]++
 			n.startSearch(n.firstPhase(), out)
 		}
 		return

@@ -103,7 +103,7 @@ func TestSilentHolderIsSuspected(t *testing.T) {
 	}
 	net.Drop("request(2) 2→1") // 1 is down: the next deadline passes in silence
 	net.Fire(2, timerSuspect, "test(1) 2→1")
-	if net.Out().Events[proto.EvSearchStarted] != 1 || net.Out().Events[proto.EvSuspicion] != 1 {
+	if net.Out().Events[EvSearchStarted] != 1 || net.Out().Events[EvSuspicion] != 1 {
 		t.Fatalf("events %v: want a second suspicion and a search", net.Out().Events)
 	}
 }
@@ -139,7 +139,7 @@ func TestAgainRecoveredHolder(t *testing.T) {
 	net.Deliver("test(1) 1→2") // 2 (power 0) stays silent
 	net.FireTimer(2, net.Timers(2)[0])
 	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "request(2) 2→1")
-	if net.Out().Events[proto.EvSearchStarted] != 0 {
+	if net.Out().Events[EvSearchStarted] != 0 {
 		t.Fatal("the requester searched before sending its request again")
 	}
 	net.Deliver("request(2) 2→1") // queued at the searching node 1
@@ -160,7 +160,7 @@ func TestAgainHeldRestartsHeartbeats(t *testing.T) {
 	net.FireTimer(2, net.Timers(2)[0])
 	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "request(2) 2→1")
 	net.Deliver("request(2) 2→1")
-	if net.Out().Events[proto.EvDuplicateRequest] != 1 {
+	if net.Out().Events[EvDuplicateRequest] != 1 {
 		t.Fatalf("events %v: want the copy dropped", net.Out().Events)
 	}
 	if b := lastTimer(t, net, 1, timerBeat); b.After != 4 || b.Arg != 1 {
@@ -214,7 +214,7 @@ func TestObsoleteRequestForgotten(t *testing.T) {
 	} {
 		net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 1, To: 0, J: 1, Src: 1, Tag: c.tag})
 		net.Deliver("request(2) 2→1")
-		if e := net.Out().Events[proto.EvObsoleteRequest]; e != 1 {
+		if e := net.Out().Events[EvObsoleteRequest]; e != 1 {
 			t.Fatalf("serial %d: obsolete requests dropped %d, want 1", c.tag, e)
 		}
 		if got := queued(); fmt.Sprint(got) != fmt.Sprint(c.want) {
@@ -251,7 +251,7 @@ func TestChaseFindsCycle(t *testing.T) {
 	// its request waits on itself.
 	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2, Gen: 9})
 	net.Deliver("chase(2) 3→2", "test(1) 2→1")
-	if net.Out().Events[proto.EvWaitCycle] != 1 {
+	if net.Out().Events[EvWaitCycle] != 1 {
 		t.Fatalf("events %v: want a wait cycle", net.Out().Events)
 	}
 }

@@ -141,7 +141,7 @@ type Output struct {
 	Enter bool
 	// Events counts algorithm events a runtime reports (token regenerations,
 	// stale tokens discarded, searches, ...), indexed by Event.
-	Events [NumEvents]int32
+	Events [MaxEvents]int32
 	// Suspect reports that the node suspected a failure in this step.
 	Suspect Suspicion
 }
@@ -168,37 +168,17 @@ func (o *Output) Reset() {
 	o.Msgs = o.Msgs[:0]
 	o.Timers = o.Timers[:0]
 	o.Enter = false
-	o.Events = [NumEvents]int32{}
+	o.Events = [MaxEvents]int32{}
 	o.Suspect = Suspicion{}
 }
 
-// Event names a countable algorithm event.
+// Event is a countable event of an algorithm (a token regenerated, a search
+// started): a number the algorithm defines and names (Algorithm.Events);
+// below MaxEvents.
 type Event uint8
 
-// The countable events.
-const (
-	EvTokenRegenerated Event = iota
-	EvStaleToken
-	EvSearchStarted
-	EvSearchPhase
-	EvSearchRoot // a search concluded with the node becoming the root
-	EvAnomaly
-	EvRequestLost      // a queued request was lost with a crash
-	EvDuplicateRequest // a re-issued request already held was dropped
-	EvUnexpectedToken  // a token reached a node that was not waiting for it
-	EvEnquiry          // a root enquired about a lent token
-	EvSonConflict      // a father found two live sons at the same distance
-	EvReattach         // a node searched again because its father told it so
-	EvWaitCycle        // a requester's chase came back to it: its request waited on itself
-	EvSuspicion        // a requester heard nothing of its request in time and suspected a failure
-	EvObsoleteRequest  // a queued request was dropped when a newer one of its requester arrived
-	NumEvents
-)
-
-var eventNames = [NumEvents]string{"tokens_regenerated", "stale_tokens_discarded", "searches_started", "search_phases", "searches_became_root", "anomalies", "requests_dropped_by_crash", "duplicate_requests_dropped", "unexpected_tokens", "enquiries", "son_conflicts", "reattachments", "wait_cycles", "suspicions", "obsolete_requests_dropped"}
-
-// String returns the event's JSON name.
-func (e Event) String() string { return eventNames[e] }
+// MaxEvents bounds the events of one algorithm.
+const MaxEvents = 32
 
 // View is the part of a node's state the invariant checks read.
 type View struct {
@@ -237,6 +217,9 @@ type Algorithm interface {
 	// MessageTypes describes the algorithm's message types, by MsgType
 	// (at most MaxMsgTypes); a token-based algorithm marks its token.
 	MessageTypes() []MessageType
+	// Events names the algorithm's countable events, by Event (at most
+	// MaxEvents), as records name them.
+	Events() []string
 	// Invariants returns the properties of a whole system that the
 	// algorithm promises, in a run without crashes (crashes false) or with
 	// them; a runtime checks them as each one's When says.

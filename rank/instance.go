@@ -213,7 +213,7 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 		after = n.View()
 		in.down[id] = !after.Up
 	}
-	if in.out.Events != ([proto.NumEvents]int32{}) { // events are rare: one comparison for most steps
+	if in.out.Events != ([proto.MaxEvents]int32{}) { // events are rare: one comparison for most steps
 		for k, c := range in.out.Events {
 			in.stats.Events[k] += int64(c)
 		}

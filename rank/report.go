@@ -172,7 +172,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		// Ranks cannot tell a false suspicion from a true one (the node
 		// suspected may be on another rank): without crashes every
 		// suspicion is false; with crashes they are not judged (-1).
-		r.Suspicions, r.FalseSuspicions = t.Events[proto.EvSuspicion], -1
+		r.Suspicions, r.FalseSuspicions = t.Event(s, "suspicions"), -1
 		if s.Faults.Crashes == 0 {
 			r.FalseSuspicions = r.Suspicions
 		}

@@ -117,3 +117,6 @@ func ATree(s proto.System) error {
 	}
 	return nil
 }
+
+// Events implements proto.Algorithm: the general scheme counts no event.
+func (Algorithm) Events() []string { return nil }

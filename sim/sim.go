@@ -70,7 +70,7 @@ type Stats struct {
 	Sent      [proto.MaxMsgTypes][proto.NumCauses]int64
 	Delivered int64
 	Dropped   int64
-	Events    [proto.NumEvents]int64
+	Events    [proto.MaxEvents]int64
 	// PerTag[t] counts the messages sent for the CS request of serial t.
 	PerTag []uint32
 	// MaxDelay is the largest delivery delay seen, in seconds.
