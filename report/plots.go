@@ -77,7 +77,10 @@ type errorBars struct{ *plotter.YErrorBars }
 // GlyphBoxes returns no boxes.
 func (errorBars) GlyphBoxes(*plot.Plot) []plot.GlyphBox { return nil }
 
-// log2Axis sets a logarithmic x axis labelled at powers of two.
+// log2Axis sets a logarithmic x axis with a tick at every power of two,
+// labelled as the number up to 512 and as 2^k above (1048576 and its
+// neighbours ran together); with more than maxLog2Labels powers only every
+// second (third, …) tick is labelled.
 func log2Axis(a *plot.Axis, xs []float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range xs {
@@ -88,16 +91,28 @@ func log2Axis(a *plot.Axis, xs []float64) {
 	}
 	a.Scale = plot.LogScale{}
 	a.Min, a.Max = lo/math.Sqrt2, hi*math.Sqrt2
+	first, last := math.Floor(math.Log2(lo)), math.Ceil(math.Log2(hi))
+	every := int(math.Ceil((last - first + 1) / maxLog2Labels))
 	var ticks []plot.Tick
-	for e := math.Floor(math.Log2(lo)); e <= math.Ceil(math.Log2(hi)); e++ {
+	for e := first; e <= last; e++ {
 		v := math.Exp2(e)
 		if v < a.Min || v > a.Max {
 			continue
 		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		t := plot.Tick{Value: v}
+		if int(e-first)%every == 0 {
+			t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			if v > 512 {
+				t.Label = fmt.Sprintf("2^%d", int(e))
+			}
+		}
+		ticks = append(ticks, t)
 	}
 	a.Tick.Marker = plot.ConstantTicks(ticks)
 }
+
+// maxLog2Labels is the most labelled ticks log2Axis puts on an axis.
+const maxLog2Labels = 11
 
 // logAxis sets a logarithmic axis labelled at 1, 2, 5 × powers of ten.
 func logAxis(a *plot.Axis, lo, hi float64) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 func TestLoad(t *testing.T) {
@@ -127,5 +129,25 @@ func TestCrashSeries(t *testing.T) {
 	ss := alongN(crashSeries(ins[0].Saved.Runs))
 	if len(ss) != 1 || len(ss[0].runs) != 2 || ss[0].runs[0].Nodes != 8 || ss[0].runs[1].Nodes != 16 {
 		t.Fatalf("series %+v, want one series over N = 8, 16", ss)
+	}
+}
+
+// TestLog2AxisLabels: an axis from N = 2 to 2^20 has a tick at every power
+// of two, at most maxLog2Labels of them labelled, the large ones as 2^k.
+func TestLog2AxisLabels(t *testing.T) {
+	p := plot.New()
+	log2Axis(&p.X, []float64{2, 1 << 20})
+	ticks := p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)
+	labelled := 0
+	for _, tk := range ticks {
+		if tk.Label != "" {
+			labelled++
+			if tk.Value > 512 && !strings.HasPrefix(tk.Label, "2^") {
+				t.Errorf("tick %g labelled %q", tk.Value, tk.Label)
+			}
+		}
+	}
+	if len(ticks) != 20 || labelled == 0 || labelled > maxLog2Labels {
+		t.Errorf("%d ticks, %d labelled; want 20, at most %d labelled", len(ticks), labelled, maxLog2Labels)
 	}
 }
