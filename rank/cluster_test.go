@@ -162,18 +162,26 @@ func (misdirected) Step(in proto.Input, out *proto.Output) {
 func (misdirected) View() proto.View           { return proto.View{Up: true, Asked: true, Father: proto.Nil} }
 func (misdirected) Waiting(func(proto.NodeID)) {}
 
-// TestMessageToNoNode: a message to no node is a safety violation that the
-// record describes; the run goes on instead of aborting.
-func TestMessageToNoNode(t *testing.T) {
-	spec := bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 9, Delta: 1e-3, CSTime: 1}
-	s, pl, err := Check(spec, "", 1)
+// oneRun returns a job of the given ranks' rank 0 (on goroutine Comms,
+// which it returns) running the one run of spec, on an epoch now.
+func oneRun(t *testing.T, spec bench.Spec, ranks int) (*job, *instance, []Comm) {
+	t.Helper()
+	s, pl, err := Check(spec, "", ranks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := newJob(Local(1)[0], 0, 1, pl, s.Nodes)
+	comms := Local(ranks)
+	j := newJob(comms[0], 0, ranks, pl, s.Nodes)
 	j.setEpoch(time.Now().UnixNano())
 	in := newInstance(j, 0, s, nil)
 	j.runs = []*instance{in}
+	return j, in, comms
+}
+
+// TestMessageToNoNode: a message to no node is a safety violation that the
+// record describes; the run goes on instead of aborting.
+func TestMessageToNoNode(t *testing.T) {
+	j, in, _ := oneRun(t, bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 9, Delta: 1e-3, CSTime: 1}, 1)
 	in.nodes[0] = misdirected{}
 	in.enter(0, 1)
 	in.enter(0, 2)
@@ -230,17 +238,8 @@ func TestOverlappingStays(t *testing.T) {
 // overflow it), and come out word for word; a payload beyond
 // wire.MaxPayload fails the run with one line.
 func TestPayloadFrames(t *testing.T) {
-	spec := bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 3, Delta: 1e-3, CSTime: 1}
-	s, pl, err := Check(spec, "", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	comms := Local(2)
-	j := newJob(comms[0], 0, 2, pl, s.Nodes)
-	j.setEpoch(time.Now().UnixNano())
-	in := newInstance(j, 0, s, nil)
-	j.runs = []*instance{in}
-	to := proto.NodeID(s.Nodes - 1) // on rank 1 (block placement)
+	j, in, comms := oneRun(t, bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 3, Delta: 1e-3, CSTime: 1}, 2)
+	to := proto.NodeID(in.n - 1) // on rank 1 (block placement)
 	var want []proto.Message
 	for k := range 40 {
 		m := proto.Message{Type: scheme.Token, From: 0, To: to, J: proto.Nil, Src: 0, Tag: uint32(k + 1)}
@@ -267,7 +266,7 @@ func TestPayloadFrames(t *testing.T) {
 		if len(buf) > maxFrame {
 			t.Errorf("a frame of %d bytes, more than %d", len(buf), maxFrame)
 		}
-		if _, got, err = wire.Decode(buf, s.Nodes, got); err != nil {
+		if _, got, err = wire.Decode(buf, in.n, got); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -284,15 +283,7 @@ func TestPayloadFrames(t *testing.T) {
 // does not have (raymond has request, token and anomaly) is malformed and
 // dropped whole.
 func TestForeignMessageType(t *testing.T) {
-	spec := bench.Spec{Algorithm: "raymond", Nodes: 4, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-3, CSTime: 1}
-	s, pl, err := Check(spec, "", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := newJob(Local(2)[0], 0, 2, pl, s.Nodes)
-	j.setEpoch(time.Now().UnixNano())
-	in := newInstance(j, 0, s, nil)
-	j.runs = []*instance{in}
+	j, in, _ := oneRun(t, bench.Spec{Algorithm: "raymond", Nodes: 4, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-3, CSTime: 1}, 2)
 	frame := wire.Encode(0, 0, []proto.Message{{Type: opencube.Test, From: 3, To: 0, J: proto.Nil, Src: proto.Nil}})
 	j.handleData(frame, 1)
 	if in.malformed != 1 || !strings.Contains(in.malformedErr, "message type") || in.stats.Steps != 0 {
