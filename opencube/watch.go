@@ -141,8 +141,7 @@ func (n *Node) chaseHops() uint8 { return uint8(min(1<<n.rule.PMax, 4*n.rule.PMa
 // still holds that request. A requester learns of its holder from
 // heartbeats, and its request may have moved on since the last one; a chase
 // that followed such a stale edge could come back through nodes that no
-// longer wait on one another (a false cycle, each costing a search: under
-// saturation with crashes they were a third of all searches).
+// longer wait on one another (a false cycle, each costing a search).
 func (n *Node) chase(m proto.Message, out *proto.Output) {
 	if n.cfg.Paper || n.searching || !n.waitingToken() || !n.core.Holds(m.From, uint32(m.Gen)) {
 		return
