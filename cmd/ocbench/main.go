@@ -148,14 +148,14 @@ Bounds and budget:
 const examples = `
 Examples:
   ocbench                                   the ipsc2 preset: N=32 with 300 crashes, N=64 with 200, beside the paper
-                                            (saved as results/runs/<date>-ipsc2-seed1.json and a row per run in results/runs/runs.csv)
+                                            (saved as runs/<date>-ipsc2-seed1.json and a row per run in runs/runs.csv)
   ocbench --algo all --nodes 32,64 --workload saturated          failure-free: every algorithm, messages per request
   ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json   the JSON record on stdout
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
   ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
   ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
-  ocbench report results/runs/                                   a report with plots of the saved runs (ocbench report --help)
+  ocbench report runs/                                           a report with plots of the saved runs (ocbench report --help)
   ocbench version                                                version, commit, Go version, MPI support
 `
 

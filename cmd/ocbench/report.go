@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -14,7 +15,7 @@ import (
 
 const reportExamples = `
 Examples:
-  ocbench report results/runs/                         every saved run, into ocbench-report/report.md and SVG plots
+  ocbench report runs/                                 every saved run, into ocbench-report/report.md and SVG plots
   ocbench report --format html --image png -o r/ a.json b.json
                                                        one self-contained r/report.html with PNG plots
 `
@@ -50,8 +51,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintf(stderr, "ocbench report: no saved runs given (files or directories, e.g. %s%s/; see ocbench report --help)\n",
-			defaultOut, results.RunsDir)
+		fmt.Fprintf(stderr, "ocbench report: no saved runs given (files or directories, e.g. %s/; see ocbench report --help)\n",
+			filepath.Join(defaultOut, results.RunsDir))
 		return 2
 	}
 	ins, err := report.Load(fs.Args())

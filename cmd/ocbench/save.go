@@ -27,11 +27,11 @@ type saveOptions struct {
 }
 
 // defaultOut is the default results directory; runs go in its runs/.
-const defaultOut = "results/"
+const defaultOut = "."
 
 // addSaveFlags adds the flags of saveOptions to fs.
 func addSaveFlags(fs *pflag.FlagSet, o *saveOptions) {
-	fs.StringVar(&o.out, "out", defaultOut, "results directory: every run is saved as a new JSON file and a row of runs.csv in its "+results.RunsDir+"/ ('' or --no-save: don't save)")
+	fs.StringVar(&o.out, "out", defaultOut, "directory whose "+results.RunsDir+"/ gets every run, as a new JSON file and a row of runs.csv ('' or --no-save: don't save)")
 	fs.BoolVar(&o.noSave, "no-save", false, "don't save the run (same as --out '')")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar and no 'saved' line on stderr")
 }

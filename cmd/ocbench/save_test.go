@@ -87,7 +87,7 @@ func TestSaveFlags(t *testing.T) {
 		stderr string // what stderr contains ("" : nothing)
 		saved  bool   // a run saved under the default directory
 	}{
-		{"default directory", nil, 0, "saved results/runs/", true},
+		{"default directory", nil, 0, "saved runs/", true},
 		{"quiet", []string{"-q"}, 0, "", true},
 		{"no-save", []string{"--no-save"}, 0, "", false},
 		{"out empty", []string{"--out", ""}, 0, "", false},
@@ -95,7 +95,7 @@ func TestSaveFlags(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			os.RemoveAll("results")
+			os.RemoveAll("runs")
 			var out, errb bytes.Buffer
 			code := run(append(append([]string{}, small...), c.args...), &out, &errb)
 			if code != c.code {
@@ -104,7 +104,7 @@ func TestSaveFlags(t *testing.T) {
 			if c.stderr == "" && errb.Len() > 0 || !strings.Contains(errb.String(), c.stderr) || strings.Count(errb.String(), "\n") > 1 {
 				t.Errorf("stderr %q, want one line with %q", errb.String(), c.stderr)
 			}
-			if got := len(savedFiles(t, "results")) == 1; got != c.saved {
+			if got := len(savedFiles(t, ".")) == 1; got != c.saved {
 				t.Errorf("saved: %v, want %v", got, c.saved)
 			}
 		})
@@ -114,11 +114,11 @@ func TestSaveFlags(t *testing.T) {
 // TestDefaultDirUnwritable: with the default results directory impossible
 // to create, the run still prints its table and exits 0, with a warning.
 func TestDefaultDirUnwritable(t *testing.T) {
-	os.RemoveAll("results")
-	if err := os.WriteFile("results", nil, 0o644); err != nil {
+	os.RemoveAll("runs")
+	if err := os.WriteFile("runs", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove("results")
+	defer os.Remove("runs")
 	var out, errb bytes.Buffer
 	if code := run([]string{"--nodes", "4", "--requests", "10"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -174,7 +174,7 @@ func TestHelp(t *testing.T) {
 	for _, c := range []struct {
 		name, want string // want "": no default shown
 	}{
-		{"nodes", "(default 32)"}, {"out", `(default "results/")`}, {"crashes", "(default 0)"}, {"workload", `(default "sequential")`},
+		{"nodes", "(default 32)"}, {"out", `(default ".")`}, {"crashes", "(default 0)"}, {"workload", `(default "sequential")`},
 		{"preset", ""}, {"trace", ""}, {"json", ""}, {"no-save", ""}, {"quiet", ""}, {"fifo", ""},
 	} {
 		f := fs.Lookup(c.name)
@@ -192,7 +192,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("--%s: %q shows its empty default", c.name, line)
 		}
 	}
-	for _, want := range []string{"ocbench report results/runs/", "ocbench version", "--preset ipsc2", "--json"} {
+	for _, want := range []string{"ocbench report runs/", "ocbench version", "--preset ipsc2", "--json"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("help lacks the example %q", want)
 		}
