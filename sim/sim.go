@@ -454,10 +454,9 @@ func (v *Violation) Error() string {
 	return fmt.Sprintf("invariant violated at step %d (t=%.6fs, seed %d): %s", v.Step, v.Time, v.Seed, v.What)
 }
 
-func (s *Sim) traceEv(ev string, node proto.NodeID) {
-	if s.trace == nil {
-		return
-	}
+// traceHead writes the start of a trace line: time, node and event, the
+// event's closing quote left open.
+func (s *Sim) traceHead(ev string, node proto.NodeID) *bufio.Writer {
 	w := s.trace
 	w.WriteString(`{"t":`)
 	w.WriteString(strconv.FormatFloat(s.now, 'g', -1, 64))
@@ -465,20 +464,21 @@ func (s *Sim) traceEv(ev string, node proto.NodeID) {
 	w.WriteString(strconv.Itoa(int(node)))
 	w.WriteString(`,"ev":"`)
 	w.WriteString(ev)
-	w.WriteString("\"}\n")
+	return w
+}
+
+func (s *Sim) traceEv(ev string, node proto.NodeID) {
+	if s.trace == nil {
+		return
+	}
+	s.traceHead(ev, node).WriteString("\"}\n")
 }
 
 func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
 	if s.trace == nil {
 		return
 	}
-	w := s.trace
-	w.WriteString(`{"t":`)
-	w.WriteString(strconv.FormatFloat(s.now, 'g', -1, 64))
-	w.WriteString(`,"node":`)
-	w.WriteString(strconv.Itoa(int(node)))
-	w.WriteString(`,"ev":"`)
-	w.WriteString(ev)
+	w := s.traceHead(ev, node)
 	w.WriteString(`","type":"`)
 	w.WriteString(s.typeName(m.Type))
 	w.WriteString(`","from":`)
