@@ -43,18 +43,3 @@ func Algorithm(name string) (proto.Algorithm, error) {
 	}
 	return a, nil
 }
-
-// NoToken is TokenType's answer for an algorithm without a token: a type no
-// message has (types are below proto.MaxMsgTypes).
-const NoToken proto.MsgType = 255
-
-// TokenType returns the message type that algo marks as its token, or
-// NoToken.
-func TokenType(algo proto.Algorithm) proto.MsgType {
-	for k, t := range algo.MessageTypes() {
-		if t.Token {
-			return proto.MsgType(k)
-		}
-	}
-	return NoToken
-}

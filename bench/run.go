@@ -353,7 +353,7 @@ type budgeter func(spec Spec, until float64) budget
 func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	algo := Algorithms[spec.Algorithm] // Validate checked the name
 	nodes := NewNodes(spec)
-	token := TokenType(algo)
+	token := proto.TokenType(algo.MessageTypes())
 	o := &outcome{}
 	delta := spec.Delta
 	plan := spec.Faults.plan(spec.Seed, spec.Nodes, delta)

@@ -626,9 +626,17 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 	c := &n.core
 	c.Father = k
 	if n.waitingToken() {
-		n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
+		n.reissue(k, out)
 	}
 	n.attached(k, out)
+}
+
+// reissue sends the request the node waits for again to k, on its own
+// account, with the same serial (cause failure): after a search, or to the
+// node it suspects (watch.go).
+func (n *Node) reissue(k proto.NodeID, out *proto.Output) {
+	c := &n.core
+	n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
 }
 
 // becomeRoot ends a search whose last phase failed: the node will become

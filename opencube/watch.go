@@ -1,9 +1,6 @@
 package opencube
 
-import (
-	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/scheme"
-)
+import "github.com/ocbench/ocbench/proto"
 
 // Failure detection: suspect the node that holds your request, not the
 // clock (docs/failures.md, "Detection").
@@ -100,7 +97,7 @@ func (n *Node) again(out *proto.Output) bool {
 		return false
 	}
 	n.againTag, n.againFor = c.Tag, c.Mandator
-	n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: x, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
+	n.reissue(x, out)
 	return true
 }
 

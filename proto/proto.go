@@ -27,6 +27,20 @@ type MsgType uint8
 // sends in arrays of this size).
 const MaxMsgTypes = 32
 
+// NoToken is TokenType's answer for message types without a token: a type
+// no message has (types are below MaxMsgTypes).
+const NoToken MsgType = 255
+
+// TokenType returns the first of types marked as the token, or NoToken.
+func TokenType(types []MessageType) MsgType {
+	for k, t := range types {
+		if t.Token {
+			return MsgType(k)
+		}
+	}
+	return NoToken
+}
+
 // MessageType describes one of an algorithm's message types.
 type MessageType struct {
 	// Name names the type in records and traces ("request", "token").

@@ -60,10 +60,9 @@ type instance struct {
 	stats  rankReport
 	perTag []uint32 // normal messages sent per request serial (the report's PerTag)
 	sent   [proto.MaxMsgTypes][proto.NumCauses]int64
-	// token is the algorithm's token type (bench.NoToken: none), types
-	// its number of message types.
+	// token is the algorithm's token type (proto.NoToken: none), names its
+	// message types.
 	token proto.MsgType
-	types int
 	names []proto.MessageType
 
 	malformed    int64
@@ -95,8 +94,8 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	in.life = make([]uint32, s.Nodes)
 	in.thinks = make([]uint32, s.Nodes)
 	algo := bench.Algorithms[s.Algorithm]
-	in.token, in.names = bench.TokenType(algo), algo.MessageTypes()
-	in.types = len(in.names)
+	in.names = algo.MessageTypes()
+	in.token = proto.TokenType(in.names)
 	in.stats.Tally = bench.NewTally(len(plan))
 	in.stats.Crashes = len(plan)
 	return in

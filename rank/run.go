@@ -643,8 +643,8 @@ func (j *job) handleData(buf []byte, src int) {
 		if m := &j.msgs[k]; j.rankOf(m.To) != j.rank {
 			j.malformed(fmt.Errorf("from rank %d: message for node %d, which rank %d hosts", src, m.To, j.rankOf(m.To)))
 			return
-		} else if int(m.Type) >= in.types {
-			j.malformed(fmt.Errorf("from rank %d: message type %d, %s has %d", src, m.Type, in.spec.Algorithm, in.types))
+		} else if int(m.Type) >= len(in.names) {
+			j.malformed(fmt.Errorf("from rank %d: message type %d, %s has %d", src, m.Type, in.spec.Algorithm, len(in.names)))
 			return
 		}
 	}

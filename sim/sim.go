@@ -171,7 +171,7 @@ type Sim struct {
 	inFlight       int
 	stormAt        int // stormInFlight(N)
 	tokensInFlight int
-	token          proto.MsgType // the token's type (noToken: none)
+	token          proto.MsgType // the token's type (proto.NoToken: none)
 	tokenHolders   int
 	inCS           int
 	lastTokens     int
@@ -189,10 +189,6 @@ type Sim struct {
 	// Stats are the run's counters.
 	Stats Stats
 }
-
-// noToken is the token's type when the algorithm has none: a type no
-// message has (types are below proto.MaxMsgTypes).
-const noToken proto.MsgType = 255
 
 // typeName names a message type by Config.Types.
 func (s *Sim) typeName(t proto.MsgType) string {
@@ -220,12 +216,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 
 		stormAt: stormInFlight(len(nodes)),
 	}
-	s.token = noToken
-	for k, t := range cfg.Types {
-		if t.Token {
-			s.token = proto.MsgType(k)
-		}
-	}
+	s.token = proto.TokenType(cfg.Types)
 	if cfg.FIFO {
 		s.fifo = make(map[[2]proto.NodeID]float64)
 	}
