@@ -288,3 +288,36 @@ type Invariant struct {
 	// Check returns the violation, or nil if the property holds.
 	Check func(s System) error
 }
+
+// The optional parts of an algorithm's descriptor: a runtime asks for them
+// with a type assertion, and an algorithm implements those that apply.
+
+// FIFOAlgorithm is implemented by an algorithm that assumes FIFO channels
+// (Lamport's): runtimes deliver its messages in sending order between each
+// pair of nodes whatever the run's channel setting, and say so.
+type FIFOAlgorithm interface {
+	NeedsFIFO() bool
+}
+
+// QuorumAlgorithm is implemented by a quorum-based algorithm (Maekawa's,
+// Agrawal–El Abbadi's): QuorumSize is the size K of a node's quorum in a
+// system of n nodes (the largest, if they differ), the node itself
+// included; run records report it as quorum_size.
+type QuorumAlgorithm interface {
+	QuorumSize(n int) int
+}
+
+// Cost is the message cost of one critical section that an algorithm's
+// authors or the survey state: from Low to High messages (equal when
+// exact), and Text as the paper writes it ("2(N−1)", "3√N … 5√N").
+type Cost struct {
+	Low, High float64
+	Text      string
+}
+
+// CostAlgorithm is implemented by an algorithm whose message cost per
+// critical section a paper states, for a system of n nodes; comparison
+// tables print it beside the measured cost.
+type CostAlgorithm interface {
+	StatedCost(n int) Cost
+}
