@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 )
 
 // Targets lists how crash victims are chosen; the first is the default.
@@ -294,7 +295,7 @@ func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool,
 		pmax, _ := hypercube.Log2(len(nodes))
 		want := k % (pmax + 1)
 		for i, n := range nodes {
-			if v := n.View(); v.Up && hypercube.PowerWith(i, int(v.Father), pmax) == want {
+			if t, ok := scheme.TreeOf(n); ok && n.View().Up && hypercube.PowerWith(i, int(t.Father), pmax) == want {
 				cands = append(cands, proto.NodeID(i))
 			}
 		}
@@ -310,15 +311,16 @@ func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool,
 	case "path":
 		for i, n := range nodes {
 			v := n.View()
+			t, _ := scheme.TreeOf(n)
 			queued := false
 			n.Waiting(func(proto.NodeID) { queued = true })
-			if v.Up && ((v.Asked && v.Mandator != proto.Nil && v.Mandator != proto.NodeID(i)) || queued) {
+			if v.Up && ((v.Asked && t.Mandator != proto.Nil && t.Mandator != proto.NodeID(i)) || queued) {
 				cands = append(cands, proto.NodeID(i))
 			}
 		}
 	case "root":
 		for i, n := range nodes {
-			if v := n.View(); v.Up && v.Father == proto.Nil && !v.Searching {
+			if t, ok := scheme.TreeOf(n); ok && n.View().Up && t.Father == proto.Nil && !t.Searching {
 				cands = append(cands, proto.NodeID(i))
 			}
 		}

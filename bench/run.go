@@ -10,6 +10,7 @@ import (
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -523,7 +524,7 @@ func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, ta
 		return
 	}
 	pmax, _ := hypercube.Log2(len(nodes))
-	o.victimPower = append(o.victimPower, hypercube.PowerWith(int(victim), int(nodes[victim].View().Father), pmax))
+	o.victimPower = append(o.victimPower, hypercube.PowerWith(int(victim), int(scheme.FatherOf(nodes[victim])), pmax))
 	o.crashes = append(o.crashes, s.Now())
 	o.perFailure = append(o.perFailure, 0)
 	o.firstEntry = append(o.firstEntry, -1)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 )
 
 // TestPaperExample replays the open-cube paper's §3.2 example on 16 nodes
@@ -50,13 +51,13 @@ func TestPaperExample(t *testing.T) {
 	}
 	// The final situation (Figure 8), paper numbering, 0 = nil.
 	want := []proto.NodeID{8, 1, 1, 3, 8, 5, 8, 0, 8, 9, 9, 11, 9, 13, 13, 15}
-	for i, f := range net.Fathers() {
+	for i, f := range net.Fathers(scheme.FatherOf) {
 		if f != want[i] {
 			t.Errorf("father of node %d = %d, want %d", i+1, f, want[i])
 		}
 	}
-	if v := net.Nodes[7].View(); !v.TokenHere || v.Asked || v.Lender != 7 {
-		t.Errorf("node 8 ends with token_here=%v asked=%v lender=%d, want the idle root", v.TokenHere, v.Asked, v.Lender+1)
+	if v, l := net.Nodes[7].View(), net.Nodes[7].(scheme.TreeNode).Tree().Lender; !v.TokenHere || v.Asked || l != 7 {
+		t.Errorf("node 8 ends with token_here=%v asked=%v lender=%d, want the idle root", v.TokenHere, v.Asked, l+1)
 	}
 	if len(net.Pending) != 0 {
 		t.Errorf("%d messages still pending", len(net.Pending))

@@ -80,7 +80,7 @@ func TestPaperFailureExample(t *testing.T) {
 	net.Input(9, proto.Recover, "test(1) 9→10")
 	net.Deliver("test(1) 9→10", "answer(1) 10→9")
 	net.Deliver("answer(1) 10→9")
-	if f := net.Fathers()[8]; f != 10 {
+	if f := net.Fathers(scheme.FatherOf)[8]; f != 10 {
 		t.Fatalf("9 concluded with father %d, want 10", f)
 	}
 	// 2δ after recovering, 9 takes tokens again and serves its queue
@@ -99,7 +99,7 @@ func TestPaperFailureExample(t *testing.T) {
 	net.Deliver("token(10) 10→13")
 	net.InCS(13)
 	want := map[int]proto.NodeID{9: 10, 10: 0, 12: 10, 13: 10, 11: 12}
-	f := net.Fathers()
+	f := net.Fathers(scheme.FatherOf)
 	for node, w := range want {
 		if f[node-1] != w {
 			t.Errorf("father of %d = %d, want %d", node, f[node-1], w)
@@ -141,8 +141,8 @@ func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
 	net.Deliver("regenerate(nil) 3→4")
 	net.Fire(3, timerConfirm)
 	net.InCS(3)
-	if v := net.Nodes[2].View(); v.Father != proto.Nil || v.Gen != nextGen(0, 2) {
-		t.Fatalf("c: father %d gen %x, want the root with a regenerated token of generation %x", v.Father+1, v.Gen, nextGen(0, 2))
+	if v, f := net.Nodes[2].View(), scheme.FatherOf(net.Nodes[2]); f != proto.Nil || v.Gen != nextGen(0, 2) {
+		t.Fatalf("c: father %d gen %x, want the root with a regenerated token of generation %x", f+1, v.Gen, nextGen(0, 2))
 	}
 	// dist3(2) = 2 = power(3): c is transit for b and gives the token up.
 	net.Exit(3, "token(nil) 3→2")
@@ -220,7 +220,7 @@ func TestUnexpectedLoanKeepsFather(t *testing.T) {
 	net.Deliver("request(4) 4→3", "request(4) 3→1") // 3 is transit: father3 := 4
 	net.Pending = append(net.Pending, proto.Message{Type: scheme.Token, From: 0, To: 2, J: 0, Src: 2, Tag: 1})
 	net.Deliver("token(1) 1→3", "token(nil) 3→1")
-	if f := net.Fathers()[2]; f != 4 {
+	if f := net.Fathers(scheme.FatherOf)[2]; f != 4 {
 		t.Fatalf("father of 3 = %d, want 4", f)
 	}
 	if v := net.Nodes[2].View(); v.TokenHere || v.Asked {
@@ -284,7 +284,7 @@ func TestConcurrentSearchTwoLowerSearchers(t *testing.T) {
 	net := seed99(t, Config{CSEstimate: 1, RetestDelay: 3, Paper: true})
 	net.Deliver("test(3) 4→2")
 	net.Deliver("test(3) 4→3")
-	if f := net.Fathers(); f[2] != 4 || f[3] != 4 {
+	if f := net.Fathers(scheme.FatherOf); f[2] != 4 || f[3] != 4 {
 		t.Fatalf("fathers of 2 and 3: %d and %d, want 4 and 4 (the paper's rule)", f[2], f[3])
 	}
 }
@@ -306,7 +306,7 @@ func TestConcurrentSearchLowerPhasesFirst(t *testing.T) {
 	net.Drop("test(2) 2→0")
 	net.Deliver("test(2) 2→1")
 	net.Fire(2, timerPhase) // phase 3: 2 concludes with father 4, no test
-	if f := net.Fathers(); f[2] != 4 || f[3] != 2 {
+	if f := net.Fathers(scheme.FatherOf); f[2] != 4 || f[3] != 2 {
 		t.Fatalf("fathers of 2 and 3: %d and %d, want 4 and 2", f[2], f[3])
 	}
 }
@@ -347,7 +347,7 @@ func TestSecondSonAtSameDistance(t *testing.T) {
 	net.Deliver("request(3) 2→0", "token(0) 0→3") // from 2, the son 0 knows: no probe
 	net.Deliver("token(0) 0→3")
 	net.InCS(3)
-	if f := net.Fathers(); f[2] != 3 || f[3] != 0 {
+	if f := net.Fathers(scheme.FatherOf); f[2] != 3 || f[3] != 0 {
 		t.Fatalf("fathers of 2 and 3: %d and %d, want 3 and 0", f[2], f[3])
 	}
 	if s := node(net, 0).son(2); s != 3 {

@@ -37,10 +37,10 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 func Shape(s proto.System) error {
 	nodes := s.Nodes()
 	pmax, _ := hypercube.Log2(len(nodes))
-	views := make([]proto.View, len(nodes))
+	views := make([]view, len(nodes))
 	partial := false
 	for i, nd := range nodes {
-		views[i] = nd.View()
+		views[i] = viewOf(nd)
 		if !views[i].Up {
 			partial = true
 			continue
@@ -96,7 +96,7 @@ func Shape(s proto.System) error {
 func IdleRoots(s proto.System) error {
 	first := proto.Nil
 	for i, nd := range s.Nodes() {
-		v := nd.View()
+		v := viewOf(nd)
 		if !v.Up || v.Asked || v.Searching || v.Father != proto.Nil {
 			continue
 		}
@@ -106,4 +106,16 @@ func IdleRoots(s proto.System) error {
 		first = proto.NodeID(i)
 	}
 	return nil
+}
+
+// view is what the open-cube's checks read of a node: its view and its
+// token-tree state.
+type view struct {
+	proto.View
+	scheme.TreeView
+}
+
+func viewOf(nd proto.Node) view {
+	t, _ := scheme.TreeOf(nd)
+	return view{nd.View(), t}
 }

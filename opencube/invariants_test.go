@@ -4,14 +4,16 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
 )
 
 // viewNode is a node that only shows a view: the invariants read nothing
 // else of it.
-type viewNode struct{ v proto.View }
+type viewNode struct{ v view }
 
 func (n *viewNode) Step(proto.Input, *proto.Output) {}
-func (n *viewNode) View() proto.View                { return n.v }
+func (n *viewNode) View() proto.View                { return n.v.View }
+func (n *viewNode) Tree() scheme.TreeView           { return n.v.TreeView }
 func (n *viewNode) Waiting(func(proto.NodeID))      {}
 
 // views is a proto.System of view-only nodes, nothing down, nothing in
@@ -27,12 +29,12 @@ func initial(n int) views {
 	s := make(views, n)
 	a := Algorithm{FT: &Config{}}
 	for i, nd := range a.NewNodes(n) {
-		s[i] = &viewNode{nd.View()}
+		s[i] = &viewNode{viewOf(nd)}
 	}
 	return s
 }
 
-func (s views) set(id proto.NodeID, f func(v *proto.View)) { f(&s[id].(*viewNode).v) }
+func (s views) set(id proto.NodeID, f func(v *view)) { f(&s[id].(*viewNode).v) }
 
 // TestIdleRoots: in a run with crashes, at most one live node that neither
 // asks nor searches is a root.
@@ -43,12 +45,12 @@ func TestIdleRoots(t *testing.T) {
 		want string
 	}{
 		{name: "initial open-cube"},
-		{name: "two idle roots", edit: func(s views) { s.set(3, func(v *proto.View) { v.Father = proto.Nil }) },
+		{name: "two idle roots", edit: func(s views) { s.set(3, func(v *view) { v.Father = proto.Nil }) },
 			want: "crash relations: two idle roots, nodes 0 and 3"},
-		{name: "a second root that asks", edit: func(s views) { s.set(3, func(v *proto.View) { v.Father, v.Asked = proto.Nil, true }) }},
-		{name: "a second root that searches", edit: func(s views) { s.set(3, func(v *proto.View) { v.Father, v.Searching = proto.Nil, true }) }},
-		{name: "a second root that is down", edit: func(s views) { s.set(3, func(v *proto.View) { v.Father, v.Up = proto.Nil, false }) }},
-		{name: "no root (crashes may leave none)", edit: func(s views) { s.set(0, func(v *proto.View) { v.Father = 1 }) }},
+		{name: "a second root that asks", edit: func(s views) { s.set(3, func(v *view) { v.Father, v.Asked = proto.Nil, true }) }},
+		{name: "a second root that searches", edit: func(s views) { s.set(3, func(v *view) { v.Father, v.Searching = proto.Nil, true }) }},
+		{name: "a second root that is down", edit: func(s views) { s.set(3, func(v *view) { v.Father, v.Up = proto.Nil, false }) }},
+		{name: "no root (crashes may leave none)", edit: func(s views) { s.set(0, func(v *view) { v.Father = 1 }) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -77,7 +79,7 @@ func TestShapeOfInitialCubes(t *testing.T) {
 			t.Fatalf("N=%d: %v", n, err)
 		}
 		if n >= 4 {
-			s.set(3, func(v *proto.View) { v.Father = 0 }) // 2 and 3 both at distance 2 from 0
+			s.set(3, func(v *view) { v.Father = 0 }) // 2 and 3 both at distance 2 from 0
 			if err := Shape(s); err == nil || err.Error() != "open-cube: node 0 has two sons of power 1" {
 				t.Fatalf("N=%d: got %v, want two sons of power 1", n, err)
 			}

@@ -167,11 +167,18 @@ func (n *Node) Power() int {
 // View implements proto.Node.
 func (n *Node) View() proto.View {
 	v := n.core.View()
-	v.Up, v.Searching = n.up, n.searching
+	v.Up = n.up
 	if !n.up {
 		v.TokenHere, v.InCS, v.Asked = false, false, false
 	}
 	return v
+}
+
+// Tree implements scheme.TreeNode.
+func (n *Node) Tree() scheme.TreeView {
+	t := n.core.Tree()
+	t.Searching = n.searching
+	return t
 }
 
 // Waiting implements proto.Node.

@@ -194,16 +194,15 @@ type Event uint8
 // MaxEvents bounds the events of one algorithm.
 const MaxEvents = 32
 
-// View is the part of a node's state the invariant checks read.
+// View is the part of a node's state that runtimes and the checks of every
+// algorithm read. An algorithm family's own state (the token tree's father,
+// mandator and lender) is read through an interface of its own package
+// (scheme.TreeNode).
 type View struct {
 	Up        bool
-	TokenHere bool
-	InCS      bool
-	Asked     bool
-	Father    NodeID
-	Mandator  NodeID
-	Lender    NodeID
-	Searching bool   // open-cube: a search_father is in progress
+	TokenHere bool   // token-based: the node holds the token
+	InCS      bool   // the node is in the critical section
+	Asked     bool   // the node has a request of its own outstanding
 	Tag       uint32 // the serial of the CS request the node is serving
 	Gen       uint64 // the generation of the token held or last seen
 }

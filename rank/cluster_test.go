@@ -159,7 +159,7 @@ func (misdirected) Step(in proto.Input, out *proto.Output) {
 		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: 0, To: proto.Nil, J: 0, Src: 0, Tag: in.Tag})
 	}
 }
-func (misdirected) View() proto.View           { return proto.View{Up: true, Asked: true, Father: proto.Nil} }
+func (misdirected) View() proto.View           { return proto.View{Up: true, Asked: true} }
 func (misdirected) Waiting(func(proto.NodeID)) {}
 
 // oneRun returns a job of the given ranks' rank 0 (on goroutine Comms,

@@ -34,8 +34,13 @@ func ATree(s proto.System) error {
 	nodes := s.Nodes()
 	n := len(nodes)
 	views := make([]proto.View, n)
+	trees := make([]TreeView, n)
 	for i, nd := range nodes {
 		views[i] = nd.View()
+		var ok bool
+		if trees[i], ok = TreeOf(nd); !ok {
+			return fmt.Errorf("a_tree: node %d is not a node of the general scheme (%T)", i, nd)
+		}
 	}
 	parent := make([]proto.NodeID, n)
 	for i := range parent {
@@ -51,19 +56,19 @@ func ATree(s proto.System) error {
 		return true
 	}
 	for i, v := range views {
-		id := proto.NodeID(i)
+		id, t := proto.NodeID(i), trees[i]
 		switch {
-		case !v.Asked && v.Father != proto.Nil:
-			if !set(id, v.Father, "a1") {
+		case !v.Asked && t.Father != proto.Nil:
+			if !set(id, t.Father, "a1") {
 				return err
 			}
-		case v.Asked && v.TokenHere && v.Father != proto.Nil:
-			if !set(id, v.Father, "a5") {
+		case v.Asked && v.TokenHere && t.Father != proto.Nil:
+			if !set(id, t.Father, "a5") {
 				return err
 			}
 		}
-		if v.Mandator != proto.Nil && v.Mandator != id && views[v.Mandator].Asked {
-			if !set(v.Mandator, id, "a3") {
+		if t.Mandator != proto.Nil && t.Mandator != id && views[t.Mandator].Asked {
+			if !set(t.Mandator, id, "a3") {
 				return err
 			}
 		}

@@ -315,7 +315,45 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Father: n.Father, Mandator: n.Mandator, Lender: n.Lender, Tag: n.Tag, Gen: n.Gen}
+	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Tag: n.Tag, Gen: n.Gen}
+}
+
+// Tree implements TreeNode.
+func (n *Node) Tree() TreeView {
+	return TreeView{Father: n.Father, Mandator: n.Mandator, Lender: n.Lender}
+}
+
+// TreeView is the token-tree state of a node of the general scheme's family
+// that the a_tree check, the open-cube's checks and the crash targets read.
+type TreeView struct {
+	Father   proto.NodeID
+	Mandator proto.NodeID
+	Lender   proto.NodeID
+	// Searching: the open-cube's search_father is in progress.
+	Searching bool
+}
+
+// TreeNode is a node of the general scheme's family: a proto.Node whose
+// token-tree state can be read.
+type TreeNode interface {
+	proto.Node
+	Tree() TreeView
+}
+
+// FatherOf returns the father of n, a node of the general scheme's family
+// (proto.Nil for any other node).
+func FatherOf(n proto.Node) proto.NodeID {
+	t, _ := TreeOf(n)
+	return t.Father
+}
+
+// TreeOf returns the token-tree state of n, and false if n is not a node of
+// the general scheme's family.
+func TreeOf(n proto.Node) (TreeView, bool) {
+	if t, ok := n.(TreeNode); ok {
+		return t.Tree(), true
+	}
+	return TreeView{Father: proto.Nil, Mandator: proto.Nil, Lender: proto.Nil}, false
 }
 
 // Waiting implements proto.Node.

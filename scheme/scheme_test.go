@@ -55,18 +55,18 @@ func TestRR1692Example(t *testing.T) {
 
 	// The final situation (RR-1692 Figure 3): fathers, mandators, the token.
 	wantFather := []proto.NodeID{3, 3, 0, 5, 3, 5, 8, 6} // paper numbering, 0 = nil
-	for i, f := range net.Fathers() {
+	for i, f := range net.Fathers(FatherOf) {
 		if f != wantFather[i] {
 			t.Errorf("father of node %d = %d, want %d", i+1, f, wantFather[i])
 		}
 	}
 	for i, nd := range net.Nodes {
-		v := nd.View()
-		if v.Asked || v.Mandator != proto.Nil || v.TokenHere != (i == 2) {
-			t.Errorf("node %d ends with asked=%v mandator=%d token_here=%v", i+1, v.Asked, v.Mandator, v.TokenHere)
+		v, tr := nd.View(), nd.(TreeNode).Tree()
+		if v.Asked || tr.Mandator != proto.Nil || v.TokenHere != (i == 2) {
+			t.Errorf("node %d ends with asked=%v mandator=%d token_here=%v", i+1, v.Asked, tr.Mandator, v.TokenHere)
 		}
 	}
-	if l := net.Nodes[2].View().Lender; l != 2 {
+	if l := net.Nodes[2].(TreeNode).Tree().Lender; l != 2 {
 		t.Errorf("lender of the new root 3 = %d, want itself", l+1)
 	}
 }

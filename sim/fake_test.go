@@ -26,7 +26,7 @@ import (
 //     test writes by hand.
 type fake struct {
 	id    proto.NodeID
-	v     proto.View
+	v     fview
 	queue []proto.NodeID
 	pokes []func(f *fake, out *proto.Output)
 	recv  func(f *fake, m proto.Message, out *proto.Output)
@@ -58,7 +58,16 @@ func (f *fake) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
-func (f *fake) View() proto.View { return f.v }
+func (f *fake) View() proto.View { return f.v.View }
+
+// Tree implements scheme.TreeNode.
+func (f *fake) Tree() scheme.TreeView { return f.v.TreeView }
+
+// fview is a fake's state: its view and its token-tree state.
+type fview struct {
+	proto.View
+	scheme.TreeView
+}
 
 func (f *fake) Waiting(fn func(j proto.NodeID)) {
 	for _, j := range f.queue {
@@ -72,11 +81,9 @@ func (f *fake) Waiting(fn func(j proto.NodeID)) {
 func system(n int) []*fake {
 	fs := make([]*fake, n)
 	for i := range fs {
-		fs[i] = &fake{id: proto.NodeID(i), v: proto.View{
-			Up:       true,
-			Father:   proto.NodeID(hypercube.Father(i)),
-			Mandator: proto.Nil,
-			Lender:   proto.Nil,
+		fs[i] = &fake{id: proto.NodeID(i), v: fview{
+			View:     proto.View{Up: true},
+			TreeView: scheme.TreeView{Father: proto.NodeID(hypercube.Father(i)), Mandator: proto.Nil, Lender: proto.Nil},
 		}}
 	}
 	fs[0].v.TokenHere = true

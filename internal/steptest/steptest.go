@@ -192,12 +192,13 @@ func (n *Net) InCS(id proto.NodeID) {
 	}
 }
 
-// Fathers returns the father of every node, with the net's numbering
-// (0 for nil when Base is 1).
-func (n *Net) Fathers() []proto.NodeID {
+// Fathers returns the father of every node, read by father (a token-tree
+// algorithm's scheme.FatherOf), with the net's numbering (0 for nil when
+// Base is 1).
+func (n *Net) Fathers(father func(proto.Node) proto.NodeID) []proto.NodeID {
 	out := make([]proto.NodeID, len(n.Nodes))
 	for i, nd := range n.Nodes {
-		f := nd.View().Father
+		f := father(nd)
 		if f == proto.Nil {
 			out[i] = n.Base - 1
 		} else {
