@@ -206,7 +206,7 @@ const (
 // outcome is what one simulation leaves for the record.
 type outcome struct {
 	sim         *sim.Sim
-	drv         *driver
+	drv         *Workload
 	err         error
 	crashes     []float64 // crash times, seconds
 	recoveries  int
@@ -364,7 +364,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	}
 	limit := &budgetCheck{budget: budgetOf(spec, until)}
 	var s *sim.Sim
-	var drv *driver
+	var drv *Workload
 	var repair *repairPass
 	var report func(done bool)
 	if spec.Progress != nil {
@@ -405,7 +405,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 			for k := len(o.firstEntry) - 1; k >= 0 && o.firstEntry[k] < 0; k-- {
 				o.firstEntry[k] = s.Now() - o.crashes[k]
 			}
-			drv.entered(id, tag)
+			drv.Entered(id, tag)
 			if report != nil && drv.served%ProgressEvery == 0 {
 				report(false)
 			}
@@ -416,7 +416,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 				repair.quiet()
 				return
 			}
-			drv.quiet()
+			drv.Quiet()
 		},
 		FailureSend: func(m *proto.Message) {
 			limit.poll()
@@ -424,11 +424,12 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		},
 		Crash: func(id proto.NodeID) {
 			limit.poll()
-			drv.crashed(id)
+			drv.Crashed(id)
 		},
 	})
 	limit.s = s
-	drv = newDriver(spec.Workload, s, spec.Seed, spec.Nodes, spec.Requests, until, spec.CSTime*delta, spec.Think*delta)
+	drv = NewWorkload(s, WorkloadConfig{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
+		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta})
 	drv.poll = limit.poll
 	targets := rand.New(rand.NewPCG(spec.Seed, streamTargets))
 	for _, f := range plan {
@@ -440,7 +441,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 			}
 		})
 	}
-	drv.onDone = func() {
+	drv.OnDone = func() {
 		if spec.Repair && spec.Faults.Crashes > 0 {
 			repair = &repairPass{s: s, n: spec.Nodes, cs: spec.CSTime * delta, wait: true}
 			s.After(settle, repair.next)
@@ -462,9 +463,8 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 			// Stuck: nothing served since the last tick, and a request
 			// waits since before it. (A request issued after a quiet spell
 			// longer than the period is not evidence of a stall.)
-			if id, at := drv.oldestWait(); drv.served == lastServed && id != proto.Nil && s.Now()-at >= watch {
-				o.stuck = fmt.Sprintf("no request served for %.0fδ while %d wait, node %d's for %.0fδ (t=%.4fs, seed %d)",
-					watch/delta, drv.issued-drv.served-drv.abandoned, id, (s.Now()-at)/delta, s.Now(), spec.Seed)
+			if why := drv.Stalled(lastServed, watch, delta); why != "" {
+				o.stuck = why
 				s.Stop()
 				return
 			}
@@ -473,7 +473,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		}
 		s.After(watch, tick)
 	}
-	drv.start()
+	drv.Start()
 	o.err = s.Run()
 	o.sim, o.drv = s, drv
 	if st := s.Stats.Storm; st != "" && o.stuck == "" {
@@ -500,7 +500,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 }
 
 // inject crashes the planned or targeted victim and schedules its recovery.
-func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, target string, token proto.MsgType, rng *rand.Rand, delta float64) {
+func inject(s *sim.Sim, drv *Workload, o *outcome, nodes []proto.Node, f fault, target string, token proto.MsgType, rng *rand.Rand, delta float64) {
 	victim := proto.NodeID(f.Node)
 	if victim < 0 {
 		live := 0
@@ -533,7 +533,7 @@ func inject(s *sim.Sim, drv *driver, o *outcome, nodes []proto.Node, f fault, ta
 		s.After(f.Up-f.At, func() {
 			o.recoveries++
 			s.Input(0, victim, proto.Recover, 0)
-			s.After(0, func() { drv.recovered(victim) })
+			s.After(0, func() { drv.Recovered(victim) })
 		})
 	}
 }

@@ -45,59 +45,133 @@ type Host interface {
 	Down(id proto.NodeID) bool
 }
 
-// driver issues CS requests according to a workload and follows them.
-type driver struct {
+// Workload issues CS requests according to a workload and follows them: the
+// one implementation of the workloads that every runtime uses. The
+// simulator drives all nodes with one Workload; each rank of an MPI job
+// drives the nodes it hosts with its own (WorkloadConfig.Hosted, PerNode).
+type Workload struct {
 	kind     string
 	host     Host
 	rng      *rand.Rand
 	seed     uint64
 	n        int
-	requests int64   // issue at least this many
+	hosted   []proto.NodeID
+	requests int64   // issue at least this many (all hosted nodes together)
+	quota    int64   // PerNode: each hosted node issues at least this many
 	until    float64 // and keep issuing until this time (seconds)
 	csTime   float64 // seconds
 	think    float64 // mean think time, seconds
+	tagBase  uint32
+	stride   uint32
 
 	issued, served, abandoned int64
-	pending                   bool // sequential: a request is outstanding
-	issuedAt                  []float64
+	pending                   bool      // sequential: a request is outstanding
+	issuedAt                  []float64 // by serial (tagBase + (k−1)·stride is the k-th tag; sequential: by tag)
 	since                     []float64 // when each node issued its current request, seconds
 	waits                     []float64 // seconds, by served request
 	busy                      []bool    // node has a request issued and not yet finished
 	inCS                      []bool
+	reqTag                    []uint32 // the tag of each node's current request
+	nodeIssued                []int64  // PerNode: requests issued by each node
 	life                      []uint32 // incarnation of each node, bumped at each crash
 	thinks                    []uint32 // poisson: number of think times drawn per node
 	lastEntry                 float64
-	onDone                    func()
-	done                      bool
+	// OnDone is called once no more requests will be issued and every
+	// issued request is served or abandoned.
+	OnDone func()
+	// OnExit, if not nil, is called when node id leaves the critical
+	// section of request tag, before anything else is issued.
+	OnExit func(id proto.NodeID, tag uint32)
+	done   bool
 	// poll, if not nil, is called at every request issued (the run's
 	// budget: budgetCheck).
 	poll func()
 }
 
-func newDriver(kind string, host Host, seed uint64, n int, requests int64, until, csTime, think float64) *driver {
-	return &driver{kind: kind, host: host, seed: seed, rng: rand.New(rand.NewPCG(seed, streamWorkload)), n: n,
-		requests: requests, until: until, csTime: csTime, think: think,
-		issuedAt: make([]float64, 1, requests+1), busy: make([]bool, n), inCS: make([]bool, n),
-		life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
+// WorkloadConfig says what a Workload issues. Times are in seconds.
+type WorkloadConfig struct {
+	Kind     string
+	Seed     uint64
+	Nodes    int
+	Requests int64
+	// Until: requests go on being issued until this time.
+	Until         float64
+	CSTime, Think float64
+	// Hosted are the nodes this host drives (nil: all of them).
+	Hosted []proto.NodeID
+	// PerNode: every hosted node issues at least ⌈Requests/Nodes⌉
+	// requests (a rank of an MPI job, which cannot count the others');
+	// otherwise the hosted nodes issue Requests together.
+	PerNode bool
+	// TagBase and TagStride number the requests: the k-th request
+	// issued here (k = 1, 2, …) has tag TagBase + (k−1)·TagStride, so
+	// that ranks draw disjoint tags (0: 1 and 1).
+	TagBase, TagStride uint32
 }
 
-func (d *driver) start() {
+// NewWorkload returns the workload of c on host; Start starts it.
+func NewWorkload(host Host, c WorkloadConfig) *Workload {
+	if c.TagBase == 0 {
+		c.TagBase = 1
+	}
+	if c.TagStride == 0 {
+		c.TagStride = 1
+	}
+	n := c.Nodes
+	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, streamWorkload)), n: n,
+		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
+		tagBase: c.TagBase, stride: c.TagStride,
+		issuedAt: make([]float64, 1, min(c.Requests, 1<<20)+1), busy: make([]bool, n), inCS: make([]bool, n),
+		reqTag: make([]uint32, n), life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
+	if c.PerNode {
+		d.quota = (c.Requests + int64(n) - 1) / int64(n)
+		d.nodeIssued = make([]int64, n)
+	}
+	if d.hosted == nil {
+		d.hosted = make([]proto.NodeID, n)
+		for i := range d.hosted {
+			d.hosted[i] = proto.NodeID(i)
+		}
+	}
+	return d
+}
+
+// Issued, Served and Abandoned count the requests issued here, those served
+// and those abandoned by a crash of their node.
+func (d *Workload) Issued() int64 { return d.issued }
+
+// Served counts the requests served (see Issued).
+func (d *Workload) Served() int64 { return d.served }
+
+// Abandoned counts the requests abandoned by a crash (see Issued).
+func (d *Workload) Abandoned() int64 { return d.abandoned }
+
+// Waits returns the waits of the served requests, from enter_cs to the
+// entry, in seconds.
+func (d *Workload) Waits() []float64 { return d.waits }
+
+// Until returns the time until which requests are issued, in seconds.
+func (d *Workload) Until() float64 { return d.until }
+
+// Start schedules the workload's first requests (the sequential
+// workload's first only if Sequential is false: a rank waits for its turn).
+func (d *Workload) Start() {
 	switch d.kind {
 	case "sequential":
 		d.host.After(0, d.next)
 	case "poisson":
-		for i := 0; i < d.n; i++ {
-			d.scheduleThink(proto.NodeID(i))
+		for _, id := range d.hosted {
+			d.scheduleThink(id)
 		}
 	case "saturated":
-		for i := 0; i < d.n; i++ {
-			d.later(proto.NodeID(i), 0, d.issue)
+		for _, id := range d.hosted {
+			d.later(id, 0, d.issue)
 		}
 	}
 }
 
 // later calls f(id) dt seconds from now unless node id crashes meanwhile.
-func (d *driver) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
+func (d *Workload) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
 	life := d.life[id]
 	d.host.After(dt, func() {
 		if d.life[id] == life {
@@ -110,7 +184,7 @@ func (d *driver) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
 // id, k), not a draw from a shared stream, so a node's requests come at the
 // same times whatever happens elsewhere (crashes included): a run and its
 // crash-free baseline issue the same requests.
-func (d *driver) thinkTime(id proto.NodeID) float64 {
+func (d *Workload) thinkTime(id proto.NodeID) float64 {
 	k := d.thinks[id]
 	d.thinks[id]++
 	return ThinkTime(d.seed, id, k, d.think)
@@ -123,33 +197,61 @@ func splitmix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-func (d *driver) scheduleThink(id proto.NodeID) {
+func (d *Workload) scheduleThink(id proto.NodeID) {
 	d.later(id, d.thinkTime(id), d.issue)
 }
 
-func (d *driver) more() bool {
-	return d.issued < d.requests || d.host.Now() < d.until
+// more reports whether node id (any node: Nil) may issue another request.
+func (d *Workload) more(id proto.NodeID) bool {
+	if d.host.Now() < d.until {
+		return true
+	}
+	if d.quota > 0 {
+		return id != proto.Nil && d.nodeIssued[id] < d.quota
+	}
+	return d.issued < d.requests
 }
 
 // issue makes node id call enter_cs, if requests remain.
-func (d *driver) issue(id proto.NodeID) {
-	if !d.more() || d.busy[id] || d.host.Down(id) || d.issued >= math.MaxUint32-1 {
+func (d *Workload) issue(id proto.NodeID) {
+	if !d.more(id) || d.busy[id] || d.host.Down(id) || uint64(d.tagBase)+uint64(d.issued+1)*uint64(d.stride) >= math.MaxUint32 {
 		d.check()
 		return
 	}
+	d.enter(id, d.tagBase+uint32(d.issued)*d.stride)
+}
+
+// enter makes node id call enter_cs for request tag.
+func (d *Workload) enter(id proto.NodeID, tag uint32) {
 	if d.poll != nil {
 		d.poll()
 	}
 	d.issued++
+	if d.quota > 0 {
+		d.nodeIssued[id]++
+	}
 	d.busy[id] = true
+	d.reqTag[id] = tag
 	d.since[id] = d.host.Now()
-	d.issuedAt = append(d.issuedAt, d.host.Now())
-	d.host.Input(0, id, proto.EnterCS, uint32(d.issued))
+	k := d.index(tag)
+	for len(d.issuedAt) <= k {
+		d.issuedAt = append(d.issuedAt, 0)
+	}
+	d.issuedAt[k] = d.host.Now()
+	d.host.Input(0, id, proto.EnterCS, tag)
+}
+
+// index is where issuedAt keeps the issue time of request tag.
+func (d *Workload) index(tag uint32) int {
+	if d.kind == "sequential" {
+		return int(tag)
+	}
+	return int((tag-d.tagBase)/d.stride) + 1
 }
 
 // next issues the sequential workload's next request from a uniformly random live node.
-func (d *driver) next() {
-	if !d.more() {
+func (d *Workload) next() {
+	if !d.more(proto.Nil) {
 		d.check()
 		return
 	}
@@ -164,20 +266,34 @@ func (d *driver) next() {
 	d.host.After(d.csTime+1e-9, d.next) // every node is down: try later
 }
 
-// entered is called when node id enters the CS for request tag.
-func (d *driver) entered(id proto.NodeID, tag uint32) {
+// IssueSequential makes node id call enter_cs for the k-th request of the
+// sequential workload, on a host that does not draw the order itself (a
+// rank, told by rank 0). It fails if the node is busy or down.
+func (d *Workload) IssueSequential(id proto.NodeID, k uint32) error {
+	if d.busy[id] || d.host.Down(id) {
+		return fmt.Errorf("sequential request %d at node %d, which is busy or down", k, id)
+	}
+	d.enter(id, k)
+	return nil
+}
+
+// Entered is called when node id enters the CS for request tag.
+func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 	d.served++
 	d.lastEntry = d.host.Now()
 	d.inCS[id] = true
-	if int(tag) < len(d.issuedAt) {
-		d.waits = append(d.waits, d.host.Now()-d.issuedAt[tag])
+	if k := d.index(tag); k < len(d.issuedAt) {
+		d.waits = append(d.waits, d.host.Now()-d.issuedAt[k])
 	}
 	d.host.Input(d.csTime, id, proto.ExitCS, 0)
 	d.later(id, d.csTime, d.exited)
 }
 
-func (d *driver) exited(id proto.NodeID) {
+func (d *Workload) exited(id proto.NodeID) {
 	d.busy[id], d.inCS[id] = false, false
+	if d.OnExit != nil {
+		d.OnExit(id, d.reqTag[id])
+	}
 	switch d.kind {
 	case "poisson":
 		d.scheduleThink(id)
@@ -187,9 +303,9 @@ func (d *driver) exited(id proto.NodeID) {
 	d.check()
 }
 
-// crashed is called when node id crashes: its pending request is abandoned
+// Crashed is called when node id crashes: its pending request is abandoned
 // (a CS it was in ends with it).
-func (d *driver) crashed(id proto.NodeID) {
+func (d *Workload) Crashed(id proto.NodeID) {
 	d.life[id]++
 	if d.busy[id] && !d.inCS[id] {
 		d.abandoned++
@@ -198,8 +314,8 @@ func (d *driver) crashed(id proto.NodeID) {
 	d.check()
 }
 
-// recovered is called when node id is up again.
-func (d *driver) recovered(id proto.NodeID) {
+// Recovered is called when node id is up again.
+func (d *Workload) Recovered(id proto.NodeID) {
 	switch d.kind {
 	case "poisson":
 		d.scheduleThink(id)
@@ -208,33 +324,68 @@ func (d *driver) recovered(id proto.NodeID) {
 	}
 }
 
+// Waiting reports whether node id has issued a request that is not served
+// yet.
+func (d *Workload) Waiting(id proto.NodeID) bool { return d.busy[id] && !d.inCS[id] }
+
 // oldestWait returns the node whose request has waited longest for the CS
 // (issued, not yet entered) and when it was issued; proto.Nil if none waits.
-func (d *driver) oldestWait() (proto.NodeID, float64) {
+func (d *Workload) oldestWait() (proto.NodeID, float64) {
 	id, at := proto.Nil, 0.0
-	for i, b := range d.busy {
-		if b && !d.inCS[i] && (id == proto.Nil || d.since[i] < at) {
-			id, at = proto.NodeID(i), d.since[i]
+	for _, i := range d.hosted {
+		if d.busy[i] && !d.inCS[i] && (id == proto.Nil || d.since[i] < at) {
+			id, at = i, d.since[i]
 		}
 	}
 	return id, at
 }
 
-// quiet is called when no message is in flight and no node is in the CS.
-func (d *driver) quiet() {
+// Stalled is the watchdog's test, made every period seconds: it returns why
+// the workload is stuck — nothing served since the previous test (served
+// then was lastServed), and a request waiting for at least a period — or
+// "" if it is not.
+func (d *Workload) Stalled(lastServed int64, period, delta float64) string {
+	now := d.host.Now()
+	if id, at := d.oldestWait(); d.served == lastServed && id != proto.Nil && now-at >= period {
+		return fmt.Sprintf("no request served for %.0fδ while %d wait, node %d's for %.0fδ (t=%.4fs, seed %d)",
+			period/delta, d.issued-d.served-d.abandoned, id, (now-at)/delta, now, d.seed)
+	}
+	return ""
+}
+
+// Quiet is called when no message is in flight and no node is in the CS:
+// the sequential workload's next request may start.
+func (d *Workload) Quiet() {
 	if d.kind == "sequential" && d.pending && d.served+d.abandoned == d.issued {
 		d.pending = false
 		d.host.After(0, d.next)
 	}
 }
 
-// check calls onDone once no more requests will be issued and every issued
+// check calls OnDone once no more requests will be issued and every issued
 // request is served or abandoned.
-func (d *driver) check() {
-	if !d.done && !d.more() && d.served+d.abandoned == d.issued {
-		d.done = true
-		if d.onDone != nil {
-			d.onDone()
+func (d *Workload) check() {
+	if d.done || d.served+d.abandoned != d.issued {
+		return
+	}
+	if d.quota > 0 {
+		if d.host.Now() < d.until {
+			return
 		}
+		for _, id := range d.hosted {
+			if !d.host.Down(id) && d.nodeIssued[id] < d.quota {
+				return
+			}
+		}
+	} else if d.more(proto.Nil) {
+		return
+	}
+	d.done = true
+	if d.OnDone != nil {
+		d.OnDone()
 	}
 }
+
+// Check calls OnDone if the workload is over (a host calls it at Until:
+// requests may have ended before, waiting only for time to pass).
+func (d *Workload) Check() { d.check() }
