@@ -324,6 +324,9 @@ func (d *Workload) Recovered(id proto.NodeID) {
 	}
 }
 
+// InCS reports whether node id is in the critical section.
+func (d *Workload) InCS(id proto.NodeID) bool { return d.inCS[id] }
+
 // Waiting reports whether node id has issued a request that is not served
 // yet.
 func (d *Workload) Waiting(id proto.NodeID) bool { return d.busy[id] && !d.inCS[id] }

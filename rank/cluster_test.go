@@ -183,8 +183,8 @@ func oneRun(t *testing.T, spec bench.Spec, ranks int) (*job, *instance, []Comm) 
 func TestMessageToNoNode(t *testing.T) {
 	j, in, _ := oneRun(t, bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 9, Delta: 1e-3, CSTime: 1}, 1)
 	in.nodes[0] = misdirected{}
-	in.enter(0, 1)
-	in.enter(0, 2)
+	in.step(0, proto.Input{Kind: proto.EnterCS, Tag: 1})
+	in.step(0, proto.Input{Kind: proto.EnterCS, Tag: 2})
 	if j.err != nil {
 		t.Fatalf("the run failed: %v", j.err)
 	}

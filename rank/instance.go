@@ -3,7 +3,6 @@ package rank
 import (
 	"container/heap"
 	"fmt"
-	"math"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
@@ -39,22 +38,25 @@ type instance struct {
 	doneSent             bool
 	doneRanks            int // rank 0: ranks whose workload is over
 
-	// workload
-	quota      int64 // poisson, saturated: requests per node at least
-	serial     uint32
-	nodeIssued []int64
-	busy       []bool
-	inCS       []bool
-	enteredAt  []float64
-	reqTag     []uint32
-	issuedAt   map[uint32]float64
-	life       []uint32
-	thinks     []uint32
-	order      func() proto.NodeID // sequential
-	drawn      uint32
-	lastNode   proto.NodeID
-	lastServed float64 // watchdog
-	stuck      string
+	// wl is the workload of the hosted nodes (bench.Workload, which the
+	// simulator runs too); the instance is its bench.Host.
+	wl        *bench.Workload
+	enteredAt []float64
+	order     func() proto.NodeID // sequential
+	drawn     uint32
+	lastNode  proto.NodeID
+	stuck     string
+	// The sequential workload's turns: every rank counts the node messages
+	// its nodes sent and received; after a request's exit, rank 0 asks
+	// every rank for its counts (probe) until two rounds in a row find
+	// them equal and unchanged (Mattern's four-counter test): nothing is
+	// in flight, and the next request may start.
+	msgsSent, msgsRecv uint32
+	probing            uint32 // rank 0: the request whose quiet it waits for (0: none)
+	replies            int
+	sumSent, sumRecv   uint32
+	lastSent, lastRecv uint32
+	rounds             int
 
 	// counters
 	stats  rankReport
@@ -80,19 +82,12 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
 		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
 		settle: bench.Settle(s), watch: bench.Watchdog(s),
-		issuedAt: map[uint32]float64{}, sequential: s.Workload == "sequential"}
+		sequential: s.Workload == "sequential"}
 	for _, i := range j.place.Nodes(j.rank) {
 		in.local = append(in.local, proto.NodeID(i))
 	}
 	in.until = bench.WorkloadEnd(s, plan)
-	in.quota = (s.Requests + int64(s.Nodes) - 1) / int64(s.Nodes)
-	in.nodeIssued = make([]int64, s.Nodes)
-	in.busy = make([]bool, s.Nodes)
-	in.inCS = make([]bool, s.Nodes)
 	in.enteredAt = make([]float64, s.Nodes)
-	in.reqTag = make([]uint32, s.Nodes)
-	in.life = make([]uint32, s.Nodes)
-	in.thinks = make([]uint32, s.Nodes)
 	algo := bench.Algorithms[s.Algorithm]
 	in.names = algo.MessageTypes()
 	in.token = proto.TokenType(in.names)
@@ -115,16 +110,6 @@ func (in *instance) hosts(id proto.NodeID) bool { return in.j.rankOf(id) == in.j
 func (in *instance) at(t float64, fn func()) {
 	in.seq++
 	heap.Push(&in.events, event{t: t, seq: in.seq, fn: fn})
-}
-
-// later runs fn(id) dt seconds from now unless node id crashes meanwhile.
-func (in *instance) later(id proto.NodeID, dt float64, fn func(proto.NodeID)) {
-	life := in.life[id]
-	in.at(in.j.now()+dt, func() {
-		if in.life[id] == life {
-			fn(id)
-		}
-	})
 }
 
 // runDue runs the events due by now and the messages queued between local
@@ -183,6 +168,7 @@ func (in *instance) noteDelay(d float64) {
 
 // deliver steps m's destination with m, now being the time of its arrival.
 func (in *instance) deliver(m *proto.Message, now float64) {
+	in.msgsRecv++
 	if in.down[m.To] {
 		in.stats.Dropped++
 		return
@@ -205,10 +191,8 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	// The node's view, only where something below reads it: an interface
 	// call and a copy that most steps (a message in, a message out) do not
 	// need. Up changes only with a crash or a recovery.
-	rest := in.sequential && len(in.out.Msgs) == 0 &&
-		(input.Kind == proto.ExitCS || input.Kind == proto.Receive && input.Msg.Type == in.token)
 	var after proto.View
-	if rest || in.out.Enter || input.Kind == proto.Crash || input.Kind == proto.Recover {
+	if in.out.Enter || input.Kind == proto.Crash || input.Kind == proto.Recover {
 		after = n.View()
 		in.down[id] = !after.Up
 	}
@@ -242,19 +226,13 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	if in.out.Enter {
 		in.entered(id, after.Tag, now)
 	}
-	if rest && after.TokenHere && !after.InCS {
-		if input.Kind == proto.ExitCS {
-			in.restAfter(input.Tag)
-		} else {
-			in.restAfter(input.Msg.Tag)
-		}
-	}
 }
 
 // send counts m and routes it: into the local queue, or into the frame for
 // its rank.
 func (in *instance) send(m *proto.Message, now float64) {
 	in.sent[m.Type][m.Cause]++
+	in.msgsSent++
 	if m.Tag > 0 && m.Cause == proto.Normal {
 		for int(m.Tag) >= len(in.perTag) {
 			in.perTag = append(in.perTag, 0)
@@ -340,27 +318,53 @@ func (in *instance) start() {
 			in.at(f.Up, func() { in.recover(id) })
 		}
 	}
-	switch in.spec.Workload {
-	case "sequential":
+	s := in.spec
+	in.wl = bench.NewWorkload(in, bench.WorkloadConfig{Kind: s.Workload, Seed: s.Seed, Nodes: s.Nodes, Requests: s.Requests,
+		Until: in.until, CSTime: s.CSTime * in.delta, Think: s.Think * in.delta, Hosted: in.local, PerNode: true,
+		TagBase: uint32(in.j.rank) + 1, TagStride: uint32(in.j.size)})
+	in.wl.OnDone = in.done
+	if in.sequential {
+		// Rank 0 gives every request its turn (ctlBaton), once the
+		// previous one has left the critical section (OnExit) and nothing
+		// is in flight (probe).
+		in.wl.OnExit = func(_ proto.NodeID, tag uint32) { in.j.control(ctlExited, in.id, tag, 0, 0) }
 		in.order = bench.SequentialOrder(in.spec.Seed, in.n)
 		if id := in.nodeOf(1); in.hosts(id) {
 			in.at(0, func() { in.issueSequential(id, 1) })
 		}
-	case "poisson":
-		for _, id := range in.local {
-			in.scheduleThink(id)
-		}
-	case "saturated":
-		for _, id := range in.local {
-			in.later(id, 0, in.issue)
-		}
+	} else {
+		in.wl.Start()
+		in.at(in.until, in.wl.Check)
 	}
-	if in.spec.Workload != "sequential" {
-		in.at(in.until, in.checkDone)
-	}
-	in.lastServed = 0
-	in.at(in.watch, in.watchdog)
+	in.at(4*in.watch, func() { in.watchdog(0) })
 }
+
+// Input implements bench.Host: node id is stepped with an input of kind
+// dt seconds from now.
+func (in *instance) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint32) {
+	in.at(in.j.now()+dt, func() {
+		if kind == proto.EnterCS {
+			in.stats.Issued = append(in.stats.Issued, tag)
+		}
+		if in.down[id] {
+			return
+		}
+		switch kind {
+		case proto.ExitCS:
+			in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now(), false})
+		}
+		in.step(id, proto.Input{Kind: kind, Tag: tag})
+	})
+}
+
+// After implements bench.Host.
+func (in *instance) After(dt float64, fn func()) { in.at(in.j.now()+dt, fn) }
+
+// Now implements bench.Host: seconds since the start of the run.
+func (in *instance) Now() float64 { return in.j.now() }
+
+// Down implements bench.Host.
+func (in *instance) Down(id proto.NodeID) bool { return in.down[id] }
 
 // nodeOf returns the requester of the k-th request of the sequential
 // workload (k = 1, 2, … in increasing order).
@@ -373,72 +377,60 @@ func (in *instance) nodeOf(k uint32) proto.NodeID {
 }
 
 func (in *instance) crash(id proto.NodeID) {
-	if in.inCS[id] {
+	if in.wl.InCS(id) {
 		in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now(), true})
 	}
 	in.step(id, proto.Input{Kind: proto.Crash})
-	in.life[id]++
-	if in.busy[id] && !in.inCS[id] {
-		in.stats.Abandoned++
-	}
-	in.busy[id], in.inCS[id] = false, false
-	in.checkDone()
+	in.wl.Crashed(id)
 }
 
 func (in *instance) recover(id proto.NodeID) {
 	in.stats.Recoveries++
 	in.step(id, proto.Input{Kind: proto.Recover})
-	switch in.spec.Workload {
-	case "poisson":
-		in.scheduleThink(id)
-	case "saturated":
-		in.issue(id)
-	}
+	in.wl.Recovered(id)
 }
 
-func (in *instance) scheduleThink(id proto.NodeID) {
-	k := in.thinks[id]
-	in.thinks[id]++
-	in.later(id, bench.ThinkTime(in.spec.Seed, id, k, in.spec.Think*in.delta), in.issue)
-}
-
-func (in *instance) more(id proto.NodeID) bool {
-	return in.nodeIssued[id] < in.quota || in.j.now() < in.until
-}
-
-// issue makes node id call enter_cs (poisson, saturated), if it has
-// requests left. Tags are unique over the job: rank + 1 + serial·ranks.
-func (in *instance) issue(id proto.NodeID) {
-	if !in.more(id) || in.busy[id] || in.down[id] || uint64(in.serial+1)*uint64(in.j.size) >= math.MaxUint32 {
-		in.checkDone()
-		return
-	}
-	tag := uint32(in.j.rank) + 1 + in.serial*uint32(in.j.size)
-	in.serial++
-	in.nodeIssued[id]++
-	in.enter(id, tag)
-}
-
-func (in *instance) enter(id proto.NodeID, tag uint32) {
-	in.stats.Issued = append(in.stats.Issued, tag)
-	in.busy[id] = true
-	in.reqTag[id] = tag
-	in.issuedAt[tag] = in.j.now()
-	in.step(id, proto.Input{Kind: proto.EnterCS, Tag: tag})
-}
-
+// issueSequential issues the k-th request of the sequential workload at
+// node id, which this rank hosts.
 func (in *instance) issueSequential(id proto.NodeID, k uint32) {
-	if in.busy[id] || in.down[id] {
-		in.j.fail(fmt.Errorf("rank %d: sequential request %d at node %d, which is busy or down", in.j.rank, k, id))
-		return
+	if err := in.wl.IssueSequential(id, k); err != nil {
+		in.j.fail(fmt.Errorf("rank %d: %w", in.j.rank, err))
 	}
-	in.nodeIssued[id]++
-	in.enter(id, k)
 }
 
-// restAfter is called when the token has come to rest after request k of
-// the sequential workload: the next request may start.
-func (in *instance) restAfter(k uint32) {
+// exited is rank 0's part when request k of the sequential workload has
+// left the critical section: it waits for quiet, then gives the next
+// request its turn.
+func (in *instance) exited(k uint32) {
+	in.probing, in.rounds = k, 0
+	in.probe()
+}
+
+// probe asks every rank for its message counts (rank 0).
+func (in *instance) probe() {
+	in.replies, in.sumSent, in.sumRecv = 0, 0, 0
+	for r := 0; r < in.j.size; r++ {
+		in.j.control(ctlProbe, in.id, 0, 0, r)
+	}
+}
+
+// counted is rank 0's receipt of one rank's counts.
+func (in *instance) counted(sent, recv uint32) {
+	in.sumSent += sent
+	in.sumRecv += recv
+	in.replies++
+	if in.replies < in.j.size {
+		return
+	}
+	quiet := in.sumSent == in.sumRecv && in.rounds > 0 && in.sumSent == in.lastSent && in.sumRecv == in.lastRecv
+	in.lastSent, in.lastRecv = in.sumSent, in.sumRecv
+	in.rounds++
+	if !quiet {
+		in.at(in.j.now()+in.delta/4, in.probe)
+		return
+	}
+	k := in.probing
+	in.probing = 0
 	if int64(k) >= in.spec.Requests {
 		in.j.control(ctlDone, in.id, 0, 0, 0)
 		return
@@ -448,44 +440,18 @@ func (in *instance) restAfter(k uint32) {
 }
 
 func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
-	in.stats.Served++
-	in.lastServed = now
-	in.inCS[id] = true
 	in.enteredAt[id] = now
-	if t, ok := in.issuedAt[tag]; ok {
-		in.stats.Waits = append(in.stats.Waits, (now-t)/in.delta)
-		delete(in.issuedAt, tag)
-	}
 	for k := in.crashIndex(now); k >= 0 && in.stats.FirstEntry[k] < 0; k-- {
 		in.stats.FirstEntry[k] = now - in.plan[k].At
 	}
-	in.later(id, in.spec.CSTime*in.delta, in.exit)
+	in.wl.Entered(id, tag)
 }
 
-func (in *instance) exit(id proto.NodeID) {
-	in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now(), false})
-	in.inCS[id] = false
-	in.busy[id] = false
-	in.step(id, proto.Input{Kind: proto.ExitCS, Tag: in.reqTag[id]})
-	switch in.spec.Workload {
-	case "poisson":
-		in.scheduleThink(id)
-	case "saturated":
-		in.issue(id)
-	}
-	in.checkDone()
-}
-
-// checkDone tells rank 0 once this rank's workload is over: no hosted node
+// done tells rank 0 once this rank's workload is over: no hosted node
 // will issue another request and none waits.
-func (in *instance) checkDone() {
-	if in.doneSent || in.spec.Workload == "sequential" || in.j.now() < in.until {
+func (in *instance) done() {
+	if in.doneSent || in.sequential {
 		return
-	}
-	for _, id := range in.local {
-		if in.busy[id] || (!in.down[id] && in.nodeIssued[id] < in.quota) {
-			return
-		}
 	}
 	in.doneSent = true
 	in.j.control(ctlDone, in.id, 0, 0, 0)
@@ -493,26 +459,16 @@ func (in *instance) checkDone() {
 
 // watchdog ends the rank's workload when none of its waiting requests has
 // been served for 4 watchdog periods: a liveness violation.
-func (in *instance) watchdog() {
+func (in *instance) watchdog(lastServed int64) {
 	if in.stopped || in.doneSent {
 		return
 	}
-	now := in.j.now()
-	waiting := 0
-	for _, id := range in.local {
-		if in.busy[id] && !in.inCS[id] {
-			waiting++
-		}
-	}
-	if waiting > 0 && now-in.lastServed > 4*in.watch {
-		in.stuck = fmt.Sprintf("rank %d: no request of its nodes served for %.0fδ while %d wait (t=%.4fs, seed %d)",
-			in.j.rank, (now-in.lastServed)/in.delta, waiting, now, in.spec.Seed)
+	if why := in.wl.Stalled(lastServed, 4*in.watch, in.delta); why != "" {
+		in.stuck = fmt.Sprintf("rank %d: %s", in.j.rank, why)
 		in.doneSent = true
 		in.j.control(ctlDone, in.id, 0, 0, 0)
 		return
 	}
-	if waiting == 0 {
-		in.lastServed = now
-	}
-	in.at(now+in.watch, in.watchdog)
+	served := in.wl.Served()
+	in.at(in.j.now()+4*in.watch, func() { in.watchdog(served) })
 }

@@ -71,6 +71,13 @@ func (in *instance) report() *rankReport {
 		r.Sent[t] = append([]int64(nil), in.sent[t][:]...)
 	}
 	r.Malformed, r.BadFrame, r.AfterStop, r.StuckWhy = in.malformed, in.malformedErr, in.afterStop, in.stuck
+	if in.wl != nil {
+		r.Served, r.Abandoned = in.wl.Served(), in.wl.Abandoned()
+		r.Waits = make([]float64, len(in.wl.Waits()))
+		for k, w := range in.wl.Waits() {
+			r.Waits[k] = w / in.delta
+		}
+	}
 	r.PerTag = map[uint32]uint32{}
 	for t, c := range in.perTag {
 		if c > 0 {

@@ -27,7 +27,13 @@ const (
 	ctlDone  = 2 // this rank's workload is over (to rank 0)
 	ctlStop  = 3 // the run is over (from rank 0)
 	ctlHello = 4 // before the run: every rank greets every other rank
-	ctlSize  = 10
+	// The sequential workload's turns (instance.exited): request k (a)
+	// left the critical section (to rank 0); count your messages (from
+	// rank 0); sent (a) and received (b) node messages (to rank 0).
+	ctlExited = 5
+	ctlProbe  = 6
+	ctlCount  = 7
+	ctlSize   = 10
 )
 
 // maxBatch caps the records of one frame, so that a frame stays below the
@@ -697,6 +703,18 @@ func (j *job) handleControl(c []byte, src int) {
 		}
 	case ctlStop:
 		in.stopped = true
+	case ctlExited, ctlCount:
+		if j.rank != 0 {
+			j.malformed(fmt.Errorf("control frame of kind %d from rank %d at rank %d", c[0], src, j.rank))
+			return
+		}
+		if c[0] == ctlExited {
+			in.exited(a)
+		} else {
+			in.counted(a, uint32(b))
+		}
+	case ctlProbe:
+		j.control(ctlCount, in.id, in.msgsSent, int32(in.msgsRecv), src)
 	default:
 		j.malformed(fmt.Errorf("control frame of kind %d from rank %d", c[0], src))
 	}
