@@ -43,3 +43,11 @@ func Algorithm(name string) (proto.Algorithm, error) {
 	}
 	return a, nil
 }
+
+// NeedsFIFO reports whether the algorithm called name assumes FIFO
+// channels (proto.FIFOAlgorithm): its runs deliver in sending order between
+// each pair of nodes whatever the spec says.
+func NeedsFIFO(name string) bool {
+	f, ok := Algorithms[name].(proto.FIFOAlgorithm)
+	return ok && f.NeedsFIFO()
+}

@@ -163,6 +163,9 @@ func (s *Spec) Validate() error {
 }
 
 func (s *Spec) fill() {
+	if NeedsFIFO(s.Algorithm) {
+		s.FIFO = true
+	}
 	if s.Delta == 0 {
 		s.Delta = DefaultDelta
 	}
@@ -630,11 +633,20 @@ func runEach(spec Spec) (*results.Run, error) {
 // newRun returns the record of a simulated run of spec, with the fields
 // every run has.
 func newRun(spec Spec, checks string, issued, served int64) *results.Run {
-	return &results.Run{
+	r := &results.Run{
 		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
 		Workload: spec.Workload, Checks: checks, RequestsIssued: issued, RequestsServed: served,
 		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
 	}
+	algo := Algorithms[spec.Algorithm]
+	if q, ok := algo.(proto.QuorumAlgorithm); ok {
+		r.QuorumSize = q.QuorumSize(spec.Nodes)
+	}
+	if c, ok := algo.(proto.CostAlgorithm); ok {
+		cost := c.StatedCost(spec.Nodes)
+		r.StatedCost, r.StatedCostLow, r.StatedCostHigh = cost.Text, cost.Low, cost.High
+	}
+	return r
 }
 
 func checkName(c sim.Check) string {

@@ -40,17 +40,18 @@ func TestMain(m *testing.M) {
 // exactly the simulator's messages per request, by type.
 func TestMPIParity(t *testing.T) {
 	p := mpi.WorldSize()
-	for _, c := range []struct {
+	type parity struct {
 		algo      string
 		perRank   int
 		placement string
-	}{
-		{"opencube", 2, "block"},
-		{"opencube", 4, "cyclic"},
-		{"naimi-trehel", 1, "block"},
-		{"raymond", 2, "cyclic"},
-		{"centralized", 1, "block"},
-	} {
+	}
+	// Every algorithm of the registry, placements and nodes per rank
+	// alternating; the open-cube twice.
+	cases := []parity{{"opencube", 4, "cyclic"}}
+	for k, a := range bench.AlgorithmNames() {
+		cases = append(cases, parity{a, 1 + k%2, hypercube.Placements[k%len(hypercube.Placements)]})
+	}
+	for _, c := range cases {
 		n := max(2, c.perRank*p)
 		spec := bench.Spec{Algorithm: c.algo, Nodes: n, Requests: 100, Workload: "sequential", Seed: 11, Delta: 2e-3, CSTime: 0}
 		got, err := Run(MPI{}, spec, Options{Placement: c.placement})

@@ -44,6 +44,14 @@ type Run struct {
 	// Seeds lists the seeds of a record merged over repetitions.
 	Seeds    []uint64 `json:"seeds,omitempty"`
 	Workload string   `json:"workload"`
+	// QuorumSize is the size K of a node's quorum (quorum algorithms).
+	QuorumSize int `json:"quorum_size,omitempty"`
+	// StatedCost is the message cost per critical section that the
+	// algorithm's authors or the survey state ("2(N−1)"), and its value
+	// at this N, from StatedCostLow to StatedCostHigh.
+	StatedCost     string  `json:"stated_cost,omitempty"`
+	StatedCostLow  float64 `json:"stated_cost_low,omitempty"`
+	StatedCostHigh float64 `json:"stated_cost_high,omitempty"`
 	// Timing parameters, in units of δ.
 	DeltaSeconds float64 `json:"delta_seconds"`
 	CSTime       float64 `json:"cs_time_delta"`

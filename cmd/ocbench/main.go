@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -438,8 +439,17 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 func header(o *options, list []config) []string {
 	s := list[0].spec
 	channels := "non-FIFO"
-	if o.fifo {
+	var forced []string
+	for _, c := range list {
+		if a := c.spec.Algorithm; bench.NeedsFIFO(a) && !slices.Contains(forced, a) {
+			forced = append(forced, a)
+		}
+	}
+	switch {
+	case o.fifo:
 		channels = "FIFO"
+	case len(forced) > 0:
+		channels = fmt.Sprintf("non-FIFO (FIFO for %s, which assume it)", strings.Join(forced, ", "))
 	}
 	load := ""
 	if s.Workload == "poisson" {
