@@ -1,0 +1,196 @@
+package lamport
+
+import "github.com/ocbench/ocbench/proto"
+
+// The message types.
+const (
+	Request proto.MsgType = iota // request(ts): Gen = the request's timestamp
+	Reply                        // reply: Gen = the replier's clock
+	Release                      // release: Gen = the releaser's clock
+)
+
+var messageTypes = []proto.MessageType{
+	{Name: "request", Arg: "none"},
+	{Name: "reply", Arg: "none"},
+	{Name: "release", Arg: "none"},
+}
+
+// Node is one node of Lamport's algorithm. Only Step changes it.
+type Node struct {
+	id    proto.NodeID
+	up    bool
+	clock uint64
+	// queue[j] is the timestamp of node j's request in this node's queue,
+	// 0 if none (timestamps start at 1).
+	queue   []uint64
+	queued  int // requests in queue
+	asked   bool
+	inCS    bool
+	tag     uint32 // serial of the own pending request
+	ts      uint64 // timestamp of the own pending request
+	replies int    // replies received for it
+}
+
+func (n *Node) init(id proto.NodeID, size int) {
+	q := n.queue
+	if len(q) != size {
+		q = make([]uint64, size)
+	}
+	clear(q)
+	*n = Node{id: id, up: true, queue: q}
+}
+
+// before reports whether request (a, i) precedes request (b, j).
+func before(a uint64, i proto.NodeID, b uint64, j proto.NodeID) bool {
+	return a < b || a == b && i < j
+}
+
+func (n *Node) broadcast(out *proto.Output, m proto.Message) {
+	m.Cause, m.From, m.J, m.Src = proto.Normal, n.id, proto.Nil, proto.Nil
+	for j := range n.queue {
+		if proto.NodeID(j) != n.id {
+			m.To = proto.NodeID(j)
+			out.Msgs = append(out.Msgs, m)
+		}
+	}
+}
+
+func (n *Node) enqueue(j proto.NodeID, ts uint64) {
+	if n.queue[j] == 0 {
+		n.queued++
+	}
+	n.queue[j] = ts
+}
+
+func (n *Node) dequeue(j proto.NodeID) {
+	if n.queue[j] != 0 {
+		n.queued--
+	}
+	n.queue[j] = 0
+}
+
+// Step implements proto.Node.
+func (n *Node) Step(in proto.Input, out *proto.Output) {
+	switch {
+	case in.Kind == proto.Recover:
+		n.init(n.id, len(n.queue))
+		return
+	case !n.up:
+		return
+	}
+	switch in.Kind {
+	case proto.Crash:
+		n.up = false
+	case proto.EnterCS:
+		if n.asked {
+			return // one request at a time; the runtimes never ask twice
+		}
+		n.clock++
+		n.asked, n.tag, n.ts, n.replies = true, in.Tag, n.clock, 0
+		n.enqueue(n.id, n.ts)
+		n.broadcast(out, proto.Message{Type: Request, Gen: n.ts, Tag: n.tag})
+		n.tryEnter(out)
+	case proto.ExitCS:
+		if !n.inCS {
+			return
+		}
+		n.inCS, n.asked = false, false
+		n.dequeue(n.id)
+		n.clock++
+		n.broadcast(out, proto.Message{Type: Release, Gen: n.clock, Tag: n.tag})
+	case proto.Receive:
+		m := &in.Msg
+		n.clock = max(n.clock, m.Gen)
+		switch m.Type {
+		case Request:
+			n.enqueue(m.From, m.Gen)
+			n.clock++
+			out.Msgs = append(out.Msgs, proto.Message{Type: Reply, Cause: proto.Normal, From: n.id, To: m.From,
+				J: proto.Nil, Src: proto.Nil, Gen: n.clock, Tag: m.Tag})
+		case Reply:
+			if n.asked && !n.inCS && m.Gen > n.ts {
+				n.replies++
+				n.tryEnter(out)
+			}
+		case Release:
+			n.dequeue(m.From)
+			n.tryEnter(out)
+		}
+	}
+}
+
+// tryEnter enters the critical section if the node has every reply and its
+// request heads its queue.
+func (n *Node) tryEnter(out *proto.Output) {
+	if !n.asked || n.inCS || n.replies < len(n.queue)-1 || !n.first() {
+		return
+	}
+	n.inCS = true
+	out.Enter = true
+}
+
+// first reports whether the node's own request heads its queue.
+func (n *Node) first() bool {
+	for j, ts := range n.queue {
+		if ts != 0 && before(ts, proto.NodeID(j), n.ts, n.id) {
+			return false
+		}
+	}
+	return true
+}
+
+// View implements proto.Node.
+func (n *Node) View() proto.View {
+	v := proto.View{Up: n.up, InCS: n.inCS, Asked: n.asked, Tag: n.tag}
+	if n.asked {
+		v.Gen = n.ts
+	}
+	return v
+}
+
+// Waiting implements proto.Node: every request in the node's queue (its
+// own included).
+func (n *Node) Waiting(f func(j proto.NodeID)) {
+	for j, ts := range n.queue {
+		if ts != 0 {
+			f(proto.NodeID(j))
+		}
+	}
+}
+
+// Algorithm is Lamport's algorithm as a proto.Algorithm.
+type Algorithm struct{}
+
+// Name implements proto.Algorithm.
+func (Algorithm) Name() string { return "lamport" }
+
+// NewNodes implements proto.Algorithm; the nodes are allocated together.
+func (Algorithm) NewNodes(size int) []proto.Node {
+	nodes := make([]Node, size)
+	out := make([]proto.Node, size)
+	for i := range nodes {
+		nodes[i].init(proto.NodeID(i), size)
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// Family implements proto.Algorithm.
+func (Algorithm) Family() proto.Family { return proto.PermissionBased }
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// Events implements proto.Algorithm: none.
+func (Algorithm) Events() []string { return nil }
+
+// NeedsFIFO implements proto.FIFOAlgorithm: a release must not overtake
+// the request it releases, and a reply must not overtake a request its
+// sender made before it.
+func (Algorithm) NeedsFIFO() bool { return true }
+
+// StatedCost implements proto.CostAlgorithm: 3(N−1) (survey, Table 2).
+func (Algorithm) StatedCost(n int) proto.Cost {
+	c := float64(3 * (n - 1))
+	return proto.Cost{Low: c, High: c, Text: "3(N−1)"}
+}

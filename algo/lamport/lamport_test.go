@@ -1,0 +1,311 @@
+package lamport
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ocbench/ocbench/internal/steptest"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// gens returns the timestamps (Gen) of the pending messages, by their
+// short form.
+func gens(net *steptest.Net) map[string]uint64 {
+	g := map[string]uint64{}
+	for _, m := range net.Pending {
+		g[net.Msg(m)] = m.Gen
+	}
+	return g
+}
+
+// TestTwoConcurrentRequests: nodes 1 and 2 of 3 ask at once with equal
+// timestamps; node 1's smaller id wins, node 2 enters on node 1's release.
+// Every message is named; 2 · 3(n−1) = 12 messages in all.
+func TestTwoConcurrentRequests(t *testing.T) {
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{}.NewNodes(3)}
+	net.Enter(1, "request() 1→2", "request() 1→3")
+	net.Enter(2, "request() 2→1", "request() 2→3")
+	if g := gens(net); g["request() 1→2"] != 1 || g["request() 2→1"] != 1 {
+		t.Fatalf("request timestamps %v, want 1 and 1 (a tie)", g)
+	}
+	net.Deliver("request() 1→2", "reply() 2→1")
+	net.Deliver("request() 1→3", "reply() 3→1")
+	net.Deliver("request() 2→1", "reply() 1→2")
+	net.Deliver("request() 2→3", "reply() 3→2")
+	if g := gens(net); g["reply() 2→1"] != 2 || g["reply() 3→2"] != 3 {
+		t.Fatalf("reply timestamps %v, want 2 and 3 (node 3 ticked twice)", g)
+	}
+	net.Deliver("reply() 1→2")
+	net.Deliver("reply() 3→2") // node 2 has both replies, but node 1's (1, 1) precedes its (1, 2)
+	if net.Nodes[1].View().InCS {
+		t.Fatal("node 2 entered before node 1, whose request precedes")
+	}
+	net.Deliver("reply() 2→1")
+	net.Deliver("reply() 3→1")
+	net.InCS(1)
+	net.Exit(1, "release() 1→2", "release() 1→3")
+	net.Deliver("release() 1→3")
+	net.Deliver("release() 1→2")
+	net.InCS(2)
+	net.Exit(2, "release() 2→1", "release() 2→3")
+	net.Deliver("release() 2→1")
+	net.Deliver("release() 2→3")
+	if net.Sent != 12 {
+		t.Errorf("%d messages, want 12", net.Sent)
+	}
+	for i, nd := range net.Nodes {
+		n := nd.(*Node)
+		if n.asked || n.queued != 0 {
+			t.Errorf("node %d ends with asked=%v, %d requests queued", i+1, n.asked, n.queued)
+		}
+	}
+}
+
+// TestTimestampBeatsID: node 3 asks first; node 1 asks only after it
+// replied to node 3, so its timestamp is larger and node 3 enters first
+// although node 1's id is smaller.
+func TestTimestampBeatsID(t *testing.T) {
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{}.NewNodes(3)}
+	net.Enter(3, "request() 3→1", "request() 3→2")
+	net.Deliver("request() 3→1", "reply() 1→3")
+	net.Enter(1, "request() 1→2", "request() 1→3")
+	if g := gens(net); g["request() 1→2"] != 3 {
+		t.Fatalf("node 1's request has timestamp %d, want 3", g["request() 1→2"])
+	}
+	net.Deliver("request() 1→2", "reply() 2→1")
+	net.Deliver("request() 1→3", "reply() 3→1")
+	net.Deliver("reply() 2→1")
+	net.Deliver("reply() 3→1") // node 1 has both replies, but node 3's request (1, 3) heads its queue
+	if net.Nodes[0].View().InCS {
+		t.Fatal("node 1 entered before node 3, whose request is older")
+	}
+	net.Deliver("request() 3→2", "reply() 2→3")
+	net.Deliver("reply() 1→3")
+	net.Deliver("reply() 2→3")
+	net.InCS(3)
+	net.Exit(3, "release() 3→1", "release() 3→2")
+	net.Deliver("release() 3→1")
+	net.InCS(1)
+	net.Exit(1, "release() 1→2", "release() 1→3")
+	net.Deliver("release() 3→2")
+	net.Deliver("release() 1→2")
+	net.Deliver("release() 1→3")
+	if net.Sent != 12 {
+		t.Errorf("%d messages, want 12", net.Sent)
+	}
+}
+
+// TestNeedsFIFO shows why the algorithm assumes FIFO channels: a release
+// that overtakes its request leaves the request queued for ever, and the
+// next request waits behind it (NoDeadlock fails).
+func TestNeedsFIFO(t *testing.T) {
+	if !(Algorithm{}).NeedsFIFO() {
+		t.Fatal("NeedsFIFO is false")
+	}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{}.NewNodes(2)}
+	net.Enter(1, "request() 1→2")
+	net.Drop("request() 1→2") // held back: delivered after the release below
+	req := proto.Message{Type: Request, Cause: proto.Normal, From: 0, To: 1, J: proto.Nil, Src: proto.Nil, Gen: 1, Tag: 1}
+	// Node 1 cannot have entered without node 2's reply; give it one as if
+	// node 2 had replied to the request, then let the release overtake it.
+	net.Step(1, proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Reply, From: 1, To: 0, J: proto.Nil, Src: proto.Nil, Gen: 2, Tag: 1}})
+	net.InCS(1)
+	net.Exit(1, "release() 1→2")
+	net.Deliver("release() 1→2")
+	net.Step(2, proto.Input{Kind: proto.Receive, Msg: req}) // the late request; its reply goes to node 1
+	net.Deliver("reply() 2→1")
+	net.Enter(2, "request() 2→1")
+	net.Deliver("request() 2→1", "reply() 1→2")
+	net.Deliver("reply() 1→2")
+	if net.Nodes[1].View().InCS {
+		t.Fatal("node 2 entered although node 1's stale request heads its queue")
+	}
+	if err := NoDeadlock(sys{nodes: net.Nodes}); err == nil {
+		t.Fatal("NoDeadlock holds on a stuck system")
+	}
+}
+
+// TestLoneRequest: a request from the quiescent state costs exactly
+// 3(n−1) messages (survey, Table 2), for every requester.
+func TestLoneRequest(t *testing.T) {
+	for _, n := range []int{2, 4, 8, 16, 256} {
+		nodes := Algorithm{}.NewNodes(n)
+		want := int(Algorithm{}.StatedCost(n).High)
+		for _, r := range []int{0, n / 2, n - 1} {
+			var out proto.Output
+			var pending []proto.Message
+			step := func(id proto.NodeID, in proto.Input) {
+				out.Reset()
+				nodes[id].Step(in, &out)
+				pending = append(pending, out.Msgs...)
+			}
+			sent := 0
+			step(proto.NodeID(r), proto.Input{Kind: proto.EnterCS, Tag: uint32(r + 1)})
+			for len(pending) > 0 || nodes[r].View().InCS {
+				if len(pending) == 0 {
+					step(proto.NodeID(r), proto.Input{Kind: proto.ExitCS})
+					continue
+				}
+				m := pending[0]
+				pending = pending[1:]
+				sent++
+				if m.Tag != uint32(r+1) {
+					t.Fatalf("n=%d: message %+v does not carry the request's tag %d", n, m, r+1)
+				}
+				step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+			}
+			if sent != want || want != 3*(n-1) {
+				t.Errorf("n=%d, requester %d: %d messages, want 3(n−1) = %d", n, r, sent, 3*(n-1))
+			}
+		}
+	}
+}
+
+// sys is a proto.System over nodes and the messages in flight.
+type sys struct {
+	nodes    []proto.Node
+	inFlight [][]proto.Message // by channel from·n+to, oldest first
+}
+
+func (s sys) Nodes() []proto.Node    { return s.nodes }
+func (s sys) Down(proto.NodeID) bool { return false }
+func (s sys) ForEachInFlight(f func(m *proto.Message)) {
+	for _, ch := range s.inFlight {
+		for k := range ch {
+			f(&ch[k])
+		}
+	}
+}
+
+// TestRandom drives n ∈ {2, 4, 8, 16} nodes with random requests (serials
+// increasing per node, not consecutive, not ordered between nodes) and a
+// random delivery order that keeps each channel FIFO (NeedsFIFO), and
+// checks after every step mutual exclusion, the entry's view and the
+// invariants; at the end every request was served with exactly 3(n−1)
+// messages, and nothing is in flight.
+func TestRandom(t *testing.T) {
+	for _, n := range []int{2, 4, 8, 16} {
+		seeds := 200
+		if n == 16 {
+			seeds = 50
+		}
+		for seed := range seeds {
+			t.Run(fmt.Sprintf("n=%d/seed=%d", n, seed), func(t *testing.T) { random(t, n, uint64(seed), 20*n) })
+		}
+	}
+}
+
+func random(t *testing.T, n int, seed uint64, requests int) {
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	a := Algorithm{}
+	s := sys{nodes: a.NewNodes(n), inFlight: make([][]proto.Message, n*n)}
+	invs := a.Invariants(false)
+	var out proto.Output
+	serial := make([]uint32, n) // last serial of each node
+	tagOf := make([]uint32, n)  // serial of each node's pending request, 0 if none
+	perTag := map[uint32]int{}  // messages sent per serial
+	inFlight, issued, served, inCS := 0, 0, 0, proto.Nil
+	step := func(id proto.NodeID, in proto.Input) {
+		out.Reset()
+		s.nodes[id].Step(in, &out)
+		for _, m := range out.Msgs {
+			if m.From != id || m.To == id || m.To < 0 || int(m.To) >= n || m.Cause != proto.Normal || m.J != proto.Nil || m.Src != proto.Nil {
+				t.Fatalf("node %d sent a malformed message %+v", id, m)
+			}
+			perTag[m.Tag]++
+			ch := int(m.From)*n + int(m.To)
+			s.inFlight[ch] = append(s.inFlight[ch], m)
+			inFlight++
+		}
+		v := s.nodes[id].View()
+		if out.Enter {
+			if inCS != proto.Nil {
+				t.Fatalf("node %d entered the critical section while node %d is in it", id, inCS)
+			}
+			if !v.InCS || v.Tag != tagOf[id] {
+				t.Fatalf("node %d entered with view %+v, serving serial %d", id, v, tagOf[id])
+			}
+			inCS = id
+			served++
+		} else if v.InCS != (inCS == id) {
+			t.Fatalf("node %d's view says InCS=%v without an entry or exit", id, v.InCS)
+		}
+		for _, inv := range invs {
+			if inv.When == proto.EveryStep || inv.When == proto.Quiet && inFlight == 0 {
+				if err := inv.Check(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for steps := 0; ; steps++ {
+		if steps > 1000*requests {
+			t.Fatal("no progress")
+		}
+		idle := -1
+		if issued < requests {
+			if i := rng.IntN(n); tagOf[i] == 0 {
+				idle = i
+			}
+		}
+		switch r := rng.IntN(10); {
+		case idle >= 0 && r < 2:
+			serial[idle] += uint32(1 + rng.IntN(5))
+			tagOf[idle] = serial[idle]*uint32(n) + uint32(idle) // unique across nodes
+			issued++
+			step(proto.NodeID(idle), proto.Input{Kind: proto.EnterCS, Tag: tagOf[idle]})
+		case inCS != proto.Nil && r < 4:
+			id := inCS
+			inCS, tagOf[id] = proto.Nil, 0
+			step(id, proto.Input{Kind: proto.ExitCS})
+			if s.nodes[id].View().InCS {
+				t.Fatalf("node %d still in the critical section after exit_cs", id)
+			}
+		case inFlight > 0:
+			k := rng.IntN(inFlight)
+			for ch := range s.inFlight {
+				if k < len(s.inFlight[ch]) {
+					m := s.inFlight[ch][0] // FIFO: the channel's oldest
+					s.inFlight[ch] = s.inFlight[ch][1:]
+					inFlight--
+					step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+					break
+				}
+				k -= len(s.inFlight[ch])
+			}
+		case issued == requests && inCS == proto.Nil:
+			if served != requests {
+				t.Fatalf("%d of %d requests served and nothing in flight", served, requests)
+			}
+			for tag, c := range perTag {
+				if c != 3*(n-1) {
+					t.Fatalf("request %d cost %d messages, want 3(n−1) = %d", tag, c, 3*(n-1))
+				}
+			}
+			for i, nd := range s.nodes {
+				nd.Waiting(func(j proto.NodeID) { t.Fatalf("node %d still queues node %d's request", i, j) })
+			}
+			return
+		}
+	}
+}
+
+// TestCrashRecover: a crashed node ignores every input; it recovers in the
+// initial state.
+func TestCrashRecover(t *testing.T) {
+	nodes := Algorithm{}.NewNodes(4)
+	var out proto.Output
+	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
+	nodes[1].Step(proto.Input{Kind: proto.Crash}, &out)
+	out.Reset()
+	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
+	if v := nodes[1].View(); v.Up || len(out.Msgs) != 0 {
+		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
+	}
+	nodes[1].Step(proto.Input{Kind: proto.Recover}, &out)
+	if v := nodes[1].View(); !v.Up || v.Asked || v.InCS {
+		t.Fatalf("recovered node: view %+v", v)
+	}
+	nodes[1].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node queues %d", j) })
+}

@@ -1,0 +1,121 @@
+package ricartagrawala
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Invariants implements proto.Algorithm: without crashes, CSFirst and
+// DeferOnlyAsking after every step, and NoDeadlock and Permissions whenever
+// no message is in flight. The algorithm has no failure protocol, hence no
+// invariant with crashes.
+func (Algorithm) Invariants(crashes bool) []proto.Invariant {
+	if crashes {
+		return nil
+	}
+	return []proto.Invariant{
+		{Name: "cs_first", When: proto.EveryStep, Check: CSFirst},
+		{Name: "defer_only_asking", When: proto.EveryStep, Check: DeferOnlyAsking},
+		{Name: "no_deadlock", When: proto.Quiet, Check: NoDeadlock},
+		{Name: "permissions", When: proto.Quiet, Check: Permissions},
+	}
+}
+
+func nodes(s proto.System) []*Node {
+	ns := s.Nodes()
+	out := make([]*Node, len(ns))
+	for i, nd := range ns {
+		out[i] = nd.(*Node)
+	}
+	return out
+}
+
+// CSFirst checks that a node in the critical section asks, and that its
+// request precedes, in (timestamp, id) order, every other pending request:
+// requests are served in timestamp order. O(n).
+func CSFirst(s proto.System) error {
+	ns := nodes(s)
+	in := proto.Nil
+	for i, n := range ns {
+		if n.inCS {
+			if !n.asked {
+				return fmt.Errorf("cs_first: node %d is in the critical section without asking", i)
+			}
+			in = proto.NodeID(i)
+		}
+	}
+	if in == proto.Nil {
+		return nil
+	}
+	c := ns[in]
+	for i, n := range ns {
+		if i != int(in) && n.asked && before(n.ts, n.id, c.ts, c.id) {
+			return fmt.Errorf("cs_first: node %d is in the critical section with request (%d, %d), but node %d's (%d, %d) precedes it",
+				in, c.ts, in, i, n.ts, i)
+		}
+	}
+	return nil
+}
+
+// DeferOnlyAsking checks that a node defers replies only while it asks, and
+// at most one per other node. O(n) in all.
+func DeferOnlyAsking(s proto.System) error {
+	for _, n := range nodes(s) {
+		if len(n.deferred) > 0 && !n.asked {
+			return fmt.Errorf("defer_only_asking: node %d defers %d replies and does not ask", n.id, len(n.deferred))
+		}
+		if len(n.deferred) > n.n-1 {
+			return fmt.Errorf("defer_only_asking: node %d defers %d replies, more than n−1", n.id, len(n.deferred))
+		}
+	}
+	return nil
+}
+
+// NoDeadlock checks, when no message is in flight, that a node is in the
+// critical section or no node asks: nothing else can happen then. O(n).
+func NoDeadlock(s proto.System) error {
+	asking := proto.Nil
+	for i, nd := range s.Nodes() {
+		v := nd.View()
+		if v.InCS {
+			return nil
+		}
+		if v.Asked && asking == proto.Nil {
+			asking = proto.NodeID(i)
+		}
+	}
+	if asking != proto.Nil {
+		return fmt.Errorf("no_deadlock: no message in flight, no node in the critical section, and node %d asks", asking)
+	}
+	return nil
+}
+
+// Permissions checks, when no message is in flight, that every asking
+// node's permissions are accounted for: its replies received plus the
+// nodes that defer its current request make n−1, and every deferred
+// request is its requester's current one and later than the deferrer's own
+// (or the deferrer is in the critical section). O(n + deferred replies).
+func Permissions(s proto.System) error {
+	ns := nodes(s)
+	held := make([]int, len(ns))
+	for _, n := range ns {
+		for _, d := range n.deferred {
+			r := ns[d.j]
+			if !r.asked || r.ts != d.ts || r.tag != d.tag {
+				return fmt.Errorf("permissions: node %d defers node %d's request (%d, serial %d), which is not pending", n.id, d.j, d.ts, d.tag)
+			}
+			if !n.inCS && !before(n.ts, n.id, d.ts, d.j) {
+				return fmt.Errorf("permissions: node %d defers node %d's request (%d) though its own (%d) is later", n.id, d.j, d.ts, n.ts)
+			}
+			held[d.j]++
+		}
+	}
+	for i, n := range ns {
+		if n.asked && n.replies+held[i] != len(ns)-1 {
+			return fmt.Errorf("permissions: node %d has %d replies and %d deferred, not n−1 = %d, and no message is in flight",
+				i, n.replies, held[i], len(ns)-1)
+		}
+	}
+	return nil
+}
