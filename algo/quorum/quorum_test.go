@@ -189,7 +189,6 @@ func TestLoneRequest(t *testing.T) {
 // sys is a system of nodes with the messages in flight, delivered in any
 // order; it implements proto.System.
 type sys struct {
-	t       testing.TB
 	a       Algorithm
 	nodes   []proto.Node
 	pending []proto.Message
