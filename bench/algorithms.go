@@ -17,11 +17,12 @@ import (
 
 // Algorithms are the algorithms ocbench can run, by flag value.
 var Algorithms = map[string]proto.Algorithm{
-	"opencube":     opencube.Algorithm{},
-	"naimi-trehel": scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
-	"raymond":      scheme.Algorithm{Rule: scheme.Raymond{}},
-	"centralized":  scheme.Algorithm{Rule: scheme.Centralized{}},
-	"maekawa":      quorum.Maekawa,
+	"opencube":          opencube.Algorithm{},
+	"naimi-trehel":      scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
+	"raymond":           scheme.Algorithm{Rule: scheme.Raymond{}},
+	"centralized":       scheme.Algorithm{Rule: scheme.Centralized{}},
+	"maekawa":           quorum.Maekawa,
+	"agrawal-el-abbadi": quorum.AgrawalElAbbadi,
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.

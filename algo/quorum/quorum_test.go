@@ -140,6 +140,12 @@ func TestQuorums(t *testing.T) {
 			t.Errorf("%s: Size(%d) = %d, want %d", c.q.Name(), c.n, got, c.k)
 		}
 	}
+	for _, n := range []int{6, 12, 24, 7} { // not powers of two: the largest divisor ≤ √n
+		r, c := Grid{}.Shape(n)
+		if want := map[int]int{6: 2, 12: 3, 24: 4, 7: 1}[n]; r != want || r*c != n {
+			t.Errorf("Grid.Shape(%d) = %d×%d, want %d rows", n, r, c, want)
+		}
+	}
 	if got := fmt.Sprint(Tree{}.Quorum(5, 16)); got != "[0 2 5 12]" {
 		t.Errorf("tree quorum of node 5 of 16 = %s", got)
 	}

@@ -32,8 +32,13 @@ type Grid struct{}
 // Name implements Quorums.
 func (Grid) Name() string { return "maekawa" }
 
-// Shape returns the grid's rows and columns for n nodes.
+// Shape returns the grid's rows and columns for n nodes: for n = 2^k,
+// 2^⌊k/2⌋ rows; otherwise the largest divisor of n not above √n.
 func (Grid) Shape(n int) (rows, cols int) {
+	if n > 0 && n&(n-1) == 0 {
+		rows = 1 << ((bits.Len(uint(n)) - 1) / 2)
+		return rows, n / rows
+	}
 	rows = 1
 	for r := 1; r*r <= n; r++ {
 		if n%r == 0 {
