@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/algo/lamport"
+	"github.com/ocbench/ocbench/algo/quorum"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
@@ -18,12 +19,14 @@ import (
 
 // Algorithms are the algorithms ocbench can run, by flag value.
 var Algorithms = map[string]proto.Algorithm{
-	"opencube":        opencube.Algorithm{},
-	"naimi-trehel":    scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
-	"raymond":         scheme.Algorithm{Rule: scheme.Raymond{}},
-	"centralized":     scheme.Algorithm{Rule: scheme.Centralized{}},
-	"lamport":         lamport.Algorithm{},
-	"ricart-agrawala": ricartagrawala.Algorithm{},
+	"opencube":          opencube.Algorithm{},
+	"naimi-trehel":      scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
+	"raymond":           scheme.Algorithm{Rule: scheme.Raymond{}},
+	"centralized":       scheme.Algorithm{Rule: scheme.Centralized{}},
+	"lamport":           lamport.Algorithm{},
+	"ricart-agrawala":   ricartagrawala.Algorithm{},
+	"maekawa":           quorum.Maekawa,
+	"agrawal-el-abbadi": quorum.AgrawalElAbbadi,
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.

@@ -1,0 +1,190 @@
+package quorum
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Algorithm is Maekawa's permission protocol on a quorum construction:
+// Algorithm{Quorums: Grid{}} is Maekawa's algorithm, Algorithm{Quorums:
+// Tree{}} Agrawal and El Abbadi's.
+type Algorithm struct{ Quorums Quorums }
+
+// Maekawa is Maekawa's algorithm on grid quorums.
+var Maekawa = Algorithm{Quorums: Grid{}}
+
+// AgrawalElAbbadi is Agrawal and El Abbadi's algorithm on tree quorums.
+var AgrawalElAbbadi = Algorithm{Quorums: Tree{}}
+
+// Name implements proto.Algorithm.
+func (a Algorithm) Name() string { return a.Quorums.Name() }
+
+// NewNodes implements proto.Algorithm; the nodes are allocated together.
+func (a Algorithm) NewNodes(n int) []proto.Node {
+	nodes := make([]Node, n)
+	out := make([]proto.Node, n)
+	for i := range nodes {
+		id := proto.NodeID(i)
+		nodes[i].init(id, a.Quorums.Quorum(id, n))
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// Family implements proto.Algorithm.
+func (Algorithm) Family() proto.Family { return proto.PermissionBased }
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// Events implements proto.Algorithm: none.
+func (Algorithm) Events() []string { return nil }
+
+// QuorumSize implements proto.QuorumAlgorithm.
+func (a Algorithm) QuorumSize(n int) int { return a.Quorums.Size(n) }
+
+// StatedCost implements proto.CostAlgorithm: from 3(K−1) messages (a
+// request alone: request, locked, release to each other member) to 5(K−1)
+// (under contention: with inquire and relinquish, or failed), for K =
+// QuorumSize(n). The survey writes 3√N … 5√N for Maekawa, O(log N) for
+// Agrawal–El Abbadi.
+func (a Algorithm) StatedCost(n int) proto.Cost {
+	k := float64(a.QuorumSize(n) - 1)
+	text := "3√N … 5√N"
+	if _, ok := a.Quorums.(Tree); ok {
+		text = "O(log N)"
+	}
+	return proto.Cost{Low: 3 * k, High: 5 * k, Text: text}
+}
+
+// Invariants implements proto.Algorithm: after every step, a node in the
+// critical section holds the permission of its whole quorum, and every
+// arbiter's queue keeps Maekawa's discipline (only its first request may be
+// without a Failed, and then it comes before the lock, whose holder was
+// inquired); when no message is in flight, every arbiter's permission is
+// held by the one request it is locked for, and some node is in the
+// critical section if any waits (no deadlock). None with crashes: the
+// algorithm is failure-free.
+func (Algorithm) Invariants(crashes bool) []proto.Invariant {
+	if crashes {
+		return nil
+	}
+	return []proto.Invariant{
+		{Name: "in cs with the whole quorum", When: proto.EveryStep, Check: InCSHoldsQuorum},
+		{Name: "arbiter queue", When: proto.EveryStep, Check: QueueHeads},
+		{Name: "one permission per arbiter", When: proto.Quiet, Check: OnePermission},
+		{Name: "no deadlock", When: proto.Quiet, Check: NoDeadlock},
+	}
+}
+
+func nodes(s proto.System) []*Node {
+	all := s.Nodes()
+	out := make([]*Node, len(all))
+	for i, nd := range all {
+		out[i] = nd.(*Node)
+	}
+	return out
+}
+
+// InCSHoldsQuorum checks that a node in the critical section asked for it
+// and holds the permission of every member of its quorum. O(n).
+func InCSHoldsQuorum(s proto.System) error {
+	for _, n := range nodes(s) {
+		if n.inCS && (!n.asked || n.granted != len(n.quorum)) {
+			return fmt.Errorf("node %d is in the critical section with asked=%v and %d of %d permissions", n.id, n.asked, n.granted, len(n.quorum))
+		}
+	}
+	return nil
+}
+
+// QueueHeads checks the first two requests of every arbiter's queue: the
+// arbiter is locked if a request waits, the second request has been told it
+// failed, and the first, if not, comes before the lock and the lock's
+// holder was inquired. O(n).
+func QueueHeads(s proto.System) error {
+	for _, n := range nodes(s) {
+		if len(n.queue) == 0 {
+			continue
+		}
+		h := n.queue[0]
+		switch {
+		case !n.locked:
+			return fmt.Errorf("arbiter %d is free and %d requests wait", n.id, len(n.queue))
+		case len(n.queue) > 1 && (!n.queue[1].failed || n.queue[1].before(h)):
+			return fmt.Errorf("arbiter %d: the second waiting request (%d, node %d) is out of order or was not told it failed", n.id, n.queue[1].ts, n.queue[1].id)
+		case !h.failed && (!h.before(n.lock) || !n.inquired):
+			return fmt.Errorf("arbiter %d: the first waiting request (%d, node %d) was not told it failed, and lock (%d, node %d) inquired=%v", n.id, h.ts, h.id, n.lock.ts, n.lock.id, n.inquired)
+		}
+	}
+	return nil
+}
+
+// OnePermission checks, when no message is in flight, that a locked
+// arbiter's permission is held by exactly the request it is locked for and a
+// free arbiter's by none, that a requester's counts of permissions held and
+// failed agree with its quorum's states (never both for one member), and
+// that every queue is in priority order and holds only waiting requests.
+// O(n·K).
+func OnePermission(s proto.System) error {
+	ns := nodes(s)
+	holders := make([]int, len(ns))
+	for _, n := range ns {
+		if !n.asked {
+			continue
+		}
+		granted, failed := 0, 0
+		for k, p := range n.perm {
+			if p&permFailed != 0 {
+				failed++
+			}
+			if p&permGranted == 0 {
+				continue
+			}
+			granted++
+			if p&permFailed != 0 {
+				return fmt.Errorf("node %d holds the permission of arbiter %d and counts it failed", n.id, n.quorum[k])
+			}
+			a := ns[n.quorum[k]]
+			holders[a.id]++
+			if !a.locked || a.lock.id != n.id || a.lock.tag != n.tag {
+				return fmt.Errorf("node %d holds the permission of arbiter %d, which is not locked for it", n.id, a.id)
+			}
+		}
+		if granted != n.granted || failed != n.failed {
+			return fmt.Errorf("node %d counts %d permissions and %d failed, its quorum says %d and %d", n.id, n.granted, n.failed, granted, failed)
+		}
+	}
+	for _, a := range ns {
+		if a.locked && holders[a.id] != 1 {
+			return fmt.Errorf("arbiter %d is locked for node %d, and %d nodes hold its permission", a.id, a.lock.id, holders[a.id])
+		}
+		for k, r := range a.queue {
+			if k > 0 && r.before(a.queue[k-1]) {
+				return fmt.Errorf("arbiter %d: queue out of order at %d", a.id, k)
+			}
+			if w := ns[r.id]; !w.asked || w.inCS || w.tag != r.tag {
+				return fmt.Errorf("arbiter %d queues request %d of node %d, which does not wait for it", a.id, r.tag, r.id)
+			}
+		}
+	}
+	return nil
+}
+
+// NoDeadlock checks, when no message is in flight, that some node is in
+// the critical section if any node waits for it. O(n).
+func NoDeadlock(s proto.System) error {
+	waiting := proto.Nil
+	for _, n := range nodes(s) {
+		if n.inCS {
+			return nil
+		}
+		if n.asked && waiting == proto.Nil {
+			waiting = n.id
+		}
+	}
+	if waiting != proto.Nil {
+		return fmt.Errorf("deadlock: node %d waits, nothing is in flight and no node is in the critical section", waiting)
+	}
+	return nil
+}

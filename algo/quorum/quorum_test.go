@@ -1,0 +1,377 @@
+package quorum
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ocbench/ocbench/internal/steptest"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// The 2×2 grid of 4 nodes, 1-based as in the step tests: node 1's quorum is
+// {1, 2, 3}, node 2's {1, 2, 4}, node 3's {1, 3, 4}, node 4's {2, 3, 4}.
+func grid4(t *testing.T) *steptest.Net {
+	return &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Maekawa.NewNodes(4)}
+}
+
+// TestTwoRequests: nodes 4 and 1 ask at once, both with timestamp 1; node 1
+// comes first (same timestamp, smaller id). Arbiter 2 has granted node 4
+// and inquires; arbiter 3 has granted node 1 and fails node 4, which then
+// relinquishes arbiter 2's permission to node 1.
+func TestTwoRequests(t *testing.T) {
+	net := grid4(t)
+	net.Enter(4, "request() 4→2", "request() 4→3") // its own permission: at once
+	net.Enter(1, "request() 1→2", "request() 1→3")
+	net.Deliver("request() 4→2", "locked() 2→4")
+	net.Deliver("request() 1→2", "inquire() 2→4") // 1 comes before 4
+	net.Deliver("request() 1→3", "locked() 3→1")
+	net.Deliver("request() 4→3", "failed() 3→4") // 1 holds 3, and comes first
+	net.Deliver("locked() 2→4")                  // 4 holds 2 and 4, waits for 3
+	net.Deliver("inquire() 2→4")                 // no failed yet: kept
+	net.Deliver("failed() 3→4", "relinquish() 4→2")
+	net.Deliver("relinquish() 4→2", "locked() 2→1")
+	net.Deliver("locked() 3→1")
+	net.Deliver("locked() 2→1")
+	net.InCS(1)
+	net.Exit(1, "release() 1→2", "release() 1→3")
+	net.Deliver("release() 1→2", "locked() 2→4")
+	net.Deliver("release() 1→3", "locked() 3→4")
+	net.Deliver("locked() 3→4")
+	net.Deliver("locked() 2→4")
+	net.InCS(4)
+	net.Exit(4, "release() 4→2", "release() 4→3")
+	net.Deliver("release() 4→2")
+	net.Deliver("release() 4→3")
+	if net.Sent != 16 {
+		t.Errorf("%d messages, want 16: 3·2 for each alone, then failed, inquire, relinquish and a second locked(2→4)", net.Sent)
+	}
+	quiet(t, net.Nodes)
+}
+
+// TestInquireOvertakesLocked: the inquire about arbiter 2's grant reaches
+// node 4 before the grant itself, after the failed from 3; node 4 keeps it
+// and relinquishes as soon as the grant arrives.
+func TestInquireOvertakesLocked(t *testing.T) {
+	net := grid4(t)
+	net.Enter(4, "request() 4→2", "request() 4→3")
+	net.Enter(1, "request() 1→2", "request() 1→3")
+	net.Deliver("request() 4→2", "locked() 2→4")
+	net.Deliver("request() 1→2", "inquire() 2→4")
+	net.Deliver("request() 1→3", "locked() 3→1")
+	net.Deliver("request() 4→3", "failed() 3→4")
+	net.Deliver("failed() 3→4")                     // nothing held that was inquired
+	net.Deliver("inquire() 2→4")                    // 2 has not granted 4 yet here: kept
+	net.Deliver("locked() 2→4", "relinquish() 4→2") // and answered now
+	net.Deliver("relinquish() 4→2", "locked() 2→1")
+	net.Deliver("locked() 2→1")
+	net.Deliver("locked() 3→1")
+	net.InCS(1)
+}
+
+// TestFailedOvertakenByLocked: arbiter 3 fails node 4 (node 1 holds it),
+// then grants it after node 1's release; the locked arrives first and the
+// stale failed must not make node 4 give up what it holds.
+func TestFailedOvertakenByLocked(t *testing.T) {
+	net := grid4(t)
+	net.Enter(1, "request() 1→2", "request() 1→3")
+	net.Deliver("request() 1→2", "locked() 2→1")
+	net.Deliver("request() 1→3", "locked() 3→1")
+	net.Deliver("locked() 2→1")
+	net.Deliver("locked() 3→1")
+	net.InCS(1)
+	net.Enter(4, "request() 4→2", "request() 4→3")
+	net.Deliver("request() 4→3", "failed() 3→4")
+	net.Deliver("request() 4→2", "failed() 2→4")
+	net.Exit(1, "release() 1→2", "release() 1→3")
+	net.Deliver("release() 1→2", "locked() 2→4")
+	net.Deliver("release() 1→3", "locked() 3→4")
+	net.Deliver("locked() 2→4")
+	net.Deliver("locked() 3→4")
+	net.InCS(4)
+	net.Deliver("failed() 3→4") // stale
+	net.Deliver("failed() 2→4") // stale
+	if !net.Nodes[3].View().InCS {
+		t.Fatal("node 4 left the critical section on a stale failed")
+	}
+	net.Exit(4, "release() 4→2", "release() 4→3")
+}
+
+// TestQuorums checks both constructions for every power of two up to 2^12:
+// sizes, the node in its own quorum, and that any two quorums intersect.
+func TestQuorums(t *testing.T) {
+	for _, q := range []Quorums{Grid{}, Tree{}} {
+		for n := 2; n <= 1<<12; n *= 2 {
+			qs := make([][]proto.NodeID, n)
+			largest := 0
+			for i := range n {
+				qs[i] = q.Quorum(proto.NodeID(i), n)
+				largest = max(largest, len(qs[i]))
+				if !slices.IsSorted(qs[i]) || !slices.Contains(qs[i], proto.NodeID(i)) || slices.Compact(slices.Clone(qs[i]))[len(qs[i])-1] != qs[i][len(qs[i])-1] {
+					t.Fatalf("%s n=%d: quorum of %d is %v", q.Name(), n, i, qs[i])
+				}
+			}
+			if largest != q.Size(n) {
+				t.Errorf("%s n=%d: largest quorum %d, Size %d", q.Name(), n, largest, q.Size(n))
+			}
+			if n > 256 {
+				continue
+			}
+			for i := range n {
+				for j := range i {
+					if !intersect(qs[i], qs[j]) {
+						t.Fatalf("%s n=%d: quorums of %d and %d do not meet", q.Name(), n, i, j)
+					}
+				}
+			}
+		}
+	}
+	// The stated sizes: 2√n − 1 on squares, 3m − 1 on n = 2m², log2 n + 1.
+	for _, c := range []struct {
+		q    Quorums
+		n, k int
+	}{
+		{Grid{}, 2, 2}, {Grid{}, 4, 3}, {Grid{}, 8, 5}, {Grid{}, 16, 7}, {Grid{}, 32, 11}, {Grid{}, 64, 15},
+		{Grid{}, 128, 23}, {Grid{}, 256, 31}, {Grid{}, 1 << 20, 2047},
+		{Tree{}, 2, 2}, {Tree{}, 16, 5}, {Tree{}, 64, 7}, {Tree{}, 1 << 20, 21},
+	} {
+		if got := c.q.Size(c.n); got != c.k {
+			t.Errorf("%s: Size(%d) = %d, want %d", c.q.Name(), c.n, got, c.k)
+		}
+	}
+	for _, n := range []int{6, 12, 24, 7} { // not powers of two: the largest divisor ≤ √n
+		r, c := Grid{}.Shape(n)
+		if want := map[int]int{6: 2, 12: 3, 24: 4, 7: 1}[n]; r != want || r*c != n {
+			t.Errorf("Grid.Shape(%d) = %d×%d, want %d rows", n, r, c, want)
+		}
+	}
+	if got := fmt.Sprint(Tree{}.Quorum(5, 16)); got != "[0 2 5 12]" {
+		t.Errorf("tree quorum of node 5 of 16 = %s", got)
+	}
+	if got := fmt.Sprint(Tree{}.Quorum(7, 16)); got != "[0 1 3 7 15]" {
+		t.Errorf("tree quorum of node 7 of 16 = %s", got)
+	}
+}
+
+func intersect(a, b []proto.NodeID) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLoneRequest: a request alone, from the quiescent state, costs exactly
+// 3(K−1) messages for a quorum of K nodes: request, locked and release to
+// each other member.
+func TestLoneRequest(t *testing.T) {
+	for _, a := range []Algorithm{Maekawa, AgrawalElAbbadi} {
+		for _, n := range []int{2, 4, 8, 16, 32, 64} {
+			s := newSys(a, n)
+			for i := range n {
+				sent := s.sent
+				s.step(proto.NodeID(i), proto.Input{Kind: proto.EnterCS, Tag: uint32(i + 1)})
+				for len(s.pending) > 0 {
+					s.deliver(0)
+				}
+				if !s.nodes[i].View().InCS {
+					t.Fatalf("%s n=%d: node %d alone did not enter", a.Name(), n, i)
+				}
+				s.step(proto.NodeID(i), proto.Input{Kind: proto.ExitCS})
+				for len(s.pending) > 0 {
+					s.deliver(0)
+				}
+				k := len(a.Quorums.Quorum(proto.NodeID(i), n))
+				if got := s.sent - sent; got != 3*(k-1) {
+					t.Errorf("%s n=%d node %d: %d messages, want 3(K−1) = %d", a.Name(), n, i, got, 3*(k-1))
+				}
+			}
+		}
+	}
+}
+
+// sys is a system of nodes with the messages in flight, delivered in any
+// order; it implements proto.System.
+type sys struct {
+	a       Algorithm
+	nodes   []proto.Node
+	pending []proto.Message
+	sent    int
+	out     proto.Output
+	inv     []proto.Invariant
+}
+
+func newSys(a Algorithm, n int) *sys {
+	return &sys{a: a, nodes: a.NewNodes(n), inv: a.Invariants(false)}
+}
+
+func (s *sys) Nodes() []proto.Node    { return s.nodes }
+func (s *sys) Down(proto.NodeID) bool { return false }
+func (s *sys) ForEachInFlight(f func(m *proto.Message)) {
+	for k := range s.pending {
+		f(&s.pending[k])
+	}
+}
+
+func (s *sys) step(id proto.NodeID, in proto.Input) (entered bool) {
+	s.out.Reset()
+	s.nodes[id].Step(in, &s.out)
+	for _, m := range s.out.Msgs {
+		if m.From != id || m.To == id || m.To < 0 || int(m.To) >= len(s.nodes) || m.Cause != proto.Normal || m.Tag == 0 {
+			panic(fmt.Sprintf("bad message %+v from node %d", m, id))
+		}
+	}
+	s.pending = append(s.pending, s.out.Msgs...)
+	s.sent += len(s.out.Msgs)
+	return s.out.Enter
+}
+
+func (s *sys) deliver(k int) (to proto.NodeID, entered bool) {
+	m := s.pending[k]
+	s.pending[k] = s.pending[len(s.pending)-1]
+	s.pending = s.pending[:len(s.pending)-1]
+	return m.To, s.step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+}
+
+func (s *sys) check() error {
+	in := 0
+	for _, nd := range s.nodes {
+		if nd.View().InCS {
+			in++
+		}
+	}
+	if in > 1 {
+		return fmt.Errorf("%d nodes in the critical section", in)
+	}
+	for _, iv := range s.inv {
+		if iv.When == proto.Quiet && len(s.pending) > 0 {
+			continue
+		}
+		if err := iv.Check(s); err != nil {
+			return fmt.Errorf("%s: %v", iv.Name, err)
+		}
+	}
+	return nil
+}
+
+// run drives n nodes through requests requests with random arrivals and a
+// random delivery order, checking after every step; it returns the
+// messages sent.
+func run(t *testing.T, a Algorithm, n, requests int, seed uint64) int {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	s := newSys(a, n)
+	serial, served := uint32(0), 0
+	tags := map[uint32]proto.NodeID{}
+	holder := proto.Nil // the node in the critical section
+	for steps := 0; served < requests; steps++ {
+		if steps > 200*requests*n {
+			t.Fatalf("%s n=%d seed %d: no end after %d steps (%d of %d served)", a.Name(), n, seed, steps, served, requests)
+		}
+		var entered bool
+		var who proto.NodeID
+		switch x := rng.IntN(10); {
+		case x == 0 && int(serial) < requests:
+			who = proto.NodeID(rng.IntN(n))
+			if s.nodes[who].View().Asked {
+				continue
+			}
+			serial += 1 + uint32(rng.IntN(3)) // increasing, not consecutive
+			tags[serial] = who
+			entered = s.step(who, proto.Input{Kind: proto.EnterCS, Tag: serial})
+		case x == 1 && holder != proto.Nil:
+			s.step(holder, proto.Input{Kind: proto.ExitCS})
+			holder = proto.Nil
+			served++
+		case len(s.pending) > 0:
+			who, entered = s.deliver(rng.IntN(len(s.pending)))
+		case holder == proto.Nil && int(serial) >= requests && served < len(tags):
+			t.Fatalf("%s n=%d seed %d: nothing in flight, nobody in the critical section, %d requests wait", a.Name(), n, seed, len(tags)-served)
+		default:
+			continue
+		}
+		if entered {
+			v := s.nodes[who].View()
+			if holder != proto.Nil || !v.InCS || !v.Asked || tags[v.Tag] != who {
+				t.Fatalf("%s n=%d seed %d: node %d entered (holder %d, view %+v)", a.Name(), n, seed, who, holder, v)
+			}
+			holder = who
+		}
+		if err := s.check(); err != nil {
+			t.Fatalf("%s n=%d seed %d: %v", a.Name(), n, seed, err)
+		}
+		if served == len(tags) && int(serial) >= requests {
+			break
+		}
+	}
+	for len(s.pending) > 0 {
+		s.deliver(rng.IntN(len(s.pending)))
+		if err := s.check(); err != nil {
+			t.Fatalf("%s n=%d seed %d: %v", a.Name(), n, seed, err)
+		}
+	}
+	quiet(t, s.nodes)
+	return s.sent
+}
+
+// quiet checks that every node is idle: nothing asked, every arbiter free.
+func quiet(t *testing.T, nodes []proto.Node) {
+	t.Helper()
+	for i, nd := range nodes {
+		n := nd.(*Node)
+		if n.asked || n.inCS || n.locked || len(n.queue) > 0 {
+			t.Fatalf("node %d is not idle at the end: asked=%v inCS=%v locked=%v queue=%d", i, n.asked, n.inCS, n.locked, len(n.queue))
+		}
+	}
+}
+
+// TestRandom drives both algorithms with random requests and a random,
+// non-FIFO, delivery order, for many seeds.
+func TestRandom(t *testing.T) {
+	for _, a := range []Algorithm{Maekawa, AgrawalElAbbadi} {
+		for _, c := range []struct{ n, seeds, requests int }{{2, 300, 40}, {4, 300, 60}, {8, 200, 80}, {16, 100, 100}, {64, 10, 200}, {256, 2, 300}} {
+			t.Run(fmt.Sprintf("%s/n=%d", a.Name(), c.n), func(t *testing.T) {
+				for seed := range c.seeds {
+					run(t, a, c.n, c.requests, uint64(seed))
+				}
+			})
+		}
+	}
+}
+
+// TestSaturated: every node asks again as soon as it leaves; all requests
+// contend. Messages per request stay within 3(K−1) … 5(K−1)? It reports
+// them.
+func TestSaturated(t *testing.T) {
+	for _, a := range []Algorithm{Maekawa, AgrawalElAbbadi} {
+		for _, n := range []int{16, 64} {
+			rng := rand.New(rand.NewPCG(1, uint64(n)))
+			s := newSys(a, n)
+			serial := uint32(0)
+			for i := range n {
+				serial++
+				s.step(proto.NodeID(i), proto.Input{Kind: proto.EnterCS, Tag: serial})
+			}
+			served, total := 0, 20*n
+			for served < total {
+				if len(s.pending) == 0 {
+					t.Fatalf("%s n=%d: deadlock", a.Name(), n)
+				}
+				who, entered := s.deliver(rng.IntN(len(s.pending)))
+				for entered {
+					s.step(who, proto.Input{Kind: proto.ExitCS})
+					served++
+					serial++
+					entered = s.step(who, proto.Input{Kind: proto.EnterCS, Tag: serial})
+				}
+				if err := s.check(); err != nil {
+					t.Fatalf("%s n=%d: %v", a.Name(), n, err)
+				}
+			}
+			k := float64(a.QuorumSize(n) - 1)
+			t.Logf("%s n=%d K=%d: %.2f messages per request (3(K−1) = %.0f, 5(K−1) = %.0f)", a.Name(), n, a.QuorumSize(n), float64(s.sent)/float64(served), 3*k, 5*k)
+		}
+	}
+}
