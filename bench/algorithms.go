@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo/ratoken"
 	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
@@ -17,11 +18,12 @@ import (
 
 // Algorithms are the algorithms ocbench can run, by flag value.
 var Algorithms = map[string]proto.Algorithm{
-	"opencube":      opencube.Algorithm{},
-	"naimi-trehel":  scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
-	"raymond":       scheme.Algorithm{Rule: scheme.Raymond{}},
-	"centralized":   scheme.Algorithm{Rule: scheme.Centralized{}},
-	"suzuki-kasami": suzukikasami.Algorithm{},
+	"opencube":              opencube.Algorithm{},
+	"naimi-trehel":          scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
+	"raymond":               scheme.Algorithm{Rule: scheme.Raymond{}},
+	"centralized":           scheme.Algorithm{Rule: scheme.Centralized{}},
+	"suzuki-kasami":         suzukikasami.Algorithm{},
+	"ricart-agrawala-token": ratoken.Algorithm{},
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.
