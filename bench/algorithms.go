@@ -11,7 +11,9 @@ import (
 
 	"github.com/ocbench/ocbench/algo/lamport"
 	"github.com/ocbench/ocbench/algo/quorum"
+	"github.com/ocbench/ocbench/algo/ratoken"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
+	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/scheme"
@@ -19,14 +21,16 @@ import (
 
 // Algorithms are the algorithms ocbench can run, by flag value.
 var Algorithms = map[string]proto.Algorithm{
-	"opencube":          opencube.Algorithm{},
-	"naimi-trehel":      scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
-	"raymond":           scheme.Algorithm{Rule: scheme.Raymond{}},
-	"centralized":       scheme.Algorithm{Rule: scheme.Centralized{}},
-	"lamport":           lamport.Algorithm{},
-	"ricart-agrawala":   ricartagrawala.Algorithm{},
-	"maekawa":           quorum.Maekawa,
-	"agrawal-el-abbadi": quorum.AgrawalElAbbadi,
+	"opencube":              opencube.Algorithm{},
+	"naimi-trehel":          scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
+	"raymond":               scheme.Algorithm{Rule: scheme.Raymond{}},
+	"centralized":           scheme.Algorithm{Rule: scheme.Centralized{}},
+	"lamport":               lamport.Algorithm{},
+	"ricart-agrawala":       ricartagrawala.Algorithm{},
+	"maekawa":               quorum.Maekawa,
+	"agrawal-el-abbadi":     quorum.AgrawalElAbbadi,
+	"suzuki-kasami":         suzukikasami.Algorithm{},
+	"ricart-agrawala-token": ratoken.Algorithm{},
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.

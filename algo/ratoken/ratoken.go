@@ -1,0 +1,188 @@
+package ratoken
+
+import "github.com/ocbench/ocbench/proto"
+
+// The message types.
+const (
+	Request proto.MsgType = iota // request(t, j): j asks for the token
+	Token                        // the token, with token[0..N−1]
+)
+
+var messageTypes = []proto.MessageType{
+	{Name: "request", Payload: "none (Gen = the request's timestamp)", Arg: "none"},
+	{Name: "token", Token: true, Payload: "token[0..N−1]: the timestamp of each node's request granted most recently", Arg: "none"},
+}
+
+// Node is one node of Ricart–Agrawala's token algorithm.
+type Node struct {
+	id        proto.NodeID
+	n         int
+	up        bool
+	tokenHere bool
+	asked     bool
+	inCS      bool
+	tag       uint32 // the serial of the node's current (or last) request
+	clock     uint64 // Lamport clock
+
+	req    []int64  // request[j]: the highest timestamp received from j (own for j = id)
+	reqTag []uint32 // the serial of j's request req[j]
+
+	tok []int64 // the token's array, while held (allocated when first received)
+}
+
+func (nd *Node) init(id proto.NodeID, n int) {
+	*nd = Node{id: id, n: n, up: true, req: make([]int64, n), reqTag: make([]uint32, n)}
+	if id == 0 {
+		nd.tokenHere = true
+		nd.tok = make([]int64, n)
+	}
+}
+
+// Step implements proto.Node.
+func (nd *Node) Step(in proto.Input, out *proto.Output) {
+	switch in.Kind {
+	case proto.Crash:
+		nd.up = false
+		return
+	case proto.Recover:
+		nd.init(nd.id, nd.n)
+		return
+	}
+	if !nd.up {
+		return
+	}
+	switch in.Kind {
+	case proto.EnterCS:
+		nd.enterCS(in.Tag, out)
+	case proto.ExitCS:
+		nd.exitCS(out)
+	case proto.Receive:
+		switch in.Msg.Type {
+		case Request:
+			nd.request(in.Msg, out)
+		case Token:
+			nd.token(in.Msg, out)
+		}
+	}
+}
+
+func (nd *Node) enterCS(tag uint32, out *proto.Output) {
+	if nd.asked {
+		return // one request at a time
+	}
+	nd.asked, nd.tag = true, tag
+	if nd.tokenHere {
+		nd.inCS, out.Enter = true, true
+		return
+	}
+	nd.clock++
+	nd.req[nd.id], nd.reqTag[nd.id] = int64(nd.clock), tag
+	for j := range proto.NodeID(nd.n) {
+		if j != nd.id {
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
+				Gen: nd.clock, Tag: tag})
+		}
+	}
+}
+
+func (nd *Node) exitCS(out *proto.Output) {
+	if !nd.inCS {
+		return
+	}
+	nd.inCS, nd.asked = false, false
+	nd.tok[nd.id] = nd.req[nd.id]
+	nd.release(out)
+}
+
+// release sends the token to the first node after this one, in circular
+// order, whose latest request is not granted; or keeps it.
+func (nd *Node) release(out *proto.Output) {
+	for k := 1; k < nd.n; k++ {
+		j := proto.NodeID((int(nd.id) + k) % nd.n)
+		if nd.req[j] > nd.tok[j] {
+			nd.tokenHere = false
+			out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
+				Tag: nd.reqTag[j], Payload: append([]int64(nil), nd.tok...)})
+			return
+		}
+	}
+}
+
+func (nd *Node) request(m proto.Message, out *proto.Output) {
+	j, t := m.From, m.Gen
+	nd.clock = max(nd.clock, t)
+	if int64(t) > nd.req[j] {
+		nd.req[j], nd.reqTag[j] = int64(t), m.Tag
+	}
+	if nd.tokenHere && !nd.asked {
+		nd.release(out)
+	}
+}
+
+func (nd *Node) token(m proto.Message, out *proto.Output) {
+	if nd.tok == nil {
+		nd.tok = make([]int64, nd.n)
+	}
+	copy(nd.tok, m.Payload)
+	nd.tokenHere = true
+	if !nd.asked {
+		nd.release(out)
+		return
+	}
+	nd.inCS, out.Enter = true, true
+}
+
+// View implements proto.Node.
+func (nd *Node) View() proto.View {
+	return proto.View{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag}
+}
+
+// Waiting implements proto.Node: the node itself while its request waits
+// for the token; at the holder, the nodes whose request it knows is not
+// granted, in the order it would serve them.
+func (nd *Node) Waiting(f func(j proto.NodeID)) {
+	if nd.asked && !nd.inCS {
+		f(nd.id)
+	}
+	if !nd.tokenHere {
+		return
+	}
+	for k := 1; k < nd.n; k++ {
+		if j := proto.NodeID((int(nd.id) + k) % nd.n); nd.req[j] > nd.tok[j] {
+			f(j)
+		}
+	}
+}
+
+// Algorithm is Ricart–Agrawala's token algorithm.
+type Algorithm struct{}
+
+// Name implements proto.Algorithm.
+func (Algorithm) Name() string { return "ricart-agrawala-token" }
+
+// NewNodes implements proto.Algorithm: node 0 holds the token.
+func (Algorithm) NewNodes(n int) []proto.Node {
+	nodes := make([]Node, n)
+	out := make([]proto.Node, n)
+	for i := range nodes {
+		nodes[i].init(proto.NodeID(i), n)
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// Family implements proto.Algorithm.
+func (Algorithm) Family() proto.Family { return proto.TokenBased }
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// Events implements proto.Algorithm: none.
+func (Algorithm) Events() []string { return nil }
+
+// StatedCost implements proto.CostAlgorithm: N messages per critical
+// section, 0 when the requester holds the idle token (survey, §4 and
+// Table 1).
+func (Algorithm) StatedCost(n int) proto.Cost {
+	return proto.Cost{Low: 0, High: float64(n), Text: "N (0 with the idle token)"}
+}

@@ -1,0 +1,137 @@
+package suzukikasami
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Invariants implements proto.Algorithm: TokenState after every step,
+// HolderKnows whenever no message is in flight. Nothing with crashes (the
+// algorithm has no failure protocol).
+func (Algorithm) Invariants(crashes bool) []proto.Invariant {
+	if crashes {
+		return nil
+	}
+	return []proto.Invariant{
+		{Name: "token state", When: proto.EveryStep, Check: TokenState},
+		{Name: "holder knows every request", When: proto.Quiet, Check: HolderKnows},
+	}
+}
+
+func nodes(s proto.System) ([]*Node, error) {
+	ps := s.Nodes()
+	out := make([]*Node, len(ps))
+	for i, p := range ps {
+		nd, ok := p.(*Node)
+		if !ok {
+			return nil, fmt.Errorf("node %d is a %T, not a Suzuki–Kasami node", i, p)
+		}
+		out[i] = nd
+	}
+	return out, nil
+}
+
+// TokenState checks the token against the nodes, in O(N):
+//
+//   - a node in the critical section holds the token;
+//   - for every node j, with RN_j[j] its own request number and LN[j] the
+//     token's: LN[j] ≤ RN_j[j] ≤ LN[j]+1, equal if j is not asking, and
+//     RN_j[j] = LN[j]+1 while j waits for the token (its request is not
+//     granted);
+//   - Q holds distinct nodes, each waiting for the token with the serial
+//     of its current request, and neither the holder nor the node the
+//     token travels to; an idle holder's Q is empty;
+//   - a token in flight travels to a waiting node, tagged with its serial.
+func TokenState(s proto.System) error {
+	nd, err := nodes(s)
+	if err != nil {
+		return err
+	}
+	n := len(nd)
+	var ln, q []int64
+	owner, flying := proto.Nil, false // the holder, or the node the token travels to
+	var tokenTag uint32
+	for i, x := range nd {
+		if x.inCS && !x.tokenHere {
+			return fmt.Errorf("node %d is in the critical section without the token", i)
+		}
+		if x.tokenHere {
+			owner, ln, q = proto.NodeID(i), x.ln, x.q
+			if !x.asked && len(q) > 0 {
+				return fmt.Errorf("node %d holds the idle token with a queue of %d", i, len(q))
+			}
+		}
+	}
+	s.ForEachInFlight(func(m *proto.Message) {
+		if m.Type == Token && len(m.Payload) >= n {
+			owner, flying, tokenTag = m.To, true, m.Tag
+			ln, q = m.Payload[:n], m.Payload[n:]
+		}
+	})
+	if owner == proto.Nil {
+		return fmt.Errorf("no token")
+	}
+	if flying {
+		d := nd[owner]
+		if !d.asked || d.inCS {
+			return fmt.Errorf("the token travels to node %d, which is not waiting for it", owner)
+		}
+		if tokenTag != d.tag {
+			return fmt.Errorf("the token travels to node %d with tag %d, its request is %d", owner, tokenTag, d.tag)
+		}
+	}
+	for j, x := range nd {
+		r := x.rn[j]
+		switch {
+		case r < ln[j] || r > ln[j]+1:
+			return fmt.Errorf("node %d: RN[%d] = %d, token LN[%d] = %d", j, j, r, j, ln[j])
+		case !x.asked && r != ln[j]:
+			return fmt.Errorf("node %d is not asking, and its request %d is not granted (LN = %d)", j, r, ln[j])
+		case x.asked && !x.inCS && r != ln[j]+1:
+			return fmt.Errorf("node %d waits, and its request %d is granted (LN = %d)", j, r, ln[j])
+		}
+	}
+	seen := make(map[proto.NodeID]bool, len(q))
+	for _, e := range q {
+		j, tag := unpack(e)
+		switch {
+		case j < 0 || int(j) >= n:
+			return fmt.Errorf("the queue Q holds node %d", j)
+		case seen[j]:
+			return fmt.Errorf("the queue Q holds node %d twice", j)
+		case j == owner:
+			return fmt.Errorf("the queue Q holds node %d, which has the token", j)
+		case !nd[j].asked || nd[j].inCS:
+			return fmt.Errorf("the queue Q holds node %d, which is not waiting", j)
+		case tag != nd[j].tag:
+			return fmt.Errorf("the queue Q holds node %d with serial %d, its request is %d", j, tag, nd[j].tag)
+		}
+		seen[j] = true
+	}
+	return nil
+}
+
+// HolderKnows checks, when no message is in flight, that the token's holder
+// has received every node's latest request, and, if it is not in the
+// critical section, that no node waits (no request is forgotten).
+func HolderKnows(s proto.System) error {
+	nd, err := nodes(s)
+	if err != nil {
+		return err
+	}
+	for h, x := range nd {
+		if !x.tokenHere {
+			continue
+		}
+		for j, y := range nd {
+			if x.rn[j] != y.rn[j] {
+				return fmt.Errorf("the holder %d has RN[%d] = %d, node %d's own is %d", h, j, x.rn[j], j, y.rn[j])
+			}
+			if !x.inCS && y.asked {
+				return fmt.Errorf("node %d waits while the holder %d is idle and nothing is in flight", j, h)
+			}
+		}
+	}
+	return nil
+}

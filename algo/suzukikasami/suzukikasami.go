@@ -1,0 +1,220 @@
+package suzukikasami
+
+import "github.com/ocbench/ocbench/proto"
+
+// The message types.
+const (
+	Request proto.MsgType = iota // request(j, RN[j]): j asks for the token
+	Token                        // PRIVILEGE(Q, LN): the token
+)
+
+var messageTypes = []proto.MessageType{
+	{Name: "request", Payload: "none (Gen = the request number RN[j])", Arg: "none"},
+	{Name: "token", Token: true, Payload: "LN[0..N−1], then Q: one word j<<32 | serial per queued node, head first", Arg: "none"},
+}
+
+// Node is one node of Suzuki–Kasami.
+type Node struct {
+	id        proto.NodeID
+	n         int
+	up        bool
+	tokenHere bool
+	asked     bool
+	inCS      bool
+	tag       uint32 // the serial of the node's current (or last) request
+
+	rn    []int64  // RN[j]: the highest request number received from j (own for j = id)
+	rnTag []uint32 // the serial of j's request number rn[j]
+
+	// The token, while held (allocated when first received).
+	ln  []int64 // LN[j]: the number of j's request granted most recently
+	q   []int64 // Q, head first: entry(j, serial)
+	inQ []bool  // inQ[j]: j is in q
+}
+
+func entry(j proto.NodeID, tag uint32) int64 { return int64(j)<<32 | int64(tag) }
+
+func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint32(e) }
+
+func (nd *Node) init(id proto.NodeID, n int) {
+	*nd = Node{id: id, n: n, up: true, rn: make([]int64, n), rnTag: make([]uint32, n)}
+	if id == 0 {
+		nd.tokenHere = true
+		nd.ln = make([]int64, n)
+		nd.inQ = make([]bool, n)
+	}
+}
+
+// Step implements proto.Node.
+func (nd *Node) Step(in proto.Input, out *proto.Output) {
+	switch in.Kind {
+	case proto.Crash:
+		nd.up = false
+		return
+	case proto.Recover:
+		nd.init(nd.id, nd.n)
+		return
+	}
+	if !nd.up {
+		return
+	}
+	switch in.Kind {
+	case proto.EnterCS:
+		nd.enterCS(in.Tag, out)
+	case proto.ExitCS:
+		nd.exitCS(out)
+	case proto.Receive:
+		switch in.Msg.Type {
+		case Request:
+			nd.request(in.Msg, out)
+		case Token:
+			nd.token(in.Msg, out)
+		}
+	}
+}
+
+func (nd *Node) enterCS(tag uint32, out *proto.Output) {
+	if nd.asked {
+		return // one request at a time
+	}
+	nd.asked, nd.tag = true, tag
+	if nd.tokenHere {
+		nd.inCS, out.Enter = true, true
+		return
+	}
+	nd.rn[nd.id]++
+	nd.rnTag[nd.id] = tag
+	for j := range proto.NodeID(nd.n) {
+		if j != nd.id {
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
+				Gen: uint64(nd.rn[nd.id]), Tag: tag})
+		}
+	}
+}
+
+func (nd *Node) exitCS(out *proto.Output) {
+	if !nd.inCS {
+		return
+	}
+	nd.inCS, nd.asked = false, false
+	nd.ln[nd.id] = nd.rn[nd.id]
+	nd.release(out)
+}
+
+// release appends to Q the nodes whose latest request is not granted, in
+// ascending id order, and sends the token to the head of Q if any.
+func (nd *Node) release(out *proto.Output) {
+	for j := range proto.NodeID(nd.n) {
+		if j != nd.id && !nd.inQ[j] && nd.rn[j] == nd.ln[j]+1 {
+			nd.q = append(nd.q, entry(j, nd.rnTag[j]))
+			nd.inQ[j] = true
+		}
+	}
+	if len(nd.q) > 0 {
+		j, tag := unpack(nd.q[0])
+		nd.sendToken(j, tag, 1, out)
+	}
+}
+
+// sendToken sends the token to j for its request of serial tag, with Q
+// from its entry skip on.
+func (nd *Node) sendToken(j proto.NodeID, tag uint32, skip int, out *proto.Output) {
+	p := make([]int64, nd.n+len(nd.q)-skip)
+	copy(p, nd.ln)
+	copy(p[nd.n:], nd.q[skip:])
+	for _, e := range nd.q {
+		k, _ := unpack(e)
+		nd.inQ[k] = false
+	}
+	nd.q = nd.q[:0]
+	nd.tokenHere = false
+	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil, Tag: tag, Payload: p})
+}
+
+func (nd *Node) request(m proto.Message, out *proto.Output) {
+	j, r := m.From, int64(m.Gen)
+	if r > nd.rn[j] {
+		nd.rn[j], nd.rnTag[j] = r, m.Tag
+	}
+	if nd.tokenHere && !nd.asked && nd.rn[j] == nd.ln[j]+1 {
+		nd.sendToken(j, nd.rnTag[j], 0, out) // Q is empty at an idle holder
+	}
+}
+
+func (nd *Node) token(m proto.Message, out *proto.Output) {
+	if nd.ln == nil {
+		nd.ln = make([]int64, nd.n)
+		nd.inQ = make([]bool, nd.n)
+	}
+	copy(nd.ln, m.Payload[:nd.n])
+	nd.q = append(nd.q[:0], m.Payload[nd.n:]...)
+	for _, e := range nd.q {
+		k, _ := unpack(e)
+		nd.inQ[k] = true
+	}
+	nd.tokenHere = true
+	if !nd.asked {
+		nd.release(out)
+		return
+	}
+	nd.inCS, out.Enter = true, true
+}
+
+// View implements proto.Node.
+func (nd *Node) View() proto.View {
+	return proto.View{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag}
+}
+
+// Waiting implements proto.Node: the node itself while its request waits
+// for the token; at the holder, the nodes in Q and then those whose
+// request it knows is not granted.
+func (nd *Node) Waiting(f func(j proto.NodeID)) {
+	if nd.asked && !nd.inCS {
+		f(nd.id)
+	}
+	if !nd.tokenHere {
+		return
+	}
+	for _, e := range nd.q {
+		j, _ := unpack(e)
+		f(j)
+	}
+	for j := range proto.NodeID(nd.n) {
+		if j != nd.id && !nd.inQ[j] && nd.rn[j] == nd.ln[j]+1 {
+			f(j)
+		}
+	}
+}
+
+// Algorithm is Suzuki–Kasami's algorithm.
+type Algorithm struct{}
+
+// Name implements proto.Algorithm.
+func (Algorithm) Name() string { return "suzuki-kasami" }
+
+// NewNodes implements proto.Algorithm: node 0 holds the token.
+func (Algorithm) NewNodes(n int) []proto.Node {
+	nodes := make([]Node, n)
+	out := make([]proto.Node, n)
+	for i := range nodes {
+		nodes[i].init(proto.NodeID(i), n)
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// Family implements proto.Algorithm.
+func (Algorithm) Family() proto.Family { return proto.TokenBased }
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// Events implements proto.Algorithm: none.
+func (Algorithm) Events() []string { return nil }
+
+// StatedCost implements proto.CostAlgorithm: N messages per critical
+// section, 0 when the requester holds the idle token (survey, §4 and
+// Table 1).
+func (Algorithm) StatedCost(n int) proto.Cost {
+	return proto.Cost{Low: 0, High: float64(n), Text: "N (0 with the idle token)"}
+}
