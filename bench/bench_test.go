@@ -97,7 +97,7 @@ func TestSpecValidate(t *testing.T) {
 		edit func(*Spec)
 		flag string
 	}{
-		{"algo", func(s *Spec) { s.Algorithm = "lamport" }, "--algo"},
+		{"algo", func(s *Spec) { s.Algorithm = "bakery" }, "--algo"},
 		{"not pow2", func(s *Spec) { s.Nodes = 12 }, "--nodes"},
 		{"one node", func(s *Spec) { s.Nodes = 1 }, "--nodes"},
 		{"negative", func(s *Spec) { s.Nodes = -8 }, "--nodes"},

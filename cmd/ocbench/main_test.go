@@ -16,7 +16,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--nodes", "1"}, "--nodes"},
 		{[]string{"--nodes", "-8"}, "--nodes"},
 		{[]string{"--nodes", "abc"}, "--nodes"},
-		{[]string{"--algo", "lamport"}, "--algo"},
+		{[]string{"--algo", "bakery"}, "--algo"},
 		{[]string{"--workload", "bursty"}, "--workload"},
 		{[]string{"--requests", "0"}, "--requests"},
 		{[]string{"--requests", "-5"}, "--requests"},
