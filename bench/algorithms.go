@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo/carvalhoroucairol"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/scheme"
@@ -20,6 +21,8 @@ var Algorithms = map[string]proto.Algorithm{
 	"naimi-trehel": scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
 	"raymond":      scheme.Algorithm{Rule: scheme.Raymond{}},
 	"centralized":  scheme.Algorithm{Rule: scheme.Centralized{}},
+
+	"carvalho-roucairol": carvalhoroucairol.Algorithm{},
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.
