@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/algo/carvalhoroucairol"
+	"github.com/ocbench/ocbench/algo/singhal"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/scheme"
@@ -23,6 +24,7 @@ var Algorithms = map[string]proto.Algorithm{
 	"centralized":  scheme.Algorithm{Rule: scheme.Centralized{}},
 
 	"carvalho-roucairol": carvalhoroucairol.Algorithm{},
+	"singhal":            singhal.Algorithm{},
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.
