@@ -9,10 +9,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo/carvalhoroucairol"
 	"github.com/ocbench/ocbench/algo/lamport"
 	"github.com/ocbench/ocbench/algo/quorum"
 	"github.com/ocbench/ocbench/algo/ratoken"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
+	"github.com/ocbench/ocbench/algo/singhal"
 	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
@@ -31,6 +33,9 @@ var Algorithms = map[string]proto.Algorithm{
 	"agrawal-el-abbadi":     quorum.AgrawalElAbbadi,
 	"suzuki-kasami":         suzukikasami.Algorithm{},
 	"ricart-agrawala-token": ratoken.Algorithm{},
+
+	"carvalho-roucairol": carvalhoroucairol.Algorithm{},
+	"singhal":            singhal.Algorithm{},
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.
