@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo/neilsenmizuno"
 	"github.com/ocbench/ocbench/algo/singhaltoken"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
@@ -17,11 +18,12 @@ import (
 
 // Algorithms are the algorithms ocbench can run, by flag value.
 var Algorithms = map[string]proto.Algorithm{
-	"opencube":      opencube.Algorithm{},
-	"naimi-trehel":  scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
-	"raymond":       scheme.Algorithm{Rule: scheme.Raymond{}},
-	"centralized":   scheme.Algorithm{Rule: scheme.Centralized{}},
-	"singhal-token": singhaltoken.Algorithm{},
+	"opencube":       opencube.Algorithm{},
+	"naimi-trehel":   scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
+	"raymond":        scheme.Algorithm{Rule: scheme.Raymond{}},
+	"centralized":    scheme.Algorithm{Rule: scheme.Centralized{}},
+	"singhal-token":  singhaltoken.Algorithm{},
+	"neilsen-mizuno": neilsenmizuno.Algorithm{},
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.
