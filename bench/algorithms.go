@@ -11,10 +11,12 @@ import (
 
 	"github.com/ocbench/ocbench/algo/carvalhoroucairol"
 	"github.com/ocbench/ocbench/algo/lamport"
+	"github.com/ocbench/ocbench/algo/neilsenmizuno"
 	"github.com/ocbench/ocbench/algo/quorum"
 	"github.com/ocbench/ocbench/algo/ratoken"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
 	"github.com/ocbench/ocbench/algo/singhal"
+	"github.com/ocbench/ocbench/algo/singhaltoken"
 	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
@@ -36,6 +38,8 @@ var Algorithms = map[string]proto.Algorithm{
 
 	"carvalho-roucairol": carvalhoroucairol.Algorithm{},
 	"singhal":            singhal.Algorithm{},
+	"singhal-token":      singhaltoken.Algorithm{},
+	"neilsen-mizuno":     neilsenmizuno.Algorithm{},
 }
 
 // AlgorithmNames returns the algorithm names, open-cube first.
