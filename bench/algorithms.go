@@ -6,6 +6,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,24 +36,31 @@ var Algorithms = map[string]proto.Algorithm{
 	"agrawal-el-abbadi":     quorum.AgrawalElAbbadi,
 	"suzuki-kasami":         suzukikasami.Algorithm{},
 	"ricart-agrawala-token": ratoken.Algorithm{},
-
-	"carvalho-roucairol": carvalhoroucairol.Algorithm{},
-	"singhal":            singhal.Algorithm{},
-	"singhal-token":      singhaltoken.Algorithm{},
-	"neilsen-mizuno":     neilsenmizuno.Algorithm{},
+	"carvalho-roucairol":    carvalhoroucairol.Algorithm{},
+	"singhal":               singhal.Algorithm{},
+	"singhal-token":         singhaltoken.Algorithm{},
+	"neilsen-mizuno":        neilsenmizuno.Algorithm{},
 }
 
-// AlgorithmNames returns the algorithm names, open-cube first.
+// Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),
+// permission-based first: what --algo survey runs.
+var Survey = []string{
+	"lamport", "ricart-agrawala", "carvalho-roucairol", "maekawa", "agrawal-el-abbadi", "singhal",
+	"suzuki-kasami", "ricart-agrawala-token", "singhal-token", "neilsen-mizuno",
+}
+
+// AlgorithmNames returns the algorithm names: open-cube first, then the
+// general scheme's other instances, then the survey's (Survey's order).
 func AlgorithmNames() []string {
 	names := []string{"opencube"}
 	var rest []string
 	for k := range Algorithms {
-		if k != "opencube" {
+		if k != "opencube" && !slices.Contains(Survey, k) {
 			rest = append(rest, k)
 		}
 	}
 	sort.Strings(rest)
-	return append(names, rest...)
+	return append(append(names, rest...), Survey...)
 }
 
 // Algorithm returns the algorithm called name.

@@ -95,7 +95,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags)")
-	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+", or all")
+	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every one) or survey (the survey's: "+strings.Join(bench.Survey, ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+strings.Join(bench.Workloads, ", "))
@@ -253,9 +253,20 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	var shapes []shape
 	switch o.preset {
 	case "":
-		algos := o.algos
-		if len(algos) == 1 && algos[0] == "all" {
-			algos = bench.AlgorithmNames()
+		var algos []string
+		for _, a := range o.algos {
+			group := []string{a}
+			switch a {
+			case "all":
+				group = bench.AlgorithmNames()
+			case "survey":
+				group = bench.Survey
+			}
+			for _, g := range group {
+				if !slices.Contains(algos, g) {
+					algos = append(algos, g)
+				}
+			}
 		}
 		for _, n := range o.nodes {
 			for _, a := range algos {
@@ -449,7 +460,7 @@ func header(o *options, list []config) []string {
 	case o.fifo:
 		channels = "FIFO"
 	case len(forced) > 0:
-		channels = fmt.Sprintf("non-FIFO (FIFO for %s, which assume it)", strings.Join(forced, ", "))
+		channels = fmt.Sprintf("non-FIFO (FIFO for %s: it assumes FIFO)", strings.Join(forced, ", "))
 	}
 	load := ""
 	if s.Workload == "poisson" {
