@@ -26,10 +26,29 @@ var FailureFreeColumns = []Column{
 	{"median", func(r *Run) string { return num(r.MsgsPerRequest.Median) }},
 	{"p99", func(r *Run) string { return num(r.MsgsPerRequest.P99) }},
 	{"max", func(r *Run) string { return num(r.MsgsPerRequest.Max) }},
+	{"stated (msg)", func(r *Run) string { return stated(r) }},
+	{"mean/stated", func(r *Run) string {
+		if r.StatedCost == "" || r.StatedCostHigh == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", r.MsgsPerRequest.Mean/r.StatedCostHigh)
+	}},
 	{"wait mean (δ)", func(r *Run) string { return fmt.Sprintf("%.2f", r.WaitDelta.Mean) }},
 	{"detection/req", func(r *Run) string { return ftOnly(r, fmt.Sprintf("%.3f", r.DetectionPerRequest)) }},
 	{"false susp.", func(r *Run) string { return ftOnly(r, fmt.Sprint(r.FalseSuspicions)) }},
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
+}
+
+// stated is the message cost per request that the algorithm's paper or the
+// survey states, at the run's N: "30", or "0…16" for a range; "-" if none.
+func stated(r *Run) string {
+	switch {
+	case r.StatedCost == "":
+		return "-"
+	case r.StatedCostLow == r.StatedCostHigh:
+		return num(r.StatedCostHigh)
+	}
+	return num(r.StatedCostLow) + "…" + num(r.StatedCostHigh)
 }
 
 // ftOnly is s for a run with the failure protocol on, "-" without it.
