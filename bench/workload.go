@@ -66,7 +66,6 @@ type Workload struct {
 
 	issued, served, abandoned int64
 	pending                   bool      // sequential: a request is outstanding
-	issuedAt                  []float64 // by serial (tagBase + (k−1)·stride is the k-th tag; sequential: by tag)
 	since                     []float64 // when each node issued its current request, seconds
 	waits                     []float64 // seconds, by served request
 	busy                      []bool    // node has a request issued and not yet finished
@@ -75,7 +74,6 @@ type Workload struct {
 	nodeIssued                []int64  // PerNode: requests issued by each node
 	life                      []uint32 // incarnation of each node, bumped at each crash
 	thinks                    []uint32 // poisson: number of think times drawn per node
-	lastEntry                 float64
 	// OnDone is called once no more requests will be issued and every
 	// issued request is served or abandoned.
 	OnDone func()
@@ -121,7 +119,7 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, streamWorkload)), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
 		tagBase: c.TagBase, stride: c.TagStride,
-		issuedAt: make([]float64, 1, min(c.Requests, 1<<20)+1), busy: make([]bool, n), inCS: make([]bool, n),
+		busy: make([]bool, n), inCS: make([]bool, n),
 		reqTag: make([]uint32, n), life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
 	if c.PerNode {
 		d.quota = (c.Requests + int64(n) - 1) / int64(n)
@@ -136,25 +134,19 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 	return d
 }
 
-// Issued, Served and Abandoned count the requests issued here, those served
-// and those abandoned by a crash of their node.
-func (d *Workload) Issued() int64 { return d.issued }
-
-// Served counts the requests served (see Issued).
+// Served counts the requests served.
 func (d *Workload) Served() int64 { return d.served }
 
-// Abandoned counts the requests abandoned by a crash (see Issued).
+// Abandoned counts the requests abandoned by a crash of their node.
 func (d *Workload) Abandoned() int64 { return d.abandoned }
 
 // Waits returns the waits of the served requests, from enter_cs to the
 // entry, in seconds.
 func (d *Workload) Waits() []float64 { return d.waits }
 
-// Until returns the time until which requests are issued, in seconds.
-func (d *Workload) Until() float64 { return d.until }
-
-// Start schedules the workload's first requests (the sequential
-// workload's first only if Sequential is false: a rank waits for its turn).
+// Start schedules the workload's first requests. A rank of an MPI job does
+// not start a sequential workload: rank 0 gives each request its turn
+// (IssueSequential).
 func (d *Workload) Start() {
 	switch d.kind {
 	case "sequential":
@@ -233,20 +225,7 @@ func (d *Workload) enter(id proto.NodeID, tag uint32) {
 	d.busy[id] = true
 	d.reqTag[id] = tag
 	d.since[id] = d.host.Now()
-	k := d.index(tag)
-	for len(d.issuedAt) <= k {
-		d.issuedAt = append(d.issuedAt, 0)
-	}
-	d.issuedAt[k] = d.host.Now()
 	d.host.Input(0, id, proto.EnterCS, tag)
-}
-
-// index is where issuedAt keeps the issue time of request tag.
-func (d *Workload) index(tag uint32) int {
-	if d.kind == "sequential" {
-		return int(tag)
-	}
-	return int((tag-d.tagBase)/d.stride) + 1
 }
 
 // next issues the sequential workload's next request from a uniformly random live node.
@@ -280,11 +259,8 @@ func (d *Workload) IssueSequential(id proto.NodeID, k uint32) error {
 // Entered is called when node id enters the CS for request tag.
 func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 	d.served++
-	d.lastEntry = d.host.Now()
 	d.inCS[id] = true
-	if k := d.index(tag); k < len(d.issuedAt) {
-		d.waits = append(d.waits, d.host.Now()-d.issuedAt[k])
-	}
+	d.waits = append(d.waits, d.host.Now()-d.since[id])
 	d.host.Input(d.csTime, id, proto.ExitCS, 0)
 	d.later(id, d.csTime, d.exited)
 }
