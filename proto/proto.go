@@ -288,6 +288,28 @@ type Invariant struct {
 	Check func(s System) error
 }
 
+// NoDeadlock is an invariant of every algorithm without timers, run
+// without crashes: when no message is in flight, a node is in the critical
+// section or no node asks — nothing else can happen then. O(n).
+var NoDeadlock = Invariant{Name: "no_deadlock", When: Quiet, Check: noDeadlock}
+
+func noDeadlock(s System) error {
+	asking := Nil
+	for i, nd := range s.Nodes() {
+		v := nd.View()
+		if v.InCS {
+			return nil
+		}
+		if v.Asked && asking == Nil {
+			asking = NodeID(i)
+		}
+	}
+	if asking != Nil {
+		return fmt.Errorf("no_deadlock: no message in flight, no node in the critical section, and node %d asks", asking)
+	}
+	return nil
+}
+
 // The optional parts of an algorithm's descriptor: a runtime asks for them
 // with a type assertion, and an algorithm implements those that apply.
 

@@ -7,7 +7,7 @@ import (
 )
 
 // Invariants implements proto.Algorithm: without crashes, CSFirst after
-// every step, and NoDeadlock and Settled whenever no message is in flight.
+// every step, and proto.NoDeadlock and Settled whenever no message is in flight.
 // The algorithm has no failure protocol, hence no invariant with crashes.
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
@@ -15,7 +15,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 	return []proto.Invariant{
 		{Name: "cs_first", When: proto.EveryStep, Check: CSFirst},
-		{Name: "no_deadlock", When: proto.Quiet, Check: NoDeadlock},
+		proto.NoDeadlock,
 		{Name: "settled", When: proto.Quiet, Check: Settled},
 	}
 }
@@ -52,25 +52,6 @@ func CSFirst(s proto.System) error {
 			return fmt.Errorf("cs_first: node %d is in the critical section with request (%d, %d), but node %d's (%d, %d) precedes it",
 				in, c.ts, in, i, n.ts, i)
 		}
-	}
-	return nil
-}
-
-// NoDeadlock checks, when no message is in flight, that a node is in the
-// critical section or no node asks: nothing else can happen then. O(n).
-func NoDeadlock(s proto.System) error {
-	asking := proto.Nil
-	for i, nd := range s.Nodes() {
-		v := nd.View()
-		if v.InCS {
-			return nil
-		}
-		if v.Asked && asking == proto.Nil {
-			asking = proto.NodeID(i)
-		}
-	}
-	if asking != proto.Nil {
-		return fmt.Errorf("no_deadlock: no message in flight, no node in the critical section, and node %d asks", asking)
 	}
 	return nil
 }

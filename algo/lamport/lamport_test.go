@@ -98,7 +98,7 @@ func TestTimestampBeatsID(t *testing.T) {
 
 // TestNeedsFIFO shows why the algorithm assumes FIFO channels: a release
 // that overtakes its request leaves the request queued for ever, and the
-// next request waits behind it (NoDeadlock fails).
+// next request waits behind it (proto.NoDeadlock fails).
 func TestNeedsFIFO(t *testing.T) {
 	if !(Algorithm{}).NeedsFIFO() {
 		t.Fatal("NeedsFIFO is false")
@@ -121,8 +121,8 @@ func TestNeedsFIFO(t *testing.T) {
 	if net.Nodes[1].View().InCS {
 		t.Fatal("node 2 entered although node 1's stale request heads its queue")
 	}
-	if err := NoDeadlock(sys{nodes: net.Nodes}); err == nil {
-		t.Fatal("NoDeadlock holds on a stuck system")
+	if err := proto.NoDeadlock.Check(sys{nodes: net.Nodes}); err == nil {
+		t.Fatal("no_deadlock holds on a stuck system")
 	}
 }
 

@@ -74,7 +74,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 		{Name: "in cs with the whole quorum", When: proto.EveryStep, Check: InCSHoldsQuorum},
 		{Name: "arbiter queue", When: proto.EveryStep, Check: QueueHeads},
 		{Name: "one permission per arbiter", When: proto.Quiet, Check: OnePermission},
-		{Name: "no deadlock", When: proto.Quiet, Check: NoDeadlock},
+		proto.NoDeadlock,
 	}
 }
 
@@ -167,24 +167,6 @@ func OnePermission(s proto.System) error {
 				return fmt.Errorf("arbiter %d queues request %d of node %d, which does not wait for it", a.id, r.tag, r.id)
 			}
 		}
-	}
-	return nil
-}
-
-// NoDeadlock checks, when no message is in flight, that some node is in
-// the critical section if any node waits for it. O(n).
-func NoDeadlock(s proto.System) error {
-	waiting := proto.Nil
-	for _, n := range nodes(s) {
-		if n.inCS {
-			return nil
-		}
-		if n.asked && waiting == proto.Nil {
-			waiting = n.id
-		}
-	}
-	if waiting != proto.Nil {
-		return fmt.Errorf("deadlock: node %d waits, nothing is in flight and no node is in the critical section", waiting)
 	}
 	return nil
 }

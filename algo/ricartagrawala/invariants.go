@@ -7,7 +7,7 @@ import (
 )
 
 // Invariants implements proto.Algorithm: without crashes, CSFirst and
-// DeferOnlyAsking after every step, and NoDeadlock and Permissions whenever
+// DeferOnlyAsking after every step, and proto.NoDeadlock and Permissions whenever
 // no message is in flight. The algorithm has no failure protocol, hence no
 // invariant with crashes.
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
@@ -17,7 +17,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	return []proto.Invariant{
 		{Name: "cs_first", When: proto.EveryStep, Check: CSFirst},
 		{Name: "defer_only_asking", When: proto.EveryStep, Check: DeferOnlyAsking},
-		{Name: "no_deadlock", When: proto.Quiet, Check: NoDeadlock},
+		proto.NoDeadlock,
 		{Name: "permissions", When: proto.Quiet, Check: Permissions},
 	}
 }
@@ -68,25 +68,6 @@ func DeferOnlyAsking(s proto.System) error {
 		if len(n.deferred) > n.n-1 {
 			return fmt.Errorf("defer_only_asking: node %d defers %d replies, more than n−1", n.id, len(n.deferred))
 		}
-	}
-	return nil
-}
-
-// NoDeadlock checks, when no message is in flight, that a node is in the
-// critical section or no node asks: nothing else can happen then. O(n).
-func NoDeadlock(s proto.System) error {
-	asking := proto.Nil
-	for i, nd := range s.Nodes() {
-		v := nd.View()
-		if v.InCS {
-			return nil
-		}
-		if v.Asked && asking == proto.Nil {
-			asking = proto.NodeID(i)
-		}
-	}
-	if asking != proto.Nil {
-		return fmt.Errorf("no_deadlock: no message in flight, no node in the critical section, and node %d asks", asking)
 	}
 	return nil
 }
