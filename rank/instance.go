@@ -62,9 +62,7 @@ type instance struct {
 	stats  rankReport
 	perTag []uint32 // normal messages sent per request serial (the report's PerTag)
 	sent   [proto.MaxMsgTypes][proto.NumCauses]int64
-	// token is the algorithm's token type (proto.NoToken: none), names its
-	// message types.
-	token proto.MsgType
+	// names are the algorithm's message types.
 	names []proto.MessageType
 
 	malformed    int64
@@ -90,7 +88,6 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	in.enteredAt = make([]float64, s.Nodes)
 	algo := bench.Algorithms[s.Algorithm]
 	in.names = algo.MessageTypes()
-	in.token = proto.TokenType(in.names)
 	in.stats.Tally = bench.NewTally(len(plan))
 	in.stats.Crashes = len(plan)
 	return in
