@@ -108,6 +108,18 @@ func Requester(reply proto.MsgType) func(m *proto.Message) proto.NodeID {
 	}
 }
 
+// Carried is the owner for Serving in a token-based algorithm whose
+// requests carry their requester in J: a message of type token serves its
+// receiver's request, any other the request of node J.
+func Carried(token proto.MsgType) func(m *proto.Message) proto.NodeID {
+	return func(m *proto.Message) proto.NodeID {
+		if m.Type == token {
+			return m.To
+		}
+		return m.J
+	}
+}
+
 // PlainMessages is a Check for an algorithm whose messages name no node
 // but their sender and receiver: every message in flight has J and Src
 // Nil.
