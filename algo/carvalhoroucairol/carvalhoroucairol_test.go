@@ -102,8 +102,7 @@ func TestLoneRequestCost(t *testing.T) {
 
 // config is a run of n nodes with the test's checks after every step:
 // every message serves its requester's pending request and names no third
-// node; full adds one
-// permission per pair, O(N²) a step.
+// node; full adds one permission per pair, O(N²) a step.
 func config(n int, full bool) reorder.Config {
 	checks := []func(proto.System) error{reorder.Serving(reorder.Requester(Reply)), reorder.PlainMessages}
 	if full {

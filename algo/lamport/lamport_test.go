@@ -121,7 +121,7 @@ func TestNeedsFIFO(t *testing.T) {
 	if net.Nodes[1].View().InCS {
 		t.Fatal("node 2 entered although node 1's stale request heads its queue")
 	}
-	if err := NoDeadlock(sys{nodes: net.Nodes}); err == nil {
+	if err := NoDeadlock(reorder.Static(net.Nodes)); err == nil {
 		t.Fatal("NoDeadlock holds on a stuck system")
 	}
 }
@@ -139,13 +139,6 @@ func TestLoneRequest(t *testing.T) {
 		}
 	}
 }
-
-// sys is a proto.System over nodes, with nothing in flight.
-type sys struct{ nodes []proto.Node }
-
-func (s sys) Nodes() []proto.Node                    { return s.nodes }
-func (s sys) Down(proto.NodeID) bool                 { return false }
-func (s sys) ForEachInFlight(func(m *proto.Message)) {}
 
 // TestRandom drives n ∈ {2, 4, 8, 16} nodes with random requests (serials
 // increasing per node, not consecutive, not ordered between nodes) and a

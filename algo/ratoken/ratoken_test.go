@@ -111,7 +111,7 @@ func TestRandomOrder(t *testing.T) {
 // reach.
 func TestInvariantsCatch(t *testing.T) {
 	nodes := Algorithm{}.NewNodes(4)
-	s := &sys{nodes: nodes}
+	s := reorder.Static(nodes)
 	if err := TokenState(s); err != nil {
 		t.Fatalf("initial state: %v", err)
 	}
@@ -126,9 +126,3 @@ func TestInvariantsCatch(t *testing.T) {
 		t.Fatal("TokenState accepts an idle holder that knows a request not granted")
 	}
 }
-
-type sys struct{ nodes []proto.Node }
-
-func (s *sys) Nodes() []proto.Node                    { return s.nodes }
-func (s *sys) Down(proto.NodeID) bool                 { return false }
-func (s *sys) ForEachInFlight(func(m *proto.Message)) {}

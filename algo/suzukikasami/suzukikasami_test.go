@@ -137,7 +137,7 @@ func TestRandomOrder(t *testing.T) {
 // TestInvariantsCatch: TokenState fails on a corrupted token.
 func TestInvariantsCatch(t *testing.T) {
 	nodes := Algorithm{}.NewNodes(4)
-	s := &sys{nodes: nodes}
+	s := reorder.Static(nodes)
 	if err := TokenState(s); err != nil {
 		t.Fatalf("initial state: %v", err)
 	}
@@ -151,9 +151,3 @@ func TestInvariantsCatch(t *testing.T) {
 		t.Fatal("TokenState accepts a queued node that is not asking")
 	}
 }
-
-type sys struct{ nodes []proto.Node }
-
-func (s *sys) Nodes() []proto.Node                    { return s.nodes }
-func (s *sys) Down(proto.NodeID) bool                 { return false }
-func (s *sys) ForEachInFlight(func(m *proto.Message)) {}
