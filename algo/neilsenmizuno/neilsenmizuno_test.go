@@ -3,9 +3,9 @@ package neilsenmizuno
 import (
 	"fmt"
 	"math/bits"
-	"math/rand/v2"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -79,36 +79,21 @@ func TestDiameter(t *testing.T) {
 }
 
 func lone(t *testing.T, n int, i proto.NodeID) int {
-	nodes := Algorithm{}.NewNodes(n)
-	var out proto.Output
-	var pending []proto.Message
-	sent := 0
-	step := func(id proto.NodeID, in proto.Input) {
-		out.Reset()
-		nodes[id].Step(in, &out)
-		sent += len(out.Msgs)
-		pending = append(pending, out.Msgs...)
-	}
-	step(i, proto.Input{Kind: proto.EnterCS, Tag: 7})
-	for !nodes[i].View().InCS {
-		if len(pending) == 0 {
-			t.Fatalf("n=%d node %d: nothing in flight and not in the CS", n, i)
-		}
-		m := pending[0]
-		pending = pending[1:]
-		step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
-	}
-	step(i, proto.Input{Kind: proto.ExitCS})
-	if len(pending) > 0 {
-		t.Fatalf("n=%d node %d: %d messages after the exit", n, i, len(pending))
-	}
-	return sent
+	return reorder.NewLone(t, config(n)).Serve(i, 7)
+}
+
+// config is a run of n nodes with the test's check after every step: every
+// message serves the pending request of the node it names (the token its
+// receiver's, a request its J's), and carries its serial.
+func config(n int) reorder.Config {
+	return reorder.Config{Alg: Algorithm{}, N: n, Checks: []func(proto.System) error{reorder.Serving(reorder.Carried(Token))}}
 }
 
 // TestRandomNonFIFO drives n ∈ {2, 4, 8, 16} nodes with random requests and
-// delivers the messages in flight in random order, checking mutual
-// exclusion, the token count, the invariants and the D + 1 bound per
-// request after every step, and that every request is served with nothing
+// delivers the messages in flight in random order (internal/reorder),
+// checking after every step mutual exclusion, the token count, the
+// invariants and that every message serves the pending request it names;
+// at the end every request was served within the D + 1 bound, with nothing
 // left in flight.
 func TestRandomNonFIFO(t *testing.T) {
 	seeds := 200
@@ -130,147 +115,12 @@ func TestRandomLarger(t *testing.T) {
 	runRandom(t, 256, 1, 2*256)
 }
 
-type system struct {
-	nodes   []proto.Node
-	pending []proto.Message
-}
-
-func (s *system) Nodes() []proto.Node    { return s.nodes }
-func (s *system) Down(proto.NodeID) bool { return false }
-func (s *system) ForEachInFlight(f func(m *proto.Message)) {
-	for k := range s.pending {
-		f(&s.pending[k])
-	}
-}
-
 func runRandom(t *testing.T, n int, seed uint64, requests int) {
 	t.Helper()
-	a := Algorithm{}
-	rng := rand.New(rand.NewPCG(seed, uint64(n)))
-	s := &system{nodes: a.NewNodes(n)}
-	invs := a.Invariants(false)
-	high := int(a.StatedCost(n).High)
-	const (
-		idle = iota
-		waiting
-		inCS
-	)
-	status := make([]int, n)
-	tags := make([]uint32, n)
-	cost := make([]int, n) // messages of each node's current request
-	issued, served := 0, 0
-	var out proto.Output
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Fatalf("n=%d seed=%d after %d requests issued: %s", n, seed, issued, fmt.Sprintf(format, args...))
-	}
-	step := func(id proto.NodeID, in proto.Input) {
-		t.Helper()
-		out.Reset()
-		s.nodes[id].Step(in, &out)
-		for _, m := range out.Msgs {
-			if m.To == m.From || m.From != id || m.To < 0 || int(m.To) >= n {
-				fail("node %d sent a bad message %+v", id, m)
-			}
-			owner := m.J
-			if m.Type == Token {
-				owner = m.To
-			}
-			if m.Tag != tags[owner] || status[owner] != waiting {
-				fail("message %+v for a request of node %d not waiting (tag %d)", m, owner, tags[owner])
-			}
-			cost[owner]++
-		}
-		s.pending = append(s.pending, out.Msgs...)
-		v := s.nodes[id].View()
-		if out.Enter {
-			if status[id] != waiting || !v.InCS || v.Tag != tags[id] {
-				fail("node %d entered with status %d, view %+v, tag %d", id, status[id], v, tags[id])
-			}
-			if cost[id] > high {
-				fail("node %d's request cost %d messages, above D+1 = %d", id, cost[id], high)
-			}
-			status[id] = inCS
-		}
-		inside, tokens := 0, 0
-		for i, nd := range s.nodes {
-			v := nd.View()
-			if v.InCS {
-				inside++
-				if status[i] != inCS || !v.TokenHere {
-					fail("node %d in the CS unexpectedly (view %+v)", i, v)
-				}
-			}
-			if v.TokenHere {
-				tokens++
-			}
-			if v.Asked != (status[i] != idle) {
-				fail("node %d: asked %v, status %d", i, v.Asked, status[i])
-			}
-		}
-		for _, m := range s.pending {
-			if m.Type == Token {
-				tokens++
-			}
-		}
-		if inside > 1 || tokens != 1 {
-			fail("%d nodes in the CS, %d tokens", inside, tokens)
-		}
-		for _, inv := range invs {
-			if inv.When == proto.Quiet && len(s.pending) > 0 {
-				continue
-			}
-			if err := inv.Check(s); err != nil {
-				fail("%s: %v", inv.Name, err)
-			}
-		}
-	}
-	for {
-		busy := 0
-		for _, st := range status {
-			if st != idle {
-				busy++
-			}
-		}
-		if issued == requests && busy == 0 && len(s.pending) == 0 {
-			break
-		}
-		switch r := rng.IntN(10); {
-		case r < 2 && issued < requests:
-			i := proto.NodeID(rng.IntN(n))
-			if status[i] == idle {
-				tags[i] += 1 + uint32(rng.IntN(5))
-				status[i], cost[i] = waiting, 0
-				issued++
-				step(i, proto.Input{Kind: proto.EnterCS, Tag: tags[i]})
-			}
-		case r < 4:
-			for i, st := range status {
-				if st == inCS {
-					status[i] = idle
-					served++
-					step(proto.NodeID(i), proto.Input{Kind: proto.ExitCS})
-				}
-			}
-		default:
-			if len(s.pending) == 0 {
-				inside := false
-				for _, st := range status {
-					inside = inside || st == inCS
-				}
-				if busy > 0 && !inside {
-					fail("deadlock: %d requests wait, nothing in flight", busy)
-				}
-				continue
-			}
-			k := rng.IntN(len(s.pending))
-			m := s.pending[k]
-			s.pending[k] = s.pending[len(s.pending)-1]
-			s.pending = s.pending[:len(s.pending)-1]
-			step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
-		}
-	}
-	if served != requests {
-		t.Fatalf("n=%d seed=%d: %d of %d requests served", n, seed, served, requests)
+	c := config(n)
+	c.Seed, c.Requests = seed, requests
+	res := reorder.Run(t, c)
+	if _, most := res.Costs(); most > int(Algorithm{}.StatedCost(n).High) {
+		t.Fatalf("n=%d seed=%d: a request cost %d messages, above D+1 = %d", n, seed, most, int(Algorithm{}.StatedCost(n).High))
 	}
 }

@@ -2,10 +2,10 @@ package quorum
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -47,7 +47,9 @@ func TestTwoRequests(t *testing.T) {
 	if net.Sent != 16 {
 		t.Errorf("%d messages, want 16: 3·2 for each alone, then failed, inquire, relinquish and a second locked(2→4)", net.Sent)
 	}
-	quiet(t, net.Nodes)
+	if err := idle(net.Nodes); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestInquireOvertakesLocked: the inquire about arbiter 2's grant reaches
@@ -169,22 +171,10 @@ func intersect(a, b []proto.NodeID) bool {
 func TestLoneRequest(t *testing.T) {
 	for _, a := range []Algorithm{Maekawa, AgrawalElAbbadi} {
 		for _, n := range []int{2, 4, 8, 16, 32, 64} {
-			s := newSys(a, n)
+			lone := reorder.NewLone(t, config(a, n))
 			for i := range n {
-				sent := s.sent
-				s.step(proto.NodeID(i), proto.Input{Kind: proto.EnterCS, Tag: uint32(i + 1)})
-				for len(s.pending) > 0 {
-					s.deliver(0)
-				}
-				if !s.nodes[i].View().InCS {
-					t.Fatalf("%s n=%d: node %d alone did not enter", a.Name(), n, i)
-				}
-				s.step(proto.NodeID(i), proto.Input{Kind: proto.ExitCS})
-				for len(s.pending) > 0 {
-					s.deliver(0)
-				}
 				k := len(a.Quorums.Quorum(proto.NodeID(i), n))
-				if got := s.sent - sent; got != 3*(k-1) {
+				if got := lone.Serve(proto.NodeID(i), uint32(i+1)); got != 3*(k-1) {
 					t.Errorf("%s n=%d node %d: %d messages, want 3(K−1) = %d", a.Name(), n, i, got, 3*(k-1))
 				}
 			}
@@ -192,149 +182,45 @@ func TestLoneRequest(t *testing.T) {
 	}
 }
 
-// sys is a system of nodes with the messages in flight, delivered in any
-// order; it implements proto.System.
-type sys struct {
-	a       Algorithm
-	nodes   []proto.Node
-	pending []proto.Message
-	sent    int
-	out     proto.Output
-	inv     []proto.Invariant
+// config is a run of n nodes of a with the test's check after every step:
+// when no message is in flight and no node asks, every node is idle.
+func config(a Algorithm, n int) reorder.Config {
+	return reorder.Config{Alg: a, N: n, Checks: []func(proto.System) error{idleWhenQuiet}}
 }
 
-func newSys(a Algorithm, n int) *sys {
-	return &sys{a: a, nodes: a.NewNodes(n), inv: a.Invariants(false)}
-}
-
-func (s *sys) Nodes() []proto.Node    { return s.nodes }
-func (s *sys) Down(proto.NodeID) bool { return false }
-func (s *sys) ForEachInFlight(f func(m *proto.Message)) {
-	for k := range s.pending {
-		f(&s.pending[k])
+func idleWhenQuiet(s proto.System) error {
+	quiet := true
+	s.ForEachInFlight(func(*proto.Message) { quiet = false })
+	for _, nd := range s.Nodes() {
+		quiet = quiet && !nd.View().Asked
 	}
+	if !quiet {
+		return nil
+	}
+	return idle(s.Nodes())
 }
 
-func (s *sys) step(id proto.NodeID, in proto.Input) (entered bool) {
-	s.out.Reset()
-	s.nodes[id].Step(in, &s.out)
-	for _, m := range s.out.Msgs {
-		if m.From != id || m.To == id || m.To < 0 || int(m.To) >= len(s.nodes) || m.Cause != proto.Normal || m.Tag == 0 {
-			panic(fmt.Sprintf("bad message %+v from node %d", m, id))
-		}
-	}
-	s.pending = append(s.pending, s.out.Msgs...)
-	s.sent += len(s.out.Msgs)
-	return s.out.Enter
-}
-
-func (s *sys) deliver(k int) (to proto.NodeID, entered bool) {
-	m := s.pending[k]
-	s.pending[k] = s.pending[len(s.pending)-1]
-	s.pending = s.pending[:len(s.pending)-1]
-	return m.To, s.step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
-}
-
-func (s *sys) check() error {
-	in := 0
-	for _, nd := range s.nodes {
-		if nd.View().InCS {
-			in++
-		}
-	}
-	if in > 1 {
-		return fmt.Errorf("%d nodes in the critical section", in)
-	}
-	for _, iv := range s.inv {
-		if iv.When == proto.Quiet && len(s.pending) > 0 {
-			continue
-		}
-		if err := iv.Check(s); err != nil {
-			return fmt.Errorf("%s: %v", iv.Name, err)
+// idle checks that every node is idle: nothing asked, every arbiter free.
+func idle(nodes []proto.Node) error {
+	for i, nd := range nodes {
+		n := nd.(*Node)
+		if n.asked || n.inCS || n.locked || len(n.queue) > 0 {
+			return fmt.Errorf("node %d is not idle: asked=%v inCS=%v locked=%v queue=%d", i, n.asked, n.inCS, n.locked, len(n.queue))
 		}
 	}
 	return nil
 }
 
-// run drives n nodes through requests requests with random arrivals and a
-// random delivery order, checking after every step; it returns the
-// messages sent.
-func run(t *testing.T, a Algorithm, n, requests int, seed uint64) int {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, uint64(n)))
-	s := newSys(a, n)
-	serial, served := uint32(0), 0
-	tags := map[uint32]proto.NodeID{}
-	holder := proto.Nil // the node in the critical section
-	for steps := 0; served < requests; steps++ {
-		if steps > 200*requests*n {
-			t.Fatalf("%s n=%d seed %d: no end after %d steps (%d of %d served)", a.Name(), n, seed, steps, served, requests)
-		}
-		var entered bool
-		var who proto.NodeID
-		switch x := rng.IntN(10); {
-		case x == 0 && int(serial) < requests:
-			who = proto.NodeID(rng.IntN(n))
-			if s.nodes[who].View().Asked {
-				continue
-			}
-			serial += 1 + uint32(rng.IntN(3)) // increasing, not consecutive
-			tags[serial] = who
-			entered = s.step(who, proto.Input{Kind: proto.EnterCS, Tag: serial})
-		case x == 1 && holder != proto.Nil:
-			s.step(holder, proto.Input{Kind: proto.ExitCS})
-			holder = proto.Nil
-			served++
-		case len(s.pending) > 0:
-			who, entered = s.deliver(rng.IntN(len(s.pending)))
-		case holder == proto.Nil && int(serial) >= requests && served < len(tags):
-			t.Fatalf("%s n=%d seed %d: nothing in flight, nobody in the critical section, %d requests wait", a.Name(), n, seed, len(tags)-served)
-		default:
-			continue
-		}
-		if entered {
-			v := s.nodes[who].View()
-			if holder != proto.Nil || !v.InCS || !v.Asked || tags[v.Tag] != who {
-				t.Fatalf("%s n=%d seed %d: node %d entered (holder %d, view %+v)", a.Name(), n, seed, who, holder, v)
-			}
-			holder = who
-		}
-		if err := s.check(); err != nil {
-			t.Fatalf("%s n=%d seed %d: %v", a.Name(), n, seed, err)
-		}
-		if served == len(tags) && int(serial) >= requests {
-			break
-		}
-	}
-	for len(s.pending) > 0 {
-		s.deliver(rng.IntN(len(s.pending)))
-		if err := s.check(); err != nil {
-			t.Fatalf("%s n=%d seed %d: %v", a.Name(), n, seed, err)
-		}
-	}
-	quiet(t, s.nodes)
-	return s.sent
-}
-
-// quiet checks that every node is idle: nothing asked, every arbiter free.
-func quiet(t *testing.T, nodes []proto.Node) {
-	t.Helper()
-	for i, nd := range nodes {
-		n := nd.(*Node)
-		if n.asked || n.inCS || n.locked || len(n.queue) > 0 {
-			t.Fatalf("node %d is not idle at the end: asked=%v inCS=%v locked=%v queue=%d", i, n.asked, n.inCS, n.locked, len(n.queue))
-		}
-	}
-}
-
 // TestRandom drives both algorithms with random requests and a random,
-// non-FIFO, delivery order, for many seeds.
+// non-FIFO, delivery order, for many seeds (internal/reorder).
 func TestRandom(t *testing.T) {
 	for _, a := range []Algorithm{Maekawa, AgrawalElAbbadi} {
 		for _, c := range []struct{ n, seeds, requests int }{{2, 300, 40}, {4, 300, 60}, {8, 200, 80}, {16, 100, 100}, {64, 10, 200}, {256, 2, 300}} {
 			t.Run(fmt.Sprintf("%s/n=%d", a.Name(), c.n), func(t *testing.T) {
 				for seed := range c.seeds {
-					run(t, a, c.n, c.requests, uint64(seed))
+					run := config(a, c.n)
+					run.Seed, run.Requests = uint64(seed), c.requests
+					reorder.Run(t, run)
 				}
 			})
 		}
@@ -347,31 +233,11 @@ func TestRandom(t *testing.T) {
 func TestSaturated(t *testing.T) {
 	for _, a := range []Algorithm{Maekawa, AgrawalElAbbadi} {
 		for _, n := range []int{16, 64} {
-			rng := rand.New(rand.NewPCG(1, uint64(n)))
-			s := newSys(a, n)
-			serial := uint32(0)
-			for i := range n {
-				serial++
-				s.step(proto.NodeID(i), proto.Input{Kind: proto.EnterCS, Tag: serial})
-			}
-			served, total := 0, 20*n
-			for served < total {
-				if len(s.pending) == 0 {
-					t.Fatalf("%s n=%d: deadlock", a.Name(), n)
-				}
-				who, entered := s.deliver(rng.IntN(len(s.pending)))
-				for entered {
-					s.step(who, proto.Input{Kind: proto.ExitCS})
-					served++
-					serial++
-					entered = s.step(who, proto.Input{Kind: proto.EnterCS, Tag: serial})
-				}
-				if err := s.check(); err != nil {
-					t.Fatalf("%s n=%d: %v", a.Name(), n, err)
-				}
-			}
+			run := config(a, n)
+			run.Seed, run.Requests, run.Saturate = 1, 20*n, true
+			res := reorder.Run(t, run)
 			k := float64(a.QuorumSize(n) - 1)
-			t.Logf("%s n=%d K=%d: %.2f messages per request (3(K−1) = %.0f, 5(K−1) = %.0f)", a.Name(), n, a.QuorumSize(n), float64(s.sent)/float64(served), 3*k, 5*k)
+			t.Logf("%s n=%d K=%d: %.2f messages per request (3(K−1) = %.0f, 5(K−1) = %.0f)", a.Name(), n, a.QuorumSize(n), float64(res.Msgs)/float64(res.Entries), 3*k, 5*k)
 		}
 	}
 }

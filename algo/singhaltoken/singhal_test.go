@@ -2,9 +2,9 @@ package singhaltoken
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -98,38 +98,13 @@ func TestLoneRequest(t *testing.T) {
 }
 
 func lone(t *testing.T, n int, i proto.NodeID) int {
-	nodes := Algorithm{}.NewNodes(n)
-	var out proto.Output
-	var pending []proto.Message
-	sent := 0
-	step := func(id proto.NodeID, in proto.Input) {
-		out.Reset()
-		nodes[id].Step(in, &out)
-		sent += len(out.Msgs)
-		pending = append(pending, out.Msgs...)
-	}
-	step(i, proto.Input{Kind: proto.EnterCS, Tag: 7})
-	for !nodes[i].View().InCS {
-		if len(pending) == 0 {
-			t.Fatalf("n=%d node %d: nothing in flight and not in the CS", n, i)
-		}
-		m := pending[0]
-		pending = pending[1:]
-		step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
-	}
-	step(i, proto.Input{Kind: proto.ExitCS})
-	for len(pending) > 0 {
-		m := pending[0]
-		pending = pending[1:]
-		step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
-	}
-	return sent
+	return reorder.NewLone(t, config(n)).Serve(i, 7)
 }
 
 // TestRandomNonFIFO drives n ∈ {2, 4, 8, 16} nodes with random requests and
-// delivers the messages in flight in random order, checking mutual
-// exclusion, the token count and the invariants after every step, and that
-// every request is served with nothing left in flight.
+// delivers the messages in flight in random order (internal/reorder),
+// checking mutual exclusion, the token count and the invariants after every
+// step, and that every request is served with nothing left in flight.
 func TestRandomNonFIFO(t *testing.T) {
 	seeds := 200
 	if testing.Short() {
@@ -156,20 +131,11 @@ var traceRun = false
 // fifo makes the random runs deliver in order between each pair of nodes.
 var fifo = false
 
-type system struct {
-	nodes   []proto.Node
-	pending []proto.Message
+// config is a run of n nodes (requests may still be in flight when their
+// node enters: reorder.Serving does not hold).
+func config(n int) reorder.Config {
+	return reorder.Config{Alg: Algorithm{}, N: n, FIFO: fifo}
 }
-
-func (s *system) Nodes() []proto.Node    { return s.nodes }
-func (s *system) Down(proto.NodeID) bool { return false }
-func (s *system) ForEachInFlight(f func(m *proto.Message)) {
-	for k := range s.pending {
-		f(&s.pending[k])
-	}
-}
-
-type failure struct{ msg string }
 
 func runRandom(t *testing.T, n int, seed uint64, requests int) {
 	t.Helper()
@@ -179,147 +145,20 @@ func runRandom(t *testing.T, n int, seed uint64, requests int) {
 }
 
 // simulate runs one random run and returns the first violation.
-func simulate(t *testing.T, n int, seed uint64, requests int) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, ok := r.(failure)
-			if !ok {
-				panic(r)
-			}
-			err = fmt.Errorf("%s", f.msg)
-		}
-	}()
-	a := Algorithm{}
-	rng := rand.New(rand.NewPCG(seed, uint64(n)))
-	s := &system{nodes: a.NewNodes(n)}
-	invs := a.Invariants(false)
-	const (
-		idle = iota
-		waiting
-		inCS
-	)
-	status := make([]int, n)
-	tags := make([]uint32, n)
-	issued, served := 0, 0
-	var out proto.Output
-	fail := func(format string, args ...any) {
-		panic(failure{fmt.Sprintf("n=%d seed=%d after %d requests issued: %s", n, seed, issued, fmt.Sprintf(format, args...))})
-	}
-	step := func(id proto.NodeID, in proto.Input) {
-		out.Reset()
-		s.nodes[id].Step(in, &out)
-		for _, m := range out.Msgs {
-			if m.To == m.From || m.From != id || m.To < 0 || int(m.To) >= n {
-				fail("node %d sent a bad message %+v", id, m)
-			}
-		}
-		s.pending = append(s.pending, out.Msgs...)
-		if traceRun {
-			desc := fmt.Sprint(in.Kind)
-			if in.Kind == proto.Receive {
-				desc = fmt.Sprintf("recv type %d from %d gen %d", in.Msg.Type, in.Msg.From, in.Msg.Gen)
-			}
-			var sent []string
-			for _, m := range out.Msgs {
-				sent = append(sent, fmt.Sprintf("%d→%d t%d g%d", m.From, m.To, m.Type, m.Gen))
-			}
+func simulate(t *testing.T, n int, seed uint64, requests int) error {
+	c := config(n)
+	c.Seed, c.Requests = seed, requests
+	if traceRun { // every step, and the vectors of every node after it
+		c.Log = t.Logf
+		c.Checks = append(c.Checks, func(s proto.System) error {
 			var st []string
 			for _, nd := range nodesOf(s) {
 				st = append(st, fmt.Sprint(nd.sv, nd.sn))
 			}
-			t.Logf("node %d %s sent %v | %v", id, desc, sent, st)
-		}
-		v := s.nodes[id].View()
-		if out.Enter {
-			if status[id] != waiting || !v.InCS || v.Tag != tags[id] {
-				fail("node %d entered with status %d, view %+v, tag %d", id, status[id], v, tags[id])
-			}
-			status[id] = inCS
-		}
-		inside, tokens := 0, 0
-		for i, nd := range s.nodes {
-			v := nd.View()
-			if v.InCS {
-				inside++
-				if status[i] != inCS || !v.TokenHere {
-					fail("node %d in the CS unexpectedly (view %+v)", i, v)
-				}
-			}
-			if v.TokenHere {
-				tokens++
-			}
-			if v.Asked != (status[i] != idle) {
-				fail("node %d: asked %v, status %d", i, v.Asked, status[i])
-			}
-		}
-		for _, m := range s.pending {
-			if m.Type == Token {
-				tokens++
-			}
-		}
-		if inside > 1 || tokens != 1 {
-			fail("%d nodes in the CS, %d tokens", inside, tokens)
-		}
-		for _, inv := range invs {
-			if err := inv.Check(s); err != nil {
-				fail("%s: %v", inv.Name, err)
-			}
-		}
+			t.Log(st)
+			return nil
+		})
 	}
-	for {
-		busy := 0
-		for _, st := range status {
-			if st != idle {
-				busy++
-			}
-		}
-		if issued == requests && busy == 0 && len(s.pending) == 0 {
-			break
-		}
-		switch r := rng.IntN(10); {
-		case r < 2 && issued < requests:
-			i := proto.NodeID(rng.IntN(n))
-			if status[i] == idle {
-				tags[i] += 1 + uint32(rng.IntN(5))
-				status[i] = waiting
-				issued++
-				step(i, proto.Input{Kind: proto.EnterCS, Tag: tags[i]})
-			}
-		case r < 4:
-			for i, st := range status {
-				if st == inCS {
-					status[i] = idle
-					served++
-					step(proto.NodeID(i), proto.Input{Kind: proto.ExitCS})
-				}
-			}
-		default:
-			if len(s.pending) == 0 {
-				inside := false
-				for _, st := range status {
-					inside = inside || st == inCS
-				}
-				if busy > 0 && !inside {
-					fail("deadlock: %d requests wait, nothing in flight", busy)
-				}
-				continue
-			}
-			k := rng.IntN(len(s.pending))
-			if fifo {
-				for e := range k {
-					if s.pending[e].From == s.pending[k].From && s.pending[e].To == s.pending[k].To {
-						k = e
-						break
-					}
-				}
-			}
-			m := s.pending[k]
-			s.pending = append(s.pending[:k], s.pending[k+1:]...)
-			step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
-		}
-	}
-	if served != requests {
-		fail("%d of %d requests served", served, requests)
-	}
-	return nil
+	_, err := reorder.Try(c)
+	return err
 }

@@ -111,37 +111,13 @@ func TestIdleHolderAnswers(t *testing.T) {
 func TestLoneRequestCost(t *testing.T) {
 	for _, n := range []int{2, 4, 8, 16, 256} {
 		for _, from := range []proto.NodeID{0, proto.NodeID(n - 1)} {
-			nodes := Algorithm{}.NewNodes(n)
-			var out proto.Output
-			var pending []proto.Message
-			sent := 0
-			step := func(i proto.NodeID, in proto.Input) {
-				out.Reset()
-				nodes[i].Step(in, &out)
-				for _, m := range out.Msgs {
-					if m.Tag != 7 {
-						t.Fatalf("n=%d: message %d→%d with tag %d, want 7", n, m.From, m.To, m.Tag)
-					}
-				}
-				sent += len(out.Msgs)
-				pending = append(pending, out.Msgs...)
-			}
-			step(from, proto.Input{Kind: proto.EnterCS, Tag: 7})
-			for len(pending) > 0 {
-				m := pending[0]
-				pending = pending[1:]
-				step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
-			}
-			if !nodes[from].View().InCS {
-				t.Fatalf("n=%d: node %d not in the CS", n, from)
-			}
-			step(from, proto.Input{Kind: proto.ExitCS})
 			want := n
 			if from == 0 {
 				want = 0
 			}
-			if sent != want || len(pending) != 0 {
-				t.Errorf("n=%d, request from %d: %d messages, want %d", n, from, sent, want)
+			lone := reorder.NewLone(t, reorder.Config{Alg: Algorithm{}, N: n})
+			if got := lone.Serve(from, 7); got != want {
+				t.Errorf("n=%d, request from %d: %d messages, want %d", n, from, got, want)
 			}
 		}
 	}
@@ -161,7 +137,7 @@ func TestRandomOrder(t *testing.T) {
 // TestInvariantsCatch: TokenState fails on a corrupted token.
 func TestInvariantsCatch(t *testing.T) {
 	nodes := Algorithm{}.NewNodes(4)
-	s := &sys{nodes: nodes}
+	s := reorder.Static(nodes)
 	if err := TokenState(s); err != nil {
 		t.Fatalf("initial state: %v", err)
 	}
@@ -175,9 +151,3 @@ func TestInvariantsCatch(t *testing.T) {
 		t.Fatal("TokenState accepts a queued node that is not asking")
 	}
 }
-
-type sys struct{ nodes []proto.Node }
-
-func (s *sys) Nodes() []proto.Node                    { return s.nodes }
-func (s *sys) Down(proto.NodeID) bool                 { return false }
-func (s *sys) ForEachInFlight(func(m *proto.Message)) {}
