@@ -10,13 +10,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ocbench/ocbench/algo/carvalhoroucairol"
 	"github.com/ocbench/ocbench/algo/lamport"
 	"github.com/ocbench/ocbench/algo/neilsenmizuno"
 	"github.com/ocbench/ocbench/algo/quorum"
 	"github.com/ocbench/ocbench/algo/ratoken"
+	"github.com/ocbench/ocbench/algo/retained"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
-	"github.com/ocbench/ocbench/algo/singhal"
 	"github.com/ocbench/ocbench/algo/singhaltoken"
 	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/opencube"
@@ -36,8 +35,8 @@ var Algorithms = map[string]proto.Algorithm{
 	"agrawal-el-abbadi":     quorum.AgrawalElAbbadi,
 	"suzuki-kasami":         suzukikasami.Algorithm{},
 	"ricart-agrawala-token": ratoken.Algorithm{},
-	"carvalho-roucairol":    carvalhoroucairol.Algorithm{},
-	"singhal":               singhal.Algorithm{},
+	"carvalho-roucairol":    retained.CarvalhoRoucairol,
+	"singhal":               retained.Singhal,
 	"singhal-token":         singhaltoken.Algorithm{},
 	"neilsen-mizuno":        neilsenmizuno.Algorithm{},
 }

@@ -1,4 +1,4 @@
-package carvalhoroucairol
+package retained
 
 import (
 	"fmt"
@@ -14,14 +14,14 @@ func enter(net *steptest.Net, id proto.NodeID, tag uint32, want ...string) {
 	net.Expect(fmt.Sprintf("node %d enter_cs", id), net.Step(id, proto.Input{Kind: proto.EnterCS, Tag: tag}), want...)
 }
 
-// TestTwoConcurrentRequests: three nodes (ids 0..2), from the initial state
+// TestCarvalhoRoucairolTwoConcurrentRequests: three nodes (ids 0..2), from the initial state
 // where no permission is held. Nodes 1 and 2 request at once with equal
 // timestamps (node 1 wins the tie), node 0 asks while 1 is in the CS; then
 // the special case and its race: node 2, requesting and holding node 1's
 // permission, gets node 1's older request, replies and asks back, and its
 // request reaches node 1 before the reply does.
-func TestTwoConcurrentRequests(t *testing.T) {
-	net := &steptest.Net{T: t, Types: messageTypes, Nodes: Algorithm{}.NewNodes(3)}
+func TestCarvalhoRoucairolTwoConcurrentRequests(t *testing.T) {
+	net := &steptest.Net{T: t, Types: messageTypes, Nodes: CarvalhoRoucairol.NewNodes(3)}
 
 	enter(net, 1, 11, "request() 1→0", "request() 1→2") // ts (1, 1)
 	enter(net, 2, 12, "request() 2→0", "request() 2→1") // ts (1, 2)
@@ -79,12 +79,12 @@ func TestTwoConcurrentRequests(t *testing.T) {
 	}
 }
 
-// TestLoneRequestCost: from the initial state a lone request takes
+// TestCarvalhoRoucairolLoneRequestCost: from the initial state a lone request takes
 // 2(N−1) messages (no permission is held); the same node's next lone request
 // takes none; another node's takes 2 (it asks only the last user).
-func TestLoneRequestCost(t *testing.T) {
+func TestCarvalhoRoucairolLoneRequestCost(t *testing.T) {
 	for _, n := range []int{2, 4, 16, 256} {
-		lone := reorder.NewLone(t, config(n, true))
+		lone := reorder.NewLone(t, crConfig(n, true))
 		if got := lone.Serve(1, 1); got != 2*(n-1) {
 			t.Errorf("n=%d: first lone request took %d messages, want %d", n, got, 2*(n-1))
 		}
@@ -100,20 +100,20 @@ func TestLoneRequestCost(t *testing.T) {
 	}
 }
 
-// config is a run of n nodes with the test's checks after every step:
+// crConfig is a run of n nodes with the test's checks after every step:
 // every message serves its requester's pending request and names no third
 // node; full adds one permission per pair, O(N²) a step.
-func config(n int, full bool) reorder.Config {
+func crConfig(n int, full bool) reorder.Config {
 	checks := []func(proto.System) error{reorder.Serving(reorder.Requester(Reply)), reorder.PlainMessages}
 	if full {
-		checks = append(checks, pairs)
+		checks = append(checks, onePerPair)
 	}
-	return reorder.Config{Alg: Algorithm{}, N: n, Checks: checks}
+	return reorder.Config{Alg: CarvalhoRoucairol, N: n, Checks: checks}
 }
 
-// pairs checks, in full, that each pair has at most one permission (held by
+// onePerPair checks, in full, that each pair has at most one permission (held by
 // either node, or in flight as a reply).
-func pairs(s proto.System) error {
+func onePerPair(s proto.System) error {
 	nodes := s.Nodes()
 	n := len(nodes)
 	count := make([]int, n*n)
@@ -138,15 +138,15 @@ func pairs(s proto.System) error {
 	return nil
 }
 
-// TestRandomNonFIFO drives n nodes with random requests and delivers the
+// TestCarvalhoRoucairolRandomNonFIFO drives n nodes with random requests and delivers the
 // messages in random order (internal/reorder), checking after every step
 // mutual exclusion, the invariants, one permission per pair and the tags;
 // at the end every request was served and nothing is in flight.
-func TestRandomNonFIFO(t *testing.T) {
+func TestCarvalhoRoucairolRandomNonFIFO(t *testing.T) {
 	for _, n := range []int{2, 4, 8, 16} {
 		for seed := uint64(1); seed <= 40; seed++ {
 			t.Run(fmt.Sprintf("n=%d/seed=%d", n, seed), func(t *testing.T) {
-				c := config(n, true)
+				c := crConfig(n, true)
 				c.Seed, c.Requests = seed, 30*n
 				reorder.Run(t, c)
 			})

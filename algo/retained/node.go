@@ -1,4 +1,4 @@
-package carvalhoroucairol
+package retained
 
 import (
 	"math/bits"
@@ -9,7 +9,7 @@ import (
 // The message types.
 const (
 	Request proto.MsgType = iota // request(ts): From asks To for its permission
-	Reply                        // reply: From's permission, kept by To
+	Reply                        // reply: From's permission, kept by To (Singhal: Gen = From's clock)
 )
 
 // deferral is a request a node answers at its exit.
@@ -18,40 +18,45 @@ type deferral struct {
 	tag uint32
 }
 
-// Node is one node of the Carvalho–Roucairol algorithm.
+// Node is one node of either algorithm (Algorithm says which).
 type Node struct {
-	ID proto.NodeID
-	n  int
+	ID  proto.NodeID
+	n   int
+	alg Algorithm
 
 	up         bool
 	requesting bool // a request is pending (not yet in the CS)
 	inCS       bool
 	tag        uint32 // serial of the current (or last) request
 	ts         uint64 // timestamp of the current (or last) request
-	highest    uint64 // highest timestamp seen
+	highest    uint64 // highest timestamp seen (Singhal's clock C_i)
 
-	perm     []uint64 // bit j: node j's permission is held (A_i[j])
-	held     int      // number of permissions held
-	deferred []deferral
+	perm     []uint64   // bit j: node j's permission is held (A_i[j]; Singhal: j ∉ R_i)
+	held     int        // number of permissions held
+	deferred []deferral // Singhal's inform set I_i
 }
 
-func newNode(id proto.NodeID, n int) *Node {
-	nd := &Node{ID: id, n: n, perm: make([]uint64, (n+63)/64)}
+func newNode(a Algorithm, id proto.NodeID, n int) *Node {
+	nd := &Node{ID: id, n: n, alg: a, perm: make([]uint64, (n+63)/64)}
 	nd.init()
 	return nd
 }
 
-// init puts the node in its initial state: up, idle, no permission held.
+// init puts the node in its initial state: up, idle, and holding no
+// permission (Carvalho–Roucairol) or, in Singhal's staircase, the
+// permission of every node above it (R_i = {0, …, i−1} ∪ {i}).
 func (nd *Node) init() {
 	clear(nd.perm)
-	*nd = Node{ID: nd.ID, n: nd.n, perm: nd.perm, up: true, deferred: nd.deferred[:0]}
+	*nd = Node{ID: nd.ID, n: nd.n, alg: nd.alg, perm: nd.perm, up: true, deferred: nd.deferred[:0]}
+	if nd.alg.staircase {
+		for j := nd.ID + 1; j < proto.NodeID(nd.n); j++ {
+			nd.take(j)
+		}
+	}
 }
 
 // Holds reports whether the node holds node j's permission.
 func (nd *Node) Holds(j proto.NodeID) bool { return nd.perm[j>>6]&(1<<(uint(j)&63)) != 0 }
-
-// Held returns the number of permissions the node holds.
-func (nd *Node) Held() int { return nd.held }
 
 func (nd *Node) give(j proto.NodeID) {
 	if nd.Holds(j) {
@@ -89,10 +94,22 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		case Request:
 			nd.request(in.Msg, out)
 		case Reply:
+			if nd.alg.clockInReplies {
+				nd.highest = max(nd.highest, in.Msg.Gen)
+			}
 			nd.take(in.Msg.From)
 			nd.tryEnter(out)
 		}
 	}
+}
+
+// reply sends j the node's permission for request tag.
+func (nd *Node) reply(out *proto.Output, j proto.NodeID, tag uint32) {
+	var gen uint64
+	if nd.alg.clockInReplies {
+		gen = nd.highest
+	}
+	nd.send(out, Reply, j, gen, tag)
 }
 
 func (nd *Node) send(out *proto.Output, t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) {
@@ -148,7 +165,7 @@ func (nd *Node) request(m proto.Message, out *proto.Output) {
 	}
 	had := nd.Holds(j)
 	nd.give(j)
-	nd.send(out, Reply, j, 0, m.Tag)
+	nd.reply(out, j, m.Tag)
 	if nd.requesting && had {
 		// The special case: j's older request takes a permission that this
 		// pending request had counted on; ask for it back.
@@ -164,7 +181,7 @@ func (nd *Node) exitCS(out *proto.Output) {
 	nd.inCS = false
 	for _, d := range nd.deferred {
 		nd.give(d.j)
-		nd.send(out, Reply, d.j, 0, d.tag)
+		nd.reply(out, d.j, d.tag)
 	}
 	nd.deferred = nd.deferred[:0]
 }

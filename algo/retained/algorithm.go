@@ -1,4 +1,4 @@
-package carvalhoroucairol
+package retained
 
 import (
 	"fmt"
@@ -6,17 +6,35 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// Algorithm is the Carvalho–Roucairol algorithm's descriptor.
-type Algorithm struct{}
+// Algorithm is the descriptor of one of the package's two algorithms:
+// CarvalhoRoucairol or Singhal.
+type Algorithm struct {
+	name string
+	// staircase: Singhal's initial structure, each pair's permission at
+	// the higher id (R_i = {0, …, i−1} ∪ {i}); otherwise no permission
+	// exists before the pair's first exchange.
+	staircase bool
+	// clockInReplies: a reply carries the sender's clock, which raises the
+	// receiver's (Singhal's Step 4); otherwise only requests move clocks.
+	clockInReplies bool
+}
+
+// The package's algorithms.
+var (
+	// CarvalhoRoucairol is Ricart–Agrawala with retained permissions.
+	CarvalhoRoucairol = Algorithm{name: "carvalho-roucairol"}
+	// Singhal is Singhal's dynamic information-structure algorithm.
+	Singhal = Algorithm{name: "singhal", staircase: true, clockInReplies: true}
+)
 
 // Name implements proto.Algorithm.
-func (Algorithm) Name() string { return "carvalho-roucairol" }
+func (a Algorithm) Name() string { return a.name }
 
 // NewNodes implements proto.Algorithm.
-func (Algorithm) NewNodes(n int) []proto.Node {
+func (a Algorithm) NewNodes(n int) []proto.Node {
 	out := make([]proto.Node, n)
 	for i := range out {
-		out[i] = newNode(proto.NodeID(i), n)
+		out[i] = newNode(a, proto.NodeID(i), n)
 	}
 	return out
 }
@@ -29,25 +47,47 @@ var messageTypes = []proto.MessageType{
 	{Name: "reply", Arg: "none", Payload: "none"},
 }
 
+var singhalTypes = []proto.MessageType{
+	messageTypes[Request],
+	{Name: "reply", Arg: "none", Payload: "none; Gen = the sender's Lamport clock"},
+}
+
 // MessageTypes implements proto.Algorithm.
-func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+func (a Algorithm) MessageTypes() []proto.MessageType {
+	if a.clockInReplies {
+		return singhalTypes
+	}
+	return messageTypes
+}
 
 // Events implements proto.Algorithm: none.
 func (Algorithm) Events() []string { return nil }
 
-// StatedCost implements proto.CostAlgorithm: the survey's Table 2.
-func (Algorithm) StatedCost(n int) proto.Cost {
+// StatedCost implements proto.CostAlgorithm: the survey's Table 2;
+// Singhal's (N−1) under light load to 3(N−1)/2 under heavy load.
+func (a Algorithm) StatedCost(n int) proto.Cost {
+	if a.staircase {
+		return proto.Cost{Low: float64(n - 1), High: 1.5 * float64(n-1), Text: "(N−1) … 3(N−1)/2"}
+	}
 	return proto.Cost{Low: 0, High: float64(2 * (n - 1)), Text: "0 … 2(N−1)"}
 }
 
-// Invariants implements proto.Algorithm; nil with crashes.
-func (Algorithm) Invariants(crashes bool) []proto.Invariant {
+// Invariants implements proto.Algorithm; nil with crashes. After every
+// step, a node in the CS holds every permission, and the pairs have at most
+// one permission each (Singhal: exactly one, the staircase); when nothing
+// is in flight, every permission a requester lacks is its request deferred
+// by the holder.
+func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return nil
 	}
+	count := proto.Invariant{Name: "at-most-one-permission-per-pair", When: proto.EveryStep, Check: PermissionCount}
+	if a.staircase {
+		count = proto.Invariant{Name: "staircase", When: proto.EveryStep, Check: Staircase}
+	}
 	return []proto.Invariant{
 		{Name: "cs-holds-every-permission", When: proto.EveryStep, Check: CSHoldsEveryPermission},
-		{Name: "at-most-one-permission-per-pair", When: proto.EveryStep, Check: PermissionCount},
+		count,
 		{Name: "missing-permissions-deferred", When: proto.Quiet, Check: MissingDeferred},
 	}
 }
@@ -99,8 +139,28 @@ func CSHoldsEveryPermission(s proto.System) error {
 // PermissionCount checks that the permissions held and the replies in
 // flight are at most one per pair: N(N−1)/2 in all.
 func PermissionCount(s proto.System) error {
+	if total, pairs := permissions(s); total > pairs {
+		return fmt.Errorf("%d permissions held or in flight, more than one per pair (%d)", total, pairs)
+	}
+	return nil
+}
+
+// Staircase checks the count behind Singhal's staircase: each pair {i, j}
+// has exactly one permission, held or in flight as a reply; with R_i the
+// nodes whose permission i lacks, [j ∈ R_i] + [i ∈ R_j] = 1 + (replies in
+// flight between them). A reply sent by a node lacking the permission would
+// make one more, a lost reply one less.
+func Staircase(s proto.System) error {
+	if total, pairs := permissions(s); total != pairs {
+		return fmt.Errorf("%d permissions held or in flight, want exactly one per pair (%d)", total, pairs)
+	}
+	return nil
+}
+
+// permissions returns the permissions held or in flight as replies, and the
+// number of pairs.
+func permissions(s proto.System) (total, pairs int) {
 	ns := nodes(s)
-	total := 0
 	for _, nd := range ns {
 		total += nd.held
 	}
@@ -109,10 +169,7 @@ func PermissionCount(s proto.System) error {
 			total++
 		}
 	})
-	if n := len(ns); total > n*(n-1)/2 {
-		return fmt.Errorf("%d permissions held or in flight, more than one per pair (%d)", total, n*(n-1)/2)
-	}
-	return nil
+	return total, len(ns) * (len(ns) - 1) / 2
 }
 
 // MissingDeferred checks, when no message is in flight, that every

@@ -1,4 +1,4 @@
-package singhal
+package retained
 
 import (
 	"fmt"
@@ -9,23 +9,18 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-func enter(net *steptest.Net, id proto.NodeID, tag uint32, want ...string) {
-	net.T.Helper()
-	net.Expect(fmt.Sprintf("node %d enter_cs", id), net.Step(id, proto.Input{Kind: proto.EnterCS, Tag: tag}), want...)
-}
-
-// TestTwoConcurrentRequests: four nodes (ids 0..3) in the initial staircase
+// TestSinghalTwoConcurrentRequests: four nodes (ids 0..3) in the initial staircase
 // (R_i = {0..i−1} ∪ {i}). Nodes 2 and 3 request at once with equal
 // timestamps (node 2 wins the tie). Then the special case and its race:
 // node 2, requesting and not having node 1 in its request set, gets node 1's
 // older request, replies, puts 1 in R_2 and asks 1; its request reaches node
 // 1 before the reply does.
-func TestTwoConcurrentRequests(t *testing.T) {
-	net := &steptest.Net{T: t, Types: messageTypes, Nodes: Algorithm{}.NewNodes(4)}
+func TestSinghalTwoConcurrentRequests(t *testing.T) {
+	net := &steptest.Net{T: t, Types: singhalTypes, Nodes: Singhal.NewNodes(4)}
 	r := func(i proto.NodeID) []proto.NodeID {
 		var out []proto.NodeID
 		for j := range proto.NodeID(4) {
-			if j != i && net.Nodes[i].(*Node).InR(j) {
+			if j != i && !net.Nodes[i].(*Node).Holds(j) {
 				out = append(out, j)
 			}
 		}
@@ -83,14 +78,14 @@ func TestTwoConcurrentRequests(t *testing.T) {
 	}
 }
 
-// TestLoneRequestCost: from the initial staircase a lone request of node i
+// TestSinghalLoneRequestCost: from the initial staircase a lone request of node i
 // takes 2i messages (R_i \ {i} = {0..i−1}), N−1 on average over the nodes;
 // the same node's next lone request takes none.
-func TestLoneRequestCost(t *testing.T) {
+func TestSinghalLoneRequestCost(t *testing.T) {
 	for _, n := range []int{2, 4, 16, 256} {
 		total := 0
 		for i := range proto.NodeID(n) {
-			lone := reorder.NewLone(t, config(n, false))
+			lone := reorder.NewLone(t, singhalConfig(n, false))
 			if got := lone.Serve(i, 1); got != 2*int(i) {
 				t.Errorf("n=%d: node %d's lone request took %d messages, want %d", n, i, got, 2*i)
 			}
@@ -110,21 +105,21 @@ func TestLoneRequestCost(t *testing.T) {
 	}
 }
 
-// config is a run of n nodes with the test's checks after every step:
+// singhalConfig is a run of n nodes with the test's checks after every step:
 // every message serves its requester's pending request and names no third
 // node; full adds the staircase in full, O(N²) a step.
-func config(n int, full bool) reorder.Config {
+func singhalConfig(n int, full bool) reorder.Config {
 	checks := []func(proto.System) error{reorder.Serving(reorder.Requester(Reply)), reorder.PlainMessages}
 	if full {
-		checks = append(checks, pairs)
+		checks = append(checks, staircasePairs)
 	}
-	return reorder.Config{Alg: Algorithm{}, N: n, Checks: checks}
+	return reorder.Config{Alg: Singhal, N: n, Checks: checks}
 }
 
-// pairs checks the staircase in full: for each pair {i, j},
-// [j ∈ R_i] + [i ∈ R_j] = 1 + (replies in flight between them), at most one
+// staircasePairs checks the staircase in full (R_i: the nodes whose
+// permission i lacks): for each pair {i, j}, [j ∈ R_i] + [i ∈ R_j] = 1 + (replies in flight between them), at most one
 // reply in flight, and the inform sets only hold requests of other nodes.
-func pairs(s proto.System) error {
+func staircasePairs(s proto.System) error {
 	nodes := s.Nodes()
 	n := len(nodes)
 	count := make([]int, n*n)
@@ -132,7 +127,7 @@ func pairs(s proto.System) error {
 	key := func(i, j proto.NodeID) int { return int(min(i, j))*n + int(max(i, j)) }
 	for i, nd := range nodes {
 		for j := range n {
-			if j != i && nd.(*Node).InR(proto.NodeID(j)) {
+			if j != i && !nd.(*Node).Holds(proto.NodeID(j)) {
 				count[key(proto.NodeID(i), proto.NodeID(j))]++
 			}
 		}
@@ -153,15 +148,15 @@ func pairs(s proto.System) error {
 	return nil
 }
 
-// TestRandomNonFIFO drives n nodes with random requests and delivers the
+// TestSinghalRandomNonFIFO drives n nodes with random requests and delivers the
 // messages in random order (internal/reorder), checking after every step
 // mutual exclusion, the invariants, the staircase and the tags; at the end
 // every request was served and nothing is in flight.
-func TestRandomNonFIFO(t *testing.T) {
+func TestSinghalRandomNonFIFO(t *testing.T) {
 	for _, n := range []int{2, 4, 8, 16} {
 		for seed := uint64(1); seed <= 40; seed++ {
 			t.Run(fmt.Sprintf("n=%d/seed=%d", n, seed), func(t *testing.T) {
-				c := config(n, true)
+				c := singhalConfig(n, true)
 				c.Seed, c.Requests = seed, 30*n
 				reorder.Run(t, c)
 			})
