@@ -556,6 +556,9 @@ func record(spec Spec, o *outcome) *results.Run {
 	for k, w := range drv.waits {
 		t.Waits[k] = w / spec.Delta
 	}
+	for _, x := range drv.SyncDelays() {
+		t.Sync = append(t.Sync, x/spec.Delta)
+	}
 	t.Crashes, t.PerFailure, t.ByType, t.PreCrash = len(o.crashes), o.perFailure, o.byType[:], o.preCrash
 	t.FirstEntry, t.Recoveries, t.Abandoned = o.firstEntry, o.recoveries, drv.abandoned
 	perReq := make([]float64, 0, drv.served)

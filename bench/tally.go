@@ -21,6 +21,8 @@ type Tally struct {
 	// Waits are the waits of the served requests, from enter_cs to the
 	// entry, in δ.
 	Waits []float64
+	// Sync are the synchronization delays (SyncDelay), in δ.
+	Sync []float64
 	// Crashes is the number of crashes injected; PerFailure counts the
 	// failure-cause messages attributed to each crash (sent after it and
 	// before the next), ByType the same by message type, and PreCrash the
@@ -108,6 +110,14 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 	}
 	r.MsgsPerRequest = results.Summarize(perRequest)
 	r.WaitDelta = results.Summarize(t.Waits)
+	r.ResponseDelta = results.Summarize(t.Waits)
+	if r.ResponseDelta.Count > 0 {
+		r.ResponseDelta.Mean += spec.CSTime
+		r.ResponseDelta.Median += spec.CSTime
+		r.ResponseDelta.P99 += spec.CSTime
+		r.ResponseDelta.Max += spec.CSTime
+	}
+	r.SyncDelayDelta = results.Summarize(t.Sync)
 	if spec.FT {
 		r.Events = map[string]int64{}
 		for e, name := range Algorithms[spec.Algorithm].Events() {

@@ -74,6 +74,7 @@ type Workload struct {
 	nodeIssued                []int64  // PerNode: requests issued by each node
 	life                      []uint32 // incarnation of each node, bumped at each crash
 	thinks                    []uint32 // poisson: number of think times drawn per node
+	sync                      SyncDelay
 	// OnDone is called once no more requests will be issued and every
 	// issued request is served or abandoned.
 	OnDone func()
@@ -143,6 +144,14 @@ func (d *Workload) Abandoned() int64 { return d.abandoned }
 // Waits returns the waits of the served requests, from enter_cs to the
 // entry, in seconds.
 func (d *Workload) Waits() []float64 { return d.waits }
+
+// SyncDelays returns the synchronization delays measured among the hosted
+// nodes (SyncDelay), in seconds: the whole run's when the workload hosts
+// every node.
+func (d *Workload) SyncDelays() []float64 { return d.sync.Samples() }
+
+// IssuedAt returns when node id issued its current (or last) request.
+func (d *Workload) IssuedAt(id proto.NodeID) float64 { return d.since[id] }
 
 // Start schedules the workload's first requests. A rank of an MPI job does
 // not start a sequential workload: rank 0 gives each request its turn
@@ -260,6 +269,7 @@ func (d *Workload) IssueSequential(id proto.NodeID, k uint32) error {
 func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 	d.served++
 	d.inCS[id] = true
+	d.sync.Entered(d.host.Now())
 	d.waits = append(d.waits, d.host.Now()-d.since[id])
 	d.host.Input(d.csTime, id, proto.ExitCS, 0)
 	d.later(id, d.csTime, d.exited)
@@ -267,6 +277,7 @@ func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 
 func (d *Workload) exited(id proto.NodeID) {
 	d.busy[id], d.inCS[id] = false, false
+	d.sync.Left(d.host.Now(), d.issued > d.served+d.abandoned)
 	if d.OnExit != nil {
 		d.OnExit(id, d.reqTag[id])
 	}
@@ -285,6 +296,9 @@ func (d *Workload) Crashed(id proto.NodeID) {
 	d.life[id]++
 	if d.busy[id] && !d.inCS[id] {
 		d.abandoned++
+	}
+	if d.inCS[id] {
+		d.sync.Left(d.host.Now(), false)
 	}
 	d.busy[id], d.inCS[id] = false, false
 	d.check()

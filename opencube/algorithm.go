@@ -16,6 +16,14 @@ type Algorithm struct {
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "opencube" }
 
+// StatedCost implements proto.CostAlgorithm: at most log2 N + 1 messages
+// per request (§3, "maximum number of messages per request"; the
+// abstract), 0 with the token at hand.
+func (Algorithm) StatedCost(n int) proto.Cost {
+	p, _ := hypercube.Log2(n)
+	return proto.Cost{Low: 0, High: float64(p + 1), Text: "0…log2 N+1"}
+}
+
 // NewNodes implements proto.Algorithm. n must be a power of two.
 func (a Algorithm) NewNodes(n int) []proto.Node {
 	p, _ := hypercube.Log2(n)

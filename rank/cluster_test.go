@@ -208,16 +208,16 @@ func TestOverlappingStays(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name     string
-		stays    []csInterval
+		stays    []bench.Stay
 		minDelay float64 // the smallest delay the rank measured, in seconds
 		want     int
 		about    string // in the description
 	}{
-		{"one after another", []csInterval{{1, 0, 1, false}, {2, 1, 2, false}, {3, 2.5, 3, true}}, 1e-6, 0, ""},
-		{"overlap", []csInterval{{2, 1, 3, false}, {1, 0, 2, false}}, 1e-6, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it (from t=0.000000s; it left at t=2.000000s; seed 5)"},
-		{"ended by a crash", []csInterval{{1, 0, 2, true}, {2, 1, 3, false}}, -1e-4, 1, "it crashed at t=2.000000s"},
-		{"two inside a long one", []csInterval{{1, 0, 10, false}, {2, 1, 2, false}, {3, 3, 4, false}}, 1e-6, 2, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
-		{"shorter than the clocks' disagreement", []csInterval{{1, 0, 2.000005, false}, {2, 2, 3, false}}, -1e-4, 1, "the ranks' clocks disagree by at least 100.0 µs"},
+		{"one after another", []bench.Stay{{Node: 1, Enter: 0, Out: 1}, {Node: 2, Enter: 1, Out: 2}, {Node: 3, Enter: 2.5, Out: 3, Crashed: true}}, 1e-6, 0, ""},
+		{"overlap", []bench.Stay{{Node: 2, Enter: 1, Out: 3}, {Node: 1, Enter: 0, Out: 2}}, 1e-6, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it (from t=0.000000s; it left at t=2.000000s; seed 5)"},
+		{"ended by a crash", []bench.Stay{{Node: 1, Enter: 0, Out: 2, Crashed: true}, {Node: 2, Enter: 1, Out: 3}}, -1e-4, 1, "it crashed at t=2.000000s"},
+		{"two inside a long one", []bench.Stay{{Node: 1, Enter: 0, Out: 10}, {Node: 2, Enter: 1, Out: 2}, {Node: 3, Enter: 3, Out: 4}}, 1e-6, 2, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
+		{"shorter than the clocks' disagreement", []bench.Stay{{Node: 1, Enter: 0, Out: 2.000005}, {Node: 2, Enter: 2, Out: 3}}, -1e-4, 1, "the ranks' clocks disagree by at least 100.0 µs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := newJob(Local(1)[0], 0, 1, pl, s.Nodes)

@@ -348,7 +348,7 @@ func (in *instance) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag
 		}
 		switch kind {
 		case proto.ExitCS:
-			in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now(), false})
+			in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now()})
 		}
 		in.step(id, proto.Input{Kind: kind, Tag: tag})
 	})
@@ -375,7 +375,7 @@ func (in *instance) nodeOf(k uint32) proto.NodeID {
 
 func (in *instance) crash(id proto.NodeID) {
 	if in.wl.InCS(id) {
-		in.stats.CS = append(in.stats.CS, csInterval{id, in.enteredAt[id], in.j.now(), true})
+		in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(), Crashed: true})
 	}
 	in.step(id, proto.Input{Kind: proto.Crash})
 	in.wl.Crashed(id)

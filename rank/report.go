@@ -12,14 +12,6 @@ import (
 	"github.com/ocbench/ocbench/results"
 )
 
-// csInterval is one stay of a node in the critical section, in seconds since
-// the start of the run.
-type csInterval struct {
-	Node       proto.NodeID `json:"n"`
-	Enter, Out float64
-	Crashed    bool `json:"c,omitempty"` // the stay ended with a crash, not an exit
-}
-
 // rankReport is what one rank sends rank 0 about one run: its tally, as
 // the simulator's, and what only the MPI runtime measures.
 type rankReport struct {
@@ -34,7 +26,7 @@ type rankReport struct {
 	Issued    []uint32
 	Served    int64
 	StuckWhy  string
-	CS        []csInterval
+	CS        []bench.Stay
 	Steps     int64
 	Delivered int64
 	Dropped   int64
@@ -129,7 +121,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	perTag := map[uint32]int64{}
 	var tags []uint32
 	var cpu []float64
-	var cs []csInterval
+	var cs []bench.Stay
 	hosts := map[string]bool{}
 	r := bench.NewRecord(s, "mpi", len(reps), "cs-intervals", 0, 0)
 	r.Placement = in.j.place.Name()
@@ -184,6 +176,10 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 			r.FalseSuspicions = r.Suspicions
 		}
 	}
+	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
+	for _, x := range bench.SyncDelaysOf(cs) {
+		t.Sync = append(t.Sync, x/s.Delta)
+	}
 	t.Fill(r, s, perReq)
 	for h := range hosts {
 		r.Hosts = append(r.Hosts, h)
@@ -195,9 +191,9 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	if len(bad) > 0 {
 		r.MalformedExample = bad[0]
 	}
-	// Mutual exclusion: no two stays in the critical section overlap.
-	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
-	var last csInterval // of the stays entered so far, the one that ends last
+	// Mutual exclusion: no two stays in the critical section (sorted by
+	// entry) overlap.
+	var last bench.Stay // of the stays entered so far, the one that ends last
 	for k, c := range cs {
 		if k > 0 && c.Enter < last.Out {
 			r.OverlappingCS++

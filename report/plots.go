@@ -140,8 +140,10 @@ func addSeries(p *plot.Plot, k int, name string, pts plotter.XYs) error {
 	if err != nil {
 		return fmt.Errorf("plotting %s: %w", name, err)
 	}
+	// Seven colours and shapes: series 7 to 13 are dashed, 14 to 20 dotted…
 	l.Color = plotutil.Color(k)
 	l.Width = vg.Points(1.5)
+	l.Dashes = plotutil.Dashes(k / len(plotutil.DefaultColors))
 	s.Color = plotutil.Color(k)
 	s.Shape = plotutil.Shape(k)
 	s.Radius = vg.Points(3)
@@ -150,22 +152,69 @@ func addSeries(p *plot.Plot, k int, name string, pts plotter.XYs) error {
 	return nil
 }
 
-// msgsPerRequest plots messages per request against N, one line per
-// algorithm, for one workload.
-func msgsPerRequest(workload string, runs []*results.Run, format string) (*Figure, error) {
+// metric is a quantity of a failure-free run plotted by the report.
+type metric struct {
+	name    string // file stem
+	what    string // the title's words
+	axis    string // the y axis label
+	caption string
+	value   func(r *results.Run) (float64, bool)
+}
+
+var (
+	msgsMetric = metric{"msgs-per-request", "Messages per request", "messages per CS (mean)",
+		"Mean number of messages per served critical-section request (every send counted, the return of a " +
+			"lent token included)",
+		func(r *results.Run) (float64, bool) { return r.MsgsPerRequest.Mean, r.MsgsPerRequest.Count > 0 }}
+	syncMetric = metric{"sync-delay", "Synchronization delay", "synchronization delay (mean, δ)",
+		"Mean synchronization delay, in δ (from an exit from the critical section while another request waits " +
+			"to the next entry; one message takes δ/2 on average in the simulator)",
+		func(r *results.Run) (float64, bool) { return r.SyncDelayDelta.Mean, r.SyncDelayDelta.Count > 0 }}
+)
+
+// yAxis sets the y axis from 0, or logarithmic when the values span more
+// than a factor of 10 (messages per request of O(N) and O(log N)
+// algorithms side by side).
+func yAxis(p *plot.Plot, ys []float64) string {
+	lo, hi := math.Inf(1), 0.0
+	for _, y := range ys {
+		lo, hi = math.Min(lo, y), math.Max(hi, y)
+	}
+	if lo > 0 && hi/lo > 10 {
+		logAxis(&p.Y, lo, hi)
+		return " (log scale)"
+	}
+	p.Y.Min = 0
+	return ""
+}
+
+// againstN plots a metric against N, one line per algorithm, for one
+// workload; nil if no run has a value.
+func againstN(m metric, workload string, runs []*results.Run, format string) (*Figure, error) {
 	byAlgo := map[string]plotter.XYs{}
 	var algos []string
-	var xs []float64
+	var xs, ys []float64
 	for _, r := range runs {
+		y, ok := m.value(r)
+		if !ok {
+			continue
+		}
 		if _, ok := byAlgo[r.Algorithm]; !ok {
 			algos = append(algos, r.Algorithm)
 		}
-		byAlgo[r.Algorithm] = append(byAlgo[r.Algorithm], plotter.XY{X: float64(r.Nodes), Y: r.MsgsPerRequest.Mean})
-		xs = append(xs, float64(r.Nodes))
+		byAlgo[r.Algorithm] = append(byAlgo[r.Algorithm], plotter.XY{X: float64(r.Nodes), Y: y})
+		xs, ys = append(xs, float64(r.Nodes)), append(ys, y)
 	}
-	p := newPlot("Messages per request, workload "+workload, "N (nodes, log scale)", "messages per request (mean)")
+	if len(xs) == 0 {
+		return nil, nil
+	}
+	p := newPlot(m.what+", workload "+workload, "N (nodes, log scale)", m.axis)
 	log2Axis(&p.X, xs)
-	p.Y.Min = 0
+	logY := yAxis(p, ys)
+	p.Y.Label.Text += logY
+	if len(algos) > 7 {
+		p.Legend.Top = logY == "" // the O(N) lines climb to the top left on a log axis
+	}
 	for k, a := range algos {
 		pts := byAlgo[a]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
@@ -178,12 +227,85 @@ func msgsPerRequest(workload string, runs []*results.Run, format string) (*Figur
 		return nil, err
 	}
 	return &Figure{
-		Name:  "msgs-per-request-" + workload,
-		Title: "Messages per request against N (" + workload + ")",
-		Caption: "Mean number of messages per served critical-section request (every send counted, the return of a " +
-			"lent token included), against the number of nodes N on a log scale, one line per algorithm; failure-free runs, workload " + workload + ".",
+		Name:  m.name + "-" + workload,
+		Title: m.what + " against N (" + workload + ")",
+		Caption: m.caption + ", against the number of nodes N on a log scale, one line per algorithm; failure-free runs, workload " +
+			workload + "." + map[bool]string{true: " The y axis is logarithmic.", false: ""}[logY != ""],
 		Data: data,
 	}, nil
+}
+
+// offeredLoad is a poisson run's offered load ρ = N × cs-time / think time:
+// the critical-section time the nodes ask for per unit of time (ρ ≥ 1: the
+// CS is requested faster than it can be served).
+func offeredLoad(r *results.Run) float64 {
+	return float64(r.Nodes) * r.CSTime / r.ThinkTime
+}
+
+// againstLoad plots messages per request against the offered load, one line
+// per algorithm, for each N at which the poisson runs have at least two
+// loads; nil if none has.
+func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
+	byN := map[int][]*results.Run{}
+	var ns []int
+	for _, r := range runs {
+		if r.Workload != "poisson" || r.ThinkTime <= 0 || r.MsgsPerRequest.Count == 0 {
+			continue
+		}
+		if _, ok := byN[r.Nodes]; !ok {
+			ns = append(ns, r.Nodes)
+		}
+		byN[r.Nodes] = append(byN[r.Nodes], r)
+	}
+	sort.Ints(ns)
+	var figs []*Figure
+	for _, n := range ns {
+		loads := map[float64]bool{}
+		for _, r := range byN[n] {
+			loads[offeredLoad(r)] = true
+		}
+		if len(loads) < 2 {
+			continue
+		}
+		byAlgo := map[string]plotter.XYs{}
+		var algos []string
+		var ys []float64
+		lo, hi := math.Inf(1), 0.0
+		for _, r := range byN[n] {
+			if _, ok := byAlgo[r.Algorithm]; !ok {
+				algos = append(algos, r.Algorithm)
+			}
+			x, y := offeredLoad(r), r.MsgsPerRequest.Mean
+			byAlgo[r.Algorithm] = append(byAlgo[r.Algorithm], plotter.XY{X: x, Y: y})
+			ys = append(ys, y)
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		p := newPlot(fmt.Sprintf("Messages per request against load, N = %d", n), "offered load ρ = N·cs-time / think time (log scale)", "messages per CS (mean)")
+		logAxis(&p.X, lo, hi)
+		p.Y.Label.Text += yAxis(p, ys)
+		p.Legend.Top = false
+		for k, a := range algos {
+			pts := byAlgo[a]
+			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+			if err := addSeries(p, k, a, pts); err != nil {
+				return nil, err
+			}
+		}
+		data, err := render(p, format)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, &Figure{
+			Name:  fmt.Sprintf("msgs-against-load-%d", n),
+			Title: fmt.Sprintf("Messages per request against load (N = %d)", n),
+			Caption: fmt.Sprintf("Mean messages per served request of poisson runs at N = %d against the offered load "+
+				"ρ = N × cs-time / mean think time, on a log scale (ρ well below 1: requests rarely overlap, as in the "+
+				"sequential workload; ρ above 1: the nodes ask for the CS faster than it can be served, towards saturation), "+
+				"one line per algorithm.", n),
+			Data: data,
+		})
+	}
+	return figs, nil
 }
 
 // series is a set of crash runs that differ only in N.

@@ -71,6 +71,10 @@ type Options struct {
 	Title string
 	// Command is the command that made the report, quoted in it.
 	Command string
+	// Name, if set, names the page: NAME.md with its images in NAME/
+	// beside it (several reports can share a directory); unset, the page
+	// is report.md with its images beside it.
+	Name string
 }
 
 // Formats and Images list the accepted Options values; the first is the
@@ -93,6 +97,9 @@ func (o *Options) validate() error {
 	if o.Image != "svg" && o.Image != "png" {
 		return fmt.Errorf("--image: unknown image format %q (allowed: svg, png)", o.Image)
 	}
+	if strings.ContainsAny(o.Name, `/\`) || o.Name == "." || o.Name == ".." {
+		return fmt.Errorf("--name: %q is not a file name (no slashes)", o.Name)
+	}
 	if o.Title == "" {
 		o.Title = "ocbench report"
 	}
@@ -101,7 +108,8 @@ func (o *Options) validate() error {
 
 // Figures makes the report's plots from the runs of ins, in the given image
 // format: messages per request against N (one plot per workload of the
-// failure-free runs), overhead per failure against N with the paper's
+// failure-free runs; the synchronization delay against N of saturated runs;
+// messages against the offered load of poisson runs), overhead per failure against N with the paper's
 // points, against the load and the crash gap when the runs vary them, the
 // distribution of one run's per-failure overhead, and time to recovery.
 func Figures(ins []Input, image string) ([]*Figure, error) {
@@ -134,10 +142,24 @@ func Figures(ins []Input, image string) ([]*Figure, error) {
 		byWorkload[r.Workload] = append(byWorkload[r.Workload], r)
 	}
 	for _, w := range workloads {
-		if err := add(msgsPerRequest(w, byWorkload[w], image)); err != nil {
+		runs := byWorkload[w]
+		if w == "poisson" {
+			runs = commonLoad(runs)
+		}
+		if err := add(againstN(msgsMetric, w, runs, image)); err != nil {
 			return nil, err
 		}
 	}
+	if runs := byWorkload["saturated"]; len(runs) > 0 {
+		if err := add(againstN(syncMetric, "saturated", runs, image)); err != nil {
+			return nil, err
+		}
+	}
+	loadFigs, err := againstLoad(free, image)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, loadFigs...)
 	if len(crash) == 0 {
 		return figs, nil
 	}
@@ -165,6 +187,28 @@ func Figures(ins []Input, image string) ([]*Figure, error) {
 		return nil, err
 	}
 	return figs, nil
+}
+
+// commonLoad returns the poisson runs at the offered load most of them
+// have, so that a plot against N draws one point per algorithm and N (a
+// load sweep's other runs go to the plot against load).
+func commonLoad(runs []*results.Run) []*results.Run {
+	count := map[float64]int{}
+	best := 0.0
+	for _, r := range runs {
+		l := offeredLoad(r)
+		count[l]++
+		if count[l] > count[best] || (count[l] == count[best] && l < best) {
+			best = l
+		}
+	}
+	var out []*results.Run
+	for _, r := range runs {
+		if offeredLoad(r) == best {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // distributionRun picks the run whose per-failure distribution is shown:
@@ -201,9 +245,17 @@ func Write(dir string, ins []Input, opt Options) (string, error) {
 	}
 	var page []byte
 	name := "report." + opt.Format
+	imgDir := dir
+	if opt.Name != "" {
+		name = opt.Name + "." + opt.Format
+		imgDir = filepath.Join(dir, opt.Name)
+	}
 	if opt.Format == "md" {
+		if err := os.MkdirAll(imgDir, 0o755); err != nil {
+			return "", fmt.Errorf("report: %w", err)
+		}
 		for _, f := range figs {
-			p := filepath.Join(dir, f.Name+"."+opt.Image)
+			p := filepath.Join(imgDir, f.Name+"."+opt.Image)
 			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 				return "", fmt.Errorf("report: %w", err)
 			}
@@ -228,6 +280,7 @@ func runTable(runs []*results.Run) (head []string, rows [][]string) {
 			break
 		}
 	}
+	cols = results.Shown(cols, runs)
 	for _, c := range cols {
 		head = append(head, c.Head)
 	}
@@ -276,7 +329,11 @@ func markdown(ins []Input, figs []*Figure, opt Options) []byte {
 		b.WriteString("## Figures\n\n")
 	}
 	for _, f := range figs {
-		fmt.Fprintf(&b, "### %s\n\n![%s](%s.%s)\n\n%s\n\n", f.Title, f.Title, f.Name, opt.Image, f.Caption)
+		link := f.Name + "." + opt.Image
+		if opt.Name != "" {
+			link = opt.Name + "/" + link
+		}
+		fmt.Fprintf(&b, "### %s\n\n![%s](%s)\n\n%s\n\n", f.Title, f.Title, link, f.Caption)
 	}
 	b.WriteString("## Runs\n\n")
 	for _, in := range ins {

@@ -71,7 +71,14 @@ type Run struct {
 	// including the return of a lent token.
 	MsgsPerRequest Summary `json:"msgs_per_request"`
 	// WaitDelta is the time from enter_cs to entering the CS, in δ.
-	WaitDelta          Summary `json:"wait_delta"`
+	WaitDelta Summary `json:"wait_delta"`
+	// ResponseDelta is the response time, from enter_cs to the exit from
+	// the critical section (the wait plus the CS time), in δ.
+	ResponseDelta Summary `json:"response_delta"`
+	// SyncDelayDelta is the synchronization delay, in δ: from an exit from
+	// the critical section while another request waits to the next entry
+	// (exits with no request waiting, and crashes, give no sample).
+	SyncDelayDelta     Summary `json:"sync_delay_delta"`
 	SafetyViolations   int     `json:"safety_violations"`
 	LivenessViolations int     `json:"liveness_violations"`
 	Violation          string  `json:"violation,omitempty"`

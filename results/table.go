@@ -15,28 +15,53 @@ type Column struct {
 	Cell func(r *Run) string
 }
 
-// FailureFreeColumns are the columns of a failure-free run.
+// FailureFreeColumns are the columns of a failure-free run. The
+// synchronization delay and the response time are in δ, the bound on a
+// message's delay (a delay is drawn in [min-delay·δ, δ], so one message
+// takes δ/2 on average by default).
 var FailureFreeColumns = []Column{
 	{"algorithm", func(r *Run) string { return r.Algorithm }},
 	{"N", func(r *Run) string { return fmt.Sprint(r.Nodes) }},
 	{"workload", func(r *Run) string { return r.Workload }},
 	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
 	{"messages (total)", func(r *Run) string { return fmt.Sprint(r.MessagesTotal) }},
-	{"msg/req mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
-	{"median", func(r *Run) string { return num(r.MsgsPerRequest.Median) }},
+	{"msg/CS mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"p99", func(r *Run) string { return num(r.MsgsPerRequest.P99) }},
 	{"max", func(r *Run) string { return num(r.MsgsPerRequest.Max) }},
 	{"stated (msg)", func(r *Run) string { return stated(r) }},
-	{"mean/stated", func(r *Run) string {
-		if r.StatedCost == "" || r.StatedCostHigh == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f", r.MsgsPerRequest.Mean/r.StatedCostHigh)
-	}},
-	{"wait mean (δ)", func(r *Run) string { return fmt.Sprintf("%.2f", r.WaitDelta.Mean) }},
+	{"mean/stated", statedRatio},
+	{"sync mean (δ)", func(r *Run) string { return summaryMean(r.SyncDelayDelta) }},
+	{"sync p99 (δ)", func(r *Run) string { return summaryP99(r.SyncDelayDelta) }},
+	{"response mean (δ)", func(r *Run) string { return summaryMean(r.ResponseDelta) }},
+	{"response p99 (δ)", func(r *Run) string { return summaryP99(r.ResponseDelta) }},
 	{"detection/req", func(r *Run) string { return ftOnly(r, fmt.Sprintf("%.3f", r.DetectionPerRequest)) }},
 	{"false susp.", func(r *Run) string { return ftOnly(r, fmt.Sprint(r.FalseSuspicions)) }},
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
+}
+
+// statedRatio is the measured mean messages per CS over the stated cost (its
+// upper end for a range), "-" without a stated cost.
+func statedRatio(r *Run) string {
+	if r.StatedCost == "" || r.StatedCostHigh == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r.MsgsPerRequest.Mean/r.StatedCostHigh)
+}
+
+// summaryMean and summaryP99 format a summary's mean and 99th percentile
+// with two decimals, "-" for an empty sample.
+func summaryMean(s Summary) string {
+	if s.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", s.Mean)
+}
+
+func summaryP99(s Summary) string {
+	if s.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", s.P99)
 }
 
 // stated is the message cost per request that the algorithm's paper or the
@@ -99,6 +124,22 @@ func estimate(e Estimate) string {
 	return fmt.Sprintf("%.2f ± %.2f", e.Mean, (*e.CI95High-*e.CI95Low)/2)
 }
 
+// Shown returns the columns of cols that say something about runs: a
+// column that is "-" in every run (the failure protocol's columns of runs
+// without it, stated costs of algorithms that state none) is left out.
+func Shown(cols []Column, runs []*Run) []Column {
+	var out []Column
+	for _, c := range cols {
+		for _, r := range runs {
+			if c.Cell(r) != "-" {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // num formats x with at most two decimals and no trailing zeros.
 func num(x float64) string {
 	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)
@@ -113,6 +154,7 @@ func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error 
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
+	cols = Shown(cols, runs)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for k, c := range cols {
 		if k > 0 {

@@ -381,6 +381,15 @@ func (a Algorithm) NewNodes(size int) []proto.Node {
 	return out
 }
 
+// StatedCost implements proto.CostAlgorithm with the cost its rule states
+// (a Rule that is also a proto.CostAlgorithm); none otherwise.
+func (a Algorithm) StatedCost(n int) proto.Cost {
+	if c, ok := a.Rule.(proto.CostAlgorithm); ok {
+		return c.StatedCost(n)
+	}
+	return proto.Cost{}
+}
+
 // NaimiTrehel is the rule "always transit" (RR-1692 §4.2, Annex 2), on the
 // star tree of Naimi and Trehel's paper (every node's father is node 0).
 type NaimiTrehel struct{}
@@ -391,6 +400,14 @@ func (NaimiTrehel) Name() string { return "naimi-trehel" }
 // InitialFather implements Rule: a star centred on node 0.
 func (NaimiTrehel) InitialFather(i proto.NodeID, n int) proto.NodeID { return star(i) }
 
+// StatedCost implements proto.CostAlgorithm: log2 N messages per critical
+// section on average (the survey's Table 1, "avg log N"; RR-1692 §4.2:
+// O(log n) in the mean, O(n) in the worst case).
+func (NaimiTrehel) StatedCost(n int) proto.Cost {
+	p := float64(log2(n))
+	return proto.Cost{Low: p, High: p, Text: "avg log2 N"}
+}
+
 // OnRequest implements Rule.
 func (NaimiTrehel) OnRequest(*Node, proto.NodeID) Behavior { return Transit }
 
@@ -399,7 +416,7 @@ func (NaimiTrehel) OnToken(*Node) Behavior { return Transit }
 
 // Raymond is the rule "transit ⇔ token_here" (Raymond, Van de Snepscheut;
 // RR-1692 §4.2, Annex 3), on the initial open-cube (a binomial tree of
-// diameter 2·log2 N, so that its static tree is as shallow as the open-cube's).
+// diameter 2·log2 N − 1, so that its static tree is as shallow as the open-cube's).
 type Raymond struct{}
 
 // Name implements Rule.
@@ -407,6 +424,14 @@ func (Raymond) Name() string { return "raymond" }
 
 // InitialFather implements Rule: the initial open-cube.
 func (Raymond) InitialFather(i proto.NodeID, n int) proto.NodeID { return binomial(i) }
+
+// StatedCost implements proto.CostAlgorithm: at most 2D messages per
+// critical section, D the tree's diameter (2·log2 N − 1 here), log N on
+// average (the survey's Table 1); 0 with the token at hand.
+func (Raymond) StatedCost(n int) proto.Cost {
+	d := float64(max(2*log2(n)-1, 1))
+	return proto.Cost{Low: 0, High: 2 * d, Text: "0…2D (avg log N)"}
+}
 
 // OnRequest implements Rule.
 func (Raymond) OnRequest(i *Node, _ proto.NodeID) Behavior {
@@ -429,6 +454,13 @@ func (Centralized) Name() string { return "centralized" }
 // InitialFather implements Rule: a star centred on node 0.
 func (Centralized) InitialFather(i proto.NodeID, n int) proto.NodeID { return star(i) }
 
+// StatedCost implements proto.CostAlgorithm: a request, the token and its
+// return to the allocator, 3 messages (RR-1692 §2.1's star); 0 for the
+// allocator itself.
+func (Centralized) StatedCost(int) proto.Cost {
+	return proto.Cost{Low: 0, High: 3, Text: "0…3"}
+}
+
 // OnRequest implements Rule.
 func (Centralized) OnRequest(*Node, proto.NodeID) Behavior { return Proxy }
 
@@ -440,6 +472,12 @@ func star(i proto.NodeID) proto.NodeID {
 		return proto.Nil
 	}
 	return 0
+}
+
+// log2 returns the base-2 logarithm of n, a power of two.
+func log2(n int) int {
+	p, _ := hypercube.Log2(n)
+	return p
 }
 
 func binomial(i proto.NodeID) proto.NodeID {

@@ -527,9 +527,19 @@ func header(o *options, list []config) []string {
 		if s.FT {
 			h = append(h, protocolLine(s.Protocol, e), "detection/req: heartbeats and chases per served request; false susp.: suspicions of a live node (must be 0 without crashes)")
 		}
-		h = append(h, "msg/req: messages per served request, return of a lent token included; wait: enter_cs to entry, in δ")
+		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N",
+			"sync: from an exit while a request waits to the next entry; response: enter_cs to exit; times in δ"+meanDelay(o, s))
 	}
 	return h
+}
+
+// meanDelay says how long one message takes on average in the simulator, in
+// δ; nothing under MPI, where delays are real.
+func meanDelay(o *options, s bench.Spec) string {
+	if o.runtimeInfo != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (one message takes %gδ on average)", (1+s.MinDelay)/2)
 }
 
 // protocolLine is the header line that names the failure protocol.

@@ -33,6 +33,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opt.Format, "format", report.Formats[0], "report format: md (Markdown, images beside it) or html (one self-contained file)")
 	fs.StringVar(&opt.Image, "image", report.Images[0], "image format of the plots: svg or png")
 	fs.StringVar(&opt.Title, "title", "ocbench report", "the report's title")
+	fs.StringVar(&opt.Name, "name", "", "name the page NAME.md (or .html) with its images in NAME/ beside it (unset: report.md, images beside it)")
 	fs.BoolVarP(&help, "help", "h", false, "print this help")
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "ocbench report: a report with plots from saved runs\n\nUsage:\n  ocbench report [flags] FILE|DIR…\n\nFlags:\n%s%s",
