@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -20,6 +20,7 @@ help:
 	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
 	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into results/"
 	@echo "make failure-free  measure the failure-free table into results/"
+	@echo "make compare       every algorithm compared (msgs/CS, sync delay, response; N = 16, 64, 256; three loads) into results/compare.md (~4 min)"
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into results/report/"
 	@echo "make bench         Go benchmarks (simulator events per second)"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
@@ -96,6 +97,9 @@ ipsc2: build
 
 failure-free:
 	scripts/failure-free.sh
+
+compare:
+	scripts/compare.sh
 
 report:
 	scripts/report.sh

@@ -172,6 +172,19 @@ var (
 		func(r *results.Run) (float64, bool) { return r.SyncDelayDelta.Mean, r.SyncDelayDelta.Count > 0 }}
 )
 
+// legendRight makes room for a long legend (more than 7 series) at the
+// right of a plot with a log x axis: the axis is stretched so that the
+// data take the left 60% of the width and the legend, top right, the rest.
+func legendRight(p *plot.Plot, series int) {
+	if series <= 7 {
+		return
+	}
+	p.X.Max = p.X.Min * math.Pow(p.X.Max/p.X.Min, 1/0.6)
+	p.Legend.Left = false
+	p.Legend.Top = true
+	p.Legend.XOffs = 0
+}
+
 // yAxis sets the y axis from 0, or logarithmic when the values span more
 // than a factor of 10 (messages per request of O(N) and O(log N)
 // algorithms side by side).
@@ -212,9 +225,7 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 	log2Axis(&p.X, xs)
 	logY := yAxis(p, ys)
 	p.Y.Label.Text += logY
-	if len(algos) > 7 {
-		p.Legend.Top = logY == "" // the O(N) lines climb to the top left on a log axis
-	}
+	legendRight(p, len(algos))
 	for k, a := range algos {
 		pts := byAlgo[a]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
@@ -283,7 +294,7 @@ func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
 		p := newPlot(fmt.Sprintf("Messages per request against load, N = %d", n), "offered load ρ = N·cs-time / think time (log scale)", "messages per CS (mean)")
 		logAxis(&p.X, lo, hi)
 		p.Y.Label.Text += yAxis(p, ys)
-		p.Legend.Top = false
+		legendRight(p, len(algos))
 		for k, a := range algos {
 			pts := byAlgo[a]
 			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })

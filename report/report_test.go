@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+
+	"github.com/ocbench/ocbench/results"
 )
 
 func TestLoad(t *testing.T) {
@@ -149,5 +151,72 @@ func TestLog2AxisLabels(t *testing.T) {
 	}
 	if len(ticks) != 20 || labelled == 0 || labelled > maxLog2Labels {
 		t.Errorf("%d ticks, %d labelled; want 20, at most %d labelled", len(ticks), labelled, maxLog2Labels)
+	}
+}
+
+// TestCompareReport: runs of many algorithms at several N and loads give
+// the comparison's plots — messages against N on a log axis, the
+// synchronization delay, messages against load — in NAME/ beside NAME.md.
+func TestCompareReport(t *testing.T) {
+	var runs []*results.Run
+	algos := []string{"a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"}
+	for k, a := range algos {
+		for _, n := range []int{16, 64, 256} {
+			cost := float64(k+1) * float64(n) // O(N), spread over more than 10×
+			sum := func(x float64) results.Summary { return results.Summary{Count: 10, Mean: x, Max: x} }
+			runs = append(runs,
+				&results.Run{Algorithm: a, Nodes: n, Workload: "saturated", MsgsPerRequest: sum(cost), SyncDelayDelta: sum(0.5)},
+				&results.Run{Algorithm: a, Nodes: n, Workload: "poisson", CSTime: 1, ThinkTime: float64(n), MsgsPerRequest: sum(cost)})
+			if n == 64 {
+				for _, think := range []float64{6.4, 640} {
+					runs = append(runs, &results.Run{Algorithm: a, Nodes: n, Workload: "poisson", CSTime: 1, ThinkTime: think, MsgsPerRequest: sum(cost / 2)})
+				}
+			}
+		}
+	}
+	ins := []Input{{Path: "compare.json", Saved: &results.Saved{Runs: runs}}}
+	dir := t.TempDir()
+	path, err := Write(dir, ins, Options{Name: "compare"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != filepath.Join(dir, "compare.md") {
+		t.Errorf("page at %s, want compare.md", path)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"msgs-per-request-saturated", "msgs-per-request-poisson", "sync-delay-saturated", "msgs-against-load-64"} {
+		img := "compare/" + f + ".svg"
+		if !bytes.Contains(page, []byte("("+img+")")) {
+			t.Errorf("compare.md does not show %s", img)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, img))
+		if err != nil || !bytes.HasPrefix(data, []byte("<?xml")) {
+			t.Errorf("%s: not an SVG image (%v)", img, err)
+		}
+	}
+	if !bytes.Contains(page, []byte("The y axis is logarithmic")) {
+		t.Error("messages spanning more than 10× are not on a log axis")
+	}
+	if bytes.Contains(page, []byte("msgs-against-load-16")) {
+		t.Error("a plot against load at N = 16, which has one load only")
+	}
+	if _, err := Write(dir, ins, Options{Name: "../x"}); err == nil || !strings.HasPrefix(err.Error(), "--name") {
+		t.Errorf("--name ../x: error %v, want one naming the flag", err)
+	}
+}
+
+// TestCommonLoad: the plot against N of poisson runs keeps the load most
+// runs have, one point per algorithm and N.
+func TestCommonLoad(t *testing.T) {
+	r := func(n int, think float64) *results.Run {
+		return &results.Run{Nodes: n, Workload: "poisson", CSTime: 1, ThinkTime: think}
+	}
+	runs := []*results.Run{r(16, 16), r(64, 64), r(64, 6.4), r(64, 640), r(256, 256)}
+	got := commonLoad(runs)
+	if len(got) != 3 || got[0].Nodes != 16 || got[1].ThinkTime != 64 || got[2].Nodes != 256 {
+		t.Errorf("commonLoad kept %d runs: %+v", len(got), got)
 	}
 }

@@ -64,6 +64,7 @@ run 120 scripts/power-sweep.sh
 if $long; then
 	run 900 make test
 	run 600 scripts/failure-free.sh
+	run 600 make compare
 	run 900 scripts/crash-sweep.sh
 fi
 if $withmpi; then

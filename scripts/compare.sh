@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The comparison of every algorithm (ocbench --algo all): messages per
+# critical section (mean, p99, max) beside the cost its paper or the survey
+# states, synchronization delay and response time, at N = 16, 64 and 256
+# under the sequential, poisson and saturated workloads, and messages
+# against the offered load at N = 64. Rewrites results/compare.md (tables
+# and plots, made by `ocbench report`), its plots in results/compare/, the
+# readable tables results/compare/*.txt and the saved runs
+# results/compare/data/*.json.
+# Usage: scripts/compare.sh [seed]     (about 4 minutes on 2 cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seed=${1:-1}
+requests=2000
+make -s build
+out=results/compare
+runs=$(mktemp -d)
+trap 'rm -rf "$runs"' EXIT
+rm -rf "$out" results/compare.md
+mkdir -p "$out/data"
+for w in sequential poisson saturated; do
+  echo "== $w: ./ocbench --algo all --nodes 16,64,256 --workload $w --requests $requests --seed $seed"
+  ./ocbench --algo all --nodes 16,64,256 --workload "$w" --requests "$requests" --seed "$seed" \
+    --out "$runs/$w" --quiet | tee "$out/$w.txt"
+  cp "$runs/$w"/runs/*.json "$out/data/$w.json"
+done
+# The load sweep: offered load ρ = N × cs-time / think time at N = 64
+# (cs-time 1δ); ρ = 1 is the poisson run above.
+for rho in 0.01 0.1 0.5 2 10; do
+  think=$(awk "BEGIN { print 64 / $rho }")
+  echo "== load ρ = $rho: ./ocbench --algo all --nodes 64 --workload poisson --think $think --requests $requests --seed $seed"
+  ./ocbench --algo all --nodes 64 --workload poisson --think "$think" --requests "$requests" --seed "$seed" \
+    --out "$runs/load-$rho" --quiet > "$out/load-rho-$rho.txt"
+  cp "$runs/load-$rho"/runs/*.json "$out/data/load-rho-$rho.json"
+done
+./ocbench report -o results --name compare \
+  --title "ocbench: every algorithm compared, failure-free (scripts/compare.sh $seed)" \
+  "$out"/data/{sequential,poisson,saturated}.json "$out"/data/load-rho-*.json
+if grep -q VIOLATION "$out"/*.txt; then
+  echo "compare: a run hit a violation (see the VIOLATION lines above)" >&2
+  exit 1
+fi
