@@ -225,15 +225,7 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 	log2Axis(&p.X, xs)
 	logY := yAxis(p, ys)
 	p.Y.Label.Text += logY
-	legendRight(p, len(algos))
-	for k, a := range algos {
-		pts := byAlgo[a]
-		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-		if err := addSeries(p, k, a, pts); err != nil {
-			return nil, err
-		}
-	}
-	data, err := render(p, format)
+	data, err := drawLines(p, algos, byAlgo, format)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +236,20 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 			workload + "." + map[bool]string{true: " The y axis is logarithmic.", false: ""}[logY != ""],
 		Data: data,
 	}, nil
+}
+
+// drawLines draws one line per algorithm (its points sorted by x), in the
+// order of algos, and renders the plot.
+func drawLines(p *plot.Plot, algos []string, byAlgo map[string]plotter.XYs, format string) ([]byte, error) {
+	legendRight(p, len(algos))
+	for k, a := range algos {
+		pts := byAlgo[a]
+		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+		if err := addSeries(p, k, a, pts); err != nil {
+			return nil, err
+		}
+	}
+	return render(p, format)
 }
 
 // offeredLoad is a poisson run's offered load ρ = N × cs-time / think time:
@@ -294,15 +300,7 @@ func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
 		p := newPlot(fmt.Sprintf("Messages per request against load, N = %d", n), "offered load ρ = N·cs-time / think time (log scale)", "messages per CS (mean)")
 		logAxis(&p.X, lo, hi)
 		p.Y.Label.Text += yAxis(p, ys)
-		legendRight(p, len(algos))
-		for k, a := range algos {
-			pts := byAlgo[a]
-			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-			if err := addSeries(p, k, a, pts); err != nil {
-				return nil, err
-			}
-		}
-		data, err := render(p, format)
+		data, err := drawLines(p, algos, byAlgo, format)
 		if err != nil {
 			return nil, err
 		}
