@@ -62,6 +62,19 @@ func AlgorithmNames() []string {
 	return append(append(names, rest...), Survey...)
 }
 
+// FaultTolerant returns the names of the algorithms with a failure protocol
+// (proto.FaultTolerantAlgorithm), in AlgorithmNames' order: what --algo ft
+// runs.
+func FaultTolerant() []string {
+	var out []string
+	for _, k := range AlgorithmNames() {
+		if _, ok := Algorithms[k].(proto.FaultTolerantAlgorithm); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Algorithm returns the algorithm called name.
 func Algorithm(name string) (proto.Algorithm, error) {
 	a, ok := Algorithms[name]

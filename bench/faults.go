@@ -3,11 +3,12 @@ package bench
 import (
 	"container/heap"
 	"fmt"
-	"github.com/ocbench/ocbench/hypercube"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/scheme"
 )
@@ -118,6 +119,50 @@ func (f *FaultPlan) String() string {
 type fault struct {
 	At, Up float64 // seconds
 	Node   int
+}
+
+// Outside returns how the plan, for a run of the given seed and size, goes
+// outside an algorithm's fault model ("" if it does not): two nodes down
+// at once where the model allows one, recoveries where it has none.
+func (f *FaultPlan) Outside(m proto.FaultModel, seed uint64, nodes int, delta float64) string {
+	plan := f.plan(seed, nodes, delta)
+	var broken []string
+	if m.OneAtATime {
+		type edge struct {
+			t float64
+			d int
+		}
+		var es []edge
+		for _, c := range plan {
+			es = append(es, edge{c.At, 1})
+			if c.Up >= 0 {
+				es = append(es, edge{c.Up, -1})
+			}
+		}
+		sort.Slice(es, func(a, b int) bool { return es[a].t < es[b].t || (es[a].t == es[b].t && es[a].d < es[b].d) })
+		down, most, at := 0, 0, 0.0
+		for _, e := range es {
+			down += e.d
+			if down > most {
+				most, at = down, e.t
+			}
+		}
+		if most > 1 {
+			broken = append(broken, fmt.Sprintf("%d nodes down at once (first at t=%.6gs), the model allows one", most, at))
+		}
+	}
+	if m.NoRecovery {
+		back := 0
+		for _, c := range plan {
+			if c.Up >= 0 {
+				back++
+			}
+		}
+		if back > 0 {
+			broken = append(broken, fmt.Sprintf("%d of %d crashed nodes recover, the model has no recovery", back, len(plan)))
+		}
+	}
+	return strings.Join(broken, "; ")
 }
 
 // MinUp is the number of nodes a fault plan keeps up at all times.

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/ocbench/ocbench/hypercube"
-	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
@@ -22,18 +21,24 @@ func (s Spec) Normalized() (Spec, error) {
 }
 
 // NewNodes returns the N nodes of the experiment, node i with id i, in their
-// initial configuration: the algorithm's nodes, or the open-cube's
-// fault-tolerant nodes when the spec runs the failure protocol.
+// initial configuration: the algorithm's nodes, with its failure protocol
+// when the spec runs one (proto.FaultTolerantAlgorithm).
 func NewNodes(s Spec) []proto.Node {
+	return RunAlgorithm(s).NewNodes(s.Nodes)
+}
+
+// RunAlgorithm returns the algorithm the spec runs: its failure protocol
+// when the spec runs one.
+func RunAlgorithm(s Spec) proto.Algorithm {
 	algo, _ := Algorithm(s.Algorithm)
-	if s.FT {
-		cfg := &opencube.Config{CSEstimate: s.CSEstimate, RetestDelay: 2 + s.CSEstimate}
-		if s.Protocol == ProtocolPaper {
-			cfg.Paper, cfg.PaperStart, cfg.Bare = true, true, true
+	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && s.FT {
+		protocol := s.Protocol
+		if protocol == ProtocolOCBench {
+			protocol = ""
 		}
-		algo = opencube.Algorithm{FT: cfg}
+		return ft.WithFailures(proto.Failures{CSEstimate: s.CSEstimate, Protocol: protocol})
 	}
-	return algo.NewNodes(s.Nodes)
+	return algo
 }
 
 // Fault is one planned crash: the victim crashes At and recovers Up seconds

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/ocbench/ocbench/hypercube"
@@ -141,8 +142,8 @@ func (s *Spec) Validate() error {
 		// of 0 the node holding the token enters again at the same instant.
 		return fmt.Errorf("--cs-time: %s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
 	}
-	if (s.Faults.Crashes > 0 || s.FT) && s.Algorithm != "opencube" {
-		return fmt.Errorf("--crashes: only opencube has a failure protocol; %s would lose the token for good", s.Algorithm)
+	if _, ok := Algorithms[s.Algorithm].(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
+		return fmt.Errorf("--crashes: %s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
 	}
 	if s.Repair && s.Faults.Crashes == 0 {
 		return fmt.Errorf("--repair: the repair pass follows a run with crashes (--crashes)")
@@ -355,7 +356,7 @@ type budgeter func(spec Spec, until float64) budget
 // with until ≥ 0, the workload issues requests until that time (a
 // crash-free baseline of a crash run).
 func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
-	algo := Algorithms[spec.Algorithm] // Validate checked the name
+	algo := RunAlgorithm(spec) // Validate checked the name
 	nodes := NewNodes(spec)
 	token := proto.TokenType(algo.MessageTypes())
 	o := &outcome{}
@@ -648,6 +649,11 @@ func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 	if c, ok := algo.(proto.CostAlgorithm); ok {
 		cost := c.StatedCost(spec.Nodes)
 		r.StatedCost, r.StatedCostLow, r.StatedCostHigh = cost.Text, cost.Low, cost.High
+	}
+	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
+		m := ft.FaultModel()
+		r.FaultModel = m.Text
+		r.FaultModelBroken = spec.Faults.Outside(m, spec.Seed, spec.Nodes, spec.Delta)
 	}
 	return r
 }

@@ -92,7 +92,7 @@ func (t *Tally) Add(o *Tally) {
 // differently by each runtime); a runtime adds what only it measures.
 // Message types are named by the spec's algorithm.
 func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
-	types := Algorithms[spec.Algorithm].MessageTypes()
+	types := RunAlgorithm(spec).MessageTypes()
 	name := func(k int) string {
 		if k < len(types) {
 			return types[k].Name
@@ -120,7 +120,7 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 	r.SyncDelayDelta = results.Summarize(t.Sync)
 	if spec.FT {
 		r.Events = map[string]int64{}
-		for e, name := range Algorithms[spec.Algorithm].Events() {
+		for e, name := range RunAlgorithm(spec).Events() {
 			r.Events[name] = t.Events[e]
 		}
 		r.TokensRegenerated = t.Event(spec, "tokens_regenerated")
@@ -160,7 +160,7 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 // name (0 if it has none of that name): the record's fields that are
 // events of the failure protocol read them by name.
 func (t *Tally) Event(spec Spec, name string) int64 {
-	for e, n := range Algorithms[spec.Algorithm].Events() {
+	for e, n := range RunAlgorithm(spec).Events() {
 		if n == name {
 			return t.Events[e]
 		}

@@ -24,6 +24,23 @@ func (Algorithm) StatedCost(n int) proto.Cost {
 	return proto.Cost{Low: 0, High: float64(p + 1), Text: "0…log2 N+1"}
 }
 
+// WithFailures implements proto.FaultTolerantAlgorithm: the open-cube with
+// its failure protocol, the project's (docs/failures.md) or, with Protocol
+// "paper", §5 as written.
+func (Algorithm) WithFailures(f proto.Failures) proto.Algorithm {
+	cfg := &Config{CSEstimate: f.CSEstimate, RetestDelay: 2 + f.CSEstimate}
+	if f.Protocol == "paper" {
+		cfg.Paper, cfg.PaperStart, cfg.Bare = true, true, true
+	}
+	return Algorithm{FT: cfg}
+}
+
+// FaultModel implements proto.FaultTolerantAlgorithm: any number of nodes
+// down at once, and recoveries (§5.3).
+func (Algorithm) FaultModel() proto.FaultModel {
+	return proto.FaultModel{Text: "crashes at any time, several at once, with recoveries"}
+}
+
 // NewNodes implements proto.Algorithm. n must be a power of two.
 func (a Algorithm) NewNodes(n int) []proto.Node {
 	p, _ := hypercube.Log2(n)

@@ -342,3 +342,39 @@ type Cost struct {
 type CostAlgorithm interface {
 	StatedCost(n int) Cost
 }
+
+// Failures says how a fault-tolerant algorithm's failure protocol runs.
+type Failures struct {
+	// CSEstimate is an estimate of a critical section's duration, in δ,
+	// for the protocol's time-outs.
+	CSEstimate float64
+	// Protocol names a variant of the failure protocol; "" is the
+	// algorithm's own.
+	Protocol string
+}
+
+// FaultModel is the failures a fault-tolerant algorithm is built for, as
+// its paper states them. A fault plan outside it still runs: the run
+// record says which assumption the plan broke, beside what happened.
+type FaultModel struct {
+	// OneAtATime: at most one node is down at any time.
+	OneAtATime bool
+	// NoRecovery: a crashed node does not come back (its paper does not
+	// say what a recovered node does).
+	NoRecovery bool
+	// Text states the model in words ("one crash at a time, no
+	// recovery").
+	Text string
+}
+
+// FaultTolerantAlgorithm is implemented by an algorithm with a failure
+// protocol: runs with crashes (or --ft) use WithFailures instead of the
+// failure-free algorithm. Messages of the protocol have Cause Failure
+// (or Liveness for failure detection), and its events name
+// "tokens_regenerated" and "stale_tokens_discarded" (duplicates
+// eliminated) when it has them, so that every such algorithm is counted
+// the same way.
+type FaultTolerantAlgorithm interface {
+	WithFailures(f Failures) Algorithm
+	FaultModel() FaultModel
+}

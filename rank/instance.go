@@ -86,7 +86,7 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 	}
 	in.until = bench.WorkloadEnd(s, plan)
 	in.enteredAt = make([]float64, s.Nodes)
-	algo := bench.Algorithms[s.Algorithm]
+	algo := bench.RunAlgorithm(s)
 	in.names = algo.MessageTypes()
 	in.stats.Tally = bench.NewTally(len(plan))
 	in.stats.Crashes = len(plan)

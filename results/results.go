@@ -87,10 +87,16 @@ type Run struct {
 	FaultTolerant bool `json:"fault_tolerant"`
 	// Protocol names the failure protocol of a fault-tolerant run:
 	// "ocbench" (the project's) or "paper" (§5 as written).
-	Protocol   string `json:"protocol,omitempty"`
-	FaultPlan  string `json:"fault_plan,omitempty"`
-	Failures   int    `json:"failures"`
-	Recoveries int    `json:"recoveries"`
+	Protocol  string `json:"protocol,omitempty"`
+	FaultPlan string `json:"fault_plan,omitempty"`
+	// FaultModel is the failures the algorithm is built for, in words;
+	// FaultModelBroken says how the fault plan went outside it (a finding,
+	// not an error: the run's violations and lost requests say what
+	// happened).
+	FaultModel       string `json:"fault_model,omitempty"`
+	FaultModelBroken string `json:"fault_model_broken,omitempty"`
+	Failures         int    `json:"failures"`
+	Recoveries       int    `json:"recoveries"`
 	// OverheadPerFailure is the classified overhead: messages whose cause
 	// is a failure, attributed to the latest crash before they were sent;
 	// the estimate is over failures.

@@ -174,6 +174,9 @@ func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error 
 	}
 	tw.Flush()
 	for _, r := range runs {
+		if r.FaultModelBroken != "" {
+			fmt.Fprintf(&b, "# outside %s's fault model (%s), N=%d: %s\n", r.Algorithm, r.FaultModel, r.Nodes, r.FaultModelBroken)
+		}
 		if r.Violation != "" {
 			fmt.Fprintf(&b, "# VIOLATION (%s, N=%d): %s\n", r.Algorithm, r.Nodes, r.Violation)
 		}

@@ -95,7 +95,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags)")
-	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every one) or survey (the survey's: "+strings.Join(bench.Survey, ", ")+")")
+	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every one), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+strings.Join(bench.Workloads, ", "))
@@ -253,34 +253,28 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	var shapes []shape
 	switch o.preset {
 	case "":
-		var algos []string
-		for _, a := range o.algos {
-			group := []string{a}
-			switch a {
-			case "all":
-				group = bench.AlgorithmNames()
-			case "survey":
-				group = bench.Survey
-			}
-			for _, g := range group {
-				if !slices.Contains(algos, g) {
-					algos = append(algos, g)
-				}
-			}
-		}
+		algos := expandAlgos(o.algos)
 		for _, n := range o.nodes {
 			for _, a := range algos {
 				shapes = append(shapes, shape{a, n, o.crashes})
 			}
 		}
 	case "ipsc2":
-		for _, name := range []string{"algo", "nodes", "crashes"} {
+		for _, name := range []string{"nodes", "crashes"} {
 			if fs.Changed(name) {
-				return nil, usageError{fmt.Errorf("--%s: the ipsc2 preset fixes it (opencube, N=32 with 300 crashes and N=64 with 200); drop --preset to choose", name)}
+				return nil, usageError{fmt.Errorf("--%s: the ipsc2 preset fixes it (N=32 with 300 crashes and N=64 with 200); drop --preset to choose", name)}
 			}
 		}
-		for _, f := range results.IPSC2 {
-			shapes = append(shapes, shape{"opencube", f.Nodes, f.Failures})
+		algos := expandAlgos(o.algos)
+		for _, a := range algos {
+			if !slices.Contains(bench.FaultTolerant(), a) {
+				return nil, usageError{fmt.Errorf("--algo: the ipsc2 preset injects crashes, and %s has no failure protocol (fault-tolerant: %s, or ft for all)", a, strings.Join(bench.FaultTolerant(), ", "))}
+			}
+		}
+		for _, a := range algos {
+			for _, f := range results.IPSC2 {
+				shapes = append(shapes, shape{a, f.Nodes, f.Failures})
+			}
 		}
 		applyIPSC2(o, fs)
 	default:
@@ -540,6 +534,29 @@ func meanDelay(o *options, s bench.Spec) string {
 		return ""
 	}
 	return fmt.Sprintf(" (one message takes %gδ on average)", (1+s.MinDelay)/2)
+}
+
+// expandAlgos expands the groups of --algo (all, survey, ft) into names,
+// each once, in the order given.
+func expandAlgos(given []string) []string {
+	var algos []string
+	for _, a := range given {
+		group := []string{a}
+		switch a {
+		case "all":
+			group = bench.AlgorithmNames()
+		case "survey":
+			group = bench.Survey
+		case "ft":
+			group = bench.FaultTolerant()
+		}
+		for _, g := range group {
+			if !slices.Contains(algos, g) {
+				algos = append(algos, g)
+			}
+		}
+	}
+	return algos
 }
 
 // protocolLine is the header line that names the failure protocol.
