@@ -10,7 +10,7 @@ import (
 // domain (a transient fault): the mode (a request or a critical section
 // the fault invents has Tag 0), NEED in 1..K, T_h and T_d in 0..K each,
 // MySeq in 0..MaxSeq, MyT_c in 0..MaxV_c, MyT_a in 0..min(2·MaxV_c, ℓ),
-// MyOrder, and at Root C_e and C_f in 0..ℓ+1. Root's timer is the
+// MyOrder, and at Root C_e and C_f in 0..ℓ+1 and Disabling. Root's timer is the
 // runtime's: Start arms it.
 func (nd *Node) Scramble(rng *rand.Rand) {
 	p := nd.p
@@ -25,7 +25,7 @@ func (nd *Node) Scramble(rng *rand.Rand) {
 		MyOrder: rng.IntN(2) == 1,
 	}
 	if nd.Root() {
-		l.Ce, l.Cf = rng.IntN(p.maxC+1), rng.IntN(p.maxC+1)
+		l.Ce, l.Cf, l.Disabling = rng.IntN(p.maxC+1), rng.IntN(p.maxC+1), rng.IntN(2) == 1
 	}
 	nd.SetLocal(l)
 }

@@ -154,6 +154,9 @@ type Local struct {
 	MyTa    int    // 0..min(2·MaxV_c, ℓ)
 	MyOrder bool
 	Ce, Cf  int // Root: 0..ℓ+1
+	// Disabling (Root) is set while the <Disable> Root sent is out: Root
+	// destroys the free tokens that reach it meanwhile.
+	Disabling bool
 }
 
 // Node is one processor of the ring. Only Step, Start and SetLocal change
@@ -266,7 +269,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 
 // settle runs A_l1 (Root) / A_l7: a node outside releases its enabled
 // tokens; a requester holding enough enters, releasing any beyond its need.
+// Before, it repairs T_d > T_h, which no action makes.
 func (nd *Node) settle(out *proto.Output) {
+	if nd.st.Td > nd.st.Th { // only a fault makes it: repair (doc.go)
+		nd.st.Td = nd.st.Th
+	}
 	if nd.st.Th+nd.st.Td == 0 {
 		return
 	}
@@ -308,6 +315,9 @@ func (nd *Node) receive(m *proto.Message, out *proto.Output) {
 		}
 	case Token: // A_l2 / A_l8
 		if nd.Root() {
+			if nd.st.Disabling {
+				return // a token from before the <Disable>: destroyed
+			}
 			nd.st.Cf = min(nd.st.Cf+1, nd.p.maxC)
 		}
 		switch {
@@ -346,10 +356,12 @@ func (nd *Node) receive(m *proto.Message, out *proto.Output) {
 		nd.st.MyTc = tc
 		nd.send(out, Collect, uint64(tc), 0)
 	case Disable:
-		if !nd.Root() { // A_l12; Root (A_l6) ends the message
-			nd.st.Td = nd.st.Th
-			nd.send(out, Disable, 0, 0)
+		if nd.Root() { // A_l6: the <Disable> is back; it ends here
+			nd.st.Disabling = false
+			return
 		}
+		nd.st.Td = nd.st.Th // A_l12
+		nd.send(out, Disable, 0, 0)
 	}
 }
 
@@ -425,7 +437,8 @@ func (nd *Node) allocate(ta int, ord bool, out *proto.Output) {
 func (nd *Node) start(out *proto.Output) {
 	out.Events[EvTraversal]++
 	total := nd.st.Ce + nd.st.Cf + nd.st.MyTc + nd.st.MyTa
-	if total > nd.p.Ell {
+	nd.st.Disabling = total > nd.p.Ell
+	if nd.st.Disabling {
 		nd.send(out, Disable, 0, 0)
 		nd.st.Td = nd.st.Th
 		out.Events[EvDisable]++

@@ -129,7 +129,16 @@ func Safety(s proto.System) error {
 //     tokens still to be counted in this traversal — the enabled tokens of
 //     the nodes not yet visited, the <Enabled_Token> messages and the
 //     tokens carried by the messages ahead of the CToken — is ℓ.
-func Legitimate(s proto.System) error {
+func Legitimate(s proto.System) error { return legitimate(s, true) }
+
+// Converged is Legitimate but for the backing of critical sections: a
+// node may still be in the critical section on units whose tokens a
+// <Disable> destroyed (or a fault took), until it leaves. The Controller
+// and the token circulation have converged then — one CToken, ℓ tokens,
+// an exact count — but safety waits for those critical sections to end.
+func Converged(s proto.System) error { return legitimate(s, false) }
+
+func legitimate(s proto.System, backed bool) error {
 	r, err := readRing(s)
 	if err != nil {
 		return err
@@ -145,9 +154,12 @@ func Legitimate(s proto.System) error {
 			return fmt.Errorf("node %d is outside with T_h %d, T_d %d", i, l.Th, l.Td)
 		case l.Mode == Request && nd.enabled() >= l.Need:
 			return fmt.Errorf("node %d requests %d units and holds %d enabled tokens", i, l.Need, nd.enabled())
-		case l.Mode == In && nd.enabled() < l.Need:
+		case l.Mode == In && nd.enabled() < l.Need && backed:
 			return fmt.Errorf("node %d uses %d units and holds %d enabled tokens", i, l.Need, nd.enabled())
 		}
+	}
+	if root.st.Disabling {
+		return fmt.Errorf("root is disabling")
 	}
 	if root.st.Ce > p.Ell || root.st.Cf > p.Ell {
 		return fmt.Errorf("root: C_e %d, C_f %d above ℓ = %d", root.st.Ce, root.st.Cf, p.Ell)
