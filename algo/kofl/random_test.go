@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ocbench/ocbench/proto"
 )
 
 var shapes = []struct{ ell, k int }{{1, 1}, {2, 2}, {3, 2}, {5, 3}, {4, 4}}
@@ -68,6 +70,143 @@ func TestRandomFromLegitimate(t *testing.T) {
 					t.Fatalf("n=%d ℓ=%d K=%d seed=%d: %d tokens created, %d disables, %d timeouts", n, sh.ell, sh.k, seed,
 						s.events[EvCreated], s.events[EvDisable], s.events[EvTimeout])
 				}
+			}
+		}
+	}
+}
+
+// TestNeedsFIFO: the paper's links are FIFO and Root's count needs it.
+// Delivering any message of a link (not the oldest) from the initial state
+// breaks the count (an <Enabled_Token> or a token overtaken by the
+// CToken is counted in the wrong traversal) and then safety: more than ℓ
+// tokens exist.
+func TestNeedsFIFO(t *testing.T) {
+	broken := 0
+	for seed := range uint64(5) {
+		s := newSys(Config{Ell: 3, K: 2, Seed: seed}, 4)
+		s.fifo = false
+		rng := rand.New(rand.NewPCG(seed, 4))
+		if err := s.start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.run(rng, 40, 20000, func() error { return Safety(s) }); err != nil {
+			t.Logf("seed %d, non-FIFO: %v", seed, err)
+			broken++
+		}
+	}
+	if broken == 0 {
+		t.Fatal("every non-FIFO run stayed safe: FIFO links would not be needed")
+	}
+	if !(Algorithm{}).NeedsFIFO() {
+		t.Fatal("NeedsFIFO is false")
+	}
+}
+
+// TestPaperLockLivelocks: with LOCK read literally from the extraction
+// (0 < T_h < NEED), a requester that got a token after its tokens were
+// collected has T_h = NEED and T_d > 0: it is not LOCKed, its enabled
+// token is never collected, and a privileged requester upstream that needs
+// that token absorbs every allocation without ever having enough. The run
+// (n = 8, ℓ = 2, K = 2, seed 1) stops serving requests; with LOCK on the
+// enabled tokens it ends.
+func TestPaperLockLivelocks(t *testing.T) {
+	for _, paper := range []bool{true, false} {
+		s := newSys(Config{Ell: 2, K: 2, Seed: 1, PaperLock: paper}, 8)
+		rng := rand.New(rand.NewPCG(1, 8))
+		if err := s.start(); err != nil {
+			t.Fatal(err)
+		}
+		err := s.run(rng, 80, 100000, func() error { return Legitimate(s) })
+		if paper && err == nil {
+			t.Fatal("with the paper's LOCK the run ended")
+		}
+		if !paper && err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("paper's LOCK %v: %v", paper, err)
+	}
+}
+
+// TestLargeRings: one run from the initial state at n = 64 and 256, the
+// predicate and safety checked after every step.
+func TestLargeRings(t *testing.T) {
+	for _, n := range []int{64, 256} {
+		s := newSys(Config{Ell: 5, K: 3, Seed: 3}, n)
+		rng := rand.New(rand.NewPCG(3, uint64(n)))
+		check := func() error {
+			if err := Legitimate(s); err != nil {
+				return err
+			}
+			return Safety(s)
+		}
+		if err := s.start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.run(rng, 40, 2000000, check); err != nil {
+			t.Fatalf("n=%d, step %d: %v", n, s.steps, err)
+		}
+	}
+}
+
+// TestPredicateCatches: faults on a legitimate configuration that the
+// legitimacy predicate (and where it applies, safety) must reject.
+func TestPredicateCatches(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		fault  func(s *sys)
+		unsafe bool
+	}{
+		{"a token more", func(s *sys) { s.links[3] = append(s.links[3], s.nodes[3].junkOf(Token)) }, true},
+		{"a token less", func(s *sys) { s.nodes[0].st.Cf++; dropFirst(s, Token) }, false},
+		{"two CTokens", func(s *sys) { s.links[2] = append(s.links[2], s.nodes[2].junkOf(CToken)) }, false},
+		{"an Enabled_Token behind the CToken", func(s *sys) { s.links[0] = append(s.links[0], s.nodes[0].junkOf(EnabledToken)) }, false},
+		{"a Disable", func(s *sys) { s.links[2] = append([]proto.Message{s.nodes[2].junkOf(Disable)}, s.links[2]...) }, false},
+		{"C_f one too many", func(s *sys) { s.nodes[0].st.Cf++ }, false},
+		{"a visited node with an old MySeq", func(s *sys) { s.nodes[1].st.MySeq-- }, false},
+		{"a node in its CS without its tokens", func(s *sys) {
+			s.nodes[2].st = Local{Mode: In, Need: 2, MySeq: s.nodes[2].st.MySeq}
+		}, true},
+	} {
+		// n = 4 (ring 0 → 1 → 3 → 2), ℓ = 3: Root's start, then the CToken
+		// moves to the link out of node 1.
+		s := newSys(Config{Ell: 3, K: 2}, 4)
+		if err := s.start(); err != nil {
+			t.Fatal(err)
+		}
+		for len(s.links[0]) > 0 {
+			if err := s.deliver(0, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := Legitimate(s); err != nil {
+			t.Fatalf("%s: before the fault: %v", c.name, err)
+		}
+		c.fault(s)
+		if err := Legitimate(s); err == nil {
+			t.Errorf("%s: still legitimate", c.name)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+		if err := Safety(s); (err != nil) != c.unsafe {
+			t.Errorf("%s: safety says %v", c.name, err)
+		}
+	}
+}
+
+func (nd *Node) junkOf(ty proto.MsgType) proto.Message {
+	m := proto.Message{Type: ty, Cause: proto.Normal, From: nd.id, To: nd.next, J: proto.Nil, Src: proto.Nil}
+	if ty == CToken {
+		m.Gen = nd.st.MySeq
+	}
+	return m
+}
+
+func dropFirst(s *sys, ty proto.MsgType) {
+	for i, l := range s.links {
+		for k, m := range l {
+			if m.Type == ty {
+				s.links[i] = append(l[:k:k], l[k+1:]...)
+				return
 			}
 		}
 	}
