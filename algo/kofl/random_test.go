@@ -211,3 +211,48 @@ func dropFirst(s *sys, ty proto.MsgType) {
 		}
 	}
 }
+
+// TestPrematureTimeouts: Root's timeout fires at random moments, while
+// the CToken is still out (a timeout shorter than a traversal). Each
+// firing makes a second CToken with Root's Seq, behind the first; it never
+// makes a node report twice and dies at Root. So the count stays exact (no
+// token created after the first traversal, none disabled), every step is
+// safe, every request is served, and once the extra CTokens are gone the
+// configuration is legitimate again.
+func TestPrematureTimeouts(t *testing.T) {
+	for _, n := range []int{2, 4, 8} {
+		for seed := range uint64(6) {
+			s := newSys(Config{Ell: 3, K: 2, Seed: seed}, n)
+			rng := rand.New(rand.NewPCG(seed, uint64(n)))
+			if err := s.start(); err != nil {
+				t.Fatal(err)
+			}
+			fired := 0
+			for s.issued < 10*n || s.served < s.issued || s.anyInCS() {
+				var err error
+				if rng.IntN(30) == 0 {
+					s.armed = true // the live timer fires early
+					err = s.fire()
+					fired++
+				} else {
+					err = s.act(rng, 10*n)
+				}
+				if err == nil {
+					err = Safety(s)
+				}
+				if err == nil && s.ctokens() == 1 {
+					err = Legitimate(s)
+				}
+				if err == nil && s.steps > 200000 {
+					err = fmt.Errorf("no end")
+				}
+				if err != nil {
+					t.Fatalf("n=%d seed=%d step %d (%d early timeouts): %v", n, seed, s.steps, fired, err)
+				}
+			}
+			if s.events[EvCreated] != 3 || s.events[EvDisable] != 0 || fired == 0 {
+				t.Fatalf("n=%d seed=%d: %d created, %d disables, %d early timeouts", n, seed, s.events[EvCreated], s.events[EvDisable], fired)
+			}
+		}
+	}
+}

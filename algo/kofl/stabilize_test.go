@@ -190,3 +190,18 @@ func quantile(x []float64, q float64) float64 {
 	sort.Float64s(y)
 	return y[int(q*float64(len(y)-1))]
 }
+
+// TestWorstSeedReplay keeps the worst run of the measurement (n = 16, ℓ = K
+// = 1, seed 111: legitimate only after 15 traversals): the count converges
+// by the second traversal, and what holds legitimacy back until then is a
+// node in its critical section on a unit whose token no longer exists.
+func TestWorstSeedReplay(t *testing.T) {
+	res, err := stabilize(Config{Ell: 1, K: 1, Seed: 111}, 16, 111, 3, 64, 10, 300, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.conv.traversals > 2 || res.legit.traversals != 15 || !strings.Contains(res.legit.why, "uses 1 units and holds 0 enabled tokens") {
+		t.Fatalf("converged at %d, legitimate at %d traversals, before that: %s", res.conv.traversals, res.legit.traversals, res.legit.why)
+	}
+	t.Logf("converged at traversal %d, legitimate at %d; before that: %s", res.conv.traversals, res.legit.traversals, res.legit.why)
+}
