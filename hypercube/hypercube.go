@@ -1,7 +1,7 @@
 // Package hypercube provides the arithmetic of an N-node open-cube (N = 2^p)
 // and of a hypercube of MPI ranks: node ids, distances, powers, the initial
-// open-cube, the nodes at a given distance, placement of nodes on ranks and
-// hop counts.
+// open-cube, the nodes at a given distance, placement of nodes on ranks, hop
+// counts, and the unidirectional Gray-code ring (ring.go).
 //
 // Node ids are 0-based: the open-cube paper's node k is id k−1 here. With
 // 0-based ids the initial open-cube is the binomial tree in which the father

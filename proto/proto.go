@@ -252,6 +252,13 @@ const (
 	// PermissionBased: a node enters once others have granted it; mutual
 	// exclusion is checked from the critical-section events alone.
 	PermissionBased
+	// KExclusion: ℓ anonymous tokens (units of a resource); a node enters
+	// once it holds the k units its request asks for, so up to ℓ nodes may
+	// be in the critical section together (k-out-of-ℓ exclusion,
+	// algo/kofl). Neither one token nor mutual exclusion applies: the
+	// algorithm's invariants check that at most ℓ units are in use and
+	// none is held twice.
+	KExclusion
 )
 
 // System is what an invariant reads of a whole system; a runtime provides
