@@ -106,6 +106,7 @@ var CrashColumns = []Column{
 	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
 	{"msg/req", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"regenerated", func(r *Run) string { return fmt.Sprint(r.TokensRegenerated) }},
+	{"stale discarded", func(r *Run) string { return fmt.Sprint(r.StaleTokensDiscarded) }},
 	{"searches", func(r *Run) string { return fmt.Sprint(r.SearchesStarted) }},
 	{"false susp.", func(r *Run) string { return fmt.Sprint(r.FalseSuspicions) }},
 	{"detection/req", func(r *Run) string { return fmt.Sprintf("%.3f", r.DetectionPerRequest) }},

@@ -16,7 +16,7 @@ common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 -
 # run prints the table rows of one ocbench call (its flags after the common
 # ones, so that they win), violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
-run() { ./ocbench "${common[@]}" "$@" 2>&1 | grep -v '^# [^V]' || true; }
+run() { ./ocbench "${common[@]}" "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
 {
   echo "# Overhead per failure, measured by scripts/crash-sweep.sh $seed"
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); machine: $(uname -srm), $(nproc) cores; $(go version | cut -d' ' -f3); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -42,6 +42,19 @@ run() { ./ocbench "${common[@]}" "$@" 2>&1 | grep -v '^# [^V]' || true; }
   for g in 25 50 100 200 400 1000; do
     run --nodes 32 --crashes 100 --crash-every "$g" --think 320 | sed "s/^/every=$g /" | { [ "$g" = 25 ] && cat || tail -n +2; }
   done
+  echo
+  echo "## every fault-tolerant algorithm (--algo ft: $(./ocbench --help | grep -o 'ft (those with a failure protocol: [^)]*' | sed 's/.*: //')), 3 seeds per row"
+  echo "### N: 100 crashes, gaps exp(mean 100δ), think exp(mean 10·N δ)"
+  for n in 8 16 32 64 128 256 512 1024; do
+    run --algo ft --nodes "$n" --crashes 100 --crash-every 100 --think $((10 * n)) | sed "s/^/N=$n /" | { [ "$n" = 8 ] && cat || tail -n +2; }
+  done
+  echo "### load, crash spacing, downtime, permanent crashes and crashes aimed at the token, at N=32 (100 crashes)"
+  run --algo ft --nodes 32 --crashes 100 --crash-every 100 --workload saturated | sed "s/^/saturated /"
+  for t in 32 320 3200; do run --algo ft --nodes 32 --crashes 100 --crash-every 100 --think "$t" | sed "s/^/think=$t /" | tail -n +2; done
+  for g in 25 200 1000; do run --algo ft --nodes 32 --crashes 100 --crash-every "$g" --think 320 | sed "s/^/every=$g /" | tail -n +2; done
+  for d in 5 100; do run --algo ft --nodes 32 --crashes 100 --crash-every 200 --downtime "$d" --think 320 | sed "s/^/down=$d /" | tail -n +2; done
+  run --algo ft --nodes 32 --crashes 29 --crash-every 200 --permanent 1 --think 320 | sed "s/^/permanent /" | tail -n +2
+  run --algo ft --nodes 32 --crashes 100 --crash-every 200 --crash-target token --think 320 | sed "s/^/target=token /" | tail -n +2
 } | tee "$out"
 rm -rf "$plots"
 mkdir -p "$plots/data"
