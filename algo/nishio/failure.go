@@ -62,11 +62,20 @@ func (nd *Node) fire(t proto.Timer, out *proto.Output) {
 		if !nd.cand {
 			return
 		}
-		// A node did not answer: the procedure starts again, after the
-		// request's time-out (the token may still come).
-		nd.cand = false
+		// A node did not answer (it is down, or its answer is slow): ask
+		// again those that have not answered, with the same proposal, at
+		// gaps that double up to the request time-out. The ACKs received
+		// stay valid: each is a promise its sender keeps (its age stays at
+		// least the proposal).
 		out.Events[EvUnanswered]++
-		nd.await(out)
+		for j := range proto.NodeID(nd.n) {
+			if j != nd.id && !nd.acked[j] {
+				nd.send(out, proto.Message{Type: TokenMissing, Cause: proto.Failure, To: j, Gen: nd.proposal, Tag: nd.tag})
+			}
+		}
+		nd.seq++
+		next := min(2*t.After, nd.requestTimeout())
+		out.Timers = append(out.Timers, proto.Timer{Kind: timerAnswers, Seq: nd.seq, Arg: proto.Nil, After: next})
 	}
 }
 
@@ -109,7 +118,8 @@ func (nd *Node) tokenMissing(m proto.Message, out *proto.Output) {
 	default:
 		nd.age = p
 		nd.cand = false // a higher proposal wins
-		nd.send(out, proto.Message{Type: Ack, Cause: proto.Failure, To: m.From, Gen: p, Tag: m.Tag, Payload: []int64{nd.granted}})
+		nd.send(out, proto.Message{Type: Ack, Cause: proto.Failure, To: m.From, Gen: p, Tag: m.Tag,
+			Payload: []int64{nd.granted, nd.rn[nd.id], int64(nd.rnTag[nd.id])}})
 		if nd.waiting() {
 			nd.await(out) // give the candidate time
 		}
@@ -122,7 +132,11 @@ func (nd *Node) ack(m proto.Message, out *proto.Output) {
 	if !nd.cand || m.Gen != nd.proposal || nd.acked[m.From] {
 		return
 	}
-	nd.acked[m.From], nd.ackLN[m.From] = true, m.Payload[0]
+	j := m.From
+	nd.acked[j], nd.ackLN[j] = true, m.Payload[0]
+	if r := m.Payload[1]; r > nd.rn[j] { // a request this node missed (it was down)
+		nd.rn[j], nd.rnTag[j] = r, uint32(m.Payload[2])
+	}
 	if nd.acks++; nd.acks < nd.n-1 {
 		return
 	}

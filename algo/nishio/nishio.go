@@ -16,7 +16,7 @@ var messageTypes = []proto.MessageType{
 	{Name: "request", Payload: "none (Gen = the request number RN[j])", Arg: "none"},
 	{Name: "token", Token: true, Payload: "LN[0..N−1]: the number of each node's request granted most recently (Gen = the token's age)", Arg: "none"},
 	{Name: "token_missing", Payload: "none (Gen = the proposed age)", Arg: "none"},
-	{Name: "ack", Payload: "one word: the sender's most recent granted request number (Gen = the proposed age acknowledged)", Arg: "none"},
+	{Name: "ack", Payload: "3 words: the sender's most recent granted request number, its own RN and that request's serial (Gen = the proposed age acknowledged)", Arg: "none"},
 	{Name: "nack", Payload: "one word: the proposed age refused (Gen = the sender's age; Reply = why)", Arg: "reply"},
 }
 
