@@ -83,15 +83,22 @@ func TestLoneRequestCost(t *testing.T) {
 }
 
 // TestRandomOrder: random requests, messages delivered in random order,
-// the failure-free algorithm.
+// the failure-free algorithm, and the nodes with the failure protocol
+// (their timers never fire here: no time-out, the same behaviour).
 func TestRandomOrder(t *testing.T) {
+	for _, a := range []Algorithm{{}, {FT: &Config{CSEstimate: 1}}} {
+		t.Run(fmt.Sprint("ft=", a.FT != nil), func(t *testing.T) { randomOrder(t, a) })
+	}
+}
+
+func randomOrder(t *testing.T, a Algorithm) {
 	for _, c := range []struct {
 		n, seeds, requests int
 		saturate           bool
-	}{{2, 200, 60, false}, {4, 200, 100, false}, {8, 100, 150, false}, {16, 50, 200, false}, {8, 50, 150, true}, {256, 1, 100, false}} {
+	}{{2, 100, 60, false}, {4, 100, 100, false}, {8, 100, 150, false}, {16, 40, 200, false}, {8, 50, 150, true}, {256, 1, 100, false}} {
 		t.Run(fmt.Sprint("n=", c.n, " saturated=", c.saturate), func(t *testing.T) {
 			for seed := range c.seeds {
-				reorder.Run(t, reorder.Config{Alg: Algorithm{}, N: c.n, Seed: uint64(seed), Requests: c.requests, Saturate: c.saturate,
+				reorder.Run(t, reorder.Config{Alg: a, N: c.n, Seed: uint64(seed), Requests: c.requests, Saturate: c.saturate,
 					Checks: []func(proto.System) error{reorder.PlainMessages}})
 			}
 		})
