@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo/lamport"
 	"github.com/ocbench/ocbench/algo/neilsenmizuno"
+	"github.com/ocbench/ocbench/algo/nishio"
 	"github.com/ocbench/ocbench/algo/quorum"
 	"github.com/ocbench/ocbench/algo/ratoken"
 	"github.com/ocbench/ocbench/algo/retained"
@@ -39,6 +40,7 @@ var Algorithms = map[string]proto.Algorithm{
 	"singhal":               retained.Singhal,
 	"singhal-token":         singhaltoken.Algorithm{},
 	"neilsen-mizuno":        neilsenmizuno.Algorithm{},
+	"nishio":                nishio.Algorithm{},
 }
 
 // Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),

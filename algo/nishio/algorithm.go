@@ -1,0 +1,57 @@
+package nishio
+
+import "github.com/ocbench/ocbench/proto"
+
+// Algorithm is Nishio, Li and Manning's algorithm. With FT nil the nodes
+// run the failure-free algorithm (no timer); with FT set they run the
+// failure protocol as well.
+type Algorithm struct {
+	FT *Config
+}
+
+// Name implements proto.Algorithm.
+func (Algorithm) Name() string { return "nishio" }
+
+// NewNodes implements proto.Algorithm: node 0 holds the token, of age 0.
+func (a Algorithm) NewNodes(n int) []proto.Node {
+	nodes := make([]Node, n)
+	out := make([]proto.Node, n)
+	for i := range nodes {
+		var ft *Config
+		if a.FT != nil {
+			c := *a.FT
+			ft = &c
+		}
+		nodes[i].init(proto.NodeID(i), n, ft)
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// Family implements proto.Algorithm.
+func (Algorithm) Family() proto.Family { return proto.TokenBased }
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// Events implements proto.Algorithm.
+func (Algorithm) Events() []string { return eventNames[:] }
+
+// StatedCost implements proto.CostAlgorithm: N messages per critical
+// section (survey, §4 and Table 1), 0 when the requester holds the idle
+// token.
+func (Algorithm) StatedCost(n int) proto.Cost {
+	return proto.Cost{Low: 0, High: float64(n), Text: "N (0 with the idle token)"}
+}
+
+// WithFailures implements proto.FaultTolerantAlgorithm: the nodes with
+// their time-outs, TOKEN_MISSING rounds and token ages.
+func (Algorithm) WithFailures(f proto.Failures) proto.Algorithm {
+	return Algorithm{FT: &Config{CSEstimate: f.CSEstimate}}
+}
+
+// FaultModel implements proto.FaultTolerantAlgorithm.
+func (Algorithm) FaultModel() proto.FaultModel {
+	return proto.FaultModel{Text: "crashes at any time, several at once, every crashed node recovers " +
+		"(a regeneration needs the N−1 others' ACKs); the controller's counters survive a crash"}
+}

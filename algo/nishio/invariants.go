@@ -1,0 +1,154 @@
+package nishio
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Invariants implements proto.Algorithm. Without crashes: TokenState after
+// every step, HolderKnows whenever no message is in flight. With crashes:
+// HeldToken after every step.
+func (Algorithm) Invariants(crashes bool) []proto.Invariant {
+	if crashes {
+		return []proto.Invariant{{Name: "held token", When: proto.EveryStep, Check: HeldToken}}
+	}
+	return []proto.Invariant{
+		{Name: "token state", When: proto.EveryStep, Check: TokenState},
+		{Name: "holder knows every request", When: proto.Quiet, Check: HolderKnows},
+	}
+}
+
+func nodes(s proto.System) ([]*Node, error) {
+	ps := s.Nodes()
+	out := make([]*Node, len(ps))
+	for i, p := range ps {
+		nd, ok := p.(*Node)
+		if !ok {
+			return nil, fmt.Errorf("node %d is a %T, not a Nishio–Li–Manning node", i, p)
+		}
+		out[i] = nd
+	}
+	return out, nil
+}
+
+// TokenState checks the one token against the nodes, in O(N), in a run
+// without crashes:
+//
+//   - a node in the critical section holds the token;
+//   - the token's age is its holder's (or its destination's) age;
+//   - for every node j, with RN_j[j] its own request number and LN[j] the
+//     token's: j's granted request is LN[j]; RN_j[j] = LN[j] if j is not
+//     asking, RN_j[j] = LN[j]+1 while it waits;
+//   - a token in flight travels to a waiting node, tagged with its serial;
+//   - no node runs a TOKEN_MISSING round unless it waits.
+func TokenState(s proto.System) error {
+	nd, err := nodes(s)
+	if err != nil {
+		return err
+	}
+	var ln []int64
+	owner, flying := proto.Nil, false
+	var tokenTag uint32
+	var age uint64
+	for i, x := range nd {
+		if x.inCS && !x.tokenHere {
+			return fmt.Errorf("node %d is in the critical section without the token", i)
+		}
+		if x.cand && !x.waiting() {
+			return fmt.Errorf("node %d runs a round and does not wait for the token", i)
+		}
+		if x.tokenHere {
+			owner, ln, age = proto.NodeID(i), x.ln, x.age
+		}
+	}
+	s.ForEachInFlight(func(m *proto.Message) {
+		if m.Type == Token && m.Gen >= nd[m.To].age {
+			owner, flying, tokenTag, age = m.To, true, m.Tag, m.Gen
+			ln = m.Payload
+		}
+	})
+	if owner == proto.Nil {
+		return fmt.Errorf("no token")
+	}
+	if !flying && nd[owner].age != age {
+		return fmt.Errorf("the holder %d has age %d, its token %d", owner, nd[owner].age, age)
+	}
+	if flying {
+		d := nd[owner]
+		if !d.waiting() {
+			return fmt.Errorf("the token travels to node %d, which is not waiting for it", owner)
+		}
+		if tokenTag != d.tag {
+			return fmt.Errorf("the token travels to node %d with tag %d, its request is %d", owner, tokenTag, d.tag)
+		}
+	}
+	for j, x := range nd {
+		r := x.rn[j]
+		switch {
+		case x.granted != ln[j]:
+			return fmt.Errorf("node %d: granted %d, token LN[%d] = %d", j, x.granted, j, ln[j])
+		case !x.asked && r != ln[j]:
+			return fmt.Errorf("node %d is not asking, and its request %d is not granted (LN = %d)", j, r, ln[j])
+		case x.waiting() && r != ln[j]+1:
+			return fmt.Errorf("node %d waits with request %d, token LN = %d", j, r, ln[j])
+		}
+	}
+	return nil
+}
+
+// HolderKnows checks, when no message is in flight, that the token's holder
+// has received every node's latest request, and, if it is not in the
+// critical section, that no node waits.
+func HolderKnows(s proto.System) error {
+	nd, err := nodes(s)
+	if err != nil {
+		return err
+	}
+	for h, x := range nd {
+		if !x.tokenHere {
+			continue
+		}
+		for j, y := range nd {
+			if x.rn[j] != y.rn[j] {
+				return fmt.Errorf("the holder %d has RN[%d] = %d, node %d's own is %d", h, j, x.rn[j], j, y.rn[j])
+			}
+			if !x.inCS && y.asked {
+				return fmt.Errorf("node %d waits while the holder %d is idle and nothing is in flight", j, h)
+			}
+		}
+	}
+	return nil
+}
+
+// HeldToken checks, with crashes, in O(N) per holder: a node in the
+// critical section holds a token; a held token's LN[j] is node j's own
+// granted request for every node j (up or down: the controller keeps it),
+// and at most RN_j[j]; a held token's age is its holder's; a candidate's
+// proposal is above its age.
+func HeldToken(s proto.System) error {
+	nd, err := nodes(s)
+	if err != nil {
+		return err
+	}
+	for h, x := range nd {
+		if !x.up {
+			continue
+		}
+		if x.inCS && !x.tokenHere {
+			return fmt.Errorf("node %d is in the critical section without the token", h)
+		}
+		if x.cand && x.proposal <= x.age {
+			return fmt.Errorf("node %d proposes age %d, at most its own %d", h, x.proposal, x.age)
+		}
+		if !x.tokenHere {
+			continue
+		}
+		for j, y := range nd {
+			if x.ln[j] != y.granted || y.granted > y.rn[j] {
+				return fmt.Errorf("the holder %d has LN[%d] = %d, node %d's granted request is %d (RN %d)", h, j, x.ln[j], j, y.granted, y.rn[j])
+			}
+		}
+	}
+	return nil
+}
