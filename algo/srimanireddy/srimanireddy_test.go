@@ -2,6 +2,7 @@ package srimanireddy
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -338,4 +339,68 @@ func TestCrashRecover(t *testing.T) {
 		t.Fatalf("recovered node: view %+v", v)
 	}
 	nodes[3].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node holds %d", j) })
+}
+
+// TestCosts: messages per request at N = 16 and 64 (one seed each, ℓ =
+// N/4, 4N requests) and at N = 256 (N/16 requests), with random requests
+// and exits and with every node asking at once (saturated), random
+// delivery order, every check after every step; the mean and the extremes
+// are logged (docs/algorithms) and must lie in the stated range.
+func TestCosts(t *testing.T) {
+	for _, n := range []int{16, 64, 256} {
+		for _, sat := range []bool{false, true} {
+			ell := n / 4
+			a := Algorithm{Config{Ell: ell}}
+			requests := 4 * n
+			if n == 256 {
+				requests = n / 16
+			}
+			res := reorder.Run(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat})
+			lo, hi := res.Costs()
+			mean := float64(res.Msgs) / float64(len(res.ByTag))
+			c := a.StatedCost(n)
+			t.Logf("N=%d ℓ=%d saturated=%v: %d requests, %.2f messages per request (least %d, most %d; stated %s = %g…%g)",
+				n, ell, sat, len(res.ByTag), mean, lo, hi, c.Text, c.Low, c.High)
+			if float64(lo) < c.Low || float64(hi) > c.High {
+				t.Errorf("N=%d ℓ=%d: requests cost %d to %d messages, outside the stated %g…%g", n, ell, lo, hi, c.Low, c.High)
+			}
+		}
+	}
+}
+
+// TestLoneSequence: lone requests one after another from random nodes (the
+// simulator's sequential workload, without its timing), at N = 16 and 64
+// with ℓ = 1, 2 and N/4: each costs 0 (an idle token here), or N−1
+// requests plus one token from every node holding an idle token, so
+// between N and N+ℓ−1. The mean is logged (docs/algorithms).
+func TestLoneSequence(t *testing.T) {
+	for _, n := range []int{16, 64} {
+		for _, ell := range []int{1, 2, n / 4} {
+			a := Algorithm{Config{Ell: ell}}
+			lone := reorder.NewLone(t, reorder.Config{Alg: a, N: n})
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(ell)))
+			total, zero, requests := 0, 0, 32000/n
+			for k := range requests {
+				r := proto.NodeID(rng.IntN(n))
+				holders := 0
+				for i, nd := range lone.Nodes() {
+					if proto.NodeID(i) != r && nd.(*Node).Held() > 0 {
+						holders++
+					}
+				}
+				mine := lone.Nodes()[r].(*Node).Held() > 0
+				sent := lone.Serve(r, uint32(k+1))
+				want := n - 1 + holders
+				if mine {
+					want = 0
+					zero++
+				}
+				if sent != want {
+					t.Fatalf("N=%d ℓ=%d, request %d at node %d: %d messages, want %d (%d other holders, a token here: %v)", n, ell, k, r, sent, want, holders, mine)
+				}
+				total += sent
+			}
+			t.Logf("N=%d ℓ=%d: %d lone requests from random nodes, %.2f messages per request, %d at no cost", n, ell, requests, float64(total)/float64(requests), zero)
+		}
+	}
 }
