@@ -3,6 +3,7 @@ package kofl
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -127,19 +128,9 @@ func (c Config) params(n int) *params {
 	return p
 }
 
-// NeedOf returns the k of the request with serial tag, 1 ≤ k ≤ K.
-func (c Config) NeedOf(tag uint32) int {
-	if c.Need != nil {
-		return max(1, min(c.K, c.Need(tag)))
-	}
-	x := c.Seed ^ uint64(tag)*0x9e3779b97f4a7c15
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return 1 + int(x%uint64(c.K))
-}
+// NeedOf returns the k of the request with serial tag, 1 ≤ k ≤ K: the
+// convention every k-exclusion algorithm shares (kexcl.NeedOf).
+func (c Config) NeedOf(tag uint32) int { return kexcl.NeedOf(c.Seed, c.K, c.Need, tag) }
 
 // Local is the whole state of one node: every variable of Algorithms 2–4
 // and the request it serves. Root alone uses Ce and Cf; MyTc and MyTa are
@@ -494,6 +485,14 @@ type Starter interface {
 func (nd *Node) View() proto.View {
 	return proto.View{Up: nd.up, InCS: nd.st.Mode == In, Asked: nd.st.Mode != Out,
 		TokenHere: nd.enabled() > 0, Tag: nd.st.Tag, Gen: nd.st.MySeq}
+}
+
+// Units implements kexcl.UnitNode: NEED while in the critical section.
+func (nd *Node) Units() int {
+	if nd.st.Mode == In {
+		return nd.st.Need
+	}
+	return 0
 }
 
 // Waiting implements proto.Node: the node itself while it requests.

@@ -1,0 +1,71 @@
+// Package kexcl holds what ocbench's k-exclusion algorithms share (the
+// proto.KExclusion family: algo/kofl, algo/raymondkex, algo/srimanireddy):
+// how a request's k units are derived from its serial, how a node says how
+// many units it uses, and the check that at most ℓ units are in use. It is
+// not an algorithm.
+//
+// The convention: a resource has ℓ units (tokens); a request asks for k of
+// them, 1 ≤ k ≤ K ≤ ℓ. The runtimes issue requests by serial only
+// (proto.Input.Tag), so k is a function of the serial: NeedOf. An
+// ℓ-exclusion algorithm (Raymond's, Srimani–Reddy's) serves requests of one
+// unit: K = 1, and at most ℓ nodes are in the critical section together.
+package kexcl
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// NeedOf returns the k of the request with serial tag, 1 ≤ k ≤ K (K < 1
+// counts as 1): need(tag) clamped to 1..K if need is set, else 1 + (a mix
+// of seed and tag) mod K, the same for every runtime and every node.
+func NeedOf(seed uint64, kmax int, need func(tag uint32) int, tag uint32) int {
+	kmax = max(1, kmax)
+	if need != nil {
+		return max(1, min(kmax, need(tag)))
+	}
+	x := seed ^ uint64(tag)*0x9e3779b97f4a7c15
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return 1 + int(x%uint64(kmax))
+}
+
+// UnitNode is a k-exclusion node that says how many units it uses: the k
+// of its request while it is in the critical section, 0 otherwise.
+type UnitNode interface {
+	proto.Node
+	Units() int
+}
+
+// InUse returns the units the nodes of s use (UnitNode.Units; a node that
+// is not a UnitNode uses one unit while in the critical section) and the
+// number of nodes in the critical section.
+func InUse(s proto.System) (units, nodes int) {
+	for _, nd := range s.Nodes() {
+		if !nd.View().InCS {
+			continue
+		}
+		nodes++
+		if u, ok := nd.(UnitNode); ok {
+			units += u.Units()
+		} else {
+			units++
+		}
+	}
+	return units, nodes
+}
+
+// AtMost returns an invariant checked after every step: the nodes in the
+// critical section use at most ell units in all. O(n).
+func AtMost(ell int) proto.Invariant {
+	return proto.Invariant{Name: "ell_exclusion", When: proto.EveryStep, Check: func(s proto.System) error {
+		if u, k := InUse(s); u > ell {
+			return fmt.Errorf("ell_exclusion: %d nodes in the critical section use %d units, ℓ = %d", k, u, ell)
+		}
+		return nil
+	}}
+}

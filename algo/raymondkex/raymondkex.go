@@ -1,0 +1,227 @@
+package raymondkex
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// The message types.
+const (
+	Request proto.MsgType = iota // request: Gen = the request's timestamp
+	Reply                        // reply: Gen = the number of requests it answers (≥ 1)
+)
+
+var messageTypes = []proto.MessageType{
+	{Name: "request", Payload: "none (Gen = the Lamport timestamp)", Arg: "none"},
+	{Name: "reply", Payload: "none (Gen = the number of the receiver's requests answered)", Arg: "none"},
+}
+
+// Config is the ℓ-exclusion of one run, in algo/kofl's convention: ℓ
+// units, requests of K = 1 unit.
+type Config struct {
+	Ell int // ℓ, the nodes allowed in the critical section together, ≥ 1
+	// K is the most units a request asks for: 1 (0 means 1), since
+	// Raymond's algorithm serves requests of one unit.
+	K int
+	// Seed and Need derive a request's k from its serial (kexcl.NeedOf),
+	// as kofl's; with K = 1 every request asks for one unit.
+	Seed uint64
+	Need func(tag uint32) int
+}
+
+// Validate returns an error unless ℓ ≥ 1 and K ≤ 1.
+func (c Config) Validate() error {
+	switch {
+	case c.Ell < 1:
+		return fmt.Errorf("raymond-kex: ℓ = %d, want ≥ 1", c.Ell)
+	case c.K > 1:
+		return fmt.Errorf("raymond-kex: K = %d: Raymond's ℓ-exclusion serves requests of one unit (K = 1)", c.K)
+	case c.K < 0:
+		return fmt.Errorf("raymond-kex: K = %d, want 1", c.K)
+	}
+	return nil
+}
+
+// NeedOf returns the k of the request with serial tag (kexcl.NeedOf): 1.
+func (c Config) NeedOf(tag uint32) int { return kexcl.NeedOf(c.Seed, c.K, c.Need, tag) }
+
+// Node is one node of Raymond's ℓ-exclusion. Only Step changes it.
+type Node struct {
+	id      proto.NodeID
+	n, ell  int
+	up      bool
+	clock   uint64 // the highest timestamp seen
+	asked   bool
+	inCS    bool
+	tag     uint32  // serial of the own request
+	ts      uint64  // timestamp of the own request
+	owed    []int32 // owed[j]: own requests j has not answered yet
+	blocked int     // nodes j with owed[j] > 0
+	owedSum int     // Σ owed[j]
+	// deferred[j]: j's requests whose reply this node defers; deferTag[j]
+	// the serial of the latest of them.
+	deferred    []int32
+	deferTag    []uint32
+	deferredSum int
+}
+
+func (nd *Node) init(id proto.NodeID, n, ell int) {
+	*nd = Node{id: id, n: n, ell: ell, up: true, owed: make([]int32, n), deferred: make([]int32, n), deferTag: make([]uint32, n)}
+}
+
+// before reports whether request (a, i) precedes request (b, j).
+func before(a uint64, i proto.NodeID, b uint64, j proto.NodeID) bool {
+	return a < b || a == b && i < j
+}
+
+func (nd *Node) msg(t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) proto.Message {
+	return proto.Message{Type: t, Cause: proto.Normal, From: nd.id, To: to, J: proto.Nil, Src: proto.Nil, Gen: gen, Tag: tag}
+}
+
+// Step implements proto.Node.
+func (nd *Node) Step(in proto.Input, out *proto.Output) {
+	switch {
+	case in.Kind == proto.Recover:
+		nd.init(nd.id, nd.n, nd.ell)
+		return
+	case !nd.up:
+		return
+	}
+	switch in.Kind {
+	case proto.Crash:
+		nd.up = false
+	case proto.EnterCS:
+		if nd.asked {
+			return // one request at a time; the runtimes never ask twice
+		}
+		nd.clock++
+		nd.asked, nd.tag, nd.ts = true, in.Tag, nd.clock
+		for j := range nd.n {
+			if proto.NodeID(j) == nd.id {
+				continue
+			}
+			if nd.owed[j] == 0 {
+				nd.blocked++
+			}
+			nd.owed[j]++
+			nd.owedSum++
+			out.Msgs = append(out.Msgs, nd.msg(Request, proto.NodeID(j), nd.ts, nd.tag))
+		}
+		nd.tryEnter(out)
+	case proto.ExitCS:
+		if !nd.inCS {
+			return
+		}
+		nd.inCS, nd.asked = false, false
+		for j, c := range nd.deferred {
+			if c > 0 {
+				out.Msgs = append(out.Msgs, nd.msg(Reply, proto.NodeID(j), uint64(c), nd.deferTag[j]))
+				nd.deferred[j], nd.deferTag[j] = 0, 0
+			}
+		}
+		nd.deferredSum = 0
+	case proto.Receive:
+		m := &in.Msg
+		switch m.Type {
+		case Request:
+			nd.clock = max(nd.clock, m.Gen)
+			if nd.inCS || nd.asked && before(nd.ts, nd.id, m.Gen, m.From) {
+				nd.deferred[m.From]++
+				nd.deferTag[m.From] = max(nd.deferTag[m.From], m.Tag)
+				nd.deferredSum++
+			} else {
+				out.Msgs = append(out.Msgs, nd.msg(Reply, m.From, 1, m.Tag))
+			}
+		case Reply:
+			c := int32(m.Gen)
+			if c <= 0 || c > nd.owed[m.From] {
+				return // cannot happen: every reply answers requests sent
+			}
+			nd.owed[m.From] -= c
+			nd.owedSum -= int(c)
+			if nd.owed[m.From] == 0 {
+				nd.blocked--
+			}
+			nd.tryEnter(out)
+		}
+	}
+}
+
+// tryEnter enters the critical section once at most ℓ−1 other nodes owe
+// a reply: N−ℓ of the N−1 others have answered every request of this
+// node.
+func (nd *Node) tryEnter(out *proto.Output) {
+	if nd.asked && !nd.inCS && nd.blocked <= nd.ell-1 {
+		nd.inCS = true
+		out.Enter = true
+	}
+}
+
+// Units implements kexcl.UnitNode: one unit while in the critical
+// section.
+func (nd *Node) Units() int {
+	if nd.inCS {
+		return 1
+	}
+	return 0
+}
+
+// View implements proto.Node.
+func (nd *Node) View() proto.View {
+	v := proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag}
+	if nd.asked {
+		v.Gen = nd.ts
+	}
+	return v
+}
+
+// Waiting implements proto.Node: the node itself while it asks, and every
+// requester whose reply it defers.
+func (nd *Node) Waiting(f func(j proto.NodeID)) {
+	if nd.asked {
+		f(nd.id)
+	}
+	for j, c := range nd.deferred {
+		if c > 0 {
+			f(proto.NodeID(j))
+		}
+	}
+}
+
+// Algorithm is Raymond's ℓ-exclusion as a proto.Algorithm.
+type Algorithm struct{ Config }
+
+// Name implements proto.Algorithm.
+func (Algorithm) Name() string { return "raymond-kex" }
+
+// NewNodes implements proto.Algorithm. It panics on a bad Config: check
+// Config.Validate first.
+func (a Algorithm) NewNodes(n int) []proto.Node {
+	if err := a.Validate(); err != nil {
+		panic(err)
+	}
+	nodes := make([]Node, n)
+	out := make([]proto.Node, n)
+	for i := range nodes {
+		nodes[i].init(proto.NodeID(i), n, a.Ell)
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// Family implements proto.Algorithm.
+func (Algorithm) Family() proto.Family { return proto.KExclusion }
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// Events implements proto.Algorithm: none.
+func (Algorithm) Events() []string { return nil }
+
+// StatedCost implements proto.CostAlgorithm: 2(N−1) (survey, Table 3).
+func (Algorithm) StatedCost(n int) proto.Cost {
+	c := float64(2 * (n - 1))
+	return proto.Cost{Low: c, High: c, Text: "2(N−1)"}
+}

@@ -1,0 +1,406 @@
+package srimanireddy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/ocbench/ocbench/internal/reorder"
+	"github.com/ocbench/ocbench/internal/steptest"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// netSys reads a steptest.Net as a proto.System.
+type netSys struct{ net *steptest.Net }
+
+func (s netSys) Nodes() []proto.Node    { return s.net.Nodes }
+func (s netSys) Down(proto.NodeID) bool { return false }
+func (s netSys) ForEachInFlight(f func(m *proto.Message)) {
+	for i := range s.net.Pending {
+		f(&s.net.Pending[i])
+	}
+}
+
+// example drives a steptest.Net and checks the invariants (and
+// IdleServes) after every step.
+type example struct {
+	t   *testing.T
+	net *steptest.Net
+	alg Algorithm
+}
+
+func newExample(t *testing.T, n, ell int) *example {
+	a := Algorithm{Config{Ell: ell}}
+	return &example{t: t, alg: a, net: &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(n)}}
+}
+
+func (e *example) check(what string) {
+	e.t.Helper()
+	invs := append(e.alg.Invariants(false), proto.Invariant{Name: "idle_serves", Check: IdleServes})
+	for _, inv := range invs {
+		if inv.When == proto.Quiet && len(e.net.Pending) > 0 {
+			continue
+		}
+		if err := inv.Check(netSys{e.net}); err != nil {
+			e.t.Fatalf("after %s: %v", what, err)
+		}
+	}
+}
+
+func (e *example) deliver(msg string, want ...string) {
+	e.t.Helper()
+	e.net.Deliver(msg, want...)
+	e.check(msg)
+}
+
+func (e *example) enter(id proto.NodeID, tag uint32, want ...string) {
+	e.t.Helper()
+	e.net.Expect(fmt.Sprintf("node %d enter_cs", id), e.net.Step(id, proto.Input{Kind: proto.EnterCS, Tag: tag}), want...)
+	e.check(fmt.Sprintf("node %d's enter_cs", id))
+}
+
+func (e *example) exit(id proto.NodeID, want ...string) {
+	e.t.Helper()
+	e.net.Exit(id, want...)
+	e.check(fmt.Sprintf("node %d's exit_cs", id))
+}
+
+// queue returns the Q carried by the pending token msg, as node ids.
+func (e *example) queue(msg string) []proto.NodeID {
+	e.t.Helper()
+	for _, m := range e.net.Pending {
+		if e.net.Msg(m) == msg {
+			var q []proto.NodeID
+			for _, w := range m.Payload[len(e.net.Nodes):] {
+				j, _ := unpack(w)
+				q = append(q, j)
+			}
+			return q
+		}
+	}
+	e.t.Fatalf("no pending %s", msg)
+	return nil
+}
+
+func (e *example) wantInCS(want ...proto.NodeID) {
+	e.t.Helper()
+	var in []proto.NodeID
+	for i, nd := range e.net.Nodes {
+		if nd.View().InCS {
+			in = append(in, proto.NodeID(i))
+		}
+	}
+	if fmt.Sprint(in) != fmt.Sprint(want) {
+		e.t.Fatalf("in the critical section: %v, want %v", in, want)
+	}
+}
+
+func (e *example) held() []int {
+	var h []int
+	for _, nd := range e.net.Nodes {
+		h = append(h, nd.(*Node).Held())
+	}
+	return h
+}
+
+// TestWorkedExample: n = 4, ℓ = 2 tokens, initially at nodes 0 and 1.
+// Nodes 2 and 3 ask at once. Both idle holders answer node 2's request:
+// two tokens reach it ("many tokens can arrive"); it enters with one and
+// sends the spare to node 3 when node 3's request arrives. Nodes 0 and 1
+// then ask while both tokens are in use: node 2's exit sends its token to
+// node 0 with node 1 queued; node 3, which does not know that node 0 was
+// served, sends its token to node 0 too, and node 0 passes it on to node
+// 1, the head of its queue.
+func TestWorkedExample(t *testing.T) {
+	e := newExample(t, 4, 2)
+	if h := fmt.Sprint(e.held()); h != "[1 1 0 0]" {
+		t.Fatalf("tokens held initially: %s", h)
+	}
+	e.enter(2, 2, "request() 2→0", "request() 2→1", "request() 2→3")
+	e.enter(3, 3, "request() 3→0", "request() 3→1", "request() 3→2")
+	e.deliver("request() 2→0", "token() 0→2")
+	e.deliver("request() 3→0") // node 0's token is gone
+	e.deliver("request() 2→1", "token() 1→2")
+	e.deliver("token() 0→2")
+	e.net.InCS(2)
+	e.deliver("token() 1→2") // a spare: node 2 knows no other request yet
+	if h := fmt.Sprint(e.held()); h != "[0 0 2 0]" {
+		t.Fatalf("tokens held: %s", h)
+	}
+	e.deliver("request() 3→2", "token() 2→3") // the spare serves node 3
+	e.deliver("token() 2→3")
+	e.wantInCS(2, 3)
+	e.deliver("request() 3→1")
+	e.deliver("request() 2→3")
+
+	e.enter(0, 4, "request() 0→1", "request() 0→2", "request() 0→3")
+	e.enter(1, 5, "request() 1→0", "request() 1→2", "request() 1→3")
+	for _, m := range []string{"request() 0→1", "request() 0→2", "request() 0→3", "request() 1→0", "request() 1→2", "request() 1→3"} {
+		e.deliver(m) // both tokens are in use
+	}
+	e.exit(2, "token() 2→0") // pending from node 3 on: 0, then 1
+	if q := fmt.Sprint(e.queue("token() 2→0")); q != "[1]" {
+		t.Fatalf("node 2's token carries Q = %s, want [1]", q)
+	}
+	e.deliver("token() 2→0")
+	e.wantInCS(0, 3)
+	e.exit(3, "token() 3→0") // node 3 does not know node 0 was served
+	e.deliver("token() 3→0", "token() 0→1")
+	e.deliver("token() 0→1")
+	e.wantInCS(0, 1)
+	e.exit(0)
+	e.exit(1)
+	if h := fmt.Sprint(e.held()); h != "[1 1 0 0]" || len(e.net.Pending) != 0 {
+		t.Fatalf("at the end: tokens held %s, %d in flight", h, len(e.net.Pending))
+	}
+	if e.net.Sent != 18 {
+		t.Errorf("%d messages, want 18 (12 requests, 6 tokens)", e.net.Sent)
+	}
+}
+
+// TestLoneRequest: from the initial state (token t at node t mod N), a
+// lone request costs 0 messages at a node holding a token and exactly
+// N+ℓ−1 elsewhere (survey, Table 3: "0 or N+K−1"): N−1 requests, and every
+// idle holder sends its token. The requester then holds the ℓ tokens: the
+// next lone request from another node costs N (one holder, one token),
+// and the first requester's next one costs 0.
+func TestLoneRequest(t *testing.T) {
+	for _, n := range []int{2, 4, 8, 16, 256} {
+		for _, ell := range []int{1, 2, n / 2, n - 1} {
+			if ell < 1 || ell > n {
+				continue
+			}
+			a := Algorithm{Config{Ell: ell}}
+			stated := a.StatedCost(n)
+			if stated.Low != 0 || stated.High != float64(n+ell-1) {
+				t.Fatalf("stated cost %+v", stated)
+			}
+			for _, r := range []int{0, ell - 1} {
+				lone := reorder.NewLone(t, reorder.Config{Alg: a, N: n})
+				if sent := lone.Serve(proto.NodeID(r), 1); sent != 0 {
+					t.Errorf("n=%d ℓ=%d, holder %d: %d messages, want 0", n, ell, r, sent)
+				}
+			}
+			r, s := n-1, 0 // r holds no token; after r's request, no one but r does
+			if ell >= n {
+				continue
+			}
+			lone := reorder.NewLone(t, reorder.Config{Alg: a, N: n})
+			if sent := lone.Serve(proto.NodeID(r), 1); sent != n+ell-1 {
+				t.Errorf("n=%d ℓ=%d, node %d: %d messages, want N+ℓ−1 = %d", n, ell, r, sent, n+ell-1)
+			}
+			if h := lone.Nodes()[r].(*Node).Held(); h != ell {
+				t.Errorf("n=%d ℓ=%d: node %d holds %d tokens after its request, want %d", n, ell, r, h, ell)
+			}
+			if sent := lone.Serve(proto.NodeID(s), 2); sent != n {
+				t.Errorf("n=%d ℓ=%d, then node %d: %d messages, want N = %d", n, ell, s, sent, n)
+			}
+			want := 0
+			if ell == 1 {
+				want = n // node r gave its only token away
+			}
+			if sent := lone.Serve(proto.NodeID(r), 3); sent != want {
+				t.Errorf("n=%d ℓ=%d, node %d again: %d messages, want %d", n, ell, r, sent, want)
+			}
+		}
+	}
+}
+
+// TestRandom drives n ∈ {2, 4, 8, 16} nodes with several ℓ (ℓ > N too),
+// random requests and a random delivery order (non-FIFO), with
+// internal/reorder's checks and the invariants after every step (at most
+// ℓ in the critical section, exactly ℓ tokens, a node in the critical
+// section holds one, no idle token beside a known pending request); at
+// the end every request was served, nothing is in flight, no node queues
+// a request. No request costs more than N+ℓ−1 messages (each token is
+// sent at most once to a request: the LN it carries says it was granted).
+// Runs with random exits must have had min(ℓ, 2) nodes in the critical
+// section together.
+func TestRandom(t *testing.T) {
+	for _, n := range []int{2, 4, 8, 16} {
+		for _, ell := range []int{1, 2, 3, n / 2, n - 1, n + 1} {
+			if ell < 1 {
+				continue
+			}
+			for _, sat := range []bool{false, true} {
+				seeds := 40
+				if n == 16 {
+					seeds = 10
+				}
+				most := 0
+				for seed := range seeds {
+					a := Algorithm{Config{Ell: ell}}
+					peak := func(s proto.System) error {
+						k := 0
+						for _, nd := range s.Nodes() {
+							k += nd.(*Node).Units()
+						}
+						most = max(most, k)
+						return nil
+					}
+					res := reorder.Run(t, reorder.Config{Alg: a, N: n, Seed: uint64(seed), Requests: 20 * n, Saturate: sat,
+						Checks: []func(proto.System) error{reorder.PlainMessages, IdleServes, peak}})
+					if _, hi := res.Costs(); hi > n+ell-1 || len(res.ByTag) != 20*n {
+						t.Fatalf("n=%d ℓ=%d seed=%d: %d requests, the costliest %d messages (> N+ℓ−1 = %d)", n, ell, seed, len(res.ByTag), hi, n+ell-1)
+					}
+				}
+				if !sat && most < min(ell, 2) {
+					t.Errorf("n=%d ℓ=%d: at most %d nodes were in the critical section together", n, ell, most)
+				}
+			}
+		}
+	}
+}
+
+// TestInvariantsCatch: states built by hand that the invariants reject.
+func TestInvariantsCatch(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		edit       func(ns []*Node)
+	}{
+		{"three in the critical section, ℓ = 2", "ell_exclusion", func(ns []*Node) {
+			for _, nd := range ns[:3] {
+				nd.asked, nd.inCS, nd.held = true, true, 1
+			}
+		}},
+		{"a token more", "tokens", func(ns []*Node) { ns[3].held++ }},
+		{"a token lost", "tokens", func(ns []*Node) { ns[0].held-- }},
+		{"in the critical section without a token", "token_use", func(ns []*Node) { ns[2].asked, ns[2].inCS = true, true }},
+		{"waiting beside an idle token", "token_use", func(ns []*Node) { ns[1].asked = true }},
+		{"a queue without the token in use", "token_use", func(ns []*Node) { ns[0].q = []int64{entry(2, 5)} }},
+		{"an idle token beside a pending request", "idle_serves", func(ns []*Node) { ns[0].rn[3] = 7 }},
+	} {
+		a := Algorithm{Config{Ell: 2}}
+		pn := a.NewNodes(4)
+		ns := make([]*Node, len(pn))
+		for i := range pn {
+			ns[i] = pn[i].(*Node)
+		}
+		c.edit(ns)
+		var failed []string
+		invs := append(a.Invariants(false), proto.Invariant{Name: "idle_serves", Check: IdleServes})
+		for _, inv := range invs {
+			if inv.When == proto.EveryStep && inv.Check(reorder.Static(pn)) != nil {
+				failed = append(failed, inv.Name)
+			}
+		}
+		if !strings.Contains(strings.Join(failed, " "), c.want) {
+			t.Errorf("%s: failed %v, want %s among them", c.name, failed, c.want)
+		}
+	}
+}
+
+// TestConfig: K > 1 and ℓ < 1 are refused; every request asks for one
+// unit; ℓ > N tokens are spread round-robin.
+func TestConfig(t *testing.T) {
+	for _, c := range []struct {
+		c  Config
+		ok bool
+	}{
+		{Config{Ell: 1}, true},
+		{Config{Ell: 3, K: 1}, true},
+		{Config{Ell: 3, K: 2}, false},
+		{Config{Ell: 0}, false},
+		{Config{Ell: 2, K: -1}, false},
+	} {
+		if err := c.c.Validate(); (err == nil) != c.ok {
+			t.Errorf("%+v: Validate says %v", c.c, err)
+		}
+	}
+	for tag := range uint32(100) {
+		if k := (Config{Ell: 4, Seed: 7}).NeedOf(tag); k != 1 {
+			t.Fatalf("tag %d asks for %d units", tag, k)
+		}
+	}
+	var h []int
+	for _, nd := range (Algorithm{Config{Ell: 6}}).NewNodes(4) {
+		h = append(h, nd.(*Node).Held())
+	}
+	if fmt.Sprint(h) != "[2 2 1 1]" {
+		t.Errorf("ℓ = 6 on 4 nodes: tokens held %v, want [2 2 1 1]", h)
+	}
+}
+
+// TestCrashRecover: a crashed node ignores every input; it recovers in the
+// initial state.
+func TestCrashRecover(t *testing.T) {
+	nodes := Algorithm{Config{Ell: 2}}.NewNodes(4)
+	var out proto.Output
+	nodes[3].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
+	nodes[3].Step(proto.Input{Kind: proto.Crash}, &out)
+	out.Reset()
+	nodes[3].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
+	if v := nodes[3].View(); v.Up || len(out.Msgs) != 0 {
+		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
+	}
+	nodes[3].Step(proto.Input{Kind: proto.Recover}, &out)
+	if v := nodes[3].View(); !v.Up || v.Asked || v.InCS || v.TokenHere {
+		t.Fatalf("recovered node: view %+v", v)
+	}
+	nodes[3].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node holds %d", j) })
+}
+
+// TestCosts: messages per request at N = 16 and 64 (one seed each, ℓ =
+// N/4, 4N requests) and at N = 256 (N/16 requests), with random requests
+// and exits and with every node asking at once (saturated), random
+// delivery order, every check after every step; the mean and the extremes
+// are logged (docs/algorithms) and must lie in the stated range.
+func TestCosts(t *testing.T) {
+	for _, n := range []int{16, 64, 256} {
+		for _, sat := range []bool{false, true} {
+			ell := n / 4
+			a := Algorithm{Config{Ell: ell}}
+			requests := 4 * n
+			if n == 256 {
+				requests = n / 16
+			}
+			res := reorder.Run(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat})
+			lo, hi := res.Costs()
+			mean := float64(res.Msgs) / float64(len(res.ByTag))
+			c := a.StatedCost(n)
+			t.Logf("N=%d ℓ=%d saturated=%v: %d requests, %.2f messages per request (least %d, most %d; stated %s = %g…%g)",
+				n, ell, sat, len(res.ByTag), mean, lo, hi, c.Text, c.Low, c.High)
+			if float64(lo) < c.Low || float64(hi) > c.High {
+				t.Errorf("N=%d ℓ=%d: requests cost %d to %d messages, outside the stated %g…%g", n, ell, lo, hi, c.Low, c.High)
+			}
+		}
+	}
+}
+
+// TestLoneSequence: lone requests one after another from random nodes (the
+// simulator's sequential workload, without its timing), at N = 16 and 64
+// with ℓ = 1, 2 and N/4: each costs 0 (an idle token here), or N−1
+// requests plus one token from every node holding an idle token, so
+// between N and N+ℓ−1. The mean is logged (docs/algorithms).
+func TestLoneSequence(t *testing.T) {
+	for _, n := range []int{16, 64} {
+		for _, ell := range []int{1, 2, n / 4} {
+			a := Algorithm{Config{Ell: ell}}
+			lone := reorder.NewLone(t, reorder.Config{Alg: a, N: n})
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(ell)))
+			total, zero, requests := 0, 0, 32000/n
+			for k := range requests {
+				r := proto.NodeID(rng.IntN(n))
+				holders := 0
+				for i, nd := range lone.Nodes() {
+					if proto.NodeID(i) != r && nd.(*Node).Held() > 0 {
+						holders++
+					}
+				}
+				mine := lone.Nodes()[r].(*Node).Held() > 0
+				sent := lone.Serve(r, uint32(k+1))
+				want := n - 1 + holders
+				if mine {
+					want = 0
+					zero++
+				}
+				if sent != want {
+					t.Fatalf("N=%d ℓ=%d, request %d at node %d: %d messages, want %d (%d other holders, a token here: %v)", n, ell, k, r, sent, want, holders, mine)
+				}
+				total += sent
+			}
+			t.Logf("N=%d ℓ=%d: %d lone requests from random nodes, %.2f messages per request, %d at no cost", n, ell, requests, float64(total)/float64(requests), zero)
+		}
+	}
+}
