@@ -30,6 +30,8 @@ func TestOutside(t *testing.T) {
 		{"recoveries, no-recovery model", plan(100, 10, 0), never, "5 of 5 crashed nodes recover"},
 		{"permanent crashes, no-recovery model", plan(100, 10, 1), never, ""},
 		{"any plan, open model", plan(5, 50, 0), proto.FaultModel{}, ""},
+		{"permanent crashes, every node must recover", plan(100, 10, 1), proto.FaultModel{AllRecover: true}, "5 of 5 crashed nodes never recover"},
+		{"recoveries, every node must recover", plan(100, 10, 0), proto.FaultModel{AllRecover: true}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := c.plan.Outside(c.model, 1, 16, 1e-3)

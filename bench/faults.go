@@ -162,6 +162,17 @@ func (f *FaultPlan) Outside(m proto.FaultModel, seed uint64, nodes int, delta fl
 			broken = append(broken, fmt.Sprintf("%d of %d crashed nodes recover, the model has no recovery", back, len(plan)))
 		}
 	}
+	if m.AllRecover {
+		gone := 0
+		for _, c := range plan {
+			if c.Up < 0 {
+				gone++
+			}
+		}
+		if gone > 0 {
+			broken = append(broken, fmt.Sprintf("%d of %d crashed nodes never recover, the model needs every one back", gone, len(plan)))
+		}
+	}
 	return strings.Join(broken, "; ")
 }
 

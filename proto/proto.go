@@ -369,6 +369,9 @@ type FaultModel struct {
 	// NoRecovery: a crashed node does not come back (its paper does not
 	// say what a recovered node does).
 	NoRecovery bool
+	// AllRecover: every crashed node comes back (a regeneration that waits
+	// for every other node's answer stalls on a node down for good).
+	AllRecover bool
 	// Text states the model in words ("one crash at a time, no
 	// recovery").
 	Text string

@@ -52,6 +52,6 @@ func (Algorithm) WithFailures(f proto.Failures) proto.Algorithm {
 
 // FaultModel implements proto.FaultTolerantAlgorithm.
 func (Algorithm) FaultModel() proto.FaultModel {
-	return proto.FaultModel{Text: "crashes at any time, several at once, every crashed node recovers " +
+	return proto.FaultModel{AllRecover: true, Text: "crashes at any time, several at once, every crashed node recovers " +
 		"(a regeneration needs the N−1 others' ACKs); the controller's counters survive a crash"}
 }
