@@ -123,7 +123,7 @@ func TestReplayCommand(t *testing.T) {
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
-		if defaultsToPreset(fs) {
+		if defaultsToPreset(fs, o.algos) {
 			o.preset = "ipsc2"
 		}
 		list, err := configs(&o, fs)

@@ -22,6 +22,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
+	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
 )
@@ -192,7 +193,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.save.args = args
-	if defaultsToPreset(fs) {
+	if defaultsToPreset(fs, o.algos) {
 		o.preset = "ipsc2"
 	}
 	if viaMPI, err := useMPI(&o); err != nil {
@@ -304,7 +305,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			return nil, usageError{err}
 		}
 		c := config{spec: s}
-		if sh.crashes > 0 {
+		if sh.crashes > 0 && sh.algo == "opencube" { // the paper's figures are the open-cube's
 			c.paper, _ = results.PaperPerFailure(sh.nodes)
 		}
 		out = append(out, c)
@@ -505,21 +506,24 @@ func header(o *options, list []config) []string {
 	if s.Faults.Crashes > 0 {
 		plan := s.Faults
 		plan.Crashes = 0
-		crashes := make([]string, len(list))
-		for k, c := range list {
-			crashes[k] = fmt.Sprintf("%d (N=%d)", c.spec.Faults.Crashes, c.spec.Nodes)
+		var crashes []string
+		for _, c := range list {
+			if d := fmt.Sprintf("%d (N=%d)", c.spec.Faults.Crashes, c.spec.Nodes); !slices.Contains(crashes, d) {
+				crashes = append(crashes, d)
+			}
 		}
 		plan.Crashes = list[0].spec.Faults.Crashes
-		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1),
-			protocolLine(s.Protocol, e),
-			"overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
+		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1))
+		h = append(h, protocolLines(list, e)...)
+		h = append(h, "overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
 			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds")
 		if s.LateFraction > 0 {
 			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
 		}
 	} else {
 		if s.FT {
-			h = append(h, protocolLine(s.Protocol, e), "detection/req: heartbeats and chases per served request; false susp.: suspicions of a live node (must be 0 without crashes)")
+			h = append(h, protocolLines(list, e)...)
+			h = append(h, "detection/req: heartbeats and chases per served request; false susp.: suspicions of a live node (must be 0 without crashes)")
 		}
 		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N",
 			"sync: from an exit while a request waits to the next entry; response: enter_cs to exit; times in δ"+meanDelay(o, s))
@@ -559,8 +563,33 @@ func expandAlgos(given []string) []string {
 	return algos
 }
 
+// protocolLines are the header lines that name the failure protocols of
+// the runs: the open-cube's, and for every other fault-tolerant algorithm
+// the fault model its paper assumes.
+func protocolLines(list []config, e float64) []string {
+	var h, seen []string
+	for _, c := range list {
+		a := c.spec.Algorithm
+		if slices.Contains(seen, a) {
+			continue
+		}
+		seen = append(seen, a)
+		if a == "opencube" {
+			h = append(h, protocolLine(c.spec.Protocol, e))
+			continue
+		}
+		if ft, ok := bench.Algorithms[a].(proto.FaultTolerantAlgorithm); ok {
+			h = append(h, fmt.Sprintf("%s: failure protocol of its paper, fault model: %s (docs/algorithms/%s.md)", a, ft.FaultModel().Text, a))
+		}
+	}
+	return h
+}
+
 // protocolLine is the header line that names the failure protocol.
 func protocolLine(protocol string, e float64) string {
+	if protocol == "" {
+		protocol = bench.ProtocolOCBench
+	}
 	if protocol == bench.ProtocolPaper {
 		return fmt.Sprintf("failure protocol: paper (§5 as written: suspicion 2·pmax·δ after asking, regeneration at once, no generations), root's CS estimate e = %gδ (docs/failures.md)", e)
 	}
@@ -568,12 +597,24 @@ func protocolLine(protocol string, e float64) string {
 }
 
 // experimentFlags choose what runs; without any of them, ocbench runs the
-// ipsc2 preset (the other flags adjust it, or the output).
+// ipsc2 preset (the other flags adjust it, or the output), and so it does
+// with --algo alone when every algorithm named has a failure protocol.
 var experimentFlags = []string{"preset", "algo", "nodes", "workload", "requests", "crashes"}
 
-func defaultsToPreset(fs *pflag.FlagSet) bool {
+func defaultsToPreset(fs *pflag.FlagSet, algos []string) bool {
 	for _, name := range experimentFlags {
-		if fs.Changed(name) {
+		if fs.Changed(name) && (name != "algo" || !allFaultTolerant(algos)) {
+			return false
+		}
+	}
+	return true
+}
+
+// allFaultTolerant reports whether every algorithm of --algo has a failure
+// protocol: --algo alone then runs the ipsc2 experiment for them.
+func allFaultTolerant(algos []string) bool {
+	for _, a := range expandAlgos(algos) {
+		if !slices.Contains(bench.FaultTolerant(), a) {
 			return false
 		}
 	}
