@@ -95,7 +95,7 @@ type options struct {
 func newFlags(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench", pflag.ContinueOnError)
 	fs.SortFlags = false
-	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags)")
+	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags, and with --algo naming only fault-tolerant algorithms, e.g. --algo ft)")
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every one), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
@@ -151,6 +151,7 @@ const examples = `
 Examples:
   ocbench                                   the ipsc2 preset: N=32 with 300 crashes, N=64 with 200, beside the paper
                                             (saved as runs/<date>-ipsc2-seed1.json and a row per run in runs/runs.csv)
+  ocbench --algo ft                         the ipsc2 experiment for every algorithm with a failure protocol
   ocbench --algo all --nodes 32,64 --workload saturated          failure-free: every algorithm, messages per request
   ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json   the JSON record on stdout
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
