@@ -59,6 +59,7 @@ type Node struct {
 	tag        uint32 // its serial
 	held       bool   // the request is not sent yet (observer, quiet window)
 	stale      bool   // the token held in the critical section is older than gen: discard it on exit
+	sends      uint8  // the sendings of requests, mod 256: a request carries it in Phase
 
 	st       state
 	stSeq    uint32 // the live timer of st
@@ -219,8 +220,9 @@ func (n *Node) request(tag uint32, out *proto.Output) {
 // token.
 func (n *Node) sendRequest(to proto.NodeID, cause proto.Cause, out *proto.Output) {
 	n.held = false
+	n.sends++
 	if to != n.id {
-		n.send(out, proto.Message{Type: Request, Cause: cause, To: to, J: n.id, Gen: n.gen, Tag: n.tag})
+		n.send(out, proto.Message{Type: Request, Cause: cause, To: to, J: n.id, Gen: n.gen, Tag: n.tag, Phase: n.sends})
 	}
 	if n.next == proto.Nil {
 		n.last = n.id
@@ -299,6 +301,12 @@ func (n *Node) receiveRequest(m proto.Message, out *proto.Output) {
 	switch {
 	case j == n.id: // it went round a cycle of LAST pointers
 		out.Events[EvOwnRequest]++
+		if n.ft && n.asked && !n.tokenHere && n.st == waiting && m.Tag == n.tag && m.Phase == n.sends {
+			// The latest sending of the request is lost: no node can have
+			// it as NEXT. Query at once.
+			n.round++
+			n.query(out)
+		}
 	case n.next == j: // already queued here (a request sent again)
 		n.nextTag = m.Tag
 	case n.tokenHere && !n.inCS: // the idle token: it goes to j
@@ -308,7 +316,7 @@ func (n *Node) receiveRequest(m proto.Message, out *proto.Output) {
 		n.next, n.nextTag, n.last = j, m.Tag, j
 		n.answerConsult(j, out)
 	default: // forward along LAST; j is the new LAST
-		n.send(out, proto.Message{Type: Request, Cause: m.Cause, To: n.last, J: j, Gen: n.gen, Tag: m.Tag})
+		n.send(out, proto.Message{Type: Request, Cause: m.Cause, To: n.last, J: j, Gen: n.gen, Tag: m.Tag, Phase: m.Phase})
 		n.last = j
 	}
 }
