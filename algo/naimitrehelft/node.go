@@ -255,7 +255,9 @@ func (n *Node) passToken(to proto.NodeID, tag uint32, out *proto.Output) {
 }
 
 func (n *Node) receive(m proto.Message, out *proto.Output) {
-	n.see(m.Gen)
+	if m.Type == Request || m.Type == Token || m.Type == Elected {
+		n.see(m.Gen) // the others carry a round in Gen
+	}
 	switch m.Type {
 	case Request:
 		n.receiveRequest(m, out)
