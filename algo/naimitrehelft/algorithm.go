@@ -108,6 +108,7 @@ const (
 	QueryAck                        // "I hold the token" (J: the holder)
 	Election                        // election(i): i is a candidate to regenerate the token
 	Elected                         // candidate_elected(i): i holds the new token and is the root
+	Resend                          // resend(j): j's request sent again after a query, placed at the tail of the token's queue
 	numTypes
 )
 
@@ -120,6 +121,7 @@ var messageTypes = []proto.MessageType{
 	{Name: "query_ack"},
 	{Name: "election"},
 	{Name: "elected"},
+	{Name: "resend"},
 }
 
 // MessageTypes implements proto.Algorithm.
@@ -139,12 +141,13 @@ const (
 	EvObserverTimeout                    // an observer heard no candidate_elected in time
 	EvOwnRequest                         // a node received its own request (a cycle of LAST pointers) and dropped it
 	EvUnexpectedToken                    // the token reached a node that did not ask
+	EvResendDropped                      // a resend found no place in the queue (it is sent again after Twait)
 	numEvents
 )
 
 var eventNames = [numEvents]string{"tokens_regenerated", "stale_tokens_discarded", "tokens_discarded_on_recovery",
 	"suspicions", "consults_acked", "requests_resent", "elections_started", "elections_lost", "elections_aborted",
-	"observer_timeouts", "own_requests_dropped", "unexpected_tokens"}
+	"observer_timeouts", "own_requests_dropped", "unexpected_tokens", "resends_dropped"}
 
 // Events implements proto.Algorithm.
 func (Algorithm) Events() []string { return eventNames[:] }

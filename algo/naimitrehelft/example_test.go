@@ -265,9 +265,9 @@ func TestFalseAlarmQuery(t *testing.T) {
 	}
 	net.Deliver("token() 1→4", "query_ack(4) 4→3")
 	net.InCS(4)
-	net.Deliver("query_ack(4) 4→3", "request(3) 3→4")
+	net.Deliver("query_ack(4) 4→3", "resend(3) 3→4")
 	net.Deliver("request(3) 1→4") // NEXT_4 := 3
-	net.Deliver("request(3) 3→4") // already NEXT_4: dropped
+	net.Deliver("resend(3) 3→4")  // already NEXT_4: dropped
 	fireEarlier(net, 3, 1)        // the query's Telec: stale, nothing
 	net.Exit(4, "token() 4→3")
 	net.Deliver("token() 4→3")

@@ -55,11 +55,12 @@ type Node struct {
 	nextTag    uint32       // the serial of NEXT's request
 	tokenHere  bool
 	inCS       bool
-	asked      bool   // a request of the node's own is outstanding
-	tag        uint32 // its serial
-	held       bool   // the request is not sent yet (observer, quiet window)
-	stale      bool   // the token held in the critical section is older than gen: discard it on exit
-	sends      uint8  // the sendings of requests, mod 256: a request carries it in Phase
+	asked      bool         // a request of the node's own is outstanding
+	tag        uint32       // its serial
+	held       bool         // the request is not sent yet (observer, quiet window)
+	stale      bool         // the token held in the critical section is older than gen: discard it on exit
+	sends      uint8        // the sendings of requests, mod 256: a request carries it in Phase
+	passedTo   proto.NodeID // the node this node last sent the token to (Nil: none known)
 
 	st       state
 	stSeq    uint32 // the live timer of st
@@ -81,7 +82,7 @@ type Node struct {
 }
 
 func (n *Node) init(id proto.NodeID, size int, ft bool, tm Timing) {
-	*n = Node{id: id, n: size, ft: ft, tm: tm, up: true, last: 0, next: proto.Nil}
+	*n = Node{id: id, n: size, ft: ft, tm: tm, up: true, last: 0, next: proto.Nil, passedTo: proto.Nil}
 	if id == 0 {
 		n.tokenHere = true
 	}
@@ -252,6 +253,7 @@ func (n *Node) exitCS(out *proto.Output) {
 func (n *Node) passToken(to proto.NodeID, tag uint32, out *proto.Output) {
 	n.send(out, proto.Message{Type: Token, To: to, J: proto.Nil, Gen: n.gen, Tag: tag})
 	n.tokenHere = false
+	n.passedTo = to
 }
 
 func (n *Node) receive(m proto.Message, out *proto.Output) {
@@ -288,12 +290,61 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			}
 			out.Events[EvResent]++
 			n.consults = false
-			n.sendRequest(m.J, proto.Failure, out)
+			n.resend(m.J, out)
 		}
 	case Election:
 		n.receiveElection(m, out)
 	case Elected:
 		n.receiveElected(m, out)
+	case Resend:
+		n.receiveResend(m, out)
+	}
+}
+
+// resend sends the node's request again, as a resend message, to the
+// token's holder h that answered its query; the node waits for the token
+// again (as the tail of the queue unless a request queues behind it).
+func (n *Node) resend(h proto.NodeID, out *proto.Output) {
+	n.held = false
+	n.sends++
+	n.send(out, proto.Message{Type: Resend, Cause: proto.Failure, To: h, J: n.id, Tag: n.tag})
+	if n.next == proto.Nil {
+		n.last = n.id
+	}
+	n.enter(waiting, out)
+}
+
+// receiveResend places j's request sent again at the tail of the token's
+// queue: from the holder it follows NEXT (Phase 1) to the last node that
+// waits, and from a node that held the token it follows the token's path
+// (passedTo) to the holder. Gen counts its hops; after 2n it is dropped.
+func (n *Node) receiveResend(m proto.Message, out *proto.Output) {
+	j := m.J
+	fwd := func(to proto.NodeID, viaNext uint8) {
+		n.send(out, proto.Message{Type: Resend, Cause: proto.Failure, To: to, J: j, Tag: m.Tag, Gen: m.Gen + 1, Phase: viaNext})
+	}
+	switch {
+	case j == n.id:
+		out.Events[EvOwnRequest]++
+	case n.next == j: // queued here already
+		n.nextTag = m.Tag
+	case n.tokenHere && !n.inCS:
+		n.passToken(j, m.Tag, out)
+		n.last = j
+	case m.Gen >= uint64(2*n.n):
+		out.Events[EvResendDropped]++
+	case n.next != proto.Nil:
+		fwd(n.next, 1)
+	case n.tokenHere || (n.asked && m.Phase == 1): // the tail of the token's queue
+		n.next, n.nextTag, n.last = j, m.Tag, j
+		n.answerConsult(j, out)
+	case n.passedTo != proto.Nil && n.passedTo != j:
+		fwd(n.passedTo, 0)
+	case n.asked:
+		n.next, n.nextTag, n.last = j, m.Tag, j
+		n.answerConsult(j, out)
+	default:
+		out.Events[EvResendDropped]++
 	}
 }
 
@@ -376,7 +427,7 @@ func (n *Node) receiveElected(m proto.Message, out *proto.Output) {
 		return // the node has the generation already (its token came first)
 	}
 	n.gen, n.root = m.Gen, m.J
-	n.last, n.next = m.J, proto.Nil
+	n.last, n.next, n.passedTo = m.J, proto.Nil, m.J
 	n.questions = n.questions[:0]
 	if n.tokenHere && !n.inCS {
 		out.Events[EvStale]++
@@ -470,7 +521,7 @@ func (n *Node) regenerate(out *proto.Output) {
 	out.Events[EvRegenerated]++
 	n.gen = max(n.gen, n.seen) + 1
 	n.seen, n.root = n.gen, n.id
-	n.last, n.next = n.id, proto.Nil
+	n.last, n.next, n.passedTo = n.id, proto.Nil, proto.Nil
 	n.questions = n.questions[:0]
 	n.broadcast(out, proto.Message{Type: Elected, Cause: proto.Failure, J: n.id, Gen: n.gen, Tag: n.tag})
 	n.tokenHere = true
@@ -535,7 +586,7 @@ func (n *Node) recover(out *proto.Output) {
 	}
 	n.up = true
 	n.tokenHere, n.inCS, n.asked, n.held, n.consults, n.stale = false, false, false, false, false, false
-	n.next, n.nextTag, n.tag = proto.Nil, 0, 0
+	n.next, n.nextTag, n.tag, n.passedTo = proto.Nil, 0, 0, proto.Nil
 	n.questions = n.questions[:0]
 	n.last = n.root
 	if n.last == n.id {
