@@ -40,10 +40,11 @@ type crashRun struct {
 	every    float64 // mean gap between crashes
 	down     float64 // mean downtime; 0: no recovery
 	overlaps bool    // a crash may come while another node is down
+	holder   bool    // every other crash hits the token's holder, if there is one
 }
 
 type crashResult struct {
-	issued, served, abandoned, regenerated int
+	issued, served, abandoned, crashes, regenerated int
 }
 
 func (c crashRun) run(t *testing.T) crashResult {
@@ -89,10 +90,18 @@ func (c crashRun) run(t *testing.T) crashResult {
 		at += rng.ExpFloat64() * c.every
 		s.After(at, func() {
 			v := proto.NodeID(rng.IntN(c.n))
+			if c.holder && res.crashes%2 == 0 {
+				for i, nd := range nodes {
+					if nd.View().TokenHere {
+						v = proto.NodeID(i)
+					}
+				}
+			}
 			if s.Down(v) || (downs > 0 && !c.overlaps) || c.n-downs <= 2 {
 				return
 			}
 			downs++
+			res.crashes++
 			s.Input(0, v, proto.Crash, 0)
 			if pending[v] != 0 {
 				pending[v] = 0
@@ -125,32 +134,34 @@ func (c crashRun) run(t *testing.T) crashResult {
 // (recoveries, one at a time or overlapping): no safety violation, and
 // every request of a node that is up at the end is served.
 func TestRandomCrashes(t *testing.T) {
-	total := crashResult{}
 	for _, c := range []struct {
 		name  string
 		n     int
 		seeds int
 		run   crashRun
 	}{
-		{"no recovery", 8, 40, crashRun{think: 20, until: 3000, crashes: 5, every: 500, overlaps: true}},
-		{"no recovery, n=32", 32, 4, crashRun{think: 100, until: 3000, crashes: 20, every: 150, overlaps: true}},
-		{"recovery, one at a time", 8, 40, crashRun{think: 20, until: 3000, crashes: 20, every: 150, down: 20}},
+		{"no recovery", 8, 40, crashRun{think: 20, until: 3000, crashes: 5, every: 500, overlaps: true, holder: true}},
+		{"no recovery, n=32", 32, 6, crashRun{think: 40, until: 3000, crashes: 28, every: 100, overlaps: true, holder: true}},
+		{"recovery, one at a time", 8, 40, crashRun{think: 20, until: 3000, crashes: 20, every: 150, down: 20, holder: true}},
 		{"recovery, overlaps", 16, 20, crashRun{think: 30, until: 3000, crashes: 40, every: 60, down: 20, overlaps: true}},
-		{"recovery, heavy load", 4, 60, crashRun{think: 2, until: 2000, crashes: 20, every: 100, down: 10, overlaps: true}},
+		{"recovery, heavy load", 4, 60, crashRun{think: 2, until: 2000, crashes: 20, every: 100, down: 10, overlaps: true, holder: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			sum := crashResult{}
 			for seed := range c.seeds {
 				r := c.run
 				r.n, r.seed = c.n, uint64(seed)+1
 				res := r.run(t)
-				total.issued += res.issued
-				total.served += res.served
-				total.regenerated += res.regenerated
+				sum.issued += res.issued
+				sum.served += res.served
+				sum.abandoned += res.abandoned
+				sum.crashes += res.crashes
+				sum.regenerated += res.regenerated
 			}
+			if sum.regenerated == 0 || sum.crashes == 0 || sum.served < sum.issued/2 {
+				t.Errorf("the runs tested little: %+v", sum)
+			}
+			t.Logf("%+v", sum)
 		})
 	}
-	if total.regenerated == 0 || total.served < total.issued/2 {
-		t.Errorf("the runs tested little: %+v", total)
-	}
-	t.Logf("%+v", total)
 }
