@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/algo/lamport"
+	"github.com/ocbench/ocbench/algo/naimitrehelft"
 	"github.com/ocbench/ocbench/algo/neilsenmizuno"
 	"github.com/ocbench/ocbench/algo/nishio"
 	"github.com/ocbench/ocbench/algo/quorum"
@@ -28,6 +29,7 @@ import (
 var Algorithms = map[string]proto.Algorithm{
 	"opencube":              opencube.Algorithm{},
 	"naimi-trehel":          scheme.Algorithm{Rule: scheme.NaimiTrehel{}},
+	"naimi-trehel-ft":       naimitrehelft.Algorithm{},
 	"raymond":               scheme.Algorithm{Rule: scheme.Raymond{}},
 	"centralized":           scheme.Algorithm{Rule: scheme.Centralized{}},
 	"lamport":               lamport.Algorithm{},
