@@ -82,9 +82,13 @@ func nextGen(g uint64, id proto.NodeID) uint64 { return ((g>>20)+1)<<20 | uint64
 // Gen returns the newest token generation the node knows.
 func (nd *Node) Gen() uint64 { return nd.gen }
 
-// View implements proto.Node. A node that is syncing reports the largest
-// generation: it takes no token until it knows the current one.
+// View implements proto.Node. A node that is down shows nothing (the
+// token it held is lost with it); a node that is syncing reports the
+// largest generation: it takes no token until it knows the current one.
 func (nd *Node) View() proto.View {
+	if !nd.up {
+		return proto.View{Gen: nd.gen}
+	}
 	v := nd.Node.View()
 	v.Up, v.Gen = nd.up, nd.gen
 	if nd.syncing {
