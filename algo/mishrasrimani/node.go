@@ -463,9 +463,9 @@ func (nd *Node) regenerate(out *proto.Output) {
 			r = nd.updRN[k] - 1
 			p = append(p, suzukikasami.Entry(k, nd.updTag[k]))
 		case nd.got[k]:
-			r = nd.updRN[k]
+			r = nd.updRN[k] // a request made since the UPDATE is pending
 		}
-		p[k] = r // a node that did not answer is down: its request is given up
+		p[k] = r // RN[k] as learned: a node that did not answer is down, its request given up
 	}
 	out.Events[EvTokenRegenerated]++
 	nd.broadcast(Recovered, nd.gen, nil, out)
@@ -477,7 +477,9 @@ func (nd *Node) regenerate(out *proto.Output) {
 // failure protocol it asks every node for its state and takes no token
 // until the answers are in.
 func (nd *Node) restart(out *proto.Output) {
+	seq := nd.seq // a timer set before the crash may still fire: keep telling it stale
 	nd.init(nd.ID(), nd.N(), nd.ft)
+	nd.seq = seq
 	nd.DropToken()
 	if nd.ft == nil {
 		return
