@@ -2,6 +2,7 @@ package mishrasrimani
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/proto"
@@ -261,6 +262,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 			out.Events[EvStaleToken]++
 		}
 		nd.aside, nd.hasAside = m, true
+		nd.aside.Payload = slices.Clone(m.Payload) // kept: a copy
 		return
 	}
 	if m.Gen < nd.gen {
