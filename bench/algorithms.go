@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/algo/lamport"
+	"github.com/ocbench/ocbench/algo/mishrasrimani"
 	"github.com/ocbench/ocbench/algo/naimitrehelft"
 	"github.com/ocbench/ocbench/algo/neilsenmizuno"
 	"github.com/ocbench/ocbench/algo/nishio"
@@ -43,6 +44,7 @@ var Algorithms = map[string]proto.Algorithm{
 	"singhal-token":         singhaltoken.Algorithm{},
 	"neilsen-mizuno":        neilsenmizuno.Algorithm{},
 	"nishio":                nishio.Algorithm{},
+	"mishra-srimani":        mishrasrimani.Algorithm{},
 }
 
 // Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),

@@ -13,10 +13,10 @@
 //     the N−1 other nodes, and enters when the token arrives.
 //   - receipt of request(j, r) at i: RN[j] := max(RN[j], r) (a late request
 //     already granted, or overtaken, changes nothing: channels need not be
-//     FIFO). If i holds the token, is not asking, and RN[j] = LN[j]+1 (j's
+//     FIFO). If i holds the token, is not asking, and RN[j] > LN[j] (j's
 //     latest request is not granted yet), i sends the token to j.
-//   - exit_cs at i: LN[i] := RN[i]; every node j not in Q with RN[j] =
-//     LN[j]+1 is appended to Q, in ascending id order; if Q is not empty,
+//   - exit_cs at i: LN[i] := RN[i]; every node j not in Q with RN[j] >
+//     LN[j] is appended to Q, in ascending id order; if Q is not empty,
 //     the token goes to its head (and carries the rest of Q), otherwise i
 //     keeps the idle token.
 //
@@ -57,6 +57,11 @@
 //   - A token that arrives at a node that is not asking (it cannot happen:
 //     the token is only sent to a node whose latest request is not granted)
 //     is kept and released as on exit_cs, so that no request waits behind it.
+//   - RN[j] > LN[j] rather than the paper's RN[j] = LN[j]+1: the same
+//     without failures (RN[j] ≤ LN[j]+1 always), and robust when a node's
+//     request number was learned late after a crash (package mishrasrimani
+//     embeds this node). For the same reason a token that reaches a node
+//     that is not asking marks the node's own last request granted.
 //   - Unbounded request numbers (int64); the survey's bounded variant (L·N +
 //     N−1 messages) is not implemented.
 //   - Failures: none handled. Crash stops the node (Up false, every input

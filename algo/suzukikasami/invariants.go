@@ -23,11 +23,11 @@ func nodes(s proto.System) ([]*Node, error) {
 	ps := s.Nodes()
 	out := make([]*Node, len(ps))
 	for i, p := range ps {
-		nd, ok := p.(*Node)
+		nd, ok := p.(interface{ SuzukiKasami() *Node })
 		if !ok {
 			return nil, fmt.Errorf("node %d is a %T, not a Suzuki–Kasami node", i, p)
 		}
-		out[i] = nd
+		out[i] = nd.SuzukiKasami()
 	}
 	return out, nil
 }
@@ -48,6 +48,7 @@ func TokenState(s proto.System) error {
 	if err != nil {
 		return err
 	}
+	ps := s.Nodes()
 	n := len(nd)
 	var ln, q []int64
 	owner, flying := proto.Nil, false // the holder, or the node the token travels to
@@ -64,7 +65,9 @@ func TokenState(s proto.System) error {
 		}
 	}
 	s.ForEachInFlight(func(m *proto.Message) {
-		if m.Type == Token && len(m.Payload) >= n {
+		// A token older than its destination's generation (a variant with
+		// a failure protocol) is discarded on arrival: it is not the token.
+		if m.Type == Token && len(m.Payload) >= n && m.Gen >= ps[m.To].View().Gen {
 			owner, flying, tokenTag = m.To, true, m.Tag
 			ln, q = m.Payload[:n], m.Payload[n:]
 		}

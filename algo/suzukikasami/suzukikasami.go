@@ -105,7 +105,7 @@ func (nd *Node) exitCS(out *proto.Output) {
 // ascending id order, and sends the token to the head of Q if any.
 func (nd *Node) release(out *proto.Output) {
 	for j := range proto.NodeID(nd.n) {
-		if j != nd.id && !nd.inQ[j] && nd.rn[j] == nd.ln[j]+1 {
+		if j != nd.id && !nd.inQ[j] && nd.rn[j] > nd.ln[j] {
 			nd.q = append(nd.q, entry(j, nd.rnTag[j]))
 			nd.inQ[j] = true
 		}
@@ -136,7 +136,7 @@ func (nd *Node) request(m proto.Message, out *proto.Output) {
 	if r > nd.rn[j] {
 		nd.rn[j], nd.rnTag[j] = r, m.Tag
 	}
-	if nd.tokenHere && !nd.asked && nd.rn[j] == nd.ln[j]+1 {
+	if nd.tokenHere && !nd.asked && nd.rn[j] > nd.ln[j] {
 		nd.sendToken(j, nd.rnTag[j], 0, out) // Q is empty at an idle holder
 	}
 }
@@ -154,6 +154,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 	}
 	nd.tokenHere = true
 	if !nd.asked {
+		nd.ln[nd.id] = nd.rn[nd.id] // a request of its own, if any, was given up
 		nd.release(out)
 		return
 	}
@@ -180,7 +181,7 @@ func (nd *Node) Waiting(f func(j proto.NodeID)) {
 		f(j)
 	}
 	for j := range proto.NodeID(nd.n) {
-		if j != nd.id && !nd.inQ[j] && nd.rn[j] == nd.ln[j]+1 {
+		if j != nd.id && !nd.inQ[j] && nd.rn[j] > nd.ln[j] {
 			f(j)
 		}
 	}

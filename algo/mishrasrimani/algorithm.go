@@ -1,0 +1,144 @@
+package mishrasrimani
+
+import (
+	"github.com/ocbench/ocbench/algo/suzukikasami"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Config is the failure protocol's timing; nil in an Algorithm is the
+// failure-free algorithm (Suzuki–Kasami, no timers).
+type Config struct {
+	// CSEstimate is an estimate of a critical section, in δ: the token
+	// time-out is N·(CSEstimate+1)+2 δ.
+	CSEstimate float64
+}
+
+// The time-outs, in δ (docs/algorithms/mishra-srimani.md says why).
+const (
+	// ReplyWait bounds a round trip (two delays of at most δ each), with a
+	// margin: the wait for the answers to PRIVILEGE_CHECK, CREATE_PRIVILEGE
+	// and a recovered node's restart.
+	ReplyWait = 2.25
+	// ObserveWait is how long a node waits for the outcome (a false alarm
+	// or a recovery notice) of another node's regeneration before it
+	// forgets it: a check and a creation (2 × ReplyWait) and the notice (δ),
+	// with a margin.
+	ObserveWait = 8
+	// RetryWait is the time-out of a requester whose regeneration was
+	// refused because a newer one was under way.
+	RetryWait = 4
+)
+
+// Wait is the token time-out of a system of n nodes, in δ: a request
+// reaches the holder within δ, and at most N−1 critical sections, each
+// followed by a token transfer (at most δ), come before it.
+func (c *Config) Wait(n int) float64 { return float64(n)*(c.CSEstimate+1) + 2 }
+
+// Algorithm is Mishra and Srimani's algorithm: Suzuki–Kasami's with FT
+// nil, with its failure protocol otherwise.
+type Algorithm struct {
+	FT *Config
+}
+
+// Name implements proto.Algorithm.
+func (Algorithm) Name() string { return "mishra-srimani" }
+
+// NewNodes implements proto.Algorithm: node 0 holds the token, of
+// generation 0.
+func (a Algorithm) NewNodes(n int) []proto.Node {
+	nodes := make([]Node, n)
+	out := make([]proto.Node, n)
+	for i := range nodes {
+		nodes[i].init(proto.NodeID(i), n, a.FT)
+		out[i] = &nodes[i]
+	}
+	return out
+}
+
+// Family implements proto.Algorithm.
+func (Algorithm) Family() proto.Family { return proto.TokenBased }
+
+// MessageTypes implements proto.Algorithm.
+func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
+
+// Events implements proto.Algorithm.
+func (Algorithm) Events() []string { return eventNames[:] }
+
+// StatedCost implements proto.CostAlgorithm. The survey (Table 1) states
+// L·N+(N−1) messages, its cost of Suzuki–Kasami with bounded sequence
+// numbers; with unbounded request numbers, as here, a critical section
+// costs N (0 at the holder of the idle token), as Suzuki–Kasami's.
+func (Algorithm) StatedCost(n int) proto.Cost {
+	return proto.Cost{Low: 0, High: float64(n), Text: "L·N+(N−1) (bounded numbers); N unbounded"}
+}
+
+// WithFailures implements proto.FaultTolerantAlgorithm: the algorithm with
+// its time-outs, regeneration and restart protocol. Protocol is ignored
+// (there is one).
+func (Algorithm) WithFailures(f proto.Failures) proto.Algorithm {
+	return Algorithm{FT: &Config{CSEstimate: f.CSEstimate}}
+}
+
+// FaultModel implements proto.FaultTolerantAlgorithm: one node failure at
+// a time (the survey: "recover the system from a single node failure").
+func (Algorithm) FaultModel() proto.FaultModel {
+	return proto.FaultModel{OneAtATime: true, Text: "one node failure at a time; a recovered node rejoins (the project's restart protocol)"}
+}
+
+// The message types: Suzuki–Kasami's two, then the failure protocol's.
+const (
+	Request = suzukikasami.Request // request(j, RN[j])
+	Token   = suzukikasami.Token   // PRIVILEGE(Q, LN), Gen = its generation
+)
+
+// The failure protocol's message types (Cause proto.Failure).
+const (
+	PrivilegeCheck  proto.MsgType = iota + 2 // PRIVILEGE_CHECK(j): j asks whether the token exists
+	RepCritical                              // "I hold the token"
+	NoCrit                                   // "I do not hold the token, and I am not regenerating it"
+	FalseAlarm                               // the check found the token: stop waiting for a regeneration
+	CreatePrivilege                          // CREATE_PRIVILEGE(k): k is about to regenerate the token of generation Gen
+	Update                                   // the answer to CREATE_PRIVILEGE (Reply says which)
+	Recovered                                // the token of generation Gen is regenerated: the system recovered
+	Restart                                  // a recovered node asks for the state it lost
+	RestartReply                             // the answer to Restart
+	numTypes
+)
+
+// Reply codes of Update.
+const (
+	ReplyUpdate uint8 = 1 // UPDATE: the node's request state; it takes the new generation
+	ReplyNewer  uint8 = 2 // the node knows a newer generation (Payload[0]): do not regenerate
+	ReplyHolder uint8 = 3 // the node holds the token (now of the proposed generation): do not regenerate
+)
+
+var messageTypes = func() []proto.MessageType {
+	t := append([]proto.MessageType(nil), suzukikasami.Algorithm{}.MessageTypes()...)
+	t[Token].Payload += "; Gen = the token's generation"
+	return append(t,
+		proto.MessageType{Name: "privilege_check", Payload: "[round] (Gen = the checker's generation)", Arg: "none"},
+		proto.MessageType{Name: "rep_critical", Payload: "[round] (Gen = the holder's generation)", Arg: "none"},
+		proto.MessageType{Name: "no_crit", Payload: "[round] (Gen = the node's generation)", Arg: "none"},
+		proto.MessageType{Name: "false_alarm", Arg: "none"},
+		proto.MessageType{Name: "create_privilege", Payload: "none (Gen = the proposed generation)", Arg: "none"},
+		proto.MessageType{Name: "update", Payload: "update: [RN[k], serial, asking]; newer: [generation] (Gen = the proposed generation)", Arg: "reply"},
+		proto.MessageType{Name: "recovered", Payload: "none (Gen = the new generation)", Arg: "none"},
+		proto.MessageType{Name: "restart", Arg: "none"},
+		proto.MessageType{Name: "restart_reply", Payload: "[RN[k], serial, RN[j]] (Gen = the node's generation)", Arg: "none"})
+}()
+
+// The countable events (proto.Output.Events).
+const (
+	EvTokenRegenerated proto.Event = iota
+	EvStaleToken
+	EvCheck       // a requester timed out and checked for the token
+	EvFalseAlarm  // a check or creation found the token
+	EvStopped     // a regeneration stopped for a smaller-numbered checker
+	EvRefused     // a creation refused: a newer generation was proposed
+	EvRestart     // a node recovered and asked for its state
+	EvWaitStalled // a requester's time-out fired while it observed another's regeneration
+	numEvents
+)
+
+var eventNames = [numEvents]string{"tokens_regenerated", "stale_tokens_discarded", "privilege_checks", "false_alarms",
+	"regenerations_stopped", "regenerations_refused", "restarts", "time_outs_while_observing"}

@@ -1,0 +1,103 @@
+package mishrasrimani
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/algo/suzukikasami"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Invariants implements proto.Algorithm. Without crashes: Suzuki–Kasami's
+// (the token's LN and Q against every node's request numbers, and the
+// holder knowing every request when nothing is in flight), TokenGen and
+// HeldToken. With crashes, HeldToken.
+func (Algorithm) Invariants(crashes bool) []proto.Invariant {
+	held := proto.Invariant{Name: "held token", When: proto.EveryStep, Check: HeldToken}
+	if crashes {
+		return []proto.Invariant{held}
+	}
+	return []proto.Invariant{
+		{Name: "token state", When: proto.EveryStep, Check: suzukikasami.TokenState},
+		{Name: "holder knows every request", When: proto.Quiet, Check: suzukikasami.HolderKnows},
+		{Name: "token generation", When: proto.EveryStep, Check: TokenGen},
+		held,
+	}
+}
+
+func nodes(s proto.System) ([]*Node, error) {
+	ps := s.Nodes()
+	out := make([]*Node, len(ps))
+	for i, p := range ps {
+		nd, ok := p.(*Node)
+		if !ok {
+			return nil, fmt.Errorf("node %d is a %T, not a Mishra–Srimani node", i, p)
+		}
+		out[i] = nd
+	}
+	return out, nil
+}
+
+// TokenGen checks, without crashes, in O(N) plus the messages in flight,
+// that no token in flight names a generation newer than every node knows
+// (generations are made only by a regeneration, whose creator takes the
+// new one first). With crashes a node forgets its generation, so this is
+// not checked.
+func TokenGen(s proto.System) error {
+	nd, err := nodes(s)
+	if err != nil {
+		return err
+	}
+	var newest uint64
+	for _, x := range nd {
+		newest = max(newest, x.gen)
+	}
+	var bad error
+	s.ForEachInFlight(func(m *proto.Message) {
+		if bad == nil && m.Type == Token && m.Gen > newest {
+			bad = fmt.Errorf("a token of generation %x travels %d→%d, newer than any node knows (%x)", m.Gen, m.From, m.To, newest)
+		}
+	})
+	return bad
+}
+
+// HeldToken checks, in O(N), every up node: a node in the critical
+// section holds the token; a node that syncs after a restart holds none;
+// a held token's queue Q names distinct nodes, none of them the holder.
+func HeldToken(s proto.System) error {
+	nd, err := nodes(s)
+	if err != nil {
+		return err
+	}
+	n := len(nd)
+	for i, x := range nd {
+		if s.Down(proto.NodeID(i)) {
+			continue
+		}
+		if x.InCS() && !x.TokenHere() {
+			return fmt.Errorf("node %d is in the critical section without the token", i)
+		}
+		if x.TokenHere() && x.syncing {
+			return fmt.Errorf("node %d holds the token while it syncs after a restart", i)
+		}
+		if !x.TokenHere() {
+			continue
+		}
+		seen := make(map[proto.NodeID]bool)
+		x.Queue(func(j proto.NodeID, _ uint32) {
+			switch {
+			case err != nil:
+			case j < 0 || int(j) >= n:
+				err = fmt.Errorf("the token at %d queues node %d", i, j)
+			case seen[j]:
+				err = fmt.Errorf("the token at %d queues node %d twice", i, j)
+			case j == proto.NodeID(i):
+				err = fmt.Errorf("the token at %d queues its holder", i)
+			}
+			seen[j] = true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
