@@ -1,5 +1,7 @@
 package results
 
+import "fmt"
+
 // Merge combines runs of the same configuration over different seeds into
 // one record: counts are summed, per-request and per-failure statistics are
 // pooled, and the differential overhead is estimated over the seeds.
@@ -13,7 +15,7 @@ func Merge(runs []*Run) *Run {
 	m.MessagesByCause = map[string]int64{}
 	m.OverheadByType = nil
 	m.Events = nil
-	var waits, diffs, samples []float64
+	var diffs, samples []float64
 	var powers []int
 	var rec, recSamples []float64
 	zero := func(r *Run) {
@@ -27,6 +29,7 @@ func Merge(runs []*Run) *Run {
 		r.MeasuredMinDelayDelta = nil
 	}
 	zero(&m)
+	m.FaultModelBroken = ""
 	var phases float64
 	m.OpenCubeAtEnd = true
 	for _, r := range runs {
@@ -69,6 +72,9 @@ func Merge(runs []*Run) *Run {
 		if m.Violation == "" {
 			m.Violation = r.Violation
 		}
+		if m.FaultModelBroken == "" && r.FaultModelBroken != "" {
+			m.FaultModelBroken = fmt.Sprintf("seed %d: %s", r.Seed, r.FaultModelBroken)
+		}
 		add(m.MessagesByType, r.MessagesByType)
 		add(m.MessagesByCause, r.MessagesByCause)
 		if r.OverheadByType != nil {
@@ -84,7 +90,6 @@ func Merge(runs []*Run) *Run {
 			add(m.Events, r.Events)
 		}
 
-		waits = append(waits, r.WaitDelta.Mean)
 		samples = append(samples, r.OverheadSamples...)
 		powers = append(powers, r.VictimPowers...)
 		if r.OverheadDifferential.N > 0 {
@@ -99,22 +104,10 @@ func Merge(runs []*Run) *Run {
 		m.SearchPhasesMean = phases / float64(m.SearchesStarted)
 	}
 	m.SetDetectionPerRequest()
-	// Per-request statistics: the mean is pooled exactly; the quantiles of a
-	// merged record are the largest over the seeds (a conservative choice).
-	served := float64(0)
-	for _, r := range runs {
-		served += float64(r.MsgsPerRequest.Count)
-	}
-	m.MsgsPerRequest = Summary{Count: int(served)}
-	for _, r := range runs {
-		w := float64(r.MsgsPerRequest.Count) / served
-		m.MsgsPerRequest.Mean += w * r.MsgsPerRequest.Mean
-		m.MsgsPerRequest.Median = max(m.MsgsPerRequest.Median, r.MsgsPerRequest.Median)
-		m.MsgsPerRequest.P99 = max(m.MsgsPerRequest.P99, r.MsgsPerRequest.P99)
-		m.MsgsPerRequest.Max = max(m.MsgsPerRequest.Max, r.MsgsPerRequest.Max)
-	}
-	m.WaitDelta = Summary{Count: len(waits)}
-	m.WaitDelta.Mean = Estimated(waits).Mean
+	m.MsgsPerRequest = pool(runs, func(r *Run) Summary { return r.MsgsPerRequest })
+	m.WaitDelta = pool(runs, func(r *Run) Summary { return r.WaitDelta })
+	m.ResponseDelta = pool(runs, func(r *Run) Summary { return r.ResponseDelta })
+	m.SyncDelayDelta = pool(runs, func(r *Run) Summary { return r.SyncDelayDelta })
 	m.OverheadSamples = samples
 	m.VictimPowers = powers
 	m.OverheadByVictimPower, m.OverheadStratified = ByPower(samples, powers, m.Nodes)
@@ -126,6 +119,27 @@ func Merge(runs []*Run) *Run {
 		m.RecoveryDelta = Summarize(recSamples)
 	}
 	return &m
+}
+
+// pool merges one summary of every run: the mean is pooled exactly (weighed
+// by each run's count); the median, 99th percentile and maximum of the
+// merged record are the largest over the runs (a conservative choice).
+func pool(runs []*Run, of func(*Run) Summary) Summary {
+	var p Summary
+	for _, r := range runs {
+		p.Count += of(r).Count
+	}
+	if p.Count == 0 {
+		return p
+	}
+	for _, r := range runs {
+		s := of(r)
+		p.Mean += float64(s.Count) / float64(p.Count) * s.Mean
+		p.Median = max(p.Median, s.Median)
+		p.P99 = max(p.P99, s.P99)
+		p.Max = max(p.Max, s.Max)
+	}
+	return p
 }
 
 func add(dst, src map[string]int64) {
