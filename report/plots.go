@@ -176,23 +176,34 @@ var (
 // right of a plot with a log x axis: the axis is stretched so that the
 // data take the left 60% of the width and the legend, top right, the rest.
 func legendRight(p *plot.Plot, series int) {
-	if series <= 7 {
-		return
+	if series > 7 {
+		placeLegendRight(p)
 	}
+}
+
+// placeLegendRight stretches a log x axis so that the data take the left 60%
+// of the width, and puts the legend at the top right.
+func placeLegendRight(p *plot.Plot) {
 	p.X.Max = p.X.Min * math.Pow(p.X.Max/p.X.Min, 1/0.6)
 	p.Legend.Left = false
 	p.Legend.Top = true
 	p.Legend.XOffs = 0
 }
 
+// minMax returns the smallest and largest of xs (+Inf and 0 for none).
+func minMax(xs []float64) (lo, hi float64) {
+	lo = math.Inf(1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
 // yAxis sets the y axis from 0, or logarithmic when the values span more
 // than a factor of 10 (messages per request of O(N) and O(log N)
 // algorithms side by side).
 func yAxis(p *plot.Plot, ys []float64) string {
-	lo, hi := math.Inf(1), 0.0
-	for _, y := range ys {
-		lo, hi = math.Min(lo, y), math.Max(hi, y)
-	}
+	lo, hi := minMax(ys)
 	if lo > 0 && hi/lo > 10 {
 		logAxis(&p.Y, lo, hi)
 		return " (log scale)"
@@ -411,8 +422,21 @@ type errPoints struct {
 // with 95% confidence intervals, and the paper's iPSC/2 figures.
 func overheadPerFailure(ss []series, format string) (*Figure, error) {
 	p := newPlot("Overhead messages per failure (classified)", "N (nodes, log scale)", "overhead messages per failure (mean, 95% CI)")
-	var xs []float64
+	var xs, means []float64
 	ymax := 0.0
+	algos := map[string]bool{}
+	for _, s := range ss {
+		algos[s.runs[0].Algorithm] = true
+		for _, r := range s.runs {
+			means = append(means, r.OverheadPerFailure.Mean)
+		}
+	}
+	// Algorithms whose costs differ by more than 10× share a log axis; a
+	// bar's lower end is then kept above half its mean.
+	logY := false
+	if lo, hi := minMax(means); lo > 0 && hi/lo > 10 {
+		logY = true
+	}
 	for k, s := range ss {
 		var e errPoints
 		for _, r := range s.runs {
@@ -421,12 +445,19 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 			if est.CI95Low != nil {
 				lo, hi = est.Mean-*est.CI95Low, *est.CI95High-est.Mean
 			}
+			if logY {
+				lo = math.Min(lo, est.Mean/2)
+			}
 			e.XYs = append(e.XYs, plotter.XY{X: float64(r.Nodes), Y: est.Mean})
 			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{lo, hi})
 			xs = append(xs, float64(r.Nodes))
 			ymax = math.Max(ymax, est.Mean+hi)
 		}
-		if err := addSeries(p, k, s.label, e.XYs); err != nil {
+		label := s.label
+		if len(algos) > 1 {
+			label = s.runs[0].Algorithm + ", " + label
+		}
+		if err := addSeries(p, k, label, e.XYs); err != nil {
 			return nil, err
 		}
 		bars, err := plotter.NewYErrorBars(e)
@@ -461,8 +492,19 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 		p.Add(labels)
 	}
 	log2Axis(&p.X, xs)
-	p.Y.Min = 0
-	p.Y.Max = ymax * 1.15
+	caption := ""
+	if logY {
+		lo, _ := minMax(means)
+		logAxis(&p.Y, math.Min(lo/2, 8), ymax)
+		p.Y.Label.Text = "msg per failure (mean, 95% CI, log scale)"
+		caption = " The y axis is logarithmic (bars cut at half their mean)."
+	} else {
+		p.Y.Min = 0
+		p.Y.Max = ymax * 1.15
+	}
+	if len(algos) > 1 {
+		placeLegendRight(p)
+	}
 	data, err := render(p, format)
 	if err != nil {
 		return nil, err
@@ -473,7 +515,7 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 		Caption: "Classified overhead: messages whose cause is a failure (enquiries, tests, answers, anomalies, re-issued " +
 			"requests, regeneration), attributed to the latest crash, averaged over the failures; bars are 95% confidence " +
 			"intervals over the failures. Red triangles: the open-cube paper's iPSC/2 measurements (8 at N = 32, 9.75 at N = 64). " +
-			"One line per set of conditions (think time, crash gap, downtime).",
+			"One line per algorithm and set of conditions (think time, crash gap, downtime)." + caption,
 		Data: data,
 	}, nil
 }
