@@ -50,6 +50,8 @@ type rankReport struct {
 	AfterStop int64
 	CPU       float64
 	LateStart float64
+	// Skipped lists the targeted crashes skipped at run time (target.go).
+	Skipped []int `json:",omitempty"`
 }
 
 func (r *rankReport) total() int64 {
@@ -136,8 +138,10 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	t := bench.NewTally(len(in.plan))
 	var hopSum int64
 	var bad []string
+	var skipped []int
 	for _, rep := range reps {
 		t.Add(&rep.Tally)
+		skipped = append(skipped, rep.Skipped...)
 		issued += int64(len(rep.Issued))
 		served += rep.Served
 		tags = append(tags, rep.Issued...)
@@ -184,6 +188,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 			r.FalseSuspicions = r.Suspicions
 		}
 	}
+	dropSkipped(&t, skipped)
 	t.Fill(r, s, perReq)
 	for h := range hosts {
 		r.Hosts = append(r.Hosts, h)

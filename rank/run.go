@@ -90,8 +90,10 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("--workload: each is computed in one process; run it without mpirun")
 	case s.Workload == "sequential" && (s.Faults.Crashes > 0 || s.FT):
 		return bad("--workload: under MPI the sequential workload runs without the failure protocol (no --crashes, no --ft); use poisson or saturated")
-	case s.Faults.Crashes > 0 && s.Faults.Target != "random":
-		return bad("--crash-target: under MPI only random victims are supported (%s needs a view of the whole run)", s.Faults.Target)
+	case s.Faults.Crashes > 0 && s.Faults.Target == "power":
+		return bad("--crash-target: power is simulator-only (its record weighs the victims' powers); under MPI use random, token, path or root")
+	case s.Faults.Crashes > 0 && s.Faults.Target != "random" && s.Nodes/p > maxTargetedPerRank:
+		return bad("--crash-target: targeted crashes under MPI need at most %d nodes per rank, got %d", maxTargetedPerRank, s.Nodes/p)
 	case s.LateFraction > 0:
 		return bad("--delay-violations: only the simulator delays messages on purpose")
 	case s.MinDelay > 0:
@@ -583,6 +585,8 @@ func (j *job) handle(buf []byte, src, tag int) {
 		j.handleData(buf, src)
 	case tagControl:
 		j.handleControl(buf, src)
+	case tagTarget:
+		j.handleTarget(buf, src)
 	default:
 		j.malformed(fmt.Errorf("frame from rank %d with unknown tag %d", src, tag))
 	}

@@ -33,7 +33,7 @@ bad 3 --nodes 8
 bad 4 --bogus
 bad 4 --placement spiral
 bad 4 --workload sequential --crashes 3
-bad 4 --crashes 3 --workload poisson --crash-target token
+bad 4 --crashes 3 --workload poisson --crash-target power
 bad 4 --nodes 16 --trace /dev/null
 
 # Every power-of-two number of ranks, N ≥ P.
