@@ -155,6 +155,7 @@ Examples:
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
   ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
   ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
+  ocbench check-trace run.jsonl                                  check a trace (message order, mutual exclusion, …)
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
   ocbench report runs/                                           a report with plots of the saved runs (ocbench report --help)
   ocbench version                                                version, commit, Go version, MPI support
@@ -171,6 +172,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "report" {
 		return runReport(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "check-trace" {
+		return runCheckTrace(args[1:], stdout, stderr)
 	}
 	var o options
 	fs := newFlags(&o)
