@@ -23,6 +23,7 @@ type instance struct {
 	down  []bool
 	plan  []bench.Fault
 	tgt   *targeting // targeted crashes (target.go)
+	tr    *tracer    // --trace (trace.go)
 
 	events  eventHeap
 	seq     uint64
@@ -168,6 +169,9 @@ func (in *instance) noteDelay(d float64) {
 // deliver steps m's destination with m, now being the time of its arrival.
 func (in *instance) deliver(m *proto.Message, now float64) {
 	in.msgsRecv++
+	if in.tr != nil {
+		in.traceDeliver(m, in.down[m.To], now)
+	}
 	if in.down[m.To] {
 		in.stats.Dropped++
 		return
@@ -184,6 +188,9 @@ func (in *instance) step(id proto.NodeID, input proto.Input) {
 // every message of a frame).
 func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	n := in.nodes[id]
+	if in.tr != nil {
+		in.traceInput(id, input.Kind, now)
+	}
 	in.out.Reset()
 	n.Step(input, &in.out)
 	in.stats.Steps++
@@ -223,6 +230,9 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 		})
 	}
 	if in.out.Enter {
+		if in.tr != nil {
+			in.traceEvent(trEnter, id, now)
+		}
 		in.entered(id, after.Tag, now)
 	}
 }
@@ -247,6 +257,9 @@ func (in *instance) send(m *proto.Message, now float64) {
 		}
 	}
 	r := in.j.rankOf(m.To)
+	if in.tr != nil {
+		in.traceSend(m, r, now)
+	}
 	if r == in.j.rank {
 		in.stats.Intra++
 		in.queue = append(in.queue, queued{*m, now})

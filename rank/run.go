@@ -98,8 +98,6 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("--delay-violations: only the simulator delays messages on purpose")
 	case s.MinDelay > 0:
 		return bad("--min-delay: only the simulator chooses delays; MPI delays are real")
-	case s.Trace != nil:
-		return bad("--trace: only the simulator writes traces")
 	case s.Repair:
 		return bad("the repair pass needs the simulator")
 	}
@@ -123,6 +121,9 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	defer j.close() // on errors; after the drain it is checked below
 	plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
 	j.runs = append(j.runs, newInstance(j, 0, s, plan))
+	if s.Trace != nil {
+		j.runs[0].tr = &tracer{sent: make([]uint64, j.size), recv: make([]uint64, j.size)}
+	}
 	if s.Faults.Crashes > 0 && !s.NoBaseline {
 		base := s
 		base.Faults = bench.FaultPlan{}
@@ -182,6 +183,11 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	}
 	if err := j.close(); err != nil {
 		return nil, err
+	}
+	if s.Trace != nil {
+		if err := gatherTrace(comm, j.runs[0], s.Trace); err != nil {
+			return nil, err
+		}
 	}
 	reps := make([]*rankReport, len(j.runs))
 	for k, in := range j.runs {

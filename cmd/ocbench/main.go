@@ -385,12 +385,15 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
 	if o.trace != "" {
-		traceFile, err = os.Create(o.trace)
+		var w io.Writer
+		traceFile, w, err = openTrace(o)
 		if err != nil {
 			return 2, usageError{fmt.Errorf("--trace: %w", err)}
 		}
-		defer traceFile.Close()
-		list[0].spec.Trace = traceFile
+		if traceFile != nil {
+			defer traceFile.Close()
+		}
+		list[0].spec.Trace = w
 	}
 	rep := &results.Report{}
 	violations := 0
