@@ -342,44 +342,53 @@ func (r *recoveries) upTo(t float64, live *liveSet) {
 	}
 }
 
+// IsTarget reports whether node i, in state n, qualifies as the victim of
+// a targeted crash (see Targets): for token, it holds the token; for path,
+// it is on a pending request's path; for root, its father is nil and it is
+// not searching; for power, its power is k mod (pmax+1), k being the number
+// of crashes so far and pmax = log2 N. A node that is down never qualifies.
+// Both runtimes ask it of every node at the crash time: the simulator of
+// all of them at once, each MPI rank of the nodes it hosts.
+func IsTarget(target string, i int, n proto.Node, k, pmax int) bool {
+	v := n.View()
+	if !v.Up {
+		return false
+	}
+	switch target {
+	case "power":
+		t, ok := scheme.TreeOf(n)
+		return ok && hypercube.PowerWith(i, int(t.Father), pmax) == k%(pmax+1)
+	case "token":
+		return v.TokenHere
+	case "path":
+		t, _ := scheme.TreeOf(n)
+		queued := false
+		n.Waiting(func(proto.NodeID) { queued = true })
+		return (v.Asked && t.Mandator != proto.Nil && t.Mandator != proto.NodeID(i)) || queued
+	case "root":
+		t, ok := scheme.TreeOf(n)
+		return ok && t.Father == proto.Nil && !t.Searching
+	}
+	return false
+}
+
+// TargetRand returns the seeded generator from which the victims of
+// targeted crashes are drawn among the nodes that qualify: the simulator's
+// and MPI rank 0's.
+func TargetRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, streamTargets)) }
+
 // pickTarget chooses the victim of a targeted crash from the run's state.
 // k is the number of crashes so far.
 func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool, tokenDest proto.NodeID, rng *rand.Rand, k int) proto.NodeID {
 	var cands []proto.NodeID
-	switch target {
-	case "power":
-		pmax, _ := hypercube.Log2(len(nodes))
-		want := k % (pmax + 1)
-		for i, n := range nodes {
-			if t, ok := scheme.TreeOf(n); ok && n.View().Up && hypercube.PowerWith(i, int(t.Father), pmax) == want {
-				cands = append(cands, proto.NodeID(i))
-			}
+	pmax, _ := hypercube.Log2(len(nodes))
+	for i, n := range nodes {
+		if IsTarget(target, i, n, k, pmax) {
+			cands = append(cands, proto.NodeID(i))
 		}
-	case "token":
-		for i, n := range nodes {
-			if v := n.View(); v.Up && v.TokenHere {
-				cands = append(cands, proto.NodeID(i))
-			}
-		}
-		if len(cands) == 0 && tokenDest != proto.Nil && !down(tokenDest) {
-			cands = append(cands, tokenDest)
-		}
-	case "path":
-		for i, n := range nodes {
-			v := n.View()
-			t, _ := scheme.TreeOf(n)
-			queued := false
-			n.Waiting(func(proto.NodeID) { queued = true })
-			if v.Up && ((v.Asked && t.Mandator != proto.Nil && t.Mandator != proto.NodeID(i)) || queued) {
-				cands = append(cands, proto.NodeID(i))
-			}
-		}
-	case "root":
-		for i, n := range nodes {
-			if t, ok := scheme.TreeOf(n); ok && n.View().Up && t.Father == proto.Nil && !t.Searching {
-				cands = append(cands, proto.NodeID(i))
-			}
-		}
+	}
+	if target == "token" && len(cands) == 0 && tokenDest != proto.Nil && !down(tokenDest) {
+		cands = append(cands, tokenDest)
 	}
 	if len(cands) == 0 {
 		for i := range nodes {

@@ -435,7 +435,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	drv = NewWorkload(s, WorkloadConfig{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
 		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta})
 	drv.poll = limit.poll
-	targets := rand.New(rand.NewPCG(spec.Seed, streamTargets))
+	targets := TargetRand(spec.Seed)
 	for _, f := range plan {
 		f := f
 		s.After(f.At, func() {

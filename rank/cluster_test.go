@@ -104,7 +104,7 @@ func TestCheckRejects(t *testing.T) {
 		{"unknown placement", nil, 4, "spiral"},
 		{"each", func(s *bench.Spec) { s.Workload = "each" }, 4, ""},
 		{"sequential with crashes", func(s *bench.Spec) { *s = crash; s.Workload = "sequential" }, 4, ""},
-		{"targeted crashes", func(s *bench.Spec) { *s = crash; s.Faults.Target = "token" }, 4, ""},
+		{"power target", func(s *bench.Spec) { *s = crash; s.Faults.Target = "power" }, 4, ""},
 		{"delay violations", func(s *bench.Spec) { s.LateFraction = 0.1 }, 4, ""},
 		{"bad nodes", func(s *bench.Spec) { s.Nodes = 12 }, 4, ""},
 	}

@@ -22,6 +22,8 @@ type instance struct {
 	local []proto.NodeID
 	down  []bool
 	plan  []bench.Fault
+	tgt   *targeting // targeted crashes (target.go)
+	tr    *tracer    // --trace (trace.go)
 
 	events  eventHeap
 	seq     uint64
@@ -41,7 +43,8 @@ type instance struct {
 	// wl is the workload of the hosted nodes (bench.Workload, which the
 	// simulator runs too); the instance is its bench.Host.
 	wl        *bench.Workload
-	enteredAt []float64
+	enteredAt []float64           // when each node entered the critical section …
+	staying   []bool              // … and whether that stay has not been recorded yet
 	order     func() proto.NodeID // sequential
 	drawn     uint32
 	lastNode  proto.NodeID
@@ -85,7 +88,7 @@ func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
 		in.local = append(in.local, proto.NodeID(i))
 	}
 	in.until = bench.WorkloadEnd(s, plan)
-	in.enteredAt = make([]float64, s.Nodes)
+	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
 	algo := bench.RunAlgorithm(s)
 	in.names = algo.MessageTypes()
 	in.stats.Tally = bench.NewTally(len(plan))
@@ -166,6 +169,9 @@ func (in *instance) noteDelay(d float64) {
 // deliver steps m's destination with m, now being the time of its arrival.
 func (in *instance) deliver(m *proto.Message, now float64) {
 	in.msgsRecv++
+	if in.tr != nil {
+		in.traceDeliver(m, in.down[m.To], now)
+	}
 	if in.down[m.To] {
 		in.stats.Dropped++
 		return
@@ -182,6 +188,9 @@ func (in *instance) step(id proto.NodeID, input proto.Input) {
 // every message of a frame).
 func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 	n := in.nodes[id]
+	if in.tr != nil {
+		in.traceInput(id, input.Kind, now)
+	}
 	in.out.Reset()
 	n.Step(input, &in.out)
 	in.stats.Steps++
@@ -221,6 +230,9 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 		})
 	}
 	if in.out.Enter {
+		if in.tr != nil {
+			in.traceEvent(trEnter, id, now)
+		}
 		in.entered(id, after.Tag, now)
 	}
 }
@@ -245,6 +257,9 @@ func (in *instance) send(m *proto.Message, now float64) {
 		}
 	}
 	r := in.j.rankOf(m.To)
+	if in.tr != nil {
+		in.traceSend(m, r, now)
+	}
 	if r == in.j.rank {
 		in.stats.Intra++
 		in.queue = append(in.queue, queued{*m, now})
@@ -262,6 +277,7 @@ func (in *instance) send(m *proto.Message, now float64) {
 		in.flushTo(r)
 	}
 	in.stats.Inter++
+	in.noteToken(m, now)
 	in.stats.Hops += int64(hypercube.Hops(in.j.rank, r))
 	if in.counts[r] == 0 {
 		// The frame's send time is its oldest message's: the delay a
@@ -304,9 +320,13 @@ func (in *instance) failures(t float64) int { return in.crashIndex(t) + 1 }
 
 // start schedules the workload and the crashes of the hosted nodes.
 func (in *instance) start() {
-	for _, f := range in.plan {
+	for k, f := range in.plan {
 		f := f
-		if f.Node < 0 || !in.hosts(proto.NodeID(f.Node)) {
+		if f.Node < 0 {
+			in.planTarget(k, f)
+			continue
+		}
+		if !in.hosts(proto.NodeID(f.Node)) {
 			continue
 		}
 		id := proto.NodeID(f.Node)
@@ -346,9 +366,8 @@ func (in *instance) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag
 		if in.down[id] {
 			return
 		}
-		switch kind {
-		case proto.ExitCS:
-			in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now()})
+		if kind == proto.ExitCS {
+			in.endStay(id, false)
 		}
 		in.step(id, proto.Input{Kind: kind, Tag: tag})
 	})
@@ -374,9 +393,7 @@ func (in *instance) nodeOf(k uint32) proto.NodeID {
 }
 
 func (in *instance) crash(id proto.NodeID) {
-	if in.wl.InCS(id) {
-		in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(), Crashed: true})
-	}
+	in.endStay(id, true)
 	in.step(id, proto.Input{Kind: proto.Crash})
 	in.wl.Crashed(id)
 }
@@ -437,7 +454,7 @@ func (in *instance) counted(sent, recv uint32) {
 }
 
 func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
-	in.enteredAt[id] = now
+	in.enteredAt[id], in.staying[id] = now, true
 	for k := in.crashIndex(now); k >= 0 && in.stats.FirstEntry[k] < 0; k-- {
 		in.stats.FirstEntry[k] = now - in.plan[k].At
 	}
@@ -468,4 +485,17 @@ func (in *instance) watchdog(lastServed int64) {
 	}
 	served := in.wl.Served()
 	in.at(in.j.now()+4*in.watch, func() { in.watchdog(served) })
+}
+
+// endStay records the stay of node id in the critical section, if it is in
+// one, as ended now by an exit or a crash. Each stay is recorded once: the
+// exit of a stay that a crash ended comes after the node's recovery when
+// its downtime was shorter than the rest of the stay, and a crash can come
+// between the exit and the workload's note of it (targeted crashes often
+// hit a node in the critical section).
+func (in *instance) endStay(id proto.NodeID, crashed bool) {
+	if in.staying[id] {
+		in.staying[id] = false
+		in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(), Crashed: crashed})
+	}
 }

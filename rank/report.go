@@ -42,6 +42,8 @@ type rankReport struct {
 	AfterStop int64
 	CPU       float64
 	LateStart float64
+	// Skipped lists the targeted crashes skipped at run time (target.go).
+	Skipped []int `json:",omitempty"`
 }
 
 func (r *rankReport) total() int64 {
@@ -128,8 +130,10 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	t := bench.NewTally(len(in.plan))
 	var hopSum int64
 	var bad []string
+	var skipped []int
 	for _, rep := range reps {
 		t.Add(&rep.Tally)
+		skipped = append(skipped, rep.Skipped...)
 		issued += int64(len(rep.Issued))
 		served += rep.Served
 		tags = append(tags, rep.Issued...)
@@ -176,6 +180,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 			r.FalseSuspicions = r.Suspicions
 		}
 	}
+	dropSkipped(&t, skipped)
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
 	for _, x := range bench.SyncDelaysOf(cs) {
 		t.Sync = append(t.Sync, x/s.Delta)

@@ -90,14 +90,14 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("--workload: each is computed in one process; run it without mpirun")
 	case s.Workload == "sequential" && (s.Faults.Crashes > 0 || s.FT):
 		return bad("--workload: under MPI the sequential workload runs without the failure protocol (no --crashes, no --ft); use poisson or saturated")
-	case s.Faults.Crashes > 0 && s.Faults.Target != "random":
-		return bad("--crash-target: under MPI only random victims are supported (%s needs a view of the whole run)", s.Faults.Target)
+	case s.Faults.Crashes > 0 && s.Faults.Target == "power":
+		return bad("--crash-target: power is simulator-only (its record weighs the victims' powers); under MPI use random, token, path or root")
+	case s.Faults.Crashes > 0 && s.Faults.Target != "random" && s.Nodes/p > maxTargetedPerRank:
+		return bad("--crash-target: targeted crashes under MPI need at most %d nodes per rank, got %d", maxTargetedPerRank, s.Nodes/p)
 	case s.LateFraction > 0:
 		return bad("--delay-violations: only the simulator delays messages on purpose")
 	case s.MinDelay > 0:
 		return bad("--min-delay: only the simulator chooses delays; MPI delays are real")
-	case s.Trace != nil:
-		return bad("--trace: only the simulator writes traces")
 	case s.Repair:
 		return bad("the repair pass needs the simulator")
 	}
@@ -121,6 +121,9 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	defer j.close() // on errors; after the drain it is checked below
 	plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
 	j.runs = append(j.runs, newInstance(j, 0, s, plan))
+	if s.Trace != nil {
+		j.runs[0].tr = &tracer{sent: make([]uint64, j.size), recv: make([]uint64, j.size)}
+	}
 	if s.Faults.Crashes > 0 && !s.NoBaseline {
 		base := s
 		base.Faults = bench.FaultPlan{}
@@ -180,6 +183,11 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	}
 	if err := j.close(); err != nil {
 		return nil, err
+	}
+	if s.Trace != nil {
+		if err := gatherTrace(comm, j.runs[0], s.Trace); err != nil {
+			return nil, err
+		}
 	}
 	reps := make([]*rankReport, len(j.runs))
 	for k, in := range j.runs {
@@ -583,6 +591,8 @@ func (j *job) handle(buf []byte, src, tag int) {
 		j.handleData(buf, src)
 	case tagControl:
 		j.handleControl(buf, src)
+	case tagTarget:
+		j.handleTarget(buf, src)
 	default:
 		j.malformed(fmt.Errorf("frame from rank %d with unknown tag %d", src, tag))
 	}

@@ -33,8 +33,8 @@ bad 3 --nodes 8
 bad 4 --bogus
 bad 4 --placement spiral
 bad 4 --workload sequential --crashes 3
-bad 4 --crashes 3 --workload poisson --crash-target token
-bad 4 --nodes 16 --trace /dev/null
+bad 4 --crashes 3 --workload poisson --crash-target power
+bad 4 --nodes 16 --trace "$tmp/no-such-dir/t.jsonl"
 
 # Every power-of-two number of ranks, N ≥ P.
 for np in 1 2 4 8 16 32; do
@@ -49,16 +49,24 @@ done
 
 # Crashes with 8 nodes per rank: this job once hung (a sender waited in
 # MPI_Send for a rank asleep on its doorbell; docs/design.md). Its seed ran
-# in 9 s once fixed; a time limit turns a hang into a failure.
+# in 9 s once fixed; a time limit turns a hang into a failure. Its trace,
+# merged on rank 0, must pass the trace checker.
 code=0
 timeout 120 "${run_cmd[@]}" -np 4 "$bin" --nodes 32 --workload poisson --crashes 40 --crash-every 50 --downtime 20 \
-	--think 320 --requests 1 --seed 1 --no-baseline --no-save --json >"$tmp/many.json" 2>"$tmp/many.err" || code=$?
+	--think 320 --requests 1 --seed 1 --no-baseline --no-save --json --trace "$tmp/many.jsonl" >"$tmp/many.json" 2>"$tmp/many.err" || code=$?
 if [ "$code" != 0 ] || ! grep -q '"safety_violations": 0' "$tmp/many.json" || ! grep -q '"failures": 40' "$tmp/many.json"; then
 	echo "FAIL: mpirun -np 4 ocbench --nodes 32 --crashes 40 … (exit $code; 124: time limit)"
 	cat "$tmp/many.err"
 	fail=1
 else
 	echo "ok   mpirun -np 4 ocbench --nodes 32 --crashes 40 … (8 nodes per rank): no safety violation"
+fi
+if ! "$bin" check-trace "$tmp/many.jsonl" >"$tmp/check.out" 2>&1; then
+	echo "FAIL: ocbench check-trace of the MPI trace of mpirun -np 4 ocbench --nodes 32 --crashes 40 …:"
+	cat "$tmp/check.out"
+	fail=1
+else
+	echo "ok   ocbench check-trace of its merged trace: $(cat "$tmp/check.out")"
 fi
 
 # The default job on 32 ranks: both ipsc2 rows, with no safety violation.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/ocbench/ocbench/proto"
 )
@@ -316,11 +315,11 @@ func (s *Sim) deliver(p *payload) {
 	}
 	if s.down[m.To] {
 		s.Stats.Dropped++
-		s.traceMsg("drop", m.To, &m, p.msgID)
+		s.traceMsg(TraceDrop, m.To, &m, p.msgID)
 		return
 	}
 	s.Stats.Delivered++
-	s.traceMsg("recv", m.To, &m, p.msgID)
+	s.traceMsg(TraceRecv, m.To, &m, p.msgID)
 	s.step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
 }
 
@@ -332,15 +331,15 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 	if s.trace != nil {
 		switch in.Kind {
 		case proto.EnterCS:
-			s.traceEv("request", id)
+			s.traceEv(TraceRequest, id)
 		case proto.Crash:
-			s.traceEv("crash", id)
+			s.traceEv(TraceCrash, id)
 		case proto.Recover:
-			s.traceEv("recover", id)
+			s.traceEv(TraceRecover, id)
 		}
 	}
 	if in.Kind == proto.ExitCS {
-		s.traceEv("exit", id)
+		s.traceEv(TraceExit, id)
 	}
 	n.Step(in, &s.out)
 	s.Stats.Steps++
@@ -364,7 +363,7 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 		s.schedule(s.now+t.After*s.cfg.Delta, payload{kind: evTimer, node: id, timer: t})
 	}
 	if s.out.Enter {
-		s.traceEv("enter", id)
+		s.traceEv(TraceEnter, id)
 	}
 	s.check(id, in)
 	if in.Kind == proto.Crash && s.hooks.Crash != nil {
@@ -415,7 +414,7 @@ func (s *Sim) send(m proto.Message) {
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
 		s.hooks.FailureSend(&m)
 	}
-	s.traceMsg("send", m.From, &m, s.msgID)
+	s.traceMsg(TraceSend, m.From, &m, s.msgID)
 	s.schedule(at, payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now})
 }
 
@@ -445,64 +444,16 @@ func (v *Violation) Error() string {
 	return fmt.Sprintf("invariant violated at step %d (t=%.6fs, seed %d): %s", v.Step, v.Time, v.Seed, v.What)
 }
 
-// traceHead writes the start of a trace line: time, node and event, the
-// event's closing quote left open.
-func (s *Sim) traceHead(ev string, node proto.NodeID) *bufio.Writer {
-	w := s.trace
-	w.WriteString(`{"t":`)
-	w.WriteString(strconv.FormatFloat(s.now, 'g', -1, 64))
-	w.WriteString(`,"node":`)
-	w.WriteString(strconv.Itoa(int(node)))
-	w.WriteString(`,"ev":"`)
-	w.WriteString(ev)
-	return w
-}
-
 func (s *Sim) traceEv(ev string, node proto.NodeID) {
 	if s.trace == nil {
 		return
 	}
-	s.traceHead(ev, node).WriteString("\"}\n")
+	WriteTraceEvent(s.trace, s.now, node, ev)
 }
 
 func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
 	if s.trace == nil {
 		return
 	}
-	w := s.traceHead(ev, node)
-	w.WriteString(`","type":"`)
-	w.WriteString(s.typeName(m.Type))
-	w.WriteString(`","from":`)
-	w.WriteString(strconv.Itoa(int(m.From)))
-	w.WriteString(`,"to":`)
-	w.WriteString(strconv.Itoa(int(m.To)))
-	w.WriteString(`,"msg":`)
-	w.WriteString(strconv.FormatUint(id, 10))
-	w.WriteString(`,"j":`)
-	w.WriteString(strconv.Itoa(int(m.J)))
-	w.WriteString(`,"tag":`)
-	w.WriteString(strconv.FormatUint(uint64(m.Tag), 10))
-	if m.Phase != 0 {
-		w.WriteString(`,"phase":`)
-		w.WriteString(strconv.Itoa(int(m.Phase)))
-	}
-	if m.Reply != 0 {
-		w.WriteString(`,"reply":`)
-		w.WriteString(strconv.Itoa(int(m.Reply)))
-	}
-	if m.Gen != 0 {
-		w.WriteString(`,"gen":`)
-		w.WriteString(strconv.FormatUint(m.Gen, 10))
-	}
-	if len(m.Payload) > 0 {
-		w.WriteString(`,"payload":[`)
-		for k, v := range m.Payload {
-			if k > 0 {
-				w.WriteByte(',')
-			}
-			w.WriteString(strconv.FormatInt(v, 10))
-		}
-		w.WriteByte(']')
-	}
-	w.WriteString("}\n")
+	WriteTraceMessage(s.trace, s.now, node, ev, s.typeName(m.Type), m, id)
 }

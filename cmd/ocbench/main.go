@@ -103,7 +103,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
-	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only)")
+	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it)")
 	fs.Float64Var(&o.delta, "delta", bench.DefaultDelta, "δ, the bound on message delay, in seconds, in [1e-9, 1000] (under MPI: 0.004 unless given)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
 	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
@@ -157,6 +157,7 @@ Examples:
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
   ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
   ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
+  ocbench check-trace run.jsonl                                  check a trace (message order, mutual exclusion, …)
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
   ocbench report runs/                                           a report with plots of the saved runs (ocbench report --help)
   ocbench version                                                version, commit, Go version, MPI support
@@ -173,6 +174,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "report" {
 		return runReport(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "check-trace" {
+		return runCheckTrace(args[1:], stdout, stderr)
 	}
 	var o options
 	fs := newFlags(&o)
@@ -377,12 +381,15 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
 	if o.trace != "" {
-		traceFile, err = os.Create(o.trace)
+		var w io.Writer
+		traceFile, w, err = openTrace(o)
 		if err != nil {
 			return 2, usageError{fmt.Errorf("--trace: %w", err)}
 		}
-		defer traceFile.Close()
-		list[0].spec.Trace = traceFile
+		if traceFile != nil {
+			defer traceFile.Close()
+		}
+		list[0].spec.Trace = w
 	}
 	rep := &results.Report{}
 	violations := 0

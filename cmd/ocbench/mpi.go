@@ -148,12 +148,43 @@ func checkSpec(o *options, s bench.Spec) error {
 	if o.runtimeInfo == nil {
 		return nil
 	}
-	if o.trace != "" {
-		return fmt.Errorf("--trace: only the simulator writes traces")
-	}
 	if s.Repair {
 		return fmt.Errorf("--repair: only the simulator has the repair pass")
 	}
 	_, _, err := rank.Check(s, o.placement, o.runtimeInfo.ranks)
 	return err
+}
+
+// openTrace creates the --trace file and returns it and the writer the run
+// traces into. In the simulator that is the file; under MPI, rank 0 creates
+// it and writes the merged trace (rank.Run), the other ranks get a writer
+// that only says "trace" (they send their events to rank 0), and the ranks
+// agree on whether rank 0 could create it, so that a file that cannot be
+// created ends every rank with status 2.
+func openTrace(o *options) (*os.File, io.Writer, error) {
+	ri := o.runtimeInfo
+	if ri == nil {
+		f, err := os.Create(o.trace)
+		return f, f, err
+	}
+	var f *os.File
+	var err error
+	var failed int64
+	if ri.rank == 0 {
+		if f, err = os.Create(o.trace); err != nil {
+			failed = 1
+		}
+	}
+	all, aerr := mpi.AllreduceInt64([]int64{failed}, mpi.OpSum)
+	switch {
+	case aerr != nil:
+		return nil, nil, fmt.Errorf("agreeing on the trace file: %w", aerr)
+	case err != nil:
+		return nil, nil, err
+	case all[0] != 0:
+		return nil, nil, fmt.Errorf("rank 0 could not create %s", o.trace)
+	case f == nil:
+		return nil, io.Discard, nil
+	}
+	return f, f, nil
 }

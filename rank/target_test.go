@@ -1,0 +1,100 @@
+package rank
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// TestTargetedCrashes: token, path and root crashes on goroutine ranks: the
+// planned crashes happen (or are counted as skipped), and no two nodes are
+// ever in the critical section.
+func TestTargetedCrashes(t *testing.T) {
+	for _, target := range []string{"token", "path", "root"} {
+		t.Run(target, func(t *testing.T) {
+			spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: 3,
+				Delta: 4e-3, CSTime: 1, Think: 80,
+				Faults: bench.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: target}}
+			r := runLocal(t, 4, spec, Options{})
+			if r.Failures < 5 || r.Failures > 6 || r.OverheadPerFailure.N != r.Failures {
+				t.Errorf("failures %d (overhead samples %d), want 6 (5 if one was skipped)", r.Failures, r.OverheadPerFailure.N)
+			}
+			if r.SafetyViolations != 0 || r.MalformedFrames != 0 {
+				t.Errorf("safety: %d %s; malformed %d %s", r.SafetyViolations, r.Violation, r.MalformedFrames, r.MalformedExample)
+			}
+			t.Logf("failures %d, recoveries %d, overhead %.2f, served %d/%d", r.Failures, r.Recoveries, r.OverheadPerFailure.Mean, r.RequestsServed, r.RequestsIssued)
+		})
+	}
+}
+
+// TestChooseTarget: rank 0's choice from the ranks' reports.
+func TestChooseTarget(t *testing.T) {
+	const n, p = 8, 2
+	pl, err := hypercube.NewPlacement("block", n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// states by node id; the round holds them per rank, in placement order.
+	round := func(states string, tokenTo proto.NodeID) *targetRound {
+		r := &targetRound{states: make([][]byte, p), tokenTo: tokenTo}
+		for rk := range p {
+			for _, i := range pl.Nodes(rk) {
+				r.states[rk] = append(r.states[rk], states[i]-'0')
+			}
+		}
+		return r
+	}
+	for _, c := range []struct {
+		target, states string
+		tokenTo        proto.NodeID
+		want           []proto.NodeID // the victims allowed; none: skipped
+	}{
+		{"token", "11121111", proto.Nil, []proto.NodeID{3}},
+		{"token", "11111111", 6, []proto.NodeID{6}},
+		{"token", "11111101", 6, []proto.NodeID{0, 1, 2, 3, 4, 5, 7}}, // in flight to a node down
+		{"path", "12000021", proto.Nil, []proto.NodeID{1, 6}},
+		{"root", "00000111", proto.Nil, []proto.NodeID{5, 6, 7}},
+		{"root", "00000011", proto.Nil, nil}, // MinUp nodes up: skipped
+	} {
+		t.Run(fmt.Sprintf("%s/%s", c.target, c.states), func(t *testing.T) {
+			j := newJob(Local(1)[0], 0, p, pl, n)
+			in := &instance{j: j, n: n, spec: bench.Spec{Seed: 1, Faults: bench.FaultPlan{Target: c.target}},
+				tgt: &targeting{rng: bench.TargetRand(1)}}
+			for range 20 {
+				v := in.chooseTarget(round(c.states, c.tokenTo))
+				ok := v == proto.Nil && c.want == nil
+				for _, w := range c.want {
+					ok = ok || v == w
+				}
+				if !ok {
+					t.Fatalf("chose %d, want one of %v", v, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestDropSkipped: a skipped crash leaves the tally, its messages going to
+// the crash before it.
+func TestDropSkipped(t *testing.T) {
+	for _, c := range []struct {
+		skipped      []int
+		per, first   []float64
+		pre, crashes int
+	}{
+		{nil, []float64{1, 2, 3}, []float64{.1, .2, .3}, 0, 3},
+		{[]int{1}, []float64{3, 3}, []float64{.1, .3}, 0, 2},
+		{[]int{2, 0, 2}, []float64{5}, []float64{.2}, 1, 1},
+	} {
+		tl := bench.NewTally(3)
+		tl.Crashes, tl.PerFailure, tl.FirstEntry = 3, []float64{1, 2, 3}, []float64{.1, .2, .3}
+		dropSkipped(&tl, c.skipped)
+		if fmt.Sprint(tl.PerFailure, tl.FirstEntry, tl.PreCrash, tl.Crashes) != fmt.Sprint(c.per, c.first, c.pre, c.crashes) {
+			t.Errorf("skipped %v: per failure %v, first entry %v, pre-crash %d, crashes %d; want %v %v %d %d",
+				c.skipped, tl.PerFailure, tl.FirstEntry, tl.PreCrash, tl.Crashes, c.per, c.first, c.pre, c.crashes)
+		}
+	}
+}

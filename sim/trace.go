@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"bufio"
+	"strconv"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// The events of a trace (its "ev" field). A trace has one JSON object per
+// line per event, in time order:
+//
+//	{"t":…,"node":…,"ev":"request|enter|exit|crash|recover"}
+//	{"t":…,"node":…,"ev":"send|recv|drop","type":…,"from":…,"to":…,"msg":…,"j":…,"tag":…[,"phase":…][,"reply":…][,"gen":…][,"payload":[…]]}
+//
+// t is in seconds; msg numbers a message (its send, then its receipt or
+// drop). The simulator writes it (Config.Trace), and so does rank 0 of an
+// MPI run from every rank's events; CheckTrace checks one.
+const (
+	TraceRequest = "request" // the node calls enter_cs
+	TraceEnter   = "enter"   // the node enters the critical section
+	TraceExit    = "exit"    // the node is told to leave it (exit_cs)
+	TraceSend    = "send"    // the node sends a message
+	TraceRecv    = "recv"    // the node receives a message
+	TraceDrop    = "drop"    // a message reaches the node while it is down
+	TraceCrash   = "crash"   // the node crashes
+	TraceRecover = "recover" // the node recovers
+)
+
+// traceHead writes the start of a trace line: time, node and event, the
+// event's closing quote left open.
+func traceHead(w *bufio.Writer, t float64, ev string, node proto.NodeID) {
+	w.WriteString(`{"t":`)
+	w.WriteString(strconv.FormatFloat(t, 'g', -1, 64))
+	w.WriteString(`,"node":`)
+	w.WriteString(strconv.Itoa(int(node)))
+	w.WriteString(`,"ev":"`)
+	w.WriteString(ev)
+}
+
+// WriteTraceEvent writes the trace line of an event without a message
+// (request, enter, exit, crash, recover) of node at time t. Errors are the
+// writer's, reported by its Flush.
+func WriteTraceEvent(w *bufio.Writer, t float64, node proto.NodeID, ev string) {
+	traceHead(w, t, ev, node)
+	w.WriteString("\"}\n")
+}
+
+// WriteTraceMessage writes the trace line of a message event (send, recv,
+// drop) of node at time t: message m, of the type named typeName, numbered
+// id. Errors are the writer's, reported by its Flush.
+func WriteTraceMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeName string, m *proto.Message, id uint64) {
+	traceHead(w, t, ev, node)
+	w.WriteString(`","type":"`)
+	w.WriteString(typeName)
+	w.WriteString(`","from":`)
+	w.WriteString(strconv.Itoa(int(m.From)))
+	w.WriteString(`,"to":`)
+	w.WriteString(strconv.Itoa(int(m.To)))
+	w.WriteString(`,"msg":`)
+	w.WriteString(strconv.FormatUint(id, 10))
+	w.WriteString(`,"j":`)
+	w.WriteString(strconv.Itoa(int(m.J)))
+	w.WriteString(`,"tag":`)
+	w.WriteString(strconv.FormatUint(uint64(m.Tag), 10))
+	if m.Phase != 0 {
+		w.WriteString(`,"phase":`)
+		w.WriteString(strconv.Itoa(int(m.Phase)))
+	}
+	if m.Reply != 0 {
+		w.WriteString(`,"reply":`)
+		w.WriteString(strconv.Itoa(int(m.Reply)))
+	}
+	if m.Gen != 0 {
+		w.WriteString(`,"gen":`)
+		w.WriteString(strconv.FormatUint(m.Gen, 10))
+	}
+	if len(m.Payload) > 0 {
+		w.WriteString(`,"payload":[`)
+		for k, v := range m.Payload {
+			if k > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(strconv.FormatInt(v, 10))
+		}
+		w.WriteByte(']')
+	}
+	w.WriteString("}\n")
+}

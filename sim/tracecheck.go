@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+)
+
+// TraceSummary is what CheckTrace found in a trace.
+type TraceSummary struct {
+	Lines                                       int64
+	Sent, Received, Dropped, InFlight           int64 // messages; in flight: sent, neither received nor dropped
+	Requests, Entries, Exits, Crashes, Recovers int64
+	Nodes                                       int     // the highest node number seen, plus one
+	End                                         float64 // the time of the last event, seconds
+	// MaxDelay is the longest time from a message's send to its receipt
+	// or drop, seconds.
+	MaxDelay float64
+}
+
+// traceLine is one line of a trace (the fields WriteTraceEvent and
+// WriteTraceMessage write).
+type traceLine struct {
+	T       *float64 `json:"t"`
+	Node    *int64   `json:"node"`
+	Ev      string   `json:"ev"`
+	Type    string   `json:"type"`
+	From    *int64   `json:"from"`
+	To      *int64   `json:"to"`
+	Msg     uint64   `json:"msg"`
+	J       int64    `json:"j"`
+	Tag     uint32   `json:"tag"`
+	Phase   int64    `json:"phase"`
+	Reply   int64    `json:"reply"`
+	Gen     uint64   `json:"gen"`
+	Payload []int64  `json:"payload"`
+}
+
+// traceMsg is a message sent and not yet received or dropped: its send's
+// line (without time and event) and when.
+type traceMsg struct {
+	line traceLine
+	t    float64
+	at   int64 // the send's line number
+}
+
+// traceNode is a node's state as the trace tells it.
+type traceNode struct {
+	down, waiting, inCS bool
+}
+
+// CheckTrace reads a trace (one JSON object per line: WriteTraceEvent,
+// WriteTraceMessage) and checks what every trace of a correct run
+// satisfies, whichever runtime wrote it:
+//
+//   - every line is an object of the trace's fields, with a known event,
+//     a time, a node ≥ 0, and for a message event its type, sender,
+//     destination and number;
+//   - times never decrease from a line to the next;
+//   - a message is sent by its sender (node = from), once per number, by a
+//     node that is up; it is received or dropped at most once, at its
+//     destination (node = to), after its send, with the same fields as
+//     sent; received by a node that is up, dropped at a node that is down;
+//   - a node crashes when up and recovers when down; it requests the
+//     critical section when up, with no request of its own pending and
+//     not in the critical section; it enters only up and with a request
+//     pending;
+//   - mutual exclusion: no node enters the critical section while another
+//     is in it (a stay ends with the node's exit or its crash).
+//
+// An exit of a node that is not in the critical section is no step of
+// the protocol (the exit_cs of a stay that a crash ended, due after the
+// node's recovery or while it is down) and is allowed. It returns the
+// summary and the first failure, naming its line.
+func CheckTrace(r io.Reader) (TraceSummary, error) {
+	var sum TraceSummary
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
+	flight := map[uint64]traceMsg{}
+	used := map[uint64]bool{} // numbers of messages sent
+	var nodes []traceNode
+	inCS := int64(-1) // the node in the critical section, if any
+	last := math.Inf(-1)
+	for sc.Scan() {
+		sum.Lines++
+		n := sum.Lines
+		fail := func(format string, args ...any) (TraceSummary, error) {
+			return sum, fmt.Errorf("trace line %d: %s", n, fmt.Sprintf(format, args...))
+		}
+		raw := sc.Bytes()
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return fail("empty line")
+		}
+		var l traceLine
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return fail("not a trace event: %v", err)
+		}
+		if dec.More() {
+			return fail("more than one object")
+		}
+		if l.T == nil || l.Node == nil || l.Ev == "" {
+			return fail("t, node and ev are needed")
+		}
+		t, id := *l.T, *l.Node
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return fail("time %v", t)
+		}
+		if t < last {
+			return fail("time %v before the previous line's %v", t, last)
+		}
+		last, sum.End = t, t
+		if id < 0 || id >= 1<<31 {
+			return fail("node %d", id)
+		}
+		for int64(len(nodes)) <= id {
+			nodes = append(nodes, traceNode{})
+		}
+		sum.Nodes = len(nodes)
+		nd := &nodes[id]
+		isMsg := l.Ev == TraceSend || l.Ev == TraceRecv || l.Ev == TraceDrop
+		if isMsg && (l.Type == "" || l.From == nil || l.To == nil || l.Msg == 0) {
+			return fail("a %s needs type, from, to and msg", l.Ev)
+		}
+		if !isMsg && (l.Type != "" || l.From != nil || l.To != nil || l.Msg != 0) {
+			return fail("a %s has message fields", l.Ev)
+		}
+		switch l.Ev {
+		case TraceSend:
+			switch {
+			case *l.From != id:
+				return fail("node %d sends a message from node %d", id, *l.From)
+			case used[l.Msg]:
+				return fail("message %d sent twice", l.Msg)
+			case nd.down:
+				return fail("node %d sends message %d while down", id, l.Msg)
+			}
+			used[l.Msg] = true
+			key := l
+			key.T, key.Node, key.Ev = nil, nil, ""
+			flight[l.Msg] = traceMsg{key, t, n}
+			sum.Sent++
+		case TraceRecv, TraceDrop:
+			m, ok := flight[l.Msg]
+			switch {
+			case !ok && used[l.Msg]:
+				return fail("message %d received or dropped twice", l.Msg)
+			case !ok:
+				return fail("message %d %s before it is sent", l.Msg, l.Ev)
+			case *l.To != id:
+				return fail("message %d to node %d %s at node %d", l.Msg, *l.To, l.Ev, id)
+			case !sameMessage(&m.line, &l):
+				return fail("message %d differs from its send (line %d)", l.Msg, m.at)
+			case l.Ev == TraceRecv && nd.down:
+				return fail("node %d receives message %d while down", id, l.Msg)
+			case l.Ev == TraceDrop && !nd.down:
+				return fail("message %d dropped at node %d, which is up", l.Msg, id)
+			}
+			delete(flight, l.Msg)
+			sum.MaxDelay = max(sum.MaxDelay, t-m.t)
+			if l.Ev == TraceRecv {
+				sum.Received++
+			} else {
+				sum.Dropped++
+			}
+		case TraceCrash:
+			if nd.down {
+				return fail("node %d crashes while down", id)
+			}
+			*nd = traceNode{down: true}
+			if inCS == id {
+				inCS = -1
+			}
+			sum.Crashes++
+		case TraceRecover:
+			if !nd.down {
+				return fail("node %d recovers while up", id)
+			}
+			nd.down = false
+			sum.Recovers++
+		case TraceRequest:
+			switch {
+			case nd.down:
+				return fail("node %d requests the critical section while down", id)
+			case nd.waiting || nd.inCS:
+				return fail("node %d requests the critical section again before it left it", id)
+			}
+			nd.waiting = true
+			sum.Requests++
+		case TraceEnter:
+			switch {
+			case nd.down || !nd.waiting:
+				return fail("node %d enters the critical section without a request pending (down: %v)", id, nd.down)
+			case inCS >= 0:
+				return fail("node %d enters the critical section while node %d is in it", id, inCS)
+			}
+			nd.waiting, nd.inCS, inCS = false, true, id
+			sum.Entries++
+		case TraceExit:
+			if nd.inCS {
+				nd.inCS, inCS = false, -1
+			}
+			sum.Exits++
+		default:
+			return fail("unknown event %q", l.Ev)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return sum, fmt.Errorf("trace line %d: %w", sum.Lines+1, err)
+	}
+	sum.InFlight = int64(len(flight))
+	return sum, nil
+}
+
+// sameMessage reports whether a receipt's fields are its send's (times,
+// nodes and events aside).
+func sameMessage(sent, got *traceLine) bool {
+	return sent.Type == got.Type && *sent.From == *got.From && *sent.To == *got.To && sent.J == got.J &&
+		sent.Tag == got.Tag && sent.Phase == got.Phase && sent.Reply == got.Reply && sent.Gen == got.Gen &&
+		slices.Equal(sent.Payload, got.Payload)
+}

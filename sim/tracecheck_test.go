@@ -1,0 +1,68 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckTrace: a small valid trace passes; each way of breaking it is
+// caught, on the line that breaks it.
+func TestCheckTrace(t *testing.T) {
+	const (
+		req0  = `{"t":0,"node":0,"ev":"request"}`
+		send  = `{"t":1,"node":0,"ev":"send","type":"request","from":0,"to":1,"msg":1,"j":0,"tag":1}`
+		recv  = `{"t":2,"node":1,"ev":"recv","type":"request","from":0,"to":1,"msg":1,"j":0,"tag":1}`
+		tok   = `{"t":2,"node":1,"ev":"send","type":"token","from":1,"to":0,"msg":2,"j":-1,"tag":1,"payload":[1,2]}`
+		tokR  = `{"t":3,"node":0,"ev":"recv","type":"token","from":1,"to":0,"msg":2,"j":-1,"tag":1,"payload":[1,2]}`
+		enter = `{"t":3,"node":0,"ev":"enter"}`
+		exit  = `{"t":4,"node":0,"ev":"exit"}`
+	)
+	good := []string{req0, send, recv, tok, tokR, enter, exit}
+	sum, err := CheckTrace(strings.NewReader(strings.Join(good, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Lines != 7 || sum.Sent != 2 || sum.Received != 2 || sum.Entries != 1 || sum.MaxDelay != 1 || sum.Nodes != 2 || sum.InFlight != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	cases := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"not JSON", []string{req0, "{"}, "line 2: not a trace event"},
+		{"unknown field", []string{`{"t":0,"node":0,"ev":"request","x":1}`}, "line 1: not a trace event"},
+		{"unknown event", []string{`{"t":0,"node":0,"ev":"jump"}`}, `unknown event "jump"`},
+		{"no time", []string{`{"node":0,"ev":"request"}`}, "t, node and ev"},
+		{"time goes back", []string{req0, send, strings.Replace(recv, `"t":2`, `"t":0.5`, 1)}, "line 3: time 0.5 before"},
+		{"send from another node", []string{req0, strings.Replace(send, `"node":0`, `"node":1`, 1)}, "sends a message from node 0"},
+		{"number used twice", []string{req0, send, recv, strings.Replace(tok, `"msg":2`, `"msg":1`, 1)}, "message 1 sent twice"},
+		{"received before sent", []string{req0, recv}, "message 1 recv before it is sent"},
+		{"received twice", []string{req0, send, recv, recv}, "line 4: message 1 received or dropped twice"},
+		{"received elsewhere", []string{req0, send, strings.Replace(recv, `"node":1`, `"node":2`, 1)}, "at node 2"},
+		{"changed on the way", []string{req0, send, strings.Replace(recv, `"tag":1`, `"tag":2`, 1)}, "differs from its send (line 2)"},
+		{"payload changed", []string{req0, send, recv, tok, strings.Replace(tokR, `[1,2]`, `[1,3]`, 1)}, "line 5: message 2 differs"},
+		{"received while down", []string{req0, send, `{"t":1,"node":1,"ev":"crash"}`, recv}, "receives message 1 while down"},
+		{"dropped while up", []string{req0, send, strings.Replace(recv, `"recv"`, `"drop"`, 1)}, "dropped at node 1, which is up"},
+		{"sent while down", []string{`{"t":0,"node":0,"ev":"crash"}`, send}, "sends message 1 while down"},
+		{"crash twice", []string{`{"t":0,"node":0,"ev":"crash"}`, `{"t":0,"node":0,"ev":"crash"}`}, "crashes while down"},
+		{"recover while up", []string{`{"t":0,"node":0,"ev":"recover"}`}, "recovers while up"},
+		{"enter without request", []string{enter}, "without a request pending"},
+		{"request twice", []string{req0, req0}, "requests the critical section again"},
+		{"two in the critical section", []string{req0, `{"t":0,"node":1,"ev":"request"}`, enter, `{"t":3,"node":1,"ev":"enter"}`}, "node 1 enters the critical section while node 0 is in it"},
+		{"enter after crash ended the request", []string{req0, `{"t":1,"node":0,"ev":"crash"}`, `{"t":2,"node":0,"ev":"recover"}`, enter}, "without a request pending"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := CheckTrace(strings.NewReader(strings.Join(c.lines, "\n") + "\n"))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+	// A crash ends a stay: another node may enter; the stale exit is allowed.
+	ok := []string{req0, `{"t":0,"node":1,"ev":"request"}`, enter, `{"t":3,"node":0,"ev":"crash"}`, `{"t":4,"node":1,"ev":"enter"}`, exit}
+	if _, err := CheckTrace(strings.NewReader(strings.Join(ok, "\n"))); err != nil {
+		t.Errorf("a crash ending a stay: %v", err)
+	}
+}
