@@ -1,0 +1,73 @@
+package rank
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSummarizeDelays: the quantiles are order statistics (the smallest
+// value with at least that share of the sample at or below it), and δ is
+// the rule applied to the 99.9th percentile.
+func TestSummarizeDelays(t *testing.T) {
+	ramp := make([]float64, 2000) // 1 µs … 2000 µs, shuffled
+	for k := range ramp {
+		ramp[k] = float64((k*7)%2000+1) * 1e-6
+	}
+	for _, c := range []struct {
+		name                    string
+		in                      []float64
+		median, p99, p999, maxD float64
+		delta                   float64
+	}{
+		{"none", nil, 0, 0, 0, 0, DeltaFloor},
+		{"one", []float64{50e-6}, 50e-6, 50e-6, 50e-6, 50e-6, 150e-6},
+		{"ramp", ramp, 1000e-6, 1980e-6, 1998e-6, 2000e-6, 3 * 1998e-6},
+		{"tiny", []float64{1e-6, 2e-6, 3e-6}, 2e-6, 3e-6, 3e-6, 3e-6, DeltaFloor},
+		{"huge", []float64{5}, 5, 5, 5, 5, DeltaCeil},
+	} {
+		d := SummarizeDelays(c.in)
+		near := func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+		if d.Count != len(c.in) || !near(d.Median, c.median) || !near(d.P99, c.p99) || !near(d.P999, c.p999) || !near(d.Max, c.maxD) || !near(d.Delta, c.delta) {
+			t.Errorf("%s: got %+v; want median %g p99 %g p99.9 %g max %g δ %g", c.name, d, c.median, c.p99, c.p999, c.maxD, c.delta)
+		}
+	}
+}
+
+// TestMeasureDelays: ranks of one process measure delays; every rank
+// learns the same distribution and δ, from every frame sent.
+func TestMeasureDelays(t *testing.T) {
+	const p = 4
+	comms := Local(p)
+	sh := DefaultDelayShape(p, 2)
+	sh.Duration = 200 * time.Millisecond
+	got := make([]Delays, p)
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	for r := range comms {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			got[r], errs[r] = MeasureDelays(comms[r], sh)
+		}(r)
+	}
+	wg.Wait()
+	for r := range got {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		if got[r] != got[0] {
+			t.Errorf("rank %d learnt %+v, rank 0 %+v", r, got[r], got[0])
+		}
+	}
+	d := got[0]
+	if d.Count < minSamples/2 || d.Median <= 0 || d.Median > d.P99 || d.P99 > d.P999 || d.P999 > d.Max {
+		t.Errorf("implausible distribution %+v", d)
+	}
+	if want := ChooseDelta(d.P999); d.Delta != want || d.Rule != DeltaRule {
+		t.Errorf("δ %g by %q; want %g by %q", d.Delta, d.Rule, want, DeltaRule)
+	}
+	if _, err := MeasureDelays(Local(1)[0], DelayShape{}); err == nil {
+		t.Error("a shape of zeros: no error")
+	}
+}
