@@ -61,7 +61,12 @@ func measureDelta(o *options, list []config, stderr io.Writer) error {
 		list[k].spec.Delta = d.Delta
 	}
 	if !o.save.quiet {
-		fmt.Fprintf(stderr, "ocbench: %s\n", deltaLine(&d))
+		est := 0.0 // the fault plans' and workloads' length: the seeds of a size run at once
+		for _, c := range list {
+			plan := c.spec.Faults.Schedule(c.spec.Seed, c.spec.Nodes, c.spec.Delta)
+			est += bench.WorkloadEnd(c.spec, plan) + bench.Settle(c.spec)
+		}
+		fmt.Fprintf(stderr, "ocbench: %s; the runs take about %.0f s\n", deltaLine(&d), est)
 	}
 	return nil
 }
