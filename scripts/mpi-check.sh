@@ -63,7 +63,7 @@ fi
 
 # The default job on 32 ranks: both ipsc2 rows, with no safety violation.
 # Safety rests on δ: on failure the deliveries later than δ are printed too
-# (README, "Running on MPI", says why δ is 4 ms here).
+# (δ is measured first: docs/mpi.md, "δ measured").
 start=$(date +%s)
 code=0
 timeout 600 "${run_cmd[@]}" -np 32 "$bin" --json --no-save >"$tmp/ipsc2.json" 2>"$tmp/ipsc2.err" || code=$?
