@@ -1,9 +1,13 @@
 package rank
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/results"
 )
 
 // TestSummarizeDelays: the quantiles are order statistics (the smallest
@@ -69,5 +73,61 @@ func TestMeasureDelays(t *testing.T) {
 	}
 	if _, err := MeasureDelays(Local(1)[0], DelayShape{}); err == nil {
 		t.Error("a shape of zeros: no error")
+	}
+}
+
+// TestRunSeeds: seeds run at once on goroutine ranks, each with its
+// baseline; the records come back in order, each with its seed's crashes,
+// and only the first carries the job's CPU time (merging sums it once).
+// Specs of different N cannot share a job.
+func TestRunSeeds(t *testing.T) {
+	var specs []bench.Spec
+	for seed := uint64(1); seed <= 3; seed++ {
+		specs = append(specs, bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: seed,
+			Delta: 4e-3, CSTime: 1, Think: 80,
+			Faults: bench.FaultPlan{Crashes: 4 + int(seed), Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}})
+	}
+	const p = 4
+	comms := Local(p)
+	recs := make([][]*results.Run, p)
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	for r := range comms {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			recs[r], errs[r] = RunSeeds(comms[r], specs, Options{})
+		}(r)
+	}
+	wg.Wait()
+	for r := range errs {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		if r > 0 && recs[r] != nil {
+			t.Fatalf("rank %d returned records", r)
+		}
+	}
+	if len(recs[0]) != len(specs) {
+		t.Fatalf("%d records for %d seeds", len(recs[0]), len(specs))
+	}
+	for k, r := range recs[0] {
+		s := specs[k]
+		if r.Seed != s.Seed || r.Failures != s.Faults.Crashes || r.SafetyViolations != 0 || r.BaselineMessages == 0 || r.MalformedFrames != 0 {
+			t.Errorf("record %d: seed %d, failures %d (want %d), baseline %d messages, malformed %d, violation %q",
+				k, r.Seed, r.Failures, s.Faults.Crashes, r.BaselineMessages, r.MalformedFrames, r.Violation)
+		}
+		if cpu := len(r.CPUSecondsPerRank); (k == 0) != (cpu == p) || (k == 0) != (r.WallSeconds > 0) {
+			t.Errorf("record %d: CPU of %d ranks, wall %v", k, cpu, r.WallSeconds)
+		}
+	}
+	if m := results.Merge(recs[0]); m.Failures != 5+6+7 || len(m.CPUSecondsPerRank) != p || len(m.Seeds) != 3 {
+		t.Errorf("merged: %d failures, CPU of %d ranks, seeds %v", m.Failures, len(m.CPUSecondsPerRank), m.Seeds)
+	}
+	mixed := []bench.Spec{specs[0], specs[1]}
+	mixed[1].Nodes = 32
+	var ve *ValidationError
+	if _, err := RunSeeds(Local(1)[0], mixed, Options{}); !errors.As(err, &ve) {
+		t.Errorf("seeds of N 16 and 32 at once: %v", err)
 	}
 }
