@@ -3,7 +3,7 @@
 # --delta auto) and prints them; it asserts nothing (a speed target is not a
 # test). docs/mpi.md, "δ measured", has the figures and what they mean.
 #   scripts/mpi-targets.sh            # -np 2 once, -np 32 RUNS times (10: about 20 minutes)
-#   RUNS=2 NP="2 32" scripts/mpi-targets.sh
+#   RUNS=2 NP="2 32" LIMIT=900 scripts/mpi-targets.sh   # LIMIT: seconds before a run is stopped (exit 124)
 # Targets (issue 17): -np 2 under 10 s, -np 32 under 110 s, both with 0
 # deliveries later than δ (-np 32: in 10 consecutive runs), 5 seeds per size.
 # Timings on a machine that other programs share are noisy: say so.
@@ -20,7 +20,7 @@ one() {
 	local np=$1 k=$2 code=0
 	local start end
 	start=$(date +%s.%N)
-	scripts/mpirun.sh -np "$np" "$bin" --json --no-save >"$tmp/out.json" 2>"$tmp/err" || code=$?
+	timeout "${LIMIT:-900}" scripts/mpirun.sh -np "$np" "$bin" --json --no-save >"$tmp/out.json" 2>"$tmp/err" || code=$?
 	end=$(date +%s.%N)
 	python3 - "$np" "$k" "$code" "$start" "$end" "$tmp/out.json" "$tmp/err" <<'EOF'
 import json, sys
@@ -29,7 +29,7 @@ wall = float(end) - float(start)
 try:
     runs = json.load(open(path))["runs"]
 except Exception as e:
-    print(f"np={np_} run {k}: exit {code}, no JSON ({e}); stderr: {open(err).read().strip()}")
+    print(f"np={np_} run {k}: exit {code} after {wall:.0f}s, no JSON ({e}); stderr: {open(err).read().strip()[-500:]}")
     sys.exit(0)
 d = runs[0].get("delta_measured") or {}
 us = lambda s: f"{s*1e6:.0f}µs"
