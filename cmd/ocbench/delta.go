@@ -66,7 +66,7 @@ func measureDelta(o *options, list []config, stderr io.Writer) error {
 			plan := c.spec.Faults.Schedule(c.spec.Seed, c.spec.Nodes, c.spec.Delta)
 			est += bench.WorkloadEnd(c.spec, plan) + bench.Settle(c.spec)
 		}
-		fmt.Fprintf(stderr, "ocbench: %s; the runs take about %.0f s\n", deltaLine(&d), est)
+		fmt.Fprintf(stderr, "ocbench: %s; the fault plans last about %.0f s\n", deltaLine(&d), est)
 	}
 	return nil
 }
