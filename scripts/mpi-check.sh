@@ -35,6 +35,7 @@ bad 4 --placement spiral
 bad 4 --workload sequential --crashes 3
 bad 4 --crashes 3 --workload poisson --crash-target token
 bad 4 --nodes 16 --trace /dev/null
+bad 4 --nodes 16 --delta soon
 
 # Every power-of-two number of ranks, N ≥ P.
 for np in 1 2 4 8 16 32; do
