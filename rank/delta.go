@@ -213,6 +213,12 @@ func (m *measure) loop() error {
 			break
 		}
 		if now >= next && next < stopSending {
+			if j.size == 1 {
+				// One rank: its nodes' messages wait in its own queue,
+				// late only when the rank is; how late its bursts start
+				// measures that.
+				m.delays = append(m.delays, now-next)
+			}
 			m.burst()
 			next += m.gap()
 			busy = true

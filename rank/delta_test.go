@@ -71,6 +71,10 @@ func TestMeasureDelays(t *testing.T) {
 	if want := ChooseDelta(d.P999); d.Delta != want || d.Rule != DeltaRule {
 		t.Errorf("δ %g by %q; want %g by %q", d.Delta, d.Rule, want, DeltaRule)
 	}
+	one, err := MeasureDelays(Local(1)[0], sh) // one rank: how late its own bursts start
+	if err != nil || one.Count == 0 || one.Delta != ChooseDelta(one.P999) {
+		t.Errorf("one rank: %+v, %v", one, err)
+	}
 	if _, err := MeasureDelays(Local(1)[0], DelayShape{}); err == nil {
 		t.Error("a shape of zeros: no error")
 	}
