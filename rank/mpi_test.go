@@ -19,6 +19,7 @@ import (
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/wire"
 )
@@ -386,3 +387,85 @@ func (b *bouncer) stepFirst(out *proto.Output) { b.Step(proto.Input{Kind: proto.
 
 // done reports whether the bouncer has received iters messages.
 func (b *bouncer) done(iters int) bool { return b.got >= iters }
+
+// TestMPIParityOverhead: the overhead per failure of seeds run at once on
+// the ranks (RunSeeds) is distributed as in the simulator's runs of the
+// same seeds: a Mann–Whitney test does not reject it (p ≥ 0.001). Real
+// delays differ from the simulator's, so the runs differ message by message;
+// the distribution of what a failure costs must not.
+func TestMPIParityOverhead(t *testing.T) {
+	p := mpi.WorldSize()
+	n := max(16, 2*p)
+	var specs []bench.Spec
+	for seed := uint64(1); seed <= 3; seed++ {
+		specs = append(specs, bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: seed, Delta: 4e-3, CSTime: 1,
+			Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: 30, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}})
+	}
+	var recs []*results.Run
+	err := mpi.OnThread(func() error {
+		var err error
+		recs, err = RunSeeds(MPI{}, specs, Options{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("rank %d: %v", mpi.WorldRank(), err)
+	}
+	if mpi.WorldRank() != 0 {
+		return
+	}
+	var got, want []float64
+	late := int64(0)
+	for k, s := range specs {
+		r := recs[k]
+		if r.Seed != s.Seed || r.Failures != s.Faults.Crashes {
+			t.Errorf("record %d: seed %d, %d failures; want seed %d, %d", k, r.Seed, r.Failures, s.Seed, s.Faults.Crashes)
+		}
+		got = append(got, r.OverheadSamples...)
+		late += r.DelaysOverDelta
+		s.NoBaseline = true
+		sim, err := bench.Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, sim.OverheadSamples...)
+	}
+	_, pv, err := results.MannWhitney(got, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("N=%d P=%d, seeds 1..3 at once: overhead/failure %.2f on MPI, %.2f in the simulator, Mann–Whitney p = %.3g (%d deliveries later than δ)",
+		n, p, results.Estimated(got).Mean, results.Estimated(want).Mean, pv, late)
+	if pv < 1e-3 {
+		t.Errorf("MPI and simulator overheads differ: p = %.3g", pv)
+	}
+}
+
+// TestMPIMeasureDelays: every rank learns the same δ from a measurement on
+// real ranks, within the rule's bounds.
+func TestMPIMeasureDelays(t *testing.T) {
+	sh := DefaultDelayShape(mpi.WorldSize(), 2)
+	sh.Duration = 300 * time.Millisecond
+	var d Delays
+	err := mpi.OnThread(func() error {
+		var err error
+		d, err = MeasureDelays(MPI{}, sh)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("rank %d: %v", mpi.WorldRank(), err)
+	}
+	all, err := mpi.AllreduceFloat64([]float64{d.Delta, -d.Delta}, mpi.OpMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all[0] != d.Delta || -all[1] != d.Delta {
+		t.Errorf("rank %d: δ = %g, others between %g and %g", mpi.WorldRank(), d.Delta, -all[1], all[0])
+	}
+	if mpi.WorldSize() > 1 && (d.Count == 0 || d.Delta < DeltaFloor || d.Delta != ChooseDelta(d.P999)) {
+		t.Errorf("measured %+v", d)
+	}
+	if mpi.WorldRank() == 0 {
+		t.Logf("P=%d: %d delays, median %.1f µs, p99 %.1f µs, p99.9 %.1f µs, max %.1f µs: δ = %.1f µs",
+			mpi.WorldSize(), d.Count, d.Median*1e6, d.P99*1e6, d.P999*1e6, d.Max*1e6, d.Delta*1e6)
+	}
+}

@@ -109,27 +109,66 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 // With crashes and a baseline, the crash-free baseline runs at the same time
 // on the same ranks, as a second run.
 func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
-	s, pl, err := Check(spec, opt.Placement, comm.Size())
-	if err != nil {
+	recs, err := RunSeeds(comm, []bench.Spec{spec}, opt)
+	if err != nil || recs == nil {
 		return nil, err
 	}
+	return recs[0], nil
+}
+
+// MaxConcurrent is the most runs (seeds, each with its baseline) that
+// RunSeeds runs at once: frames name their run in a byte.
+const MaxConcurrent = 16
+
+// RunSeeds runs the experiments of specs at the same time on the ranks of
+// comm, as concurrent runs of one job (each with its crash-free baseline
+// beside it): specs differ only in their seeds, so a job of five seeds lasts
+// as long as one. Every rank calls it with the same arguments. It returns
+// the records, in the order of specs, on rank 0 and nil on the other ranks.
+// The first record carries the job's wall time and CPU seconds; the others
+// have none (they ran in the same time), so that merging them sums right.
+func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error) {
+	if len(specs) == 0 || len(specs) > MaxConcurrent {
+		return nil, &ValidationError{fmt.Errorf("rank: %d runs at once (1 to %d)", len(specs), MaxConcurrent)}
+	}
+	norm := make([]bench.Spec, len(specs))
+	var pl hypercube.Placement
+	for k, spec := range specs {
+		s, p, err := Check(spec, opt.Placement, comm.Size())
+		if err != nil {
+			return nil, err
+		}
+		if k > 0 && (s.Nodes != norm[0].Nodes || s.Delta != norm[0].Delta) {
+			return nil, &ValidationError{fmt.Errorf("rank: runs at once must have the same N and δ")}
+		}
+		norm[k], pl = s, p
+	}
+	s := norm[0]
 	wall := time.Now()
 	cpu0 := cpuSeconds()
 	_, own := comm.(MPI)
 	j := newJob(comm, comm.Rank(), comm.Size(), pl, s.Nodes)
 	j.progress, j.ownThread = s.Progress, own
 	defer j.close() // on errors; after the drain it is checked below
-	plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
-	j.runs = append(j.runs, newInstance(j, 0, s, plan))
-	if s.Trace != nil {
-		j.runs[0].tr = &tracer{sent: make([]uint64, j.size), recv: make([]uint64, j.size)}
+
+	crashRun := make([]int, len(norm)) // the index in j.runs of each spec's run
+	baseRun := make([]int, len(norm))  // … and of its baseline, -1 if none
+	for k, s := range norm {
+		plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
+		crashRun[k], baseRun[k] = len(j.runs), -1
+		crash := newInstance(j, uint8(len(j.runs)), s, plan)
+		j.runs = append(j.runs, crash)
+		if s.Faults.Crashes > 0 && !s.NoBaseline {
+			base := s
+			base.Faults = bench.FaultPlan{}
+			baseRun[k] = len(j.runs)
+			b := newInstance(j, uint8(len(j.runs)), base, nil)
+			b.until = crash.until // issue requests as long as the crash run
+			j.runs = append(j.runs, b)
+		}
 	}
-	if s.Faults.Crashes > 0 && !s.NoBaseline {
-		base := s
-		base.Faults = bench.FaultPlan{}
-		b := newInstance(j, 1, base, nil)
-		b.until = j.runs[0].until // issue requests as long as the crash run
-		j.runs = append(j.runs, b)
+	if s.Trace != nil { // a single run: the first
+		j.runs[0].tr = &tracer{sent: make([]uint64, j.size), recv: make([]uint64, j.size)}
 	}
 	bell, err := setupDoorbells(comm)
 	if err != nil {
@@ -199,24 +238,32 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	if err != nil || j.rank != 0 {
 		return nil, err
 	}
-	r := assemble(j.runs[0], all[0])
-	if len(all) > 1 && r.Failures > 0 {
-		var total, base int64
-		for _, rep := range all[0] {
-			total += rep.total()
+	recs := make([]*results.Run, len(norm))
+	for k, s := range norm {
+		r := assemble(j.runs[crashRun[k]], all[crashRun[k]])
+		if b := baseRun[k]; b >= 0 && r.Failures > 0 {
+			var total, base int64
+			for _, rep := range all[crashRun[k]] {
+				total += rep.total()
+			}
+			for _, rep := range all[b] {
+				base += rep.total()
+			}
+			r.BaselineMessages = base
+			r.OverheadDifferential = results.Estimated([]float64{float64(total-base) / float64(r.Failures)})
 		}
-		for _, rep := range all[1] {
-			base += rep.total()
+		if k > 0 {
+			r.CPUSecondsPerRank = nil // the job's, in the first record
+		} else {
+			r.WallSeconds = time.Since(wall).Seconds()
 		}
-		r.BaselineMessages = base
-		r.OverheadDifferential = results.Estimated([]float64{float64(total-base) / float64(r.Failures)})
+		recs[k] = r
+		if k == 0 && j.progress != nil {
+			j.progress(bench.Progress{Served: r.RequestsServed, Issued: r.RequestsIssued, Requests: s.Requests,
+				Failures: r.Failures, FailuresPlanned: r.Failures, Virtual: j.now(), Done: true})
+		}
 	}
-	r.WallSeconds = time.Since(wall).Seconds()
-	if j.progress != nil {
-		j.progress(bench.Progress{Served: r.RequestsServed, Issued: r.RequestsIssued, Requests: s.Requests,
-			Failures: r.Failures, FailuresPlanned: r.Failures, Virtual: j.now(), Done: true})
-	}
-	return r, nil
+	return recs, nil
 }
 
 // job is one rank's part of a run: its concurrent runs (instances) and the

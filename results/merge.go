@@ -27,10 +27,12 @@ func Merge(runs []*Run) *Run {
 		r.LateMessages, r.OverlappingCS, r.DuplicateTokens, r.MaxDelayDelta = 0, 0, 0, 0
 		r.Violation = ""
 		r.MeasuredMinDelayDelta = nil
+		r.MessagesIntraRank, r.MessagesInterRank, r.HopsPerMessage, r.DelaysOverDelta = 0, 0, 0, 0
+		r.StartSkewDelta, r.MalformedFrames, r.MalformedExample, r.CPUSecondsPerRank = 0, 0, "", nil
 	}
 	zero(&m)
 	m.FaultModelBroken = ""
-	var phases float64
+	var phases, hops float64
 	m.OpenCubeAtEnd = true
 	for _, r := range runs {
 		m.OpenCubeAtEnd = m.OpenCubeAtEnd && r.OpenCubeAtEnd
@@ -61,6 +63,23 @@ func Merge(runs []*Run) *Run {
 		m.WallSeconds += r.WallSeconds
 		m.VirtualSeconds += r.VirtualSeconds
 		m.LateMessages += r.LateMessages
+		// MPI: seeds that ran at once in one job share its CPU time,
+		// which only the first record carries (rank.RunSeeds).
+		m.MessagesIntraRank += r.MessagesIntraRank
+		m.MessagesInterRank += r.MessagesInterRank
+		hops += r.HopsPerMessage * float64(r.MessagesTotal)
+		m.DelaysOverDelta += r.DelaysOverDelta
+		m.StartSkewDelta = max(m.StartSkewDelta, r.StartSkewDelta)
+		m.MalformedFrames += r.MalformedFrames
+		if m.MalformedExample == "" {
+			m.MalformedExample = r.MalformedExample
+		}
+		for k, c := range r.CPUSecondsPerRank {
+			if k >= len(m.CPUSecondsPerRank) {
+				m.CPUSecondsPerRank = append(m.CPUSecondsPerRank, 0)
+			}
+			m.CPUSecondsPerRank[k] += c
+		}
 		m.OverlappingCS += r.OverlappingCS
 		m.DuplicateTokens += r.DuplicateTokens
 		if r.MaxDelayDelta > m.MaxDelayDelta {
@@ -99,6 +118,9 @@ func Merge(runs []*Run) *Run {
 			rec = append(rec, r.RecoveryDelta.Mean)
 		}
 		recSamples = append(recSamples, r.RecoverySamples...)
+	}
+	if m.MessagesTotal > 0 {
+		m.HopsPerMessage = hops / float64(m.MessagesTotal)
 	}
 	if m.SearchesStarted > 0 {
 		m.SearchPhasesMean = phases / float64(m.SearchesStarted)

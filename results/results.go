@@ -169,7 +169,14 @@ type Run struct {
 	DelaysOverDelta   int64   `json:"delays_over_delta"`
 	// StartSkewDelta is how late the last rank started, in δ (0: every
 	// rank was waiting for the common start).
-	StartSkewDelta    float64   `json:"start_skew_delta,omitempty"`
+	StartSkewDelta float64 `json:"start_skew_delta,omitempty"`
+	// DeltaAuto: δ was measured before the run (--delta auto, the default
+	// under MPI); DeltaMeasured is that measurement and the δ chosen.
+	DeltaAuto     bool              `json:"delta_auto,omitempty"`
+	DeltaMeasured *DelayMeasurement `json:"delta_measured,omitempty"`
+	// Parity compares the overhead per failure of this MPI run with the
+	// simulator's runs of the same seeds.
+	Parity            *Parity   `json:"parity,omitempty"`
 	MalformedFrames   int64     `json:"malformed_frames,omitempty"`
 	MalformedExample  string    `json:"malformed_example,omitempty"`
 	CPUSecondsPerRank []float64 `json:"cpu_seconds_per_rank,omitempty"`
@@ -209,4 +216,36 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
+}
+
+// DelayMeasurement is the distribution of one-way delivery delays that the
+// MPI ranks measured before a run (--delta auto), in seconds, and the δ
+// chosen from it.
+type DelayMeasurement struct {
+	Count   int     `json:"count"`
+	Median  float64 `json:"median_seconds"`
+	P99     float64 `json:"p99_seconds"`
+	P999    float64 `json:"p999_seconds"`
+	Max     float64 `json:"max_seconds"`
+	Seconds float64 `json:"measured_for_seconds"`
+	// Delta is the δ chosen, by Rule.
+	Delta float64 `json:"delta_seconds"`
+	Rule  string  `json:"rule"`
+}
+
+// Parity is a two-sample test of the per-failure overhead of an MPI run
+// against the simulator's runs of the same seeds.
+type Parity struct {
+	// Test names the test: "mann-whitney" (two-sided, normal
+	// approximation with the tie correction).
+	Test string `json:"test"`
+	// PValue is the test's p-value: the probability of a difference at
+	// least as large if both samples came from one distribution.
+	PValue float64 `json:"p_value"`
+	// The simulator's runs: their seeds, failures and mean overhead.
+	SimSeeds   []uint64 `json:"sim_seeds"`
+	SimSamples int      `json:"sim_samples"`
+	SimMean    float64  `json:"sim_mean"`
+	MPISamples int      `json:"mpi_samples"`
+	MPIMean    float64  `json:"mpi_mean"`
 }

@@ -60,10 +60,12 @@ type options struct {
 	trace    string
 	delta    float64
 	csTime   float64
-	think    float64
-	minDelay float64
-	fifo     bool
-	check    string
+	// deltaAuto: δ is measured before the runs (--delta auto; MPI only).
+	deltaAuto bool
+	think     float64
+	minDelay  float64
+	fifo      bool
+	check     string
 
 	crashes      int
 	crashSpacing string
@@ -104,7 +106,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it)")
-	fs.Float64Var(&o.delta, "delta", bench.DefaultDelta, "δ, the bound on message delay, in seconds, in [1e-9, 1000] (under MPI: 0.004 unless given)")
+	o.delta = bench.DefaultDelta
+	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000], or auto (MPI only, and its default: measured on the ranks before the runs; docs/mpi.md)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
 	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
 	fs.Float64Var(&o.minDelay, "min-delay", 0, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ])")
@@ -206,6 +209,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	} else if viaMPI {
 		return runMPI(&o, fs, stdout, stderr)
+	}
+	if o.deltaAuto {
+		fmt.Fprintf(stderr, "ocbench: %v\n", errDeltaAuto)
+		return 2
 	}
 	code, err := execute(&o, fs, stdout, stderr)
 	if err != nil {
@@ -353,12 +360,7 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 	}
 	set("workload", func() { o.workload = "poisson" })
 	set("requests", func() { o.requests = 1 })
-	set("repeat", func() {
-		o.repeat = 5
-		if o.runtimeInfo != nil {
-			o.repeat = 1 // real time: one run of each size (README, "Running on MPI")
-		}
-	})
+	set("repeat", func() { o.repeat = 5 })    // under MPI too: the seeds run at once (rank.RunSeeds)
 	set("think", func() { o.thinkPerN = 10 }) // 10·N·cs-time, set per N in configs
 	set("crash-every", func() { o.crashEvery = 50 })
 	set("downtime", func() { o.downtime = 20 })
@@ -378,6 +380,11 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	if err != nil {
 		return 2, err // an --out that cannot be written is bad input, found before anything runs
 	}
+	if o.runtimeInfo != nil && o.deltaAuto {
+		if err := measureDelta(o, list, stderr); err != nil {
+			return 1, err
+		}
+	}
 	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
 	if o.trace != "" {
@@ -394,22 +401,19 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	rep := &results.Report{}
 	violations := 0
 	for _, c := range list {
-		var runs []*results.Run
-		for k := 0; k < o.repeat; k++ {
-			s := c.spec
-			s.Seed = c.spec.Seed + uint64(k)
-			s.Progress = prog.callback()
-			r, err := runSpec(o, s)
-			if err != nil {
-				prog.finish()
-				return 1, fmt.Errorf("run %s N=%d seed %d: %w", s.Algorithm, s.Nodes, s.Seed, err)
-			}
-			runs = append(runs, r)
+		runs, err := runSeeds(o, c.spec, prog)
+		if err != nil {
+			prog.finish()
+			return 1, err
 		}
 		if o.runtimeInfo != nil && o.runtimeInfo.rank != 0 {
 			continue // the record is rank 0's
 		}
 		r := results.Merge(runs)
+		if err := checkParity(o, c.spec, r); err != nil {
+			prog.finish()
+			return 1, err
+		}
 		if c.paper > 0 {
 			r.Paper = &results.PaperComparison{PerFailure: c.paper, Ratio: r.OverheadPerFailure.Mean / c.paper}
 		}
@@ -504,6 +508,9 @@ func header(o *options, list []config) []string {
 		}
 		rt = fmt.Sprintf("MPI, %d ranks (%s), placement %s", ri.ranks, lib, ri.placement)
 		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: no two nodes in the CS (from every entry and exit)", s.Delta)
+		if ri.delays != nil {
+			timing = deltaLine(ri.delays) + ", wall-clock timers, FIFO between ranks, checks: no two nodes in the CS (from every entry and exit)"
+		}
 	}
 	h := []string{
 		fmt.Sprintf("ocbench %s — runtime: %s, %s", version, rt, what),

@@ -16,11 +16,10 @@ import (
 	"github.com/ocbench/ocbench/results"
 )
 
-// DefaultMPIDelta is δ under MPI when --delta is not given. With 32 ranks
-// oversubscribed on 2 cores, a broadcast to 31 ranks often takes 2–5 ms to
-// be delivered everywhere: at δ = 2 ms such late deliveries came in bursts
-// that broke the failure protocol's premise; at 4 ms they are a handful per
-// run (README, "Running on MPI").
+// DefaultMPIDelta is the δ that the flags are checked with under --delta
+// auto (the default under MPI) before δ is measured, and the fixed default
+// before it was: with 32 ranks oversubscribed on 2 cores, a broadcast to 31
+// ranks often takes 2–5 ms to be delivered everywhere (docs/mpi.md).
 const DefaultMPIDelta = 4e-3
 
 // launcher returns the world size and this process's rank as announced by
@@ -83,7 +82,10 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 		o.save.noSave, o.save.quiet = true, true // rank 0 saves and shows progress
 	}
 	if !fs.Changed("delta") {
-		o.delta = DefaultMPIDelta
+		o.deltaAuto = true
+	}
+	if o.deltaAuto {
+		o.delta = DefaultMPIDelta // until measured (measureDelta)
 	}
 	o.runtimeInfo = &runtimeInfo{ranks: size, rank: me, library: mpi.LibraryVersion(), placement: o.placement}
 	var code int
@@ -118,26 +120,76 @@ type runtimeInfo struct {
 	ranks, rank int
 	library     string
 	placement   string
-	records     []*results.Run // rank 0: the records of the runs so far
+	records     []*results.Run            // rank 0: the records of the runs so far
+	delays      *results.DelayMeasurement // --delta auto: the measurement
 }
 
 // simRun runs one experiment in the simulator (tests replace it).
 var simRun = bench.Run
 
-// runSpec runs one experiment in the runtime of o.
-func runSpec(o *options, s bench.Spec) (*results.Run, error) {
-	if o.runtimeInfo == nil {
-		return simRun(s)
+// runSeeds runs spec with the seeds of --repeat (spec.Seed, spec.Seed+1, …)
+// in the runtime of o: one after the other in the simulator, at once under
+// MPI (up to rank.MaxConcurrent seeds in one job). Under MPI, only rank 0
+// gets the records.
+func runSeeds(o *options, spec bench.Spec, prog *progress) ([]*results.Run, error) {
+	var runs []*results.Run
+	for first := 0; first < o.repeat; {
+		k := 1
+		if o.runtimeInfo != nil {
+			k = min(o.repeat-first, rank.MaxConcurrent)
+		}
+		specs := make([]bench.Spec, k)
+		for i := range specs {
+			specs[i] = spec
+			specs[i].Seed = spec.Seed + uint64(first+i)
+		}
+		specs[0].Progress = scaled(prog.callback(), k)
+		got, err := runBatch(o, specs)
+		if err != nil {
+			seeds := fmt.Sprint(specs[0].Seed)
+			if k > 1 {
+				seeds = fmt.Sprintf("s %d..%d", specs[0].Seed, specs[k-1].Seed)
+			}
+			return nil, fmt.Errorf("run %s N=%d seed%s: %w", spec.Algorithm, spec.Nodes, seeds, err)
+		}
+		runs = append(runs, got...)
+		first += k
 	}
-	r, err := rank.Run(rank.MPI{}, s, rank.Options{Placement: o.placement})
-	if r != nil {
+	return runs, nil
+}
+
+// scaled shows the progress of k runs at once as k times the first one's.
+func scaled(f func(bench.Progress), k int) func(bench.Progress) {
+	if f == nil || k == 1 {
+		return f
+	}
+	return func(b bench.Progress) {
+		b.Served, b.Issued, b.Failures, b.FailuresPlanned = b.Served*int64(k), b.Issued*int64(k), b.Failures*k, b.FailuresPlanned*k
+		f(b)
+	}
+}
+
+// runBatch runs specs (the same experiment with different seeds) in the
+// runtime of o.
+func runBatch(o *options, specs []bench.Spec) ([]*results.Run, error) {
+	if o.runtimeInfo == nil {
+		r, err := simRun(specs[0])
+		if err != nil {
+			return nil, err
+		}
+		return []*results.Run{r}, nil
+	}
+	recs, err := rank.RunSeeds(rank.MPI{}, specs, rank.Options{Placement: o.placement})
+	for _, r := range recs {
+		r.DeltaAuto = o.deltaAuto
+		r.DeltaMeasured = o.runtimeInfo.delays
 		o.runtimeInfo.records = append(o.runtimeInfo.records, r)
 	}
 	var ve *rank.ValidationError
 	if err != nil && !errors.As(err, &ve) {
 		return nil, runError{err}
 	}
-	return r, err
+	return recs, err
 }
 
 // runError is a failure of the runtime during a run (not bad input).

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/rank"
+	"github.com/ocbench/ocbench/results"
+)
+
+// deltaFlag is --delta: seconds, or auto (measured before the run, MPI only).
+type deltaFlag struct {
+	v    *float64
+	auto *bool
+}
+
+func (d deltaFlag) String() string {
+	if *d.auto {
+		return "auto"
+	}
+	return strconv.FormatFloat(*d.v, 'g', -1, 64)
+}
+
+func (d deltaFlag) Set(s string) error {
+	if s == "auto" {
+		*d.auto = true
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%q is neither seconds nor auto", s)
+	}
+	*d.v, *d.auto = f, false
+	return nil
+}
+
+func (d deltaFlag) Type() string { return "seconds|auto" }
+
+// errDeltaAuto refuses --delta auto in the simulator, whose δ is virtual:
+// there is nothing to measure, and any value gives the same run in units of δ.
+var errDeltaAuto = fmt.Errorf("--delta auto: only MPI runs measure δ (the simulator's δ is virtual: give seconds, or leave the default %gs)", bench.DefaultDelta)
+
+// measureDelta measures delivery delays on the ranks (every rank calls it,
+// after the input was found good on every rank) and sets the chosen δ in
+// o and in every configuration.
+func measureDelta(o *options, list []config, stderr io.Writer) error {
+	ri := o.runtimeInfo
+	concurrent := min(o.repeat, rank.MaxConcurrent)
+	if list[0].spec.Faults.Crashes > 0 && !list[0].spec.NoBaseline {
+		concurrent *= 2 // each seed's baseline runs beside it
+	}
+	d, err := rank.MeasureDelays(rank.MPI{}, rank.DefaultDelayShape(ri.ranks, concurrent))
+	if err != nil {
+		return runError{fmt.Errorf("measuring δ: %w", err)}
+	}
+	ri.delays = &d
+	o.delta = d.Delta
+	for k := range list {
+		list[k].spec.Delta = d.Delta
+	}
+	if !o.save.quiet {
+		est := 0.0 // the fault plans' and workloads' length: the seeds of a size run at once
+		for _, c := range list {
+			plan := c.spec.Faults.Schedule(c.spec.Seed, c.spec.Nodes, c.spec.Delta)
+			est += bench.WorkloadEnd(c.spec, plan) + bench.Settle(c.spec)
+		}
+		fmt.Fprintf(stderr, "ocbench: %s; the fault plans last about %.0f s\n", deltaLine(&d), est)
+	}
+	return nil
+}
+
+// deltaLine describes a measured δ in one line (the header's and stderr's).
+func deltaLine(d *results.DelayMeasurement) string {
+	return fmt.Sprintf("δ = %s (auto: %s over %d one-way delays measured in %.1fs: median %s, p99 %s, p99.9 %s, max %s)",
+		dur(d.Delta), d.Rule, d.Count, d.Seconds, dur(d.Median), dur(d.P99), dur(d.P999), dur(d.Max))
+}
+
+// dur formats seconds with a unit that suits them: 4.1 ms, 35 µs.
+func dur(s float64) string {
+	switch {
+	case s >= 1:
+		return fmt.Sprintf("%.3g s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.3g ms", s*1e3)
+	}
+	return fmt.Sprintf("%.3g µs", s*1e6)
+}
+
+// checkParity compares, under MPI, the overhead per failure of r (the
+// merged record of spec's seeds) with the simulator's runs of the same
+// seeds, run here on rank 0 (the nodes' code is the same), by a
+// Mann–Whitney test, and sets r.Parity.
+func checkParity(o *options, spec bench.Spec, r *results.Run) error {
+	if o.runtimeInfo == nil || spec.Faults.Crashes == 0 || len(r.OverheadSamples) == 0 {
+		return nil
+	}
+	seeds := r.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{r.Seed}
+	}
+	var sim []float64
+	for _, seed := range seeds {
+		s := spec
+		s.Seed, s.Progress, s.NoBaseline = seed, nil, true
+		got, err := simRun(s)
+		if err != nil {
+			return fmt.Errorf("parity: the simulator's run of seed %d: %w", seed, err)
+		}
+		sim = append(sim, got.OverheadSamples...)
+	}
+	if len(sim) == 0 {
+		return nil
+	}
+	_, p, err := results.MannWhitney(r.OverheadSamples, sim)
+	if err != nil {
+		return fmt.Errorf("parity: %w", err)
+	}
+	r.Parity = &results.Parity{Test: "mann-whitney", PValue: p, SimSeeds: seeds,
+		SimSamples: len(sim), SimMean: results.Estimated(sim).Mean,
+		MPISamples: len(r.OverheadSamples), MPIMean: r.OverheadPerFailure.Mean}
+	return nil
+}
