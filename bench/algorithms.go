@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo/kofl"
 	"github.com/ocbench/ocbench/algo/lamport"
 	"github.com/ocbench/ocbench/algo/neilsenmizuno"
 	"github.com/ocbench/ocbench/algo/quorum"
@@ -39,6 +40,7 @@ var Algorithms = map[string]proto.Algorithm{
 	"singhal":               retained.Singhal,
 	"singhal-token":         singhaltoken.Algorithm{},
 	"neilsen-mizuno":        neilsenmizuno.Algorithm{},
+	"kofl":                  koflAlgorithm{kofl.Algorithm{Config: kofl.Config{Ell: DefaultEll, K: DefaultEll}}},
 }
 
 // Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),
