@@ -80,6 +80,14 @@ type options struct {
 	repair       bool
 	protocol     string
 
+	ell          int
+	kMax         int
+	transient    string
+	corruptions  int
+	corruptEvery float64
+	linkCap      int
+	search       int
+
 	runtime     string
 	placement   string
 	runtimeInfo *runtimeInfo // set under MPI
@@ -124,6 +132,13 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
 	fs.StringVar(&o.protocol, "protocol", bench.ProtocolOCBench, "the open-cube failure protocol: ocbench (the project's: requesters watch the holders of their requests, confirmed regeneration) or paper (§5 as written: suspicion on a 2·pmax·δ clock, regeneration at once; can make two tokens, docs/failures.md)")
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
+	fs.IntVar(&o.ell, "ell", 0, fmt.Sprintf("k-exclusion (kofl): ℓ, the units of the resource (tokens), in 1..%d (0: %d)", bench.MaxEll, bench.DefaultEll))
+	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion (kofl): K, the most units a request asks for, in 1..ℓ (0: ℓ); each request asks for k in 1..K, drawn from the seed and its serial")
+	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap) or during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected); all from the seed")
+	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
+	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
+	fs.IntVar(&o.linkCap, "link-cap", bench.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", bench.MaxLinkCap))
+	fs.IntVar(&o.search, "search", 0, "worst-case search: run this many seeds from --seed (each a different arbitrary configuration or fault plan) and report the worst stabilization with its seed and replay command (a random search; like --repeat, with the worst run singled out)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
 	addSaveFlags(fs, &o.save)
@@ -245,6 +260,21 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	if o.repeat < 1 || o.repeat > 10000 {
 		return nil, usageError{fmt.Errorf("--repeat: %d is not in 1..10000", o.repeat)}
 	}
+	if o.search != 0 {
+		switch {
+		case o.search < 1 || o.search > 1000000:
+			return nil, usageError{fmt.Errorf("--search: %d is not in 1..1000000", o.search)}
+		case fs.Changed("repeat"):
+			return nil, usageError{fmt.Errorf("--search: it runs its own seeds; drop --repeat")}
+		case o.transient == "none" || o.transient == "":
+			return nil, usageError{fmt.Errorf("--search: the worst-case search is over transient faults; give --transient initial or during")}
+		}
+		o.repeat = o.search
+	}
+	named := map[string]bool{} // algorithms named, not from a group
+	for _, a := range o.algos {
+		named[a] = true
+	}
 	type shape struct {
 		algo    string
 		nodes   int
@@ -294,6 +324,17 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: o.crashSpacing, Every: o.crashEvery, Start: o.crashStart,
 				Down: o.downtime, DownDist: o.downtimeDist, Permanent: o.permanent, Target: o.crashTarget},
 			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair, Protocol: o.protocol}
+		// --ell, --k-max and --transient go to the algorithms that take
+		// them, and to any algorithm named (which Validate then refuses).
+		if named[sh.algo] || bench.IsKExclusion(sh.algo) {
+			s.Ell, s.KMax = o.ell, o.kMax
+		}
+		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
+			s.Transient = bench.TransientPlan{Mode: o.transient, Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
+		}
+		if s.Workload == "each" && !named[sh.algo] && bench.IsKExclusion(sh.algo) {
+			continue // each counts attributed messages; a group's k-exclusion algorithms sit it out
+		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
 			s.Check = sim.CheckFull
 		}
@@ -424,7 +465,13 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		if list[0].spec.Faults.Crashes > 0 {
 			cols = results.CrashColumns
 		}
+		if list[0].spec.Transient.On() {
+			cols = results.StabilizationColumns
+		}
 		err = results.WriteTable(w, header(o, list), cols, rep.Runs)
+		if err == nil {
+			err = writeStabilization(w, list, rep.Runs)
+		}
 	}
 	if err == nil {
 		err = w.Flush()
@@ -502,6 +549,7 @@ func header(o *options, list []config) []string {
 		whatRan(list, o.runtimeInfo),
 		timing,
 	}
+	h = append(h, kexclusionLines(list)...)
 	if s.Faults.Crashes > 0 {
 		plan := s.Faults
 		plan.Crashes = 0
