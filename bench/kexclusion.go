@@ -38,6 +38,19 @@ func (a koflAlgorithm) Units() (int, int) { return a.Ell, a.K }
 // Legitimate implements proto.SelfStabilizingAlgorithm.
 func (koflAlgorithm) Legitimate(s proto.System) error { return kofl.Legitimate(s) }
 
+// Invariants implements proto.Algorithm: kofl's safety check. Its
+// legitimacy predicate is not among them: the simulator evaluates it after
+// every step itself (sim.Config.Legitimate), and enforces its closure.
+func (a koflAlgorithm) Invariants(crashes bool) []proto.Invariant {
+	var out []proto.Invariant
+	for _, inv := range a.Algorithm.Invariants(crashes) {
+		if inv.Name != "kofl_legitimate" {
+			out = append(out, inv)
+		}
+	}
+	return out
+}
+
 // Round implements proto.SelfStabilizingAlgorithm: a round is a CToken
 // traversal (Root's START), and the CToken's hops measure it.
 func (koflAlgorithm) Round() (string, proto.MsgType) { return "traversal", kofl.CToken }
