@@ -271,6 +271,15 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		o.repeat = o.search
 	}
+	// The spec reads 0 as the default: refuse an explicit 0.
+	switch {
+	case o.corruptions == 0:
+		return nil, usageError{fmt.Errorf("--corruptions: 0 is not in 1..%d", bench.MaxCrashes)}
+	case o.corruptEvery == 0:
+		return nil, usageError{fmt.Errorf("--corrupt-every: 0 is not in (0, %s] (δ)", num(bench.MaxTime))}
+	case o.linkCap == 0:
+		return nil, usageError{fmt.Errorf("--link-cap: 0 is not in 1..%d", bench.MaxLinkCap)}
+	}
 	named := map[string]bool{} // algorithms named, not from a group
 	for _, a := range o.algos {
 		named[a] = true
