@@ -350,6 +350,9 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if err := s.Validate(); err != nil {
 			return nil, usageError{err}
 		}
+		if o.runtimeInfo != nil && (bench.IsKExclusion(s.Algorithm) || bench.IsSelfStabilizing(s.Algorithm)) {
+			return nil, usageError{fmt.Errorf("--algo: %s runs in the simulator only for now (the MPI runtime knows neither k-exclusion nor a round that never ends); use --runtime sim", s.Algorithm)}
+		}
 		if err := checkSpec(o, s); err != nil {
 			return nil, usageError{err}
 		}
