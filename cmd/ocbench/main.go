@@ -530,6 +530,9 @@ func header(o *options, list []config) []string {
 	if s.Faults.Crashes > 0 {
 		what = "with crashes"
 	}
+	if s.Transient.On() {
+		what = "with transient faults"
+	}
 	if o.preset != "" {
 		what += ", preset " + o.preset
 	}
@@ -577,7 +580,7 @@ func header(o *options, list []config) []string {
 		if s.LateFraction > 0 {
 			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
 		}
-	} else {
+	} else if !s.Transient.On() {
 		if s.FT {
 			h = append(h, protocolLine(s.Protocol, e), "detection/req: heartbeats and chases per served request; false susp.: suspicions of a live node (must be 0 without crashes)")
 		}
