@@ -103,7 +103,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags)")
-	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every one), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
+	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: kofl), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+strings.Join(bench.Workloads, ", "))
@@ -602,7 +602,7 @@ func meanDelay(o *options, s bench.Spec) string {
 	return fmt.Sprintf(" (one message takes %gδ on average)", (1+s.MinDelay)/2)
 }
 
-// expandAlgos expands the groups of --algo (all, survey, ft) into names,
+// expandAlgos expands the groups of --algo (all, kexclusion, survey, ft) into names,
 // each once, in the order given.
 func expandAlgos(given []string) []string {
 	var algos []string
@@ -610,7 +610,19 @@ func expandAlgos(given []string) []string {
 		group := []string{a}
 		switch a {
 		case "all":
-			group = bench.AlgorithmNames()
+			group = nil // mutual exclusion: the k-exclusion algorithms have their own group
+			for _, n := range bench.AlgorithmNames() {
+				if !bench.IsKExclusion(n) {
+					group = append(group, n)
+				}
+			}
+		case "kexclusion":
+			group = nil
+			for _, n := range bench.AlgorithmNames() {
+				if bench.IsKExclusion(n) {
+					group = append(group, n)
+				}
+			}
 		case "survey":
 			group = bench.Survey
 		case "ft":
