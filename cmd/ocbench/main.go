@@ -344,9 +344,6 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
 			s.Transient = bench.TransientPlan{Mode: o.transient, Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
 		}
-		if s.Workload == "each" && !named[sh.algo] && bench.IsKExclusion(sh.algo) {
-			continue // each counts attributed messages; a group's k-exclusion algorithms sit it out
-		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
 			s.Check = sim.CheckFull
 		}
