@@ -197,6 +197,7 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 	if o.transient != nil {
 		stab.InventedCS = o.transient.invented
 	}
+	stab.Injected, stab.Destroyed = s.Stats.Injected, s.Stats.Destroyed
 	stab.Runs = []results.StabRun{run}
 	stab.Summarize()
 	r.Stabilization = stab

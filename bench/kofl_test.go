@@ -113,3 +113,29 @@ func TestKoflInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestKoflCorruptions: over a few seeds the during plan strikes with every
+// kind of event — nodes scrambled (their invented critical sections
+// ended), messages injected (junk, duplicates) and destroyed — and every
+// run stabilizes after its last event with every request served.
+func TestKoflCorruptions(t *testing.T) {
+	var invented, injected, destroyed int64
+	for seed := uint64(1); seed <= 12; seed++ {
+		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 40, Workload: "saturated", Seed: seed, CSTime: 1, Ell: 3, KMax: 2,
+			Check: sim.CheckFull, Transient: TransientPlan{Mode: "during", Events: 8, Every: 10}}
+		r, err := Run(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := r.Stabilization
+		if r.Violation != "" || st == nil || st.NotStabilized != 0 || st.Runs[0].Faults != 8 || r.RequestsServed != r.RequestsIssued {
+			t.Fatalf("seed %d: %s; stabilization %+v; served %d of %d", seed, r.Violation, st, r.RequestsServed, r.RequestsIssued)
+		}
+		invented += st.InventedCS
+		injected += st.Injected
+		destroyed += st.Destroyed
+	}
+	if invented == 0 || injected == 0 || destroyed == 0 {
+		t.Errorf("over 12 seeds: %d invented critical sections, %d messages injected, %d destroyed; want each > 0", invented, injected, destroyed)
+	}
+}

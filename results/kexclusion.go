@@ -32,6 +32,10 @@ type Stabilization struct {
 	// node left in the critical section, or with a request, by a fault):
 	// the runtime ended them after the CS time.
 	InventedCS int64 `json:"invented_cs"`
+	// Injected counts the messages faults put in the links (junk,
+	// duplicates), Destroyed those they took out.
+	Injected  int64 `json:"messages_injected"`
+	Destroyed int64 `json:"messages_destroyed"`
 }
 
 // StabRun is one run's stabilization.
@@ -77,6 +81,8 @@ func mergeStabilization(runs []*Run) *Stabilization {
 		}
 		m.Runs = append(m.Runs, r.Stabilization.Runs...)
 		m.InventedCS += r.Stabilization.InventedCS
+		m.Injected += r.Stabilization.Injected
+		m.Destroyed += r.Stabilization.Destroyed
 	}
 	if m != nil {
 		m.Summarize()
