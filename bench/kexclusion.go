@@ -195,7 +195,7 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 		}
 	}
 	if o.transient != nil {
-		stab.InventedCS = o.transient.invented
+		stab.InventedCS = o.transient.Invented()
 	}
 	stab.Injected, stab.Destroyed = s.Stats.Injected, s.Stats.Destroyed
 	stab.Runs = []results.StabRun{run}

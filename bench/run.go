@@ -397,11 +397,11 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	var junk []proto.Message
 	var corruptions []float64
 	if spec.Transient.On() {
-		tr = &transient{nodes: nodes, rng: rand.New(rand.NewPCG(spec.Seed, streamTransient)), cs: spec.CSTime * delta,
-			faultCS: make([]bool, spec.Nodes)}
+		tr = &transient{InventedCS: &InventedCS{nodes: nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
+			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
 		corruptions = spec.Transient.corruptionTimes(tr.rng, delta)
 		if spec.Transient.Mode == "initial" {
-			junk = tr.arbitrary(spec.Transient.LinkCap)
+			junk = arbitrary(nodes, tr.rng, spec.Transient.LinkCap) // ArbitraryConfiguration's draws
 		}
 		if k := len(corruptions); k > 0 {
 			until = max(until, corruptions[k-1]+settle)
@@ -459,7 +459,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 				repair.entered(id)
 				return
 			}
-			if tr != nil && tr.entered(id, tag) {
+			if tr != nil && tr.Entered(id, tag) {
 				return
 			}
 			if ell > 0 && s.Stab().Legit {
@@ -495,13 +495,17 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta, NeverQuiet: selfStab})
 	drv.poll = limit.poll
 	if tr != nil {
-		tr.s, tr.drv = s, drv
+		tr.s, tr.host, tr.drv = s, s, drv
 		for _, m := range junk {
 			s.Inject(m)
 		}
 		if spec.Transient.Mode == "initial" {
 			s.Fault()
-			tr.sweep()
+			all := make([]proto.NodeID, spec.Nodes)
+			for i := range all {
+				all[i] = proto.NodeID(i)
+			}
+			tr.Sweep(all)
 		}
 		for _, at := range corruptions {
 			s.After(at, tr.corrupt)

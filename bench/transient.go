@@ -138,47 +138,40 @@ func (p TransientPlan) corruptionTimes(rng *rand.Rand, delta float64) []float64 
 	return out
 }
 
-// transient injects a run's transient faults and keeps the workload whole
-// across them: a critical section a fault invents (a node in the critical
-// section that the workload did not put there) ends after the CS time,
-// and a request of the workload that a fault wiped out is issued again.
-type transient struct {
-	s       *sim.Sim
+// InventedCS keeps a workload whole across transient faults, on any
+// runtime (a Host): a critical section a fault invents (a node in the
+// critical section that the workload did not put there, or an entry for a
+// request it did not make) ends after the CS time, and a request of the
+// workload that a fault wiped out is issued again.
+type InventedCS struct {
+	host    Host
 	drv     *Workload
 	nodes   []proto.Node
-	rng     *rand.Rand
 	cs      float64 // seconds
 	faultCS []bool  // a fault's critical section is under way at the node
-	// invented counts the critical sections faults invented (entered
-	// without a request of the workload).
+	// invented counts the critical sections faults invented.
 	invented int64
 }
 
-// arbitrary scrambles every node (before the simulator is built) and
-// returns the junk messages for the links.
-func (t *transient) arbitrary(linkCap int) []proto.Message {
-	for _, nd := range t.nodes {
-		nd.(proto.Corruptible).Scramble(t.rng)
-	}
-	var junk []proto.Message
-	for _, nd := range t.nodes {
-		c := nd.(proto.Corruptible)
-		for range t.rng.IntN(linkCap + 1) {
-			junk = append(junk, c.Junk(t.rng))
-		}
-	}
-	return junk
+// NewInventedCS returns the keeper of the workload drv of the nodes on
+// host, whose critical sections last cs seconds.
+func NewInventedCS(host Host, drv *Workload, nodes []proto.Node, cs float64) *InventedCS {
+	return &InventedCS{host: host, drv: drv, nodes: nodes, cs: cs, faultCS: make([]bool, len(nodes))}
 }
 
-// sweep ends the critical sections that faults invented, at every node.
-func (t *transient) sweep() {
-	for i := range t.nodes {
-		t.scrambled(proto.NodeID(i))
+// Invented returns the number of critical sections faults invented.
+func (t *InventedCS) Invented() int64 { return t.invented }
+
+// Sweep ends the critical sections that faults invented at the nodes ids
+// (after an arbitrary initial configuration: every node a runtime hosts).
+func (t *InventedCS) Sweep(ids []proto.NodeID) {
+	for _, id := range ids {
+		t.Scrambled(id)
 	}
 }
 
-// scrambled is called after node id's state was scrambled.
-func (t *transient) scrambled(id proto.NodeID) {
+// Scrambled is called after node id's state was scrambled.
+func (t *InventedCS) Scrambled(id proto.NodeID) {
 	v := t.nodes[id].View()
 	switch {
 	case t.faultCS[id]:
@@ -186,27 +179,28 @@ func (t *transient) scrambled(id proto.NodeID) {
 	case v.InCS && !t.drv.InCS(id):
 		t.endFaultCS(id)
 	case t.drv.Waiting(id):
-		t.s.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+		t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
 	}
 }
 
 // endFaultCS makes node id leave the critical section a fault put it in,
 // after the CS time, and then re-issues the workload's request if one
 // waits.
-func (t *transient) endFaultCS(id proto.NodeID) {
+func (t *InventedCS) endFaultCS(id proto.NodeID) {
 	t.faultCS[id] = true
-	t.s.Input(t.cs, id, proto.ExitCS, 0)
-	t.s.After(t.cs, func() {
+	t.host.Input(t.cs, id, proto.ExitCS, 0)
+	t.host.After(t.cs, func() {
 		t.faultCS[id] = false
 		if t.drv.Waiting(id) {
-			t.s.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+			t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
 		}
 	})
 }
 
-// entered reports whether node id's entry for tag is a fault's (a request
-// the workload did not make): it then ends it.
-func (t *transient) entered(id proto.NodeID, tag uint32) bool {
+// Entered reports whether node id's entry for tag is a fault's (a request
+// the workload did not make): it then ends it, and the runtime must not
+// tell the workload.
+func (t *InventedCS) Entered(id proto.NodeID, tag uint32) bool {
 	if tag != 0 && t.drv.Waiting(id) && t.drv.reqTag[id] == tag {
 		return false
 	}
@@ -215,6 +209,39 @@ func (t *transient) entered(id proto.NodeID, tag uint32) bool {
 		t.endFaultCS(id)
 	}
 	return true
+}
+
+// transient injects a simulated run's transient faults (the during plan's
+// corruption events need the simulator's view of the links) and keeps its
+// workload whole across them.
+type transient struct {
+	*InventedCS
+	s   *sim.Sim
+	rng *rand.Rand
+}
+
+// ArbitraryConfiguration makes the arbitrary initial configuration of a
+// run of s with the initial plan: it scrambles every node (all of them,
+// whichever a runtime hosts: every rank of an MPI job draws the same) and
+// returns the junk messages for the links, 0..LinkCap out of each node,
+// node by node. The draws are the transient stream's, from the seed.
+func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
+	s.fill()
+	return arbitrary(nodes, rand.New(rand.NewPCG(s.Seed, streamTransient)), s.Transient.LinkCap)
+}
+
+func arbitrary(nodes []proto.Node, rng *rand.Rand, linkCap int) []proto.Message {
+	for _, nd := range nodes {
+		nd.(proto.Corruptible).Scramble(rng)
+	}
+	var junk []proto.Message
+	for _, nd := range nodes {
+		c := nd.(proto.Corruptible)
+		for range rng.IntN(linkCap + 1) {
+			junk = append(junk, c.Junk(rng))
+		}
+	}
+	return junk
 }
 
 // corrupt is one corruption event of a during plan.
@@ -231,7 +258,7 @@ func (t *transient) corrupt() {
 		for _, i := range t.rng.Perm(n)[:1+t.rng.IntN(max(1, n/4))] {
 			id := proto.NodeID(i)
 			t.s.Corrupt(id, func() { t.nodes[id].(proto.Corruptible).Scramble(t.rng) })
-			t.scrambled(id)
+			t.Scrambled(id)
 		}
 	case 1: // duplicate a message in flight
 		t.s.Inject(t.s.InFlightAt(t.rng.IntN(t.s.InFlight())))
