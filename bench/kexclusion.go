@@ -202,3 +202,31 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 	stab.Summarize()
 	r.Stabilization = stab
 }
+
+// FillKExclusion writes into r, the record of a run of s on a runtime
+// other than the simulator, what it says of a k-exclusion algorithm: ℓ, K,
+// the k distribution of the requests of serials tags, the messages per
+// served request (they serve no one request; msgs_per_entry is the same,
+// over the whole run), and the transient plan.
+// The stabilization time is the simulator's alone (the legitimacy
+// predicate reads the whole system).
+func FillKExclusion(r *results.Run, s Spec, tags []uint32) {
+	k, ok := kexclusion(RunAlgorithm(s))
+	if !ok {
+		return
+	}
+	s.fill()
+	r.Ell, r.KMax = k.Units()
+	r.KDistribution = map[string]int64{}
+	for _, tag := range tags {
+		r.KDistribution[strconv.Itoa(k.NeedOf(tag))]++
+	}
+	r.MsgsPerRequest = results.Summary{}
+	if r.RequestsServed > 0 {
+		r.MsgsPerRequest = results.Summary{Count: int(r.RequestsServed), Mean: float64(r.MessagesTotal) / float64(r.RequestsServed)}
+		r.EntriesStable, r.MessagesStable, r.MsgsPerEntry = r.RequestsServed, r.MessagesTotal, r.MsgsPerRequest.Mean
+	}
+	if s.Transient.On() {
+		r.Transient = s.Transient.String()
+	}
+}

@@ -38,6 +38,12 @@ type instance struct {
 	doneSent             bool
 	doneRanks            int // rank 0: ranks whose workload is over
 
+	// neverQuiet: the algorithm's rounds never stop (self-stabilizing),
+	// so the sequential turn does not wait for quiet; tr ends the critical
+	// sections a transient fault invented (kexclusion.go).
+	neverQuiet bool
+	tr         *bench.InventedCS
+
 	// wl is the workload of the hosted nodes (bench.Workload, which the
 	// simulator runs too); the instance is its bench.Host.
 	wl        *bench.Workload
@@ -334,6 +340,7 @@ func (in *instance) start() {
 		in.at(in.until, in.wl.Check)
 	}
 	in.at(4*in.watch, func() { in.watchdog(0) })
+	in.startKExclusion()
 }
 
 // Input implements bench.Host: node id is stepped with an input of kind
@@ -348,7 +355,8 @@ func (in *instance) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag
 		}
 		switch kind {
 		case proto.ExitCS:
-			in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now()})
+			in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(),
+				Units: in.nodes[id].View().Units})
 		}
 		in.step(id, proto.Input{Kind: kind, Tag: tag})
 	})
@@ -419,7 +427,7 @@ func (in *instance) counted(sent, recv uint32) {
 	if in.replies < in.j.size {
 		return
 	}
-	quiet := in.sumSent == in.sumRecv && in.rounds > 0 && in.sumSent == in.lastSent && in.sumRecv == in.lastRecv
+	quiet := in.neverQuiet || in.sumSent == in.sumRecv && in.rounds > 0 && in.sumSent == in.lastSent && in.sumRecv == in.lastRecv
 	in.lastSent, in.lastRecv = in.sumSent, in.sumRecv
 	in.rounds++
 	if !quiet {
@@ -438,6 +446,9 @@ func (in *instance) counted(sent, recv uint32) {
 
 func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
 	in.enteredAt[id] = now
+	if in.tr != nil && in.tr.Entered(id, tag) {
+		return // a critical section a transient fault invented
+	}
 	for k := in.crashIndex(now); k >= 0 && in.stats.FirstEntry[k] < 0; k-- {
 		in.stats.FirstEntry[k] = now - in.plan[k].At
 	}

@@ -94,6 +94,8 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("--crash-target: under MPI only random victims are supported (%s needs a view of the whole run)", s.Faults.Target)
 	case s.LateFraction > 0:
 		return bad("--delay-violations: only the simulator delays messages on purpose")
+	case s.Transient.Mode == "during":
+		return bad("--transient: under MPI only initial (corruption events need the simulator's view of the links)")
 	case s.MinDelay > 0:
 		return bad("--min-delay: only the simulator chooses delays; MPI delays are real")
 	case s.Trace != nil:

@@ -350,9 +350,6 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if err := s.Validate(); err != nil {
 			return nil, usageError{err}
 		}
-		if o.runtimeInfo != nil && (bench.IsKExclusion(s.Algorithm) || bench.IsSelfStabilizing(s.Algorithm)) {
-			return nil, usageError{fmt.Errorf("--algo: %s runs in the simulator only for now (the MPI runtime knows neither k-exclusion nor a round that never ends); use --runtime sim", s.Algorithm)}
-		}
 		if err := checkSpec(o, s); err != nil {
 			return nil, usageError{err}
 		}
@@ -556,7 +553,11 @@ func header(o *options, list []config) []string {
 			lib = lib[:i]
 		}
 		rt = fmt.Sprintf("MPI, %d ranks (%s), placement %s", ri.ranks, lib, ri.placement)
-		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: no two nodes in the CS (from every entry and exit)", s.Delta)
+		checks := "no two nodes in the CS (from every entry and exit)"
+		if bench.IsKExclusion(s.Algorithm) {
+			checks = "at most ℓ units in use (from every entry and exit; off with transient faults)"
+		}
+		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: %s", s.Delta, checks)
 	}
 	h := []string{
 		fmt.Sprintf("ocbench %s — runtime: %s, %s", version, rt, what),
@@ -564,7 +565,7 @@ func header(o *options, list []config) []string {
 		whatRan(list, o.runtimeInfo),
 		timing,
 	}
-	h = append(h, kexclusionLines(list)...)
+	h = append(h, kexclusionLines(list, o.runtimeInfo != nil)...)
 	if s.Faults.Crashes > 0 {
 		plan := s.Faults
 		plan.Crashes = 0
