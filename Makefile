@@ -67,10 +67,10 @@ mpi-test: openmpi vet-mpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
 	$(GO) test -c -tags mpi -o rank.test ./rank
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays' -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPITrace' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 8 ./rank.test -test.run 'MPITargeted' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 ./rank.test -test.run MPIMessageCost -test.v -test.timeout 5m

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo/kofl"
 	"github.com/ocbench/ocbench/algo/lamport"
 	"github.com/ocbench/ocbench/algo/mishrasrimani"
 	"github.com/ocbench/ocbench/algo/naimitrehelft"
@@ -45,6 +46,7 @@ var Algorithms = map[string]proto.Algorithm{
 	"neilsen-mizuno":        neilsenmizuno.Algorithm{},
 	"nishio":                nishio.Algorithm{},
 	"mishra-srimani":        mishrasrimani.Algorithm{},
+	"kofl":                  koflAlgorithm{kofl.Algorithm{Config: kofl.Config{Ell: DefaultEll, K: DefaultEll}}},
 }
 
 // Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),

@@ -26,22 +26,37 @@ func TestSeedSweep(t *testing.T) {
 					// request where the token trees send O(log N) get a
 					// tenth of the seeds, which costs about as much.
 					count := *seeds
-					if costly(algo) {
+					if costly(algo) || IsKExclusion(algo) {
 						count = max(1, count/10)
 					}
 					for seed := uint64(1); seed <= uint64(count); seed++ {
 						spec := Spec{Algorithm: algo, Nodes: n, Requests: int64(2 * n), Workload: wl, Seed: seed,
 							CSTime: 0.5, Think: float64(n) / 4, FIFO: seed%5 == 0, Check: sim.CheckFull}
+						if IsSelfStabilizing(algo) {
+							// Transient faults: none, an arbitrary initial
+							// configuration, or corruption events, by seed.
+							spec.Transient.Mode = TransientModes[seed%3]
+						}
+						if IsKExclusion(algo) {
+							spec.Ell = 1 + int(seed%5)
+							spec.KMax = 1 + int(seed/5%uint64(spec.Ell))
+						}
 						r, err := Run(spec)
 						if err != nil {
 							t.Fatal(err)
 						}
 						if r.Violation != "" {
-							t.Fatalf("replay with: ocbench --algo %s --nodes %d --workload %s --requests %d --seed %d --cs-time 0.5 --think %g --fifo=%v --check full\n%s",
-								algo, n, wl, spec.Requests, seed, spec.Think, spec.FIFO, r.Violation)
+							t.Fatalf("replay with: %s\n%s", Replay(spec), r.Violation)
 						}
-						if r.RequestsServed != spec.Requests {
-							t.Fatalf("seed %d: served %d of %d", seed, r.RequestsServed, spec.Requests)
+						// Corruption events during the run make the
+						// workload go on until they are over: at least
+						// Requests.
+						if r.RequestsServed != r.RequestsIssued || r.RequestsIssued < spec.Requests ||
+							spec.Transient.Mode != "during" && r.RequestsIssued != spec.Requests {
+							t.Fatalf("seed %d: served %d of %d issued, %d requested", seed, r.RequestsServed, r.RequestsIssued, spec.Requests)
+						}
+						if st := r.Stabilization; spec.Transient.On() && (st == nil || len(st.Runs) != 1 || !st.Runs[0].Stabilized) {
+							t.Fatalf("seed %d: stabilization %+v", seed, st)
 						}
 						if r.MessagesByType["anomaly"] != 0 {
 							t.Fatalf("seed %d: %d anomalies without failures", seed, r.MessagesByType["anomaly"])
@@ -69,6 +84,9 @@ func costly(algo string) bool {
 // total, and the open-cube stays within its bound.
 func TestSequentialAttribution(t *testing.T) {
 	for _, algo := range AlgorithmNames() {
+		if IsKExclusion(algo) {
+			continue // anonymous tokens: no message serves one request (TestKofl)
+		}
 		for _, n := range []int{2, 16, 64} {
 			r, err := Run(Spec{Algorithm: algo, Nodes: n, Requests: 2000, Workload: "sequential", Seed: 3, CSTime: 1, Check: sim.CheckFull})
 			if err != nil {

@@ -31,6 +31,12 @@ func NewNodes(s Spec) []proto.Node {
 // when the spec runs one.
 func RunAlgorithm(s Spec) proto.Algorithm {
 	algo, _ := Algorithm(s.Algorithm)
+	if k, ok := kexclusion(algo); ok {
+		ell, kmax := s.units()
+		if a, err := k.WithUnits(ell, kmax, s.Seed); err == nil { // Validate checked it
+			algo = a
+		}
+	}
 	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && s.FT {
 		protocol := s.Protocol
 		if protocol == ProtocolOCBench {

@@ -49,6 +49,18 @@ func Replay(s Spec) string {
 	if s.LateFraction > 0 {
 		args = append(args, "--delay-violations", f(s.LateFraction), "--late-factor", f(s.LateFactor))
 	}
+	if IsKExclusion(s.Algorithm) {
+		args = append(args, "--ell", strconv.Itoa(s.Ell), "--k-max", strconv.Itoa(s.KMax))
+	}
+	if t := s.Transient; t.On() {
+		args = append(args, "--transient", t.Mode)
+		switch t.Mode {
+		case "initial":
+			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
+		case "during":
+			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
+		}
+	}
 	if s.NoBaseline {
 		args = append(args, "--no-baseline")
 	}

@@ -59,6 +59,13 @@ type Spec struct {
 	// Protocol is the open-cube failure protocol: ProtocolOCBench (the
 	// default) or ProtocolPaper (§5 as written).
 	Protocol string
+	// Ell and KMax are ℓ, the units of a k-exclusion algorithm's resource,
+	// and K, the most a request asks for (proto.KExclusionAlgorithm); 0
+	// means DefaultEll, and K = ℓ. Other algorithms take neither.
+	Ell, KMax int
+	// Transient is the transient-fault plan of a self-stabilizing
+	// algorithm (proto.SelfStabilizingAlgorithm).
+	Transient TransientPlan
 	// Progress, if not nil, is called now and then during the run (every
 	// ProgressEvery served requests, at every crash, and once at the end),
 	// never per event; it must be cheap and must not touch the run.
@@ -107,6 +114,15 @@ func (s *Spec) Validate() error {
 	}
 	if err := ValidWorkload(s.Workload); err != nil {
 		return fmt.Errorf("--workload: %w", err)
+	}
+	if err := s.validateUnits(); err != nil {
+		return err
+	}
+	if err := s.Transient.Validate(s.Algorithm); err != nil {
+		return err
+	}
+	if s.Workload == "each" && IsKExclusion(s.Algorithm) {
+		return fmt.Errorf("--workload: each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
 	}
 	if s.Workload == "each" && s.Nodes > EachMaxNodes {
 		return fmt.Errorf("--nodes: the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
@@ -182,6 +198,12 @@ func (s *Spec) fill() {
 	if s.Faults.Crashes > 0 {
 		s.FT = true
 	}
+	if IsKExclusion(s.Algorithm) {
+		s.Ell, s.KMax = s.units()
+	}
+	if IsSelfStabilizing(s.Algorithm) {
+		s.Transient = s.Transient.filled()
+	}
 	if s.FT && s.Protocol == "" {
 		s.Protocol = ProtocolOCBench
 	}
@@ -224,6 +246,10 @@ type outcome struct {
 	// openCubeAtEnd: the father relation was an open-cube when the run
 	// ended (without a repair pass, anomalies may be left unrepaired: §5).
 	openCubeAtEnd bool
+	// entriesStable counts the entries into the critical section after
+	// stabilization (k-exclusion); transient is the run's transient faults.
+	entriesStable int64
+	transient     *transient
 }
 
 // repairPass makes every live node request the CS once, one after the other,
@@ -366,6 +392,29 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	if until < 0 {
 		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
 	}
+	ss, selfStab := algo.(proto.SelfStabilizingAlgorithm)
+	var tr *transient
+	var junk []proto.Message
+	var corruptions []float64
+	if spec.Transient.On() {
+		tr = &transient{InventedCS: &InventedCS{nodes: nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
+			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
+		corruptions = spec.Transient.corruptionTimes(tr.rng, delta)
+		if spec.Transient.Mode == "initial" {
+			junk = arbitrary(nodes, tr.rng, spec.Transient.LinkCap) // ArbitraryConfiguration's draws
+		}
+		if k := len(corruptions); k > 0 {
+			until = max(until, corruptions[k-1]+settle)
+		}
+	}
+	var legit func(proto.System) error
+	if selfStab {
+		legit = ss.Legitimate
+	}
+	ell := 0
+	if k, ok := kexclusion(algo); ok {
+		ell, _ = k.Units()
+	}
 	limit := &budgetCheck{budget: budgetOf(spec, until)}
 	var s *sim.Sim
 	var drv *Workload
@@ -399,12 +448,22 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		LateFraction: spec.LateFraction,
 		LateFactor:   spec.LateFactor,
 		KeepGoing:    spec.LateFraction > 0,
+		Units:        ell,
+		Legitimate:   legit,
+		// The legitimacy predicate reads each link in delivery order.
+		OrderedInFlight: selfStab,
 	}, nodes, sim.Hooks{
 		Enter: func(id proto.NodeID, tag uint32) {
 			limit.poll()
 			if repair != nil {
 				repair.entered(id)
 				return
+			}
+			if tr != nil && tr.Entered(id, tag) {
+				return
+			}
+			if ell > 0 && s.Stab().Legit {
+				o.entriesStable++
 			}
 			for k := len(o.firstEntry) - 1; k >= 0 && o.firstEntry[k] < 0; k-- {
 				o.firstEntry[k] = s.Now() - o.crashes[k]
@@ -433,8 +492,26 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	})
 	limit.s = s
 	drv = NewWorkload(s, WorkloadConfig{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
-		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta})
+		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta, NeverQuiet: selfStab})
 	drv.poll = limit.poll
+	if tr != nil {
+		tr.s, tr.host, tr.drv = s, s, drv
+		for _, m := range junk {
+			s.Inject(m)
+		}
+		if spec.Transient.Mode == "initial" {
+			s.Fault()
+			all := make([]proto.NodeID, spec.Nodes)
+			for i := range all {
+				all[i] = proto.NodeID(i)
+			}
+			tr.Sweep(all)
+		}
+		for _, at := range corruptions {
+			s.After(at, tr.corrupt)
+		}
+		o.transient = tr
+	}
 	targets := TargetRand(spec.Seed)
 	for _, f := range plan {
 		f := f
@@ -451,11 +528,17 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 			s.After(settle, repair.next)
 			return
 		}
+		if selfStab {
+			// The run never goes quiet (a self-stabilizing algorithm's
+			// rounds go on for ever): stop once legitimate.
+			s.After(settle, func() { awaitLegitimate(s, spec, &o.stuck) })
+			return
+		}
 		// Let the last messages land (a lent token going back), then stop:
 		// stale timers of the failure protocol may still be pending.
 		s.After(settle, s.Stop)
 	}
-	if spec.FT {
+	if spec.FT || selfStab {
 		watch := Watchdog(spec)
 		var lastServed int64 = -1
 		var tick func()
@@ -464,6 +547,13 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 				return
 			}
 			limit.poll()
+			if !s.Stab().Legit {
+				// Before stabilization nothing is promised: judge from
+				// the first tick after it.
+				lastServed = -1
+				s.After(watch, tick)
+				return
+			}
 			// Stuck: nothing served since the last tick, and a request
 			// waits since before it. (A request issued after a quiet spell
 			// longer than the period is not evidence of a stall.)
@@ -574,6 +664,7 @@ func record(spec Spec, o *outcome) *results.Run {
 		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = st.Suspicions, st.FalseSuspicions, st.FirstFalseSuspicion
 	}
 	t.Fill(r, spec, perReq)
+	recordK(r, spec, o)
 	if spec.Faults.Crashes > 0 {
 		r.VictimPowers = o.victimPower
 		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(o.perFailure, o.victimPower, spec.Nodes)

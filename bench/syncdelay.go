@@ -42,6 +42,8 @@ type Stay struct {
 	Enter   float64      `json:"e"`
 	Out     float64      `json:"o"`
 	Crashed bool         `json:"c,omitempty"`
+	// Units is the units the stay used (k-exclusion: View.Units).
+	Units int `json:"u,omitempty"`
 }
 
 // SyncDelaysOf measures the synchronization delays of a run from all its

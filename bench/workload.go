@@ -63,6 +63,8 @@ type Workload struct {
 	think    float64 // mean think time, seconds
 	tagBase  uint32
 	stride   uint32
+	// neverQuiet: WorkloadConfig.NeverQuiet
+	neverQuiet bool
 
 	issued, served, abandoned int64
 	pending                   bool      // sequential: a request is outstanding
@@ -102,6 +104,11 @@ type WorkloadConfig struct {
 	// requests (a rank of an MPI job, which cannot count the others');
 	// otherwise the hosted nodes issue Requests together.
 	PerNode bool
+	// NeverQuiet: the system is never quiet (a self-stabilizing
+	// algorithm's rounds go on for ever), so the sequential workload
+	// issues its next request when the previous critical section ends
+	// instead of when no message is in flight.
+	NeverQuiet bool
 	// TagBase and TagStride number the requests: the k-th request
 	// issued here (k = 1, 2, …) has tag TagBase + (k−1)·TagStride, so
 	// that ranks draw disjoint tags (0: 1 and 1).
@@ -119,7 +126,7 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 	n := c.Nodes
 	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, streamWorkload)), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
-		tagBase: c.TagBase, stride: c.TagStride,
+		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet,
 		busy: make([]bool, n), inCS: make([]bool, n),
 		reqTag: make([]uint32, n), life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
 	if c.PerNode {
@@ -286,6 +293,11 @@ func (d *Workload) exited(id proto.NodeID) {
 		d.scheduleThink(id)
 	case "saturated":
 		d.issue(id)
+	case "sequential":
+		if d.neverQuiet && d.pending {
+			d.pending = false
+			d.host.After(0, d.next)
+		}
 	}
 	d.check()
 }

@@ -10,7 +10,10 @@
 // code, and a test can drive an exact interleaving.
 package proto
 
-import "fmt"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // NodeID identifies a logical node, 0 ≤ id < N. Ids are 0-based; the papers
 // number nodes from 1.
@@ -205,6 +208,9 @@ type View struct {
 	Asked     bool   // the node has a request of its own outstanding
 	Tag       uint32 // the serial of the CS request the node is serving
 	Gen       uint64 // the generation of the token held or last seen
+	// Units is, for a KExclusion algorithm, the number of units the node
+	// uses while InCS (its request's k); 0 otherwise.
+	Units int
 }
 
 // Node is a mutual-exclusion algorithm's state machine for one node.
@@ -387,4 +393,55 @@ type FaultModel struct {
 type FaultTolerantAlgorithm interface {
 	WithFailures(f Failures) Algorithm
 	FaultModel() FaultModel
+}
+
+// Starter is implemented by a node that acts before its first input (a
+// self-stabilizing algorithm's Root sends the first round's messages and
+// arms its timeout: algo/kofl). A runtime calls Start once on every node
+// that implements it, in id order, at time 0, before any other input.
+type Starter interface {
+	Start(out *Output)
+}
+
+// KExclusionAlgorithm is implemented by an algorithm of the KExclusion
+// family (k-out-of-ℓ exclusion): a resource of ℓ units, and requests that
+// ask for k of them, 1 ≤ k ≤ K ≤ ℓ. Its nodes say in View.Units how many
+// units they use while in the critical section. A runtime checks after
+// every step that the units in use add up to ℓ at most; the algorithm's
+// invariants check that no unit is held twice.
+type KExclusionAlgorithm interface {
+	// WithUnits returns the algorithm for ℓ units and requests of at most
+	// K, the k of each request drawn from seed (NeedOf), or why it cannot
+	// run so.
+	WithUnits(ell, k int, seed uint64) (Algorithm, error)
+	// Units returns ℓ and K.
+	Units() (ell, k int)
+	// NeedOf returns the k of the request with serial tag, 1 ≤ k ≤ K: a
+	// runtime records the distribution of k.
+	NeedOf(tag uint32) int
+}
+
+// SelfStabilizingAlgorithm is implemented by an algorithm that reaches its
+// legitimate configurations from any configuration (transient faults), and
+// stays in them. Its nodes implement Corruptible.
+type SelfStabilizingAlgorithm interface {
+	// Legitimate returns nil if s is legitimate, else what is wrong. It
+	// may need s's messages in flight enumerated link by link in delivery
+	// order (the simulator's ForEachInFlight gives them so).
+	Legitimate(s System) error
+	// Round names the event (of Events) that ends one round of the
+	// algorithm, and RoundType the message type whose hops measure
+	// rounds, n hops a round (kofl: "traversal" and its CToken), for
+	// stabilization times counted in rounds.
+	Round() (event string, hops MsgType)
+}
+
+// Corruptible is implemented by the nodes of a self-stabilizing algorithm
+// (a transient fault's target): Scramble sets every variable of the node
+// to a value drawn from its domain (a request or critical section it
+// invents has Tag 0: the runtime lets it end); Junk returns an arbitrary
+// message on a link out of the node, its fields drawn from their domains.
+type Corruptible interface {
+	Scramble(rng *rand.Rand)
+	Junk(rng *rand.Rand) Message
 }

@@ -40,6 +40,12 @@ type instance struct {
 	doneSent             bool
 	doneRanks            int // rank 0: ranks whose workload is over
 
+	// neverQuiet: the algorithm's rounds never stop (self-stabilizing),
+	// so the sequential turn does not wait for quiet; invented ends the critical
+	// sections a transient fault invented (kexclusion.go).
+	neverQuiet bool
+	invented   *bench.InventedCS
+
 	// wl is the workload of the hosted nodes (bench.Workload, which the
 	// simulator runs too); the instance is its bench.Host.
 	wl        *bench.Workload
@@ -354,6 +360,7 @@ func (in *instance) start() {
 		in.at(in.until, in.wl.Check)
 	}
 	in.at(4*in.watch, func() { in.watchdog(0) })
+	in.startKExclusion()
 }
 
 // Input implements bench.Host: node id is stepped with an input of kind
@@ -436,7 +443,7 @@ func (in *instance) counted(sent, recv uint32) {
 	if in.replies < in.j.size {
 		return
 	}
-	quiet := in.sumSent == in.sumRecv && in.rounds > 0 && in.sumSent == in.lastSent && in.sumRecv == in.lastRecv
+	quiet := in.neverQuiet || in.sumSent == in.sumRecv && in.rounds > 0 && in.sumSent == in.lastSent && in.sumRecv == in.lastRecv
 	in.lastSent, in.lastRecv = in.sumSent, in.sumRecv
 	in.rounds++
 	if !quiet {
@@ -454,7 +461,11 @@ func (in *instance) counted(sent, recv uint32) {
 }
 
 func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
-	in.enteredAt[id], in.staying[id] = now, true
+	in.enteredAt[id] = now
+	if in.invented != nil && in.invented.Entered(id, tag) {
+		return // a critical section a transient fault invented
+	}
+	in.staying[id] = true
 	for k := in.crashIndex(now); k >= 0 && in.stats.FirstEntry[k] < 0; k-- {
 		in.stats.FirstEntry[k] = now - in.plan[k].At
 	}
@@ -496,6 +507,7 @@ func (in *instance) watchdog(lastServed int64) {
 func (in *instance) endStay(id proto.NodeID, crashed bool) {
 	if in.staying[id] {
 		in.staying[id] = false
-		in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(), Crashed: crashed})
+		in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(), Crashed: crashed,
+			Units: in.nodes[id].View().Units})
 	}
 }

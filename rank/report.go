@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"syscall"
 
@@ -167,6 +168,11 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	r.RequestsIssued, r.RequestsServed = issued, served
 	r.CPUSecondsPerRank = cpu
 	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
+	// A request issued again after a transient fault wiped it out
+	// (bench.InventedCS) is one request.
+	tags = slices.Compact(tags)
+	issued = int64(len(tags))
+	r.RequestsIssued = issued
 	perReq := make([]float64, len(tags))
 	for k, tag := range tags {
 		perReq[k] = float64(perTag[tag])
@@ -186,6 +192,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		t.Sync = append(t.Sync, x/s.Delta)
 	}
 	t.Fill(r, s, perReq)
+	bench.FillKExclusion(r, s, tags)
 	for h := range hosts {
 		r.Hosts = append(r.Hosts, h)
 	}
@@ -199,7 +206,17 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	// Mutual exclusion: no two stays in the critical section (sorted by
 	// entry) overlap.
 	var last bench.Stay // of the stays entered so far, the one that ends last
-	for k, c := range cs {
+	mutex := cs
+	if r.Ell > 0 { // k-exclusion: units in use instead (kexclusion.go)
+		mutex = nil
+		if !s.Transient.On() { // with transient faults, safety holds only after stabilization, which ranks cannot see
+			if over, why := checkUnits(cs, r.Ell); over > 0 {
+				r.SafetyViolations += over
+				r.Violation = fmt.Sprintf("%s (seed %d)", why, s.Seed)
+			}
+		}
+	}
+	for k, c := range mutex {
 		if k > 0 && c.Enter < last.Out {
 			r.OverlappingCS++
 			if r.SafetyViolations == 0 {

@@ -96,6 +96,8 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("--crash-target: targeted crashes under MPI need at most %d nodes per rank, got %d", maxTargetedPerRank, s.Nodes/p)
 	case s.LateFraction > 0:
 		return bad("--delay-violations: only the simulator delays messages on purpose")
+	case s.Transient.Mode == "during":
+		return bad("--transient: under MPI only initial (corruption events need the simulator's view of the links)")
 	case s.MinDelay > 0:
 		return bad("--min-delay: only the simulator chooses delays; MPI delays are real")
 	case s.Repair:

@@ -135,6 +135,8 @@ func Merge(runs []*Run) *Run {
 	m.OverheadByVictimPower, m.OverheadStratified = ByPower(samples, powers, m.Nodes)
 	m.OverheadPerFailure = Estimated(samples)
 	m.OverheadDifferential = Estimated(diffs)
+	m.Stabilization = mergeStabilization(runs)
+	mergeK(&m, runs)
 	m.RecoveryDelta = Summary{Count: len(rec), Mean: Estimated(rec).Mean}
 	m.RecoverySamples = recSamples
 	if len(recSamples) > 0 { // pooled over the crashes of every seed

@@ -182,6 +182,23 @@ type Run struct {
 	CPUSecondsPerRank []float64 `json:"cpu_seconds_per_rank,omitempty"`
 	Hosts             []string  `json:"hosts,omitempty"`
 
+	// K-exclusion (proto.KExclusionAlgorithm): ℓ units, requests of k ≤
+	// K units, and the requests issued by k. Their messages serve no one
+	// request (anonymous tokens): MsgsPerEntry is the messages sent after
+	// stabilization (after the start, without transient faults) per entry
+	// into the critical section after it; EntriesStable and MessagesStable
+	// are its terms.
+	Ell            int              `json:"ell,omitempty"`
+	KMax           int              `json:"k_max,omitempty"`
+	KDistribution  map[string]int64 `json:"k_distribution,omitempty"`
+	MsgsPerEntry   float64          `json:"msgs_per_entry,omitempty"`
+	EntriesStable  int64            `json:"entries_after_stabilization,omitempty"`
+	MessagesStable int64            `json:"messages_after_stabilization,omitempty"`
+	// Transient describes the transient-fault plan of a self-stabilizing
+	// algorithm's run, and Stabilization what it measured.
+	Transient     string         `json:"transient,omitempty"`
+	Stabilization *Stabilization `json:"stabilization,omitempty"`
+
 	VirtualSeconds float64 `json:"virtual_seconds,omitempty"`
 	WallSeconds    float64 `json:"wall_seconds"`
 	Steps          int64   `json:"steps"`

@@ -15,7 +15,14 @@ func (s *Sim) breach(format string, args ...any) {
 
 // check runs the invariants after a step of node id.
 func (s *Sim) check(id proto.NodeID, in proto.Input) {
-	if s.inCS > 1 {
+	if !s.checkStab() {
+		return // before stabilization the configuration is arbitrary
+	}
+	if s.cfg.Family == proto.KExclusion {
+		if !s.checkUnits(id) {
+			return
+		}
+	} else if s.inCS > 1 {
 		if s.cfg.KeepGoing {
 			if s.out.Enter {
 				s.Stats.OverlappingCS++
@@ -96,8 +103,15 @@ func (s *Sim) liveTokens() int {
 	return t
 }
 
-// ForEachInFlight calls f for every message in flight (f must not keep m).
+// ForEachInFlight calls f for every message in flight (f must not keep m),
+// in delivery order with Config.OrderedInFlight.
 func (s *Sim) ForEachInFlight(f func(m *proto.Message)) {
+	if s.cfg.OrderedInFlight {
+		for _, it := range s.orderedInFlight() {
+			f(&s.slab[it.idx].msg)
+		}
+		return
+	}
 	for _, it := range s.heap {
 		if p := &s.slab[it.idx]; p.kind == evDeliver {
 			f(&p.msg)

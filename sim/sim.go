@@ -48,6 +48,22 @@ type Config struct {
 	LateFactor   float64
 	// KeepGoing counts safety violations instead of stopping at the first.
 	KeepGoing bool
+	// Units is ℓ, the units of a KExclusion algorithm's resource: after
+	// every step (once legitimate, with Legitimate) the units the nodes in
+	// the critical section use (View.Units) add up to Units at most.
+	Units int
+	// Legitimate, if not nil, is a self-stabilizing algorithm's
+	// legitimacy predicate (proto.SelfStabilizingAlgorithm): the simulator
+	// evaluates it after every step and records when it began to hold
+	// after the last fault (Stab). The runtime's checks and the
+	// algorithm's invariants apply only while it holds, since before, the
+	// configuration is arbitrary; once it holds, it must hold after every
+	// step until the next fault (closure), else the run fails.
+	Legitimate func(proto.System) error
+	// OrderedInFlight makes ForEachInFlight enumerate the messages in
+	// delivery order (Legitimate may need each link's messages in FIFO
+	// order); it costs a sort per call.
+	OrderedInFlight bool
 }
 
 // Check selects the invariant checks run after every step.
@@ -86,6 +102,9 @@ type Stats struct {
 	// Storm, if not empty, says why the run was stopped as a message
 	// storm (see stormInFlight).
 	Storm string
+	// Injected counts the messages a fault put in the links (junk,
+	// duplicates), and Destroyed those a fault took out of them.
+	Injected, Destroyed int64
 	// Suspicions counts the failures nodes suspected (proto.Suspicion);
 	// FalseSuspicions those of them that were false: the node suspected was
 	// up and in the incarnation last heard from (or, for a request lost on
@@ -135,6 +154,7 @@ const (
 	evTimer
 	evInput
 	evCall
+	evDestroyed // a message in flight that a fault destroyed
 )
 
 type payload struct {
@@ -174,6 +194,10 @@ type Sim struct {
 	tokenHolders   int
 	inCS           int
 	lastTokens     int
+	units          int // KExclusion: the units in use (View.Units of the nodes in the CS)
+	started        bool
+	stab           Stab
+	ordered        []item // ForEachInFlight's scratch (OrderedInFlight)
 	stopped        bool
 	err            error
 
@@ -223,10 +247,16 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		s.trace = bufio.NewWriterSize(cfg.Trace, 1<<16)
 	}
 	for _, n := range nodes {
-		if v := n.View(); v.TokenHere {
+		v := n.View()
+		if v.TokenHere {
 			s.tokenHolders++
 		}
+		if v.InCS {
+			s.inCS++
+			s.units += v.Units
+		}
 	}
+	s.stab.Legit = cfg.Legitimate == nil
 	return s
 }
 
@@ -277,6 +307,10 @@ func (s *Sim) After(dt float64, fn func()) {
 // Run processes events until none is left, Stop is called, or an invariant
 // is violated; it returns the violation.
 func (s *Sim) Run() error {
+	if !s.started {
+		s.started = true
+		s.start()
+	}
 	for len(s.heap) > 0 && !s.stopped && s.err == nil {
 		it := s.heap.pop()
 		s.now = it.t
@@ -295,6 +329,7 @@ func (s *Sim) Run() error {
 		case evDeliver:
 			s.deliver(&p)
 		}
+		// evDestroyed: nothing arrives
 	}
 	if s.trace != nil {
 		if err := s.trace.Flush(); err != nil && s.err == nil {
@@ -342,6 +377,28 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 		s.traceEv(TraceExit, id)
 	}
 	n.Step(in, &s.out)
+	s.finish(id, in, before)
+}
+
+// start calls Start on every node that implements proto.Starter, in id
+// order, as steps at time 0 before any other input.
+func (s *Sim) start() {
+	for i, n := range s.nodes {
+		st, ok := n.(proto.Starter)
+		if !ok || s.down[i] {
+			continue
+		}
+		before := n.View()
+		s.out.Reset()
+		st.Start(&s.out)
+		s.finish(proto.NodeID(i), proto.Input{Kind: proto.Fire}, before)
+	}
+}
+
+// finish carries out the output of a step of node id, which was before as
+// its view before the step, and checks the invariants.
+func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
+	n := s.nodes[id]
 	s.Stats.Steps++
 	after := n.View()
 	s.down[id] = !after.Up
@@ -353,6 +410,12 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 	}
 	s.tokenHolders += b2i(after.TokenHere) - b2i(before.TokenHere)
 	s.inCS += b2i(after.InCS) - b2i(before.InCS)
+	if before.InCS {
+		s.units -= before.Units
+	}
+	if after.InCS {
+		s.units += after.Units
+	}
 	for k, c := range s.out.Events {
 		s.Stats.Events[k] += int64(c)
 	}
@@ -377,7 +440,11 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 	}
 }
 
-func (s *Sim) send(m proto.Message) {
+func (s *Sim) send(m proto.Message) { s.post(m, false) }
+
+// post sends m, or with injected puts it in its link as a fault does: it
+// is not counted as sent.
+func (s *Sim) post(m proto.Message, injected bool) {
 	if m.To < 0 || int(m.To) >= len(s.nodes) {
 		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, s.typeName(m.Type), m.To)
 		return
@@ -387,8 +454,12 @@ func (s *Sim) send(m proto.Message) {
 		s.Stats.Storm = fmt.Sprintf("message storm: %d messages in flight at t=%.4fs (%d sent); the run was stopped", s.inFlight, s.now, s.msgID)
 		s.stopped = true
 	}
-	s.Stats.Sent[m.Type][m.Cause]++
-	if m.Tag > 0 && m.Cause == proto.Normal {
+	if injected {
+		s.Stats.Injected++
+	} else {
+		s.Stats.Sent[m.Type][m.Cause]++
+	}
+	if m.Tag > 0 && m.Cause == proto.Normal && !injected {
 		for int(m.Tag) >= len(s.Stats.PerTag) {
 			s.Stats.PerTag = append(s.Stats.PerTag, 0)
 		}

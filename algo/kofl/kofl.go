@@ -481,10 +481,14 @@ type Starter interface {
 }
 
 // View implements proto.Node: TokenHere when the node holds an enabled
-// token, Gen its MySeq.
+// token, Gen its MySeq, Units its NEED while in the critical section.
 func (nd *Node) View() proto.View {
+	units := 0
+	if nd.st.Mode == In {
+		units = nd.st.Need
+	}
 	return proto.View{Up: nd.up, InCS: nd.st.Mode == In, Asked: nd.st.Mode != Out,
-		TokenHere: nd.enabled() > 0, Tag: nd.st.Tag, Gen: nd.st.MySeq}
+		TokenHere: nd.enabled() > 0, Tag: nd.st.Tag, Gen: nd.st.MySeq, Units: units}
 }
 
 // Units implements kexcl.UnitNode: NEED while in the critical section.

@@ -2,6 +2,8 @@ package kofl
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
@@ -19,7 +21,15 @@ type ring struct {
 // needs to tell the messages ahead of the CToken from those behind it.
 func readRing(s proto.System) (*ring, error) {
 	pn := s.Nodes()
-	r := &ring{nodes: make([]*Node, len(pn)), links: make([][]proto.Message, len(pn))}
+	r := ringPool.Get().(*ring)
+	r.nodes = slices.Grow(r.nodes[:0], len(pn))[:len(pn)]
+	if cap(r.links) < len(pn) {
+		r.links = make([][]proto.Message, len(pn))
+	}
+	r.links = r.links[:len(pn)]
+	for k := range r.links {
+		r.links[k] = r.links[k][:0]
+	}
 	for i, nd := range pn {
 		k, ok := nd.(*Node)
 		if !ok {
@@ -41,6 +51,12 @@ func readRing(s proto.System) (*ring, error) {
 	})
 	return r, err
 }
+
+// ringPool recycles the rings readRing fills (a runtime reads one after
+// every step); done returns one.
+var ringPool = sync.Pool{New: func() any { return new(ring) }}
+
+func (r *ring) done() { ringPool.Put(r) }
 
 // tokensIn is the number of tokens a message carries: a <Token> one, an
 // <Allocate> T_a, a <Collect> T_c, any other none.
@@ -77,6 +93,7 @@ func Tokens(s proto.System) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer r.done()
 	return r.tokens(), nil
 }
 
@@ -90,6 +107,7 @@ func Safety(s proto.System) error {
 	if err != nil {
 		return err
 	}
+	defer r.done()
 	ell := r.nodes[0].p.Ell
 	inUse := 0
 	for i, nd := range r.nodes {
@@ -143,6 +161,7 @@ func legitimate(s proto.System, backed bool) error {
 	if err != nil {
 		return err
 	}
+	defer r.done()
 	nodes, root := r.nodes, r.nodes[0]
 	n, p := len(nodes), root.p
 	for i, nd := range nodes {

@@ -59,6 +59,19 @@ func TestNoInputHangs(t *testing.T) {
 		{[]string{"--nodes", "4", "--workload", "poisson", "--think", "8", "--crashes", "200", "--crash-every", "1",
 			"--downtime", "100", "--permanent", "0.005", "--requests", "50"}, "", ""},
 		{[]string{"--nodes", "8", "--workload", "saturated", "--cs-time", "0", "--requests", "2000"}, "", ""},
+		// k-exclusion and transient faults: refused where they do not apply.
+		{[]string{"--nodes", "8", "--ell", "3"}, "--ell", "only k-exclusion algorithms (kofl)"},
+		{[]string{"--nodes", "8", "--k-max", "3"}, "--k-max", "only k-exclusion algorithms (kofl)"},
+		{[]string{"--nodes", "8", "--transient", "initial"}, "--transient", "not self-stabilizing"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--ell", "5", "--k-max", "6"}, "--k-max", "1..ℓ = 5"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--ell", "70000"}, "--ell", "1..65536"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--transient", "sometimes"}, "--transient", "none, initial, during"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--workload", "each"}, "--workload", "anonymous"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--search", "10"}, "--search", "--transient initial or during"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--search", "10", "--repeat", "2", "--transient", "initial"}, "--search", "drop --repeat"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--transient", "during", "--corrupt-every", "0"}, "--corrupt-every", "(0, 1e6]"},
+		{[]string{"--algo", "kofl", "--nodes", "8", "--transient", "initial", "--requests", "50", "--search", "3", "--workload", "saturated"}, "", ""},
+		{[]string{"--algo", "kofl", "--nodes", "4", "--transient", "during", "--requests", "50", "--ell", "2", "--workload", "poisson"}, "", ""},
 		{[]string{"--nodes", "8", "--workload", "sequential", "--cs-time", "0", "--crashes", "5", "--requests", "100"}, "", ""},
 		{[]string{"--nodes", "4", "--workload", "poisson", "--think", "1e6", "--requests", "20", "--crashes", "3", "--crash-every", "1e6", "--downtime", "1e6"}, "", ""},
 	}
@@ -117,6 +130,9 @@ func TestReplayCommand(t *testing.T) {
 			"--crash-start", "7", "--downtime", "5", "--downtime-dist", "fixed", "--permanent", "0.1", "--crash-target", "token",
 			"--cs-estimate", "3", "--delay-violations", "0.01", "--late-factor", "4", "--no-baseline", "--repair", "--delta", "0.002", "--check", "counts"},
 		{"--nodes", "512", "--workload", "saturated", "--ft", "--requests", "1000"},
+		{"--algo", "kofl", "--nodes", "16", "--ell", "5", "--k-max", "3", "--transient", "initial", "--link-cap", "7"},
+		{"--algo", "kofl", "--nodes", "16", "--ell", "4", "--transient", "during", "--corruptions", "9", "--corrupt-every", "12.5", "--workload", "poisson"},
+		{"--algo", "kofl", "--nodes", "8"},
 	} {
 		var o options
 		fs := newFlags(&o)

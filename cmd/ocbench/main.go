@@ -83,6 +83,14 @@ type options struct {
 	repair       bool
 	protocol     string
 
+	ell          int
+	kMax         int
+	transient    string
+	corruptions  int
+	corruptEvery float64
+	linkCap      int
+	search       int
+
 	runtime     string
 	placement   string
 	runtimeInfo *runtimeInfo // set under MPI
@@ -98,7 +106,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags, and with --algo naming only fault-tolerant algorithms, e.g. --algo ft)")
-	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every one), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
+	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: kofl), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+strings.Join(bench.Workloads, ", "))
@@ -128,6 +136,13 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
 	fs.StringVar(&o.protocol, "protocol", bench.ProtocolOCBench, "the open-cube failure protocol: ocbench (the project's: requesters watch the holders of their requests, confirmed regeneration) or paper (§5 as written: suspicion on a 2·pmax·δ clock, regeneration at once; can make two tokens, docs/failures.md)")
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
+	fs.IntVar(&o.ell, "ell", 0, fmt.Sprintf("k-exclusion (kofl): ℓ, the units of the resource (tokens), in 1..%d (0: %d)", bench.MaxEll, bench.DefaultEll))
+	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion (kofl): K, the most units a request asks for, in 1..ℓ (0: ℓ); each request asks for k in 1..K, drawn from the seed and its serial")
+	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap) or during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected); all from the seed")
+	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
+	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
+	fs.IntVar(&o.linkCap, "link-cap", bench.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", bench.MaxLinkCap))
+	fs.IntVar(&o.search, "search", 0, "worst-case search: run this many seeds from --seed (each a different arbitrary configuration or fault plan) and report the worst stabilization with its seed and replay command (a random search; like --repeat, with the worst run singled out)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
 	addSaveFlags(fs, &o.save)
@@ -159,6 +174,9 @@ Examples:
   ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json   the JSON record on stdout
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
   ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
+  ocbench --algo kofl --nodes 16 --ell 5 --k-max 3 --transient initial --requests 500 --repeat 100
+                                            self-stabilizing k-out-of-ℓ exclusion from 100 arbitrary configurations:
+                                            stabilization time in CToken traversals and δ, beside the paper's 5
   ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
   ocbench check-trace run.jsonl                                  check a trace (message order, mutual exclusion, …)
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
@@ -258,6 +276,30 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	if o.repeat < 1 || o.repeat > 10000 {
 		return nil, usageError{fmt.Errorf("--repeat: %d is not in 1..10000", o.repeat)}
 	}
+	if o.search != 0 {
+		switch {
+		case o.search < 1 || o.search > 1000000:
+			return nil, usageError{fmt.Errorf("--search: %d is not in 1..1000000", o.search)}
+		case fs.Changed("repeat"):
+			return nil, usageError{fmt.Errorf("--search: it runs its own seeds; drop --repeat")}
+		case o.transient == "none" || o.transient == "":
+			return nil, usageError{fmt.Errorf("--search: the worst-case search is over transient faults; give --transient initial or during")}
+		}
+		o.repeat = o.search
+	}
+	// The spec reads 0 as the default: refuse an explicit 0.
+	switch {
+	case o.corruptions == 0:
+		return nil, usageError{fmt.Errorf("--corruptions: 0 is not in 1..%d", bench.MaxCrashes)}
+	case o.corruptEvery == 0:
+		return nil, usageError{fmt.Errorf("--corrupt-every: 0 is not in (0, %s] (δ)", num(bench.MaxTime))}
+	case o.linkCap == 0:
+		return nil, usageError{fmt.Errorf("--link-cap: 0 is not in 1..%d", bench.MaxLinkCap)}
+	}
+	named := map[string]bool{} // algorithms named, not from a group
+	for _, a := range o.algos {
+		named[a] = true
+	}
 	type shape struct {
 		algo    string
 		nodes   int
@@ -307,6 +349,14 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: o.crashSpacing, Every: o.crashEvery, Start: o.crashStart,
 				Down: o.downtime, DownDist: o.downtimeDist, Permanent: o.permanent, Target: o.crashTarget},
 			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair, Protocol: o.protocol}
+		// --ell, --k-max and --transient go to the algorithms that take
+		// them, and to any algorithm named (which Validate then refuses).
+		if named[sh.algo] || bench.IsKExclusion(sh.algo) {
+			s.Ell, s.KMax = o.ell, o.kMax
+		}
+		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
+			s.Transient = bench.TransientPlan{Mode: o.transient, Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
+		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
 			s.Check = sim.CheckFull
 		}
@@ -437,7 +487,13 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		if list[0].spec.Faults.Crashes > 0 {
 			cols = results.CrashColumns
 		}
+		if list[0].spec.Transient.On() {
+			cols = results.StabilizationColumns
+		}
 		err = results.WriteTable(w, header(o, list), cols, rep.Runs)
+		if err == nil {
+			err = writeStabilization(w, list, rep.Runs)
+		}
 	}
 	if err == nil {
 		err = w.Flush()
@@ -484,6 +540,9 @@ func header(o *options, list []config) []string {
 	if s.Faults.Crashes > 0 {
 		what = "with crashes"
 	}
+	if s.Transient.On() {
+		what = "with transient faults"
+	}
 	if o.preset != "" {
 		what += ", preset " + o.preset
 	}
@@ -507,9 +566,13 @@ func header(o *options, list []config) []string {
 			lib = lib[:i]
 		}
 		rt = fmt.Sprintf("MPI, %d ranks (%s), placement %s", ri.ranks, lib, ri.placement)
-		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: no two nodes in the CS (from every entry and exit)", s.Delta)
+		checks := "no two nodes in the CS (from every entry and exit)"
+		if bench.IsKExclusion(s.Algorithm) {
+			checks = "at most ℓ units in use (from every entry and exit; off with transient faults)"
+		}
+		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: %s", s.Delta, checks)
 		if ri.delays != nil {
-			timing = deltaLine(ri.delays) + ", wall-clock timers, FIFO between ranks, checks: no two nodes in the CS (from every entry and exit)"
+			timing = deltaLine(ri.delays) + ", wall-clock timers, FIFO between ranks, checks: " + checks
 		}
 	}
 	h := []string{
@@ -518,6 +581,7 @@ func header(o *options, list []config) []string {
 		whatRan(list, o.runtimeInfo),
 		timing,
 	}
+	h = append(h, kexclusionLines(list, o.runtimeInfo != nil)...)
 	if s.Faults.Crashes > 0 {
 		plan := s.Faults
 		plan.Crashes = 0
@@ -535,7 +599,7 @@ func header(o *options, list []config) []string {
 		if s.LateFraction > 0 {
 			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
 		}
-	} else {
+	} else if !s.Transient.On() {
 		if s.FT {
 			h = append(h, protocolLines(list, e)...)
 			h = append(h, "detection/req: heartbeats and chases per served request; false susp.: suspicions of a live node (must be 0 without crashes)")
@@ -555,7 +619,7 @@ func meanDelay(o *options, s bench.Spec) string {
 	return fmt.Sprintf(" (one message takes %gδ on average)", (1+s.MinDelay)/2)
 }
 
-// expandAlgos expands the groups of --algo (all, survey, ft) into names,
+// expandAlgos expands the groups of --algo (all, kexclusion, survey, ft) into names,
 // each once, in the order given.
 func expandAlgos(given []string) []string {
 	var algos []string
@@ -563,7 +627,19 @@ func expandAlgos(given []string) []string {
 		group := []string{a}
 		switch a {
 		case "all":
-			group = bench.AlgorithmNames()
+			group = nil // mutual exclusion: the k-exclusion algorithms have their own group
+			for _, n := range bench.AlgorithmNames() {
+				if !bench.IsKExclusion(n) {
+					group = append(group, n)
+				}
+			}
+		case "kexclusion":
+			group = nil
+			for _, n := range bench.AlgorithmNames() {
+				if bench.IsKExclusion(n) {
+					group = append(group, n)
+				}
+			}
 		case "survey":
 			group = bench.Survey
 		case "ft":

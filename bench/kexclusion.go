@@ -1,0 +1,232 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/ocbench/ocbench/algo/kofl"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+)
+
+// DefaultEll is ℓ, the units of a k-exclusion run, when --ell is not
+// given; K (--k-max) defaults to ℓ.
+const DefaultEll = 3
+
+// MaxEll bounds --ell (the tokens of a k-exclusion run).
+const MaxEll = 1 << 16
+
+// koflAlgorithm registers algo/kofl: the self-stabilizing k-out-of-ℓ
+// exclusion of Datta, Hadid and Villain, as a proto.KExclusionAlgorithm and
+// a proto.SelfStabilizingAlgorithm (the package itself is the state
+// machine; these are the runtime's views of it).
+type koflAlgorithm struct{ kofl.Algorithm }
+
+// WithUnits implements proto.KExclusionAlgorithm.
+func (a koflAlgorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
+	c := a.Config
+	c.Ell, c.K, c.Seed = ell, k, seed
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return koflAlgorithm{kofl.Algorithm{Config: c}}, nil
+}
+
+// Units implements proto.KExclusionAlgorithm.
+func (a koflAlgorithm) Units() (int, int) { return a.Ell, a.K }
+
+// Legitimate implements proto.SelfStabilizingAlgorithm.
+func (koflAlgorithm) Legitimate(s proto.System) error { return kofl.Legitimate(s) }
+
+// Invariants implements proto.Algorithm: kofl's safety check. Its
+// legitimacy predicate is not among them: the simulator evaluates it after
+// every step itself (sim.Config.Legitimate), and enforces its closure.
+func (a koflAlgorithm) Invariants(crashes bool) []proto.Invariant {
+	var out []proto.Invariant
+	for _, inv := range a.Algorithm.Invariants(crashes) {
+		if inv.Name != "kofl_legitimate" {
+			out = append(out, inv)
+		}
+	}
+	return out
+}
+
+// Round implements proto.SelfStabilizingAlgorithm: a round is a CToken
+// traversal (Root's START), and the CToken's hops measure it.
+func (koflAlgorithm) Round() (string, proto.MsgType) { return "traversal", kofl.CToken }
+
+// StabilizationBound is the paper's bound on a self-stabilizing
+// algorithm's stabilization time, in rounds (kofl: 5 CToken traversals,
+// 5n hops); 0 if none is stated.
+func StabilizationBound(name string) float64 {
+	if name == "kofl" {
+		return 5
+	}
+	return 0
+}
+
+// kexclusion returns the algorithm's k-exclusion view, if it has one.
+func kexclusion(a proto.Algorithm) (proto.KExclusionAlgorithm, bool) {
+	k, ok := a.(proto.KExclusionAlgorithm)
+	return k, ok
+}
+
+// IsKExclusion reports whether the algorithm called name is a k-exclusion
+// algorithm (--ell and --k-max apply to it).
+func IsKExclusion(name string) bool {
+	_, ok := kexclusion(Algorithms[name])
+	return ok
+}
+
+// IsSelfStabilizing reports whether the algorithm called name is
+// self-stabilizing (--transient applies to it).
+func IsSelfStabilizing(name string) bool {
+	_, ok := Algorithms[name].(proto.SelfStabilizingAlgorithm)
+	return ok
+}
+
+// units returns the ℓ and K of a k-exclusion spec, defaults filled in.
+func (s *Spec) units() (int, int) {
+	ell, k := s.Ell, s.KMax
+	if ell == 0 {
+		ell = DefaultEll
+		if k > ell {
+			ell = k
+		}
+	}
+	if k == 0 {
+		k = ell
+	}
+	return ell, k
+}
+
+// validateUnits checks --ell and --k-max against the algorithm.
+func (s *Spec) validateUnits() error {
+	a, ok := kexclusion(Algorithms[s.Algorithm])
+	if !ok {
+		switch {
+		case s.Ell != 0:
+			return fmt.Errorf("--ell: only k-exclusion algorithms (%s) have units; %s has none", kexclusionNames(), s.Algorithm)
+		case s.KMax != 0:
+			return fmt.Errorf("--k-max: only k-exclusion algorithms (%s) take requests of k units; %s has none", kexclusionNames(), s.Algorithm)
+		}
+		return nil
+	}
+	if s.Ell < 0 || s.Ell > MaxEll {
+		return fmt.Errorf("--ell: %d is not in 1..%d", s.Ell, MaxEll)
+	}
+	ell, k := s.units()
+	if k < 1 || k > ell {
+		return fmt.Errorf("--k-max: %d is not in 1..ℓ = %d", s.KMax, ell)
+	}
+	if _, err := a.WithUnits(ell, k, s.Seed); err != nil {
+		return fmt.Errorf("--ell %d --k-max %d: %w", ell, k, err)
+	}
+	return nil
+}
+
+func kexclusionNames() string {
+	var out string
+	for _, n := range AlgorithmNames() {
+		if IsKExclusion(n) {
+			if out != "" {
+				out += ", "
+			}
+			out += n
+		}
+	}
+	return out
+}
+
+// kDistribution counts the requests of tags 1..issued by their k.
+func kDistribution(a proto.KExclusionAlgorithm, issued int64) map[string]int64 {
+	d := map[string]int64{}
+	for tag := int64(1); tag <= issued; tag++ {
+		d[strconv.Itoa(a.NeedOf(uint32(tag)))]++
+	}
+	return d
+}
+
+// recordK writes what a k-exclusion run and a self-stabilizing one
+// measured into r: ℓ, K and the k distribution, the messages per entry
+// after stabilization, and the stabilization time.
+func recordK(r *results.Run, spec Spec, o *outcome) {
+	algo := RunAlgorithm(spec)
+	s := o.sim
+	st := s.Stab()
+	total := s.Stats.MessagesTotal()
+	if k, ok := kexclusion(algo); ok {
+		r.Ell, r.KMax = k.Units()
+		r.KDistribution = kDistribution(k, o.drv.issued)
+		// Messages serve no one request: count them per entry.
+		r.MsgsPerRequest = results.Summary{}
+		if r.RequestsServed > 0 {
+			r.MsgsPerRequest = results.Summary{Count: int(r.RequestsServed), Mean: float64(total) / float64(r.RequestsServed)}
+		}
+		if st.Legit {
+			var before int64
+			for _, c := range st.SentAt {
+				before += c
+			}
+			r.EntriesStable, r.MessagesStable = o.entriesStable, total-before
+			if r.EntriesStable > 0 {
+				r.MsgsPerEntry = float64(r.MessagesStable) / float64(r.EntriesStable)
+			}
+		}
+	}
+	ss, ok := algo.(proto.SelfStabilizingAlgorithm)
+	if !ok || !spec.Transient.On() {
+		return
+	}
+	r.Transient = spec.Transient.String()
+	round, hopType := ss.Round()
+	stab := &results.Stabilization{Round: round, Bound: StabilizationBound(spec.Algorithm)}
+	run := results.StabRun{Seed: spec.Seed, Faults: st.Faults, Stabilized: st.Legit}
+	if st.Legit {
+		for e, name := range algo.Events() {
+			if name == round {
+				run.Rounds = float64(st.EventsAt[e] - st.EventsAtFault[e])
+			}
+		}
+		run.HopRounds = float64(st.SentAt[hopType]-st.SentAtFault[hopType]) / float64(spec.Nodes)
+		run.Delta = (st.At - st.LastFault) / spec.Delta
+		if stab.Bound > 0 && run.Rounds > stab.Bound {
+			run.Replay = Replay(spec)
+		}
+	}
+	if o.transient != nil {
+		stab.InventedCS = o.transient.Invented()
+	}
+	stab.Injected, stab.Destroyed = s.Stats.Injected, s.Stats.Destroyed
+	stab.Runs = []results.StabRun{run}
+	stab.Summarize()
+	r.Stabilization = stab
+}
+
+// FillKExclusion writes into r, the record of a run of s on a runtime
+// other than the simulator, what it says of a k-exclusion algorithm: ℓ, K,
+// the k distribution of the requests of serials tags, the messages per
+// served request (they serve no one request; msgs_per_entry is the same,
+// over the whole run), and the transient plan.
+// The stabilization time is the simulator's alone (the legitimacy
+// predicate reads the whole system).
+func FillKExclusion(r *results.Run, s Spec, tags []uint32) {
+	k, ok := kexclusion(RunAlgorithm(s))
+	if !ok {
+		return
+	}
+	s.fill()
+	r.Ell, r.KMax = k.Units()
+	r.KDistribution = map[string]int64{}
+	for _, tag := range tags {
+		r.KDistribution[strconv.Itoa(k.NeedOf(tag))]++
+	}
+	r.MsgsPerRequest = results.Summary{}
+	if r.RequestsServed > 0 {
+		r.MsgsPerRequest = results.Summary{Count: int(r.RequestsServed), Mean: float64(r.MessagesTotal) / float64(r.RequestsServed)}
+		r.EntriesStable, r.MessagesStable, r.MsgsPerEntry = r.RequestsServed, r.MessagesTotal, r.MsgsPerRequest.Mean
+	}
+	if s.Transient.On() {
+		r.Transient = s.Transient.String()
+	}
+}

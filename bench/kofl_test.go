@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ocbench/ocbench/sim"
+)
+
+// TestKofl runs kofl on every workload that suits it, without transient
+// faults and with both plans: every request is served, no violation, and
+// the record says ℓ, K, the k distribution (k in 1..K, one per request),
+// the messages per entry, and, with faults, a stabilization within the
+// run.
+func TestKofl(t *testing.T) {
+	for _, tr := range TransientModes {
+		for _, wl := range []string{"sequential", "poisson", "saturated"} {
+			for _, n := range []int{2, 16} {
+				spec := Spec{Algorithm: "kofl", Nodes: n, Requests: 40, Workload: wl, Seed: 3, CSTime: 1, Ell: 5, KMax: 3,
+					Check: sim.CheckFull, Transient: TransientPlan{Mode: tr}}
+				name := fmt.Sprintf("%s/%s/N=%d", tr, wl, n)
+				r, err := Run(spec)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				var issued int64
+				for k, c := range r.KDistribution {
+					if k < "1" || k > "3" || len(k) != 1 {
+						t.Errorf("%s: k = %s requested", name, k)
+					}
+					issued += c
+				}
+				switch {
+				case r.Violation != "":
+					t.Errorf("%s: %s", name, r.Violation)
+				case r.RequestsServed != r.RequestsIssued || issued != r.RequestsIssued:
+					t.Errorf("%s: served %d, issued %d, k distribution over %d", name, r.RequestsServed, r.RequestsIssued, issued)
+				case r.Ell != 5 || r.KMax != 3 || !r.FIFO:
+					t.Errorf("%s: ℓ = %d, K = %d, FIFO %v", name, r.Ell, r.KMax, r.FIFO)
+				case tr == "none" && (r.Stabilization != nil || r.MsgsPerEntry <= 0):
+					t.Errorf("%s: stabilization %+v, msgs/entry %g", name, r.Stabilization, r.MsgsPerEntry)
+				case tr != "none" && (r.Stabilization == nil || r.Stabilization.Rounds.Count != 1 || r.Stabilization.Runs[0].Faults < 1):
+					t.Errorf("%s: stabilization %+v", name, r.Stabilization)
+				}
+			}
+		}
+	}
+}
+
+// TestKoflReplay: the same spec gives the same stabilization, seed for
+// seed, and another seed another arbitrary configuration; Replay names
+// every flag of the transient plan.
+func TestKoflReplay(t *testing.T) {
+	for _, tr := range []string{"initial", "during"} {
+		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 30, Workload: "poisson", Seed: 11, CSTime: 2, Ell: 4, KMax: 2,
+			Transient: TransientPlan{Mode: tr}}
+		a, err := Run(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := Run(spec)
+		spec.Seed++
+		c, _ := Run(spec)
+		ra, rb, rc := a.Stabilization.Runs[0], b.Stabilization.Runs[0], c.Stabilization.Runs[0]
+		if ra != rb || a.MessagesTotal != b.MessagesTotal {
+			t.Errorf("%s: seed 11 gave %+v and %+v", tr, ra, rb)
+		}
+		if ra.Delta == rc.Delta && a.MessagesTotal == c.MessagesTotal {
+			t.Errorf("%s: seeds 11 and 12 gave the same run", tr)
+		}
+		cmd := Replay(spec)
+		for _, want := range []string{"--algo kofl", "--ell 4", "--k-max 2", "--transient " + tr, "--fifo"} {
+			if !strings.Contains(cmd, want) {
+				t.Errorf("replay %q lacks %q", cmd, want)
+			}
+		}
+	}
+}
+
+// TestKoflInputs: the k-exclusion and transient flags are refused where
+// they do not apply, with the flag named.
+func TestKoflInputs(t *testing.T) {
+	good := Spec{Algorithm: "kofl", Nodes: 8, Requests: 1, Workload: "poisson", Delta: 1}
+	cases := []struct {
+		name string
+		edit func(*Spec)
+		flag string
+	}{
+		{"ell on opencube", func(s *Spec) { s.Algorithm, s.Ell = "opencube", 3 }, "--ell"},
+		{"k-max on opencube", func(s *Spec) { s.Algorithm, s.KMax = "opencube", 3 }, "--k-max"},
+		{"transient on opencube", func(s *Spec) { s.Algorithm, s.Transient.Mode = "opencube", "initial" }, "--transient"},
+		{"k over ℓ", func(s *Spec) { s.Ell, s.KMax = 2, 3 }, "--k-max"},
+		{"negative ℓ", func(s *Spec) { s.Ell = -1 }, "--ell"},
+		{"unknown plan", func(s *Spec) { s.Transient.Mode = "sometimes" }, "--transient"},
+		{"link cap", func(s *Spec) { s.Transient = TransientPlan{Mode: "initial", LinkCap: MaxLinkCap + 1} }, "--link-cap"},
+		{"corruptions", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Events: -2} }, "--corruptions"},
+		{"corrupt every", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Every: -1} }, "--corrupt-every"},
+		{"each", func(s *Spec) { s.Workload = "each" }, "--workload"},
+		{"crashes", func(s *Spec) {
+			s.Faults = FaultPlan{Crashes: 1, Spacing: "exp", Every: 1, Down: 1, DownDist: "exp", Target: "random"}
+		}, "--crashes"},
+	}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("good spec rejected: %v", err)
+	}
+	for _, c := range cases {
+		s := good
+		c.edit(&s)
+		err := s.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), c.flag) {
+			t.Errorf("%s: got %v, want an error naming %s", c.name, err, c.flag)
+		}
+	}
+}
+
+// TestKoflCorruptions: over a few seeds the during plan strikes with every
+// kind of event — nodes scrambled (their invented critical sections
+// ended), messages injected (junk, duplicates) and destroyed — and every
+// run stabilizes after its last event with every request served.
+func TestKoflCorruptions(t *testing.T) {
+	var invented, injected, destroyed int64
+	for seed := uint64(1); seed <= 12; seed++ {
+		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 40, Workload: "saturated", Seed: seed, CSTime: 1, Ell: 3, KMax: 2,
+			Check: sim.CheckFull, Transient: TransientPlan{Mode: "during", Events: 8, Every: 10}}
+		r, err := Run(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := r.Stabilization
+		if r.Violation != "" || st == nil || st.NotStabilized != 0 || st.Runs[0].Faults != 8 || r.RequestsServed != r.RequestsIssued {
+			t.Fatalf("seed %d: %s; stabilization %+v; served %d of %d", seed, r.Violation, st, r.RequestsServed, r.RequestsIssued)
+		}
+		invented += st.InventedCS
+		injected += st.Injected
+		destroyed += st.Destroyed
+	}
+	if invented == 0 || injected == 0 || destroyed == 0 {
+		t.Errorf("over 12 seeds: %d invented critical sections, %d messages injected, %d destroyed; want each > 0", invented, injected, destroyed)
+	}
+}

@@ -1,0 +1,299 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/sim"
+)
+
+// TransientModes lists the transient-fault plans; the first is the
+// default.
+//
+//   - none: the run starts from the algorithm's initial configuration and
+//     no fault strikes.
+//   - initial: an arbitrary initial configuration: every variable of every
+//     node drawn from its domain (proto.Corruptible's Scramble), and every
+//     link filled with 0..LinkCap arbitrary messages (Junk), all from the
+//     seed.
+//   - during: the run starts from the initial configuration, and
+//     corruption events strike at times drawn from the seed (exponential
+//     gaps of mean Every δ): each scrambles the state of 1..max(1, N/4)
+//     random nodes, duplicates a random message in flight (a token, a
+//     CToken, a pool…), destroys one, or injects 1..3 junk messages on
+//     random links, a quarter of the events each.
+var TransientModes = []string{"none", "initial", "during"}
+
+// TransientPlan is the transient faults of a run of a self-stabilizing
+// algorithm (proto.SelfStabilizingAlgorithm).
+type TransientPlan struct {
+	// Mode is one of TransientModes ("" is none).
+	Mode string
+	// Events is the number of corruption events (during); 0 means
+	// DefaultCorruptions.
+	Events int
+	// Every is the mean gap between events, in δ (during); 0 means
+	// DefaultCorruptEvery.
+	Every float64
+	// LinkCap is the capacity of a link: an arbitrary configuration puts
+	// 0..LinkCap junk messages on each (initial); 0 means DefaultLinkCap.
+	LinkCap int
+}
+
+// Defaults of a TransientPlan's zero fields.
+const (
+	DefaultCorruptions  = 5
+	DefaultCorruptEvery = 50.0
+	DefaultLinkCap      = 3
+	// MaxLinkCap bounds --link-cap.
+	MaxLinkCap = 64
+)
+
+// On reports whether the plan has faults.
+func (p TransientPlan) On() bool { return p.Mode != "" && p.Mode != "none" }
+
+// filled returns p with its defaults.
+func (p TransientPlan) filled() TransientPlan {
+	if p.Mode == "" {
+		p.Mode = "none"
+	}
+	if p.Events == 0 {
+		p.Events = DefaultCorruptions
+	}
+	if p.Every == 0 {
+		p.Every = DefaultCorruptEvery
+	}
+	if p.LinkCap == 0 {
+		p.LinkCap = DefaultLinkCap
+	}
+	return p
+}
+
+// Validate returns an error naming the flag of the first bad field.
+func (p TransientPlan) Validate(algo string) error {
+	ok := p.Mode == ""
+	for _, m := range TransientModes {
+		ok = ok || m == p.Mode
+	}
+	if !ok {
+		return fmt.Errorf("--transient: unknown plan %q (allowed: %s)", p.Mode, strings.Join(TransientModes, ", "))
+	}
+	if p.On() && !IsSelfStabilizing(algo) {
+		return fmt.Errorf("--transient: %s is not self-stabilizing: transient faults would leave it broken for good (self-stabilizing: %s)", algo, selfStabilizingNames())
+	}
+	if p.Events < 0 || p.Events > MaxCrashes {
+		return fmt.Errorf("--corruptions: %d is not in 1..%d", p.Events, MaxCrashes)
+	}
+	if p.Every != 0 {
+		if err := inRange("corrupt-every", p.Every, 0, MaxTime, true, "δ"); err != nil {
+			return err
+		}
+	}
+	if p.LinkCap < 0 || p.LinkCap > MaxLinkCap {
+		return fmt.Errorf("--link-cap: %d is not in 1..%d", p.LinkCap, MaxLinkCap)
+	}
+	return nil
+}
+
+// String describes the plan for a run's record.
+func (p TransientPlan) String() string {
+	p = p.filled()
+	switch p.Mode {
+	case "initial":
+		return fmt.Sprintf("arbitrary initial configuration, 0..%d junk messages per link", p.LinkCap)
+	case "during":
+		return fmt.Sprintf("%d corruption events, exponential gaps of mean %gδ", p.Events, p.Every)
+	}
+	return "none"
+}
+
+func selfStabilizingNames() string {
+	var out []string
+	for _, n := range AlgorithmNames() {
+		if IsSelfStabilizing(n) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// streamTransient is the seeded stream of the transient faults.
+const streamTransient = 5
+
+// corruptionTimes returns the times of the corruption events of a during
+// plan, in seconds (none for other plans); they are the first draws of the
+// transient stream.
+func (p TransientPlan) corruptionTimes(rng *rand.Rand, delta float64) []float64 {
+	if p.Mode != "during" {
+		return nil
+	}
+	var out []float64
+	t := 0.0
+	for range p.Events {
+		t += rng.ExpFloat64() * p.Every
+		out = append(out, t*delta)
+	}
+	return out
+}
+
+// InventedCS keeps a workload whole across transient faults, on any
+// runtime (a Host): a critical section a fault invents (a node in the
+// critical section that the workload did not put there, or an entry for a
+// request it did not make) ends after the CS time, and a request of the
+// workload that a fault wiped out is issued again.
+type InventedCS struct {
+	host    Host
+	drv     *Workload
+	nodes   []proto.Node
+	cs      float64 // seconds
+	faultCS []bool  // a fault's critical section is under way at the node
+	// invented counts the critical sections faults invented.
+	invented int64
+}
+
+// NewInventedCS returns the keeper of the workload drv of the nodes on
+// host, whose critical sections last cs seconds.
+func NewInventedCS(host Host, drv *Workload, nodes []proto.Node, cs float64) *InventedCS {
+	return &InventedCS{host: host, drv: drv, nodes: nodes, cs: cs, faultCS: make([]bool, len(nodes))}
+}
+
+// Invented returns the number of critical sections faults invented.
+func (t *InventedCS) Invented() int64 { return t.invented }
+
+// Sweep ends the critical sections that faults invented at the nodes ids
+// (after an arbitrary initial configuration: every node a runtime hosts).
+func (t *InventedCS) Sweep(ids []proto.NodeID) {
+	for _, id := range ids {
+		t.Scrambled(id)
+	}
+}
+
+// Scrambled is called after node id's state was scrambled.
+func (t *InventedCS) Scrambled(id proto.NodeID) {
+	v := t.nodes[id].View()
+	switch {
+	case t.faultCS[id]:
+		// an exit is already on its way, and a re-issue after it
+	case v.InCS && !t.drv.InCS(id):
+		t.endFaultCS(id)
+	case t.drv.Waiting(id):
+		t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+	}
+}
+
+// endFaultCS makes node id leave the critical section a fault put it in,
+// after the CS time, and then re-issues the workload's request if one
+// waits.
+func (t *InventedCS) endFaultCS(id proto.NodeID) {
+	t.faultCS[id] = true
+	t.host.Input(t.cs, id, proto.ExitCS, 0)
+	t.host.After(t.cs, func() {
+		t.faultCS[id] = false
+		if t.drv.Waiting(id) {
+			t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+		}
+	})
+}
+
+// Entered reports whether node id's entry for tag is a fault's (a request
+// the workload did not make): it then ends it, and the runtime must not
+// tell the workload.
+func (t *InventedCS) Entered(id proto.NodeID, tag uint32) bool {
+	if tag != 0 && t.drv.Waiting(id) && t.drv.reqTag[id] == tag {
+		return false
+	}
+	t.invented++
+	if !t.faultCS[id] {
+		t.endFaultCS(id)
+	}
+	return true
+}
+
+// transient injects a simulated run's transient faults (the during plan's
+// corruption events need the simulator's view of the links) and keeps its
+// workload whole across them.
+type transient struct {
+	*InventedCS
+	s   *sim.Sim
+	rng *rand.Rand
+}
+
+// ArbitraryConfiguration makes the arbitrary initial configuration of a
+// run of s with the initial plan: it scrambles every node (all of them,
+// whichever a runtime hosts: every rank of an MPI job draws the same) and
+// returns the junk messages for the links, 0..LinkCap out of each node,
+// node by node. The draws are the transient stream's, from the seed.
+func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
+	s.fill()
+	return arbitrary(nodes, rand.New(rand.NewPCG(s.Seed, streamTransient)), s.Transient.LinkCap)
+}
+
+func arbitrary(nodes []proto.Node, rng *rand.Rand, linkCap int) []proto.Message {
+	for _, nd := range nodes {
+		nd.(proto.Corruptible).Scramble(rng)
+	}
+	var junk []proto.Message
+	for _, nd := range nodes {
+		c := nd.(proto.Corruptible)
+		for range rng.IntN(linkCap + 1) {
+			junk = append(junk, c.Junk(rng))
+		}
+	}
+	return junk
+}
+
+// corrupt is one corruption event of a during plan.
+func (t *transient) corrupt() {
+	n := len(t.nodes)
+	kind := t.rng.IntN(4)
+	if kind == 1 || kind == 2 {
+		if t.s.InFlight() == 0 {
+			kind = 0
+		}
+	}
+	switch kind {
+	case 0: // scramble some nodes
+		for _, i := range t.rng.Perm(n)[:1+t.rng.IntN(max(1, n/4))] {
+			id := proto.NodeID(i)
+			t.s.Corrupt(id, func() { t.nodes[id].(proto.Corruptible).Scramble(t.rng) })
+			t.Scrambled(id)
+		}
+	case 1: // duplicate a message in flight
+		t.s.Inject(t.s.InFlightAt(t.rng.IntN(t.s.InFlight())))
+	case 2: // destroy one
+		t.s.Destroy(t.rng.IntN(t.s.InFlight()))
+	case 3: // junk
+		for range 1 + t.rng.IntN(3) {
+			t.s.Inject(t.nodes[t.rng.IntN(n)].(proto.Corruptible).Junk(t.rng))
+		}
+	}
+	t.s.Fault()
+}
+
+// MaxStabilizationRounds bounds the wait for legitimacy at the end of a
+// run of a self-stabilizing algorithm, in rounds of N·δ after the last
+// fault: a run not legitimate by then is a liveness violation.
+const MaxStabilizationRounds = 200
+
+// awaitLegitimate stops the run once the legitimacy predicate holds,
+// looking every N·δ; past MaxStabilizationRounds·N·δ after the last fault
+// it stops it anyway and sets *stuck to why.
+func awaitLegitimate(s *sim.Sim, spec Spec, stuck *string) {
+	round := float64(spec.Nodes) * spec.Delta
+	var look func()
+	look = func() {
+		st := s.Stab()
+		switch {
+		case st.Legit:
+			s.Stop()
+		case s.Now()-st.LastFault > MaxStabilizationRounds*round:
+			*stuck = fmt.Sprintf("not legitimate %d·N·δ after the last fault (t=%.6fs): %s (seed %d)", MaxStabilizationRounds, st.LastFault, st.Why, spec.Seed)
+			s.Stop()
+		default:
+			s.After(round, look)
+		}
+	}
+	look()
+}

@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Stab is the stabilization of a run with a legitimacy predicate
+// (Config.Legitimate): when the last fault struck, and when the predicate
+// began to hold after it, with the counters at both points so that a
+// runtime can count the rounds in between.
+type Stab struct {
+	// Legit reports whether the predicate holds now (always true without
+	// one).
+	Legit bool
+	// Faults counts the faults (Fault calls); LastFault and
+	// LastFaultStep say when the last one struck (0 before any).
+	Faults        int
+	LastFault     float64
+	LastFaultStep int64
+	// At and AtStep say when the predicate began to hold after the last
+	// fault (valid when Legit).
+	At     float64
+	AtStep int64
+	// EventsAtFault and EventsAt are the algorithm's event counts, and
+	// SentAtFault and SentAt the messages sent by type, at the last fault
+	// and when the predicate began to hold.
+	EventsAtFault, EventsAt [proto.MaxEvents]int64
+	SentAtFault, SentAt     [proto.MaxMsgTypes]int64
+	// Why says why the predicate did not hold at the last step it failed.
+	Why string
+}
+
+// Stab returns the run's stabilization so far.
+func (s *Sim) Stab() Stab { return s.stab }
+
+// Units returns the units in use now (KExclusion): the sum of View.Units
+// over the nodes in the critical section.
+func (s *Sim) Units() int { return s.units }
+
+func (s *Sim) sentByType() (out [proto.MaxMsgTypes]int64) {
+	for k, byCause := range s.Stats.Sent {
+		for _, c := range byCause {
+			out[k] += c
+		}
+	}
+	return out
+}
+
+// Fault records that a transient fault struck now: the legitimacy
+// predicate no longer holds until a step makes it hold again, and the
+// stabilization time counts from here.
+func (s *Sim) Fault() {
+	s.stab.Faults++
+	s.stab.Legit = s.cfg.Legitimate == nil
+	s.stab.LastFault, s.stab.LastFaultStep = s.now, s.Stats.Steps
+	s.stab.EventsAtFault = s.Stats.Events
+	s.stab.SentAtFault = s.sentByType()
+	s.traceEv("fault", proto.Nil)
+}
+
+// Corrupt runs f, which changes node id's state outside any step (a
+// transient fault: Scramble), and brings the runtime's counts of the
+// node's view up to date. It is not a step; call Fault too.
+func (s *Sim) Corrupt(id proto.NodeID, f func()) {
+	before := s.nodes[id].View()
+	f()
+	after := s.nodes[id].View()
+	s.tokenHolders += b2i(after.TokenHere) - b2i(before.TokenHere)
+	s.inCS += b2i(after.InCS) - b2i(before.InCS)
+	if before.InCS {
+		s.units -= before.Units
+	}
+	if after.InCS {
+		s.units += after.Units
+	}
+	s.traceEv("corrupt", id)
+}
+
+// Inject puts m in the link from m.From to m.To now, as a transient fault
+// does (junk, or a duplicate): it is delivered like a message sent now,
+// behind the link's messages with FIFO, and counted in Stats.Injected,
+// not as sent.
+func (s *Sim) Inject(m proto.Message) { s.post(m, true) }
+
+// InFlightAt returns the k-th message in flight (0 ≤ k < InFlight()) in
+// delivery order, to duplicate or destroy it.
+func (s *Sim) InFlightAt(k int) proto.Message {
+	it := s.orderedInFlight()[k]
+	return s.slab[it.idx].msg
+}
+
+// Destroy takes the k-th message in flight (in delivery order) out of its
+// link, as a transient fault does: it is never delivered.
+func (s *Sim) Destroy(k int) {
+	it := s.orderedInFlight()[k]
+	p := &s.slab[it.idx]
+	p.kind = evDestroyed
+	s.inFlight--
+	if p.msg.Type == s.token {
+		s.tokensInFlight--
+	}
+	s.Stats.Destroyed++
+	s.traceMsg("destroy", p.msg.To, &p.msg, p.msgID)
+}
+
+// orderedInFlight returns the heap's deliveries sorted in delivery order
+// (the order they will be popped in), in a scratch slice.
+func (s *Sim) orderedInFlight() []item {
+	s.ordered = s.ordered[:0]
+	for _, it := range s.heap {
+		if s.slab[it.idx].kind == evDeliver {
+			s.ordered = append(s.ordered, it)
+		}
+	}
+	slices.SortFunc(s.ordered, func(a, b item) int {
+		switch {
+		case a.less(b):
+			return -1
+		case b.less(a):
+			return 1
+		}
+		return 0
+	})
+	return s.ordered
+}
+
+// checkStab evaluates the legitimacy predicate after a step and reports
+// whether the run's safety checks apply (the predicate holds). Once it
+// holds it must hold until the next fault: else the run fails (closure).
+func (s *Sim) checkStab() bool {
+	if s.cfg.Legitimate == nil {
+		return true
+	}
+	err := s.cfg.Legitimate(s)
+	switch {
+	case err == nil && !s.stab.Legit:
+		s.stab.Legit = true
+		s.stab.At, s.stab.AtStep = s.now, s.Stats.Steps
+		s.stab.EventsAt = s.Stats.Events
+		s.stab.SentAt = s.sentByType()
+		s.traceEv("legitimate", proto.Nil)
+	case err != nil && s.stab.Legit:
+		s.fail("closure: legitimate since step %d (t=%.6fs) and no fault since, not now: %v", s.stab.AtStep, s.stab.At, err)
+		return false
+	case err != nil:
+		s.stab.Why = err.Error()
+	}
+	return s.stab.Legit
+}
+
+// checkUnits checks a KExclusion algorithm's units after a step of node
+// id: at most ℓ in use.
+func (s *Sim) checkUnits(id proto.NodeID) bool {
+	if s.units > s.cfg.Units {
+		s.fail("%d units in use by the nodes in the critical section, ℓ = %d (after node %d's step)", s.units, s.cfg.Units, id)
+		return false
+	}
+	return true
+}
+
+// String describes the stabilization for a message.
+func (st Stab) String() string {
+	if !st.Legit {
+		return fmt.Sprintf("not legitimate since the fault at t=%.6fs: %s", st.LastFault, st.Why)
+	}
+	return fmt.Sprintf("legitimate from t=%.6fs (step %d), the last fault at t=%.6fs", st.At, st.AtStep, st.LastFault)
+}
