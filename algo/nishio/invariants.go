@@ -3,6 +3,7 @@ package nishio
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -20,16 +21,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 }
 
 func nodes(s proto.System) ([]*Node, error) {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
-		nd, ok := p.(*Node)
-		if !ok {
-			return nil, fmt.Errorf("node %d is a %T, not a Nishio–Li–Manning node", i, p)
-		}
-		out[i] = nd
-	}
-	return out, nil
+	return nodecast.Checked(s, "Nishio–Li–Manning", nodecast.Is[*Node])
 }
 
 // TokenState checks the one token against the nodes, in O(N), in a run

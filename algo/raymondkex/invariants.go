@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -23,14 +24,7 @@ func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodes(s proto.System) []*Node {
-	ns := s.Nodes()
-	out := make([]*Node, len(ns))
-	for i, nd := range ns {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
+func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // Permitted checks that a node in the critical section asks and is owed
 // replies by at most ℓ−1 nodes, and that a node defers only while it asks.

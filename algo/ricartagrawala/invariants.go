@@ -3,6 +3,7 @@ package ricartagrawala
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -22,14 +23,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodes(s proto.System) []*Node {
-	ns := s.Nodes()
-	out := make([]*Node, len(ns))
-	for i, nd := range ns {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
+func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // CSFirst checks that a node in the critical section asks, and that its
 // request precedes, in (timestamp, id) order, every other pending request:

@@ -3,6 +3,7 @@ package suzukikasami
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -20,16 +21,13 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 }
 
 func nodes(s proto.System) ([]*Node, error) {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
+	return nodecast.Checked(s, "Suzuki–Kasami", func(p proto.Node) (*Node, bool) {
 		nd, ok := p.(interface{ SuzukiKasami() *Node })
 		if !ok {
-			return nil, fmt.Errorf("node %d is a %T, not a Suzuki–Kasami node", i, p)
+			return nil, false
 		}
-		out[i] = nd.SuzukiKasami()
-	}
-	return out, nil
+		return nd.SuzukiKasami(), true
+	})
 }
 
 // TokenState checks the token against the nodes, in O(N):

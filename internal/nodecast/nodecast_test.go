@@ -1,0 +1,50 @@
+package nodecast
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+type a struct{ proto.Node }
+type b struct{ proto.Node }
+
+type sys []proto.Node
+
+func (s sys) Nodes() []proto.Node                  { return s }
+func (sys) Down(proto.NodeID) bool                 { return false }
+func (sys) ForEachInFlight(func(m *proto.Message)) {}
+
+func TestChecked(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		nodes sys
+		err   string
+	}{
+		{"all a", sys{&a{}, &a{}}, ""},
+		{"none", sys{}, ""},
+		{"a b", sys{&a{}, &b{}}, "node 1 is a *nodecast.b, not a A node"},
+	} {
+		got, err := Checked(c.nodes, "A", Is[*a])
+		switch {
+		case c.err == "" && (err != nil || len(got) != len(c.nodes)):
+			t.Errorf("%s: %d nodes, %v", c.name, len(got), err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want %q", c.name, err, c.err)
+		}
+	}
+}
+
+func TestAll(t *testing.T) {
+	s := sys{&a{}, &a{}}
+	if got := All[*a](s); len(got) != 2 || got[0] != s[0] || got[1] != s[1] {
+		t.Errorf("All: %v", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("All of a b: no panic")
+		}
+	}()
+	All[*a](sys{&a{}, &b{}})
+}
