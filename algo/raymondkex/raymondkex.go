@@ -1,8 +1,6 @@
 package raymondkex
 
 import (
-	"fmt"
-
 	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -18,34 +16,16 @@ var messageTypes = []proto.MessageType{
 	{Name: "reply", Payload: "none (Gen = the number of the receiver's requests answered)", Arg: "none"},
 }
 
-// Config is the ℓ-exclusion of one run, in algo/kofl's convention: ℓ
-// units, requests of K = 1 unit.
-type Config struct {
-	Ell int // ℓ, the nodes allowed in the critical section together, ≥ 1
-	// K is the most units a request asks for: 1 (0 means 1), since
-	// Raymond's algorithm serves requests of one unit.
-	K int
-	// Seed and Need derive a request's k from its serial (kexcl.NeedOf),
-	// as kofl's; with K = 1 every request asks for one unit.
-	Seed uint64
-	Need func(tag uint32) int
-}
+// Config is the ℓ-exclusion of one run (kexcl.Unit): ℓ units, requests of K = 1 unit.
+type Config kexcl.Unit
 
 // Validate returns an error unless ℓ ≥ 1 and K ≤ 1.
 func (c Config) Validate() error {
-	switch {
-	case c.Ell < 1:
-		return fmt.Errorf("raymond-kex: ℓ = %d, want ≥ 1", c.Ell)
-	case c.K > 1:
-		return fmt.Errorf("raymond-kex: K = %d: Raymond's ℓ-exclusion serves requests of one unit (K = 1)", c.K)
-	case c.K < 0:
-		return fmt.Errorf("raymond-kex: K = %d, want 1", c.K)
-	}
-	return nil
+	return kexcl.Unit(c).Check("raymond-kex", "Raymond's ℓ-exclusion serves requests of one unit")
 }
 
 // NeedOf returns the k of the request with serial tag (kexcl.NeedOf): 1.
-func (c Config) NeedOf(tag uint32) int { return kexcl.NeedOf(c.Seed, c.K, c.Need, tag) }
+func (c Config) NeedOf(tag uint32) int { return kexcl.Unit(c).NeedOf(tag) }
 
 // Node is one node of Raymond's ℓ-exclusion. Only Step changes it.
 type Node struct {

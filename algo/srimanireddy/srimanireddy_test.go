@@ -291,27 +291,18 @@ func TestInvariantsCatch(t *testing.T) {
 	}
 }
 
-// TestConfig: K > 1 and ℓ < 1 are refused; every request asks for one
-// unit; ℓ > N tokens are spread round-robin.
+// TestConfig: Config is a kexcl.Unit (kexcl.TestUnit) checked under the
+// algorithm's name; every request asks for one unit; ℓ > N tokens are
+// spread round-robin.
 func TestConfig(t *testing.T) {
-	for _, c := range []struct {
-		c  Config
-		ok bool
-	}{
-		{Config{Ell: 1}, true},
-		{Config{Ell: 3, K: 1}, true},
-		{Config{Ell: 3, K: 2}, false},
-		{Config{Ell: 0}, false},
-		{Config{Ell: 2, K: -1}, false},
-	} {
-		if err := c.c.Validate(); (err == nil) != c.ok {
-			t.Errorf("%+v: Validate says %v", c.c, err)
-		}
+	if err := (Config{Ell: 3, K: 2}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "srimani-reddy: K = 2") {
+		t.Errorf("K = 2: Validate says %v", err)
 	}
-	for tag := range uint32(100) {
-		if k := (Config{Ell: 4, Seed: 7}).NeedOf(tag); k != 1 {
-			t.Fatalf("tag %d asks for %d units", tag, k)
-		}
+	if err := (Config{Ell: 1}).Validate(); err != nil {
+		t.Errorf("ℓ = 1: Validate says %v", err)
+	}
+	if k := (Config{Ell: 4, Seed: 7}).NeedOf(3); k != 1 {
+		t.Errorf("tag 3 asks for %d units", k)
 	}
 	var h []int
 	for _, nd := range (Algorithm{Config{Ell: 6}}).NewNodes(4) {
