@@ -6,35 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
-
-// netSys reads a steptest.Net as a proto.System.
-type netSys struct{ net *steptest.Net }
-
-func (s netSys) Nodes() []proto.Node    { return s.net.Nodes }
-func (s netSys) Down(proto.NodeID) bool { return false }
-func (s netSys) ForEachInFlight(f func(m *proto.Message)) {
-	for i := range s.net.Pending {
-		f(&s.net.Pending[i])
-	}
-}
-
-// sliceSys is a proto.System of nodes and the messages in flight.
-type sliceSys struct {
-	nodes   []proto.Node
-	pending []proto.Message
-}
-
-func (s sliceSys) Nodes() []proto.Node    { return s.nodes }
-func (s sliceSys) Down(proto.NodeID) bool { return false }
-func (s sliceSys) ForEachInFlight(f func(m *proto.Message)) {
-	for i := range s.pending {
-		f(&s.pending[i])
-	}
-}
 
 // example drives a steptest.Net and checks the invariants after every
 // step.
@@ -51,14 +27,7 @@ func newExample(t *testing.T, n, ell int) *example {
 
 func (e *example) check(what string) {
 	e.t.Helper()
-	for _, inv := range e.alg.Invariants(false) {
-		if inv.When == proto.Quiet && len(e.net.Pending) > 0 {
-			continue
-		}
-		if err := inv.Check(netSys{e.net}); err != nil {
-			e.t.Fatalf("after %s: %v", what, err)
-		}
-	}
+	e.net.Check(what, e.alg.Invariants(false))
 }
 
 func (e *example) deliver(msg string, want ...string) {
@@ -267,7 +236,7 @@ func TestFill(t *testing.T) {
 					pending = append(pending, out.Msgs...)
 					for _, inv := range a.Invariants(false) {
 						if inv.When == proto.EveryStep {
-							if err := inv.Check(sliceSys{nodes, pending}); err != nil {
+							if err := inv.Check(steptest.System(nodes, pending)); err != nil {
 								t.Fatalf("n=%d ℓ=%d seed=%d: %v", n, ell, seed, err)
 							}
 						}
@@ -347,17 +316,8 @@ func TestInvariantsCatch(t *testing.T) {
 	} {
 		a := Algorithm{Config{Ell: c.ell}}
 		pn := a.NewNodes(4)
-		ns := make([]*Node, len(pn))
-		for i := range pn {
-			ns[i] = pn[i].(*Node)
-		}
-		c.edit(ns)
-		var failed []string
-		for _, inv := range a.Invariants(false) {
-			if inv.When == proto.EveryStep && inv.Check(reorder.Static(pn)) != nil {
-				failed = append(failed, inv.Name)
-			}
-		}
+		c.edit(nodecast.All[*Node](reorder.Static(pn)))
+		failed := steptest.Caught(a.Invariants(false), reorder.Static(pn))
 		if !strings.Contains(strings.Join(failed, " "), c.want) {
 			t.Errorf("%s: failed %v, want %s among them", c.name, failed, c.want)
 		}
@@ -379,22 +339,9 @@ func TestConfig(t *testing.T) {
 }
 
 // TestCrashRecover: a crashed node ignores every input; it recovers in the
-// initial state.
+// initial state (steptest.CrashRecover).
 func TestCrashRecover(t *testing.T) {
-	nodes := Algorithm{Config{Ell: 2}}.NewNodes(4)
-	var out proto.Output
-	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
-	nodes[1].Step(proto.Input{Kind: proto.Crash}, &out)
-	out.Reset()
-	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
-	if v := nodes[1].View(); v.Up || len(out.Msgs) != 0 {
-		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
-	}
-	nodes[1].Step(proto.Input{Kind: proto.Recover}, &out)
-	if v := nodes[1].View(); !v.Up || v.Asked || v.InCS {
-		t.Fatalf("recovered node: view %+v", v)
-	}
-	nodes[1].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node holds %d", j) })
+	steptest.CrashRecover(t, Algorithm{Config{Ell: 2}}.NewNodes(4), 1)
 }
 
 // TestCosts: messages per request at N = 16 and 64 (one seed each, ℓ =

@@ -6,21 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
-
-// netSys reads a steptest.Net as a proto.System.
-type netSys struct{ net *steptest.Net }
-
-func (s netSys) Nodes() []proto.Node    { return s.net.Nodes }
-func (s netSys) Down(proto.NodeID) bool { return false }
-func (s netSys) ForEachInFlight(f func(m *proto.Message)) {
-	for i := range s.net.Pending {
-		f(&s.net.Pending[i])
-	}
-}
 
 // example drives a steptest.Net and checks the invariants (and
 // IdleServes) after every step.
@@ -38,14 +28,7 @@ func newExample(t *testing.T, n, ell int) *example {
 func (e *example) check(what string) {
 	e.t.Helper()
 	invs := append(e.alg.Invariants(false), proto.Invariant{Name: "idle_serves", Check: IdleServes})
-	for _, inv := range invs {
-		if inv.When == proto.Quiet && len(e.net.Pending) > 0 {
-			continue
-		}
-		if err := inv.Check(netSys{e.net}); err != nil {
-			e.t.Fatalf("after %s: %v", what, err)
-		}
-	}
+	e.net.Check(what, invs)
 }
 
 func (e *example) deliver(msg string, want ...string) {
@@ -273,18 +256,9 @@ func TestInvariantsCatch(t *testing.T) {
 	} {
 		a := Algorithm{Config{Ell: 2}}
 		pn := a.NewNodes(4)
-		ns := make([]*Node, len(pn))
-		for i := range pn {
-			ns[i] = pn[i].(*Node)
-		}
-		c.edit(ns)
-		var failed []string
+		c.edit(nodecast.All[*Node](reorder.Static(pn)))
 		invs := append(a.Invariants(false), proto.Invariant{Name: "idle_serves", Check: IdleServes})
-		for _, inv := range invs {
-			if inv.When == proto.EveryStep && inv.Check(reorder.Static(pn)) != nil {
-				failed = append(failed, inv.Name)
-			}
-		}
+		failed := steptest.Caught(invs, reorder.Static(pn))
 		if !strings.Contains(strings.Join(failed, " "), c.want) {
 			t.Errorf("%s: failed %v, want %s among them", c.name, failed, c.want)
 		}
@@ -314,22 +288,9 @@ func TestConfig(t *testing.T) {
 }
 
 // TestCrashRecover: a crashed node ignores every input; it recovers in the
-// initial state.
+// initial state (steptest.CrashRecover).
 func TestCrashRecover(t *testing.T) {
-	nodes := Algorithm{Config{Ell: 2}}.NewNodes(4)
-	var out proto.Output
-	nodes[3].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
-	nodes[3].Step(proto.Input{Kind: proto.Crash}, &out)
-	out.Reset()
-	nodes[3].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
-	if v := nodes[3].View(); v.Up || len(out.Msgs) != 0 {
-		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
-	}
-	nodes[3].Step(proto.Input{Kind: proto.Recover}, &out)
-	if v := nodes[3].View(); !v.Up || v.Asked || v.InCS || v.TokenHere {
-		t.Fatalf("recovered node: view %+v", v)
-	}
-	nodes[3].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node holds %d", j) })
+	steptest.CrashRecover(t, Algorithm{Config{Ell: 2}}.NewNodes(4), 3)
 }
 
 // TestCosts: messages per request at N = 16 and 64 (one seed each, ℓ =

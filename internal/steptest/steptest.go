@@ -207,3 +207,71 @@ func (n *Net) Fathers(father func(proto.Node) proto.NodeID) []proto.NodeID {
 	}
 	return out
 }
+
+// System returns the nodes and the messages in flight as a proto.System
+// with no node down, for invariants.
+func System(nodes []proto.Node, pending []proto.Message) proto.System {
+	return system{nodes, pending}
+}
+
+type system struct {
+	nodes   []proto.Node
+	pending []proto.Message
+}
+
+func (s system) Nodes() []proto.Node    { return s.nodes }
+func (s system) Down(proto.NodeID) bool { return false }
+func (s system) ForEachInFlight(f func(m *proto.Message)) {
+	for i := range s.pending {
+		f(&s.pending[i])
+	}
+}
+
+// Check runs invs on the net's nodes and messages in flight (the Quiet ones
+// only when none is in flight) and fails the test on the first error,
+// saying it came after what.
+func (n *Net) Check(what string, invs []proto.Invariant) {
+	n.T.Helper()
+	for _, inv := range invs {
+		if inv.When == proto.Quiet && len(n.Pending) > 0 {
+			continue
+		}
+		if err := inv.Check(System(n.Nodes, n.Pending)); err != nil {
+			n.T.Fatalf("after %s: %v", what, err)
+		}
+	}
+}
+
+// Caught returns the names of the invariants of invs checked after every
+// step that fail on s: for tests that corrupt a state and want a given
+// invariant to catch it.
+func Caught(invs []proto.Invariant, s proto.System) []string {
+	var failed []string
+	for _, inv := range invs {
+		if inv.When == proto.EveryStep && inv.Check(s) != nil {
+			failed = append(failed, inv.Name)
+		}
+	}
+	return failed
+}
+
+// CrashRecover checks that nodes[id], asking (tag 7) and then crashed,
+// ignores every input, and that it recovers in an initial state: up, not
+// asking, not in the critical section, without the token, waiting for no
+// node.
+func CrashRecover(t testing.TB, nodes []proto.Node, id proto.NodeID) {
+	t.Helper()
+	var out proto.Output
+	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
+	nodes[id].Step(proto.Input{Kind: proto.Crash}, &out)
+	out.Reset()
+	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
+	if v := nodes[id].View(); v.Up || len(out.Msgs) != 0 {
+		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
+	}
+	nodes[id].Step(proto.Input{Kind: proto.Recover}, &out)
+	if v := nodes[id].View(); !v.Up || v.Asked || v.InCS || v.TokenHere {
+		t.Fatalf("recovered node: view %+v", v)
+	}
+	nodes[id].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node waits for %d", j) })
+}
