@@ -100,3 +100,13 @@ func (u Unit) Check(name, why string) error {
 
 // NeedOf returns the k of the request with serial tag (NeedOf): 1.
 func (u Unit) NeedOf(tag uint32) int { return NeedOf(u.Seed, u.K, u.Need, tag) }
+
+// Invariants returns the invariants of an ℓ-exclusion algorithm without a
+// failure protocol: none with crashes; otherwise AtMost(ell) and own after
+// every step, and proto.NoDeadlock when nothing is in flight.
+func Invariants(ell int, crashes bool, own ...proto.Invariant) []proto.Invariant {
+	if crashes {
+		return nil
+	}
+	return append(append([]proto.Invariant{AtMost(ell)}, own...), proto.NoDeadlock)
+}

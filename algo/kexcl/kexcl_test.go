@@ -102,3 +102,19 @@ func TestUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestInvariants: none with crashes; otherwise ell_exclusion, the
+// algorithm's own in order, and the deadlock check.
+func TestInvariants(t *testing.T) {
+	own := proto.Invariant{Name: "own", When: proto.EveryStep}
+	if got := Invariants(2, true, own); got != nil {
+		t.Errorf("with crashes: %v", got)
+	}
+	var names []string
+	for _, inv := range Invariants(2, false, own, own) {
+		names = append(names, inv.Name)
+	}
+	if want := "[ell_exclusion own own " + proto.NoDeadlock.Name + "]"; fmt.Sprint(names) != want {
+		t.Errorf("invariants %v, want %s", names, want)
+	}
+}

@@ -13,15 +13,10 @@ import (
 // every step, proto.NoDeadlock when nothing is in flight. None with
 // crashes: the algorithm has no failure protocol.
 func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		kexcl.AtMost(a.Ell),
-		{Name: "permitted", When: proto.EveryStep, Check: Permitted},
-		{Name: "replies_conserved", When: proto.EveryStep, Check: Conserved},
-		proto.NoDeadlock,
-	}
+	return kexcl.Invariants(a.Ell, crashes,
+		proto.Invariant{Name: "permitted", When: proto.EveryStep, Check: Permitted},
+		proto.Invariant{Name: "replies_conserved", When: proto.EveryStep, Check: Conserved},
+	)
 }
 
 func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }

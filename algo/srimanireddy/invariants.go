@@ -13,15 +13,10 @@ import (
 // step, proto.NoDeadlock when nothing is in flight. None with crashes: the
 // algorithm has no failure protocol.
 func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		kexcl.AtMost(a.Ell),
-		{Name: "tokens", When: proto.EveryStep, Check: Tokens},
-		{Name: "token_use", When: proto.EveryStep, Check: TokenUse},
-		proto.NoDeadlock,
-	}
+	return kexcl.Invariants(a.Ell, crashes,
+		proto.Invariant{Name: "tokens", When: proto.EveryStep, Check: Tokens},
+		proto.Invariant{Name: "token_use", When: proto.EveryStep, Check: TokenUse},
+	)
 }
 
 func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
