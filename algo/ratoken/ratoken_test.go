@@ -67,9 +67,7 @@ func TestRoundRobinExample(t *testing.T) {
 	net.InCS(2)
 	net.Exit(2)
 	// The requests still in flight are stale: no token moves.
-	for len(net.Pending) > 0 {
-		net.Deliver(net.Msg(net.Pending[0]))
-	}
+	net.Drain()
 	// Node 2 holds the idle token and enters again without a message.
 	net.Enter(2)
 	net.InCS(2)

@@ -169,6 +169,15 @@ func (n *Net) Deliver(msg string, want ...string) {
 	n.T.Fatalf("no pending message %s (pending: %s)", msg, strings.Join(pend, "; "))
 }
 
+// Drain delivers every pending message, oldest first, none of which may
+// send a message (late requests, say, that change nothing).
+func (n *Net) Drain() {
+	n.T.Helper()
+	for len(n.Pending) > 0 {
+		n.Deliver(n.Msg(n.Pending[0]))
+	}
+}
+
 // Drop removes the pending message formatted as msg without delivering it.
 func (n *Net) Drop(msg string) {
 	n.T.Helper()
