@@ -2,6 +2,7 @@ package raymondkex
 
 import (
 	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -182,13 +183,7 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	if err := a.Validate(); err != nil {
 		panic(err)
 	}
-	nodes := make([]Node, n)
-	out := make([]proto.Node, n)
-	for i := range nodes {
-		nodes[i].init(proto.NodeID(i), n, a.Ell)
-		out[i] = &nodes[i]
-	}
-	return out
+	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n, a.Ell) })
 }
 
 // Family implements proto.Algorithm.

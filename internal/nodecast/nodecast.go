@@ -40,3 +40,19 @@ func Is[T any](p proto.Node) (T, bool) {
 	nd, ok := p.(T)
 	return nd, ok
 }
+
+// New returns n nodes of type T, allocated together, node i set up by
+// init(&nodes[i], i): an algorithm's NewNodes.
+func New[T any, P interface {
+	*T
+	proto.Node
+}](n int, init func(nd P, id proto.NodeID)) []proto.Node {
+	nodes := make([]T, n)
+	out := make([]proto.Node, n)
+	for i := range nodes {
+		p := P(&nodes[i])
+		init(p, proto.NodeID(i))
+		out[i] = p
+	}
+	return out
+}

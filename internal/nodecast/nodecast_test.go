@@ -7,7 +7,10 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-type a struct{ proto.Node }
+type a struct {
+	proto.Node
+	id proto.NodeID
+}
 type b struct{ proto.Node }
 
 type sys []proto.Node
@@ -47,4 +50,17 @@ func TestAll(t *testing.T) {
 		}
 	}()
 	All[*a](sys{&a{}, &b{}})
+}
+
+// TestNew: n nodes, node i set up with id i.
+func TestNew(t *testing.T) {
+	ns := New(3, func(nd *a, id proto.NodeID) { nd.id = id + 10 })
+	if len(ns) != 3 {
+		t.Fatalf("%d nodes, want 3", len(ns))
+	}
+	for i, p := range ns {
+		if nd, ok := p.(*a); !ok || nd.id != proto.NodeID(i)+10 {
+			t.Errorf("node %d: %#v", i, p)
+		}
+	}
 }
