@@ -360,15 +360,7 @@ func TestCosts(t *testing.T) {
 			if n == 256 {
 				requests = n / 16
 			}
-			res := reorder.Run(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat})
-			lo, hi := res.Costs()
-			mean := float64(res.Msgs) / float64(len(res.ByTag))
-			c := a.StatedCost(n)
-			t.Logf("N=%d ℓ=%d saturated=%v: %d requests, %.2f messages per request (least %d, most %d; stated %s = %g…%g)",
-				n, ell, sat, len(res.ByTag), mean, lo, hi, c.Text, c.Low, c.High)
-			if lo < n-1 || float64(hi) > c.High {
-				t.Errorf("N=%d ℓ=%d: requests cost %d to %d messages, outside the stated %g…%g", n, ell, lo, hi, c.Low, c.High)
-			}
+			reorder.WithinStated(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat}, float64(n-1), fmt.Sprintf("ℓ=%d", ell))
 		}
 	}
 }

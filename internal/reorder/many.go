@@ -41,3 +41,20 @@ func LoneTokenCost(t testing.TB, alg proto.Algorithm, ns []int) {
 		}
 	}
 }
+
+// WithinStated makes the run c, logs its messages per request (the mean,
+// the least and the most a request cost) beside the stated cost of c.Alg
+// (a proto.CostAlgorithm), what naming the run in the log, and fails the
+// test if a request cost more than the stated most or less than floor.
+func WithinStated(t *testing.T, c Config, floor float64, what string) {
+	t.Helper()
+	res := Run(t, c)
+	lo, hi := res.Costs()
+	mean := float64(res.Msgs) / float64(len(res.ByTag))
+	st := c.Alg.(proto.CostAlgorithm).StatedCost(c.N)
+	t.Logf("N=%d %s saturated=%v: %d requests, %.2f messages per request (least %d, most %d; stated %s = %g…%g)",
+		c.N, what, c.Saturate, len(res.ByTag), mean, lo, hi, st.Text, st.Low, st.High)
+	if float64(lo) < floor || float64(hi) > st.High {
+		t.Errorf("N=%d %s: requests cost %d to %d messages, outside %g…%g", c.N, what, lo, hi, floor, st.High)
+	}
+}
