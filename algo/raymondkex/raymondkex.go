@@ -2,6 +2,7 @@ package raymondkex
 
 import (
 	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/algo/tsorder"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -50,11 +51,6 @@ type Node struct {
 
 func (nd *Node) init(id proto.NodeID, n, ell int) {
 	*nd = Node{id: id, n: n, ell: ell, up: true, owed: make([]int32, n), deferred: make([]int32, n), deferTag: make([]uint32, n)}
-}
-
-// before reports whether request (a, i) precedes request (b, j).
-func before(a uint64, i proto.NodeID, b uint64, j proto.NodeID) bool {
-	return a < b || a == b && i < j
 }
 
 func (nd *Node) msg(t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) proto.Message {
@@ -108,7 +104,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		switch m.Type {
 		case Request:
 			nd.clock = max(nd.clock, m.Gen)
-			if nd.inCS || nd.asked && before(nd.ts, nd.id, m.Gen, m.From) {
+			if nd.inCS || nd.asked && tsorder.Before(nd.ts, nd.id, m.Gen, m.From) {
 				nd.deferred[m.From]++
 				nd.deferTag[m.From] = max(nd.deferTag[m.From], m.Tag)
 				nd.deferredSum++
