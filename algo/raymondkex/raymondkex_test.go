@@ -12,69 +12,11 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// example drives a steptest.Net and checks the invariants after every
-// step.
-type example struct {
-	t   *testing.T
-	net *steptest.Net
-	alg Algorithm
-}
-
-func newExample(t *testing.T, n, ell int) *example {
+// newExample returns a steptest.Net of n nodes, ℓ = ell, that checks the
+// invariants after every step.
+func newExample(t *testing.T, n, ell int) *steptest.Net {
 	a := Algorithm{Config{Ell: ell}}
-	return &example{t: t, alg: a, net: &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(n)}}
-}
-
-func (e *example) check(what string) {
-	e.t.Helper()
-	e.net.Check(what, e.alg.Invariants(false))
-}
-
-func (e *example) deliver(msg string, want ...string) {
-	e.t.Helper()
-	e.net.Deliver(msg, want...)
-	e.check(msg)
-}
-
-func (e *example) enter(id proto.NodeID, tag uint32, want ...string) {
-	e.t.Helper()
-	e.net.Expect(fmt.Sprintf("node %d enter_cs", id), e.net.Step(id, proto.Input{Kind: proto.EnterCS, Tag: tag}), want...)
-	e.check(fmt.Sprintf("node %d's enter_cs", id))
-}
-
-func (e *example) exit(id proto.NodeID, want ...string) {
-	e.t.Helper()
-	e.net.Exit(id, want...)
-	e.check(fmt.Sprintf("node %d's exit_cs", id))
-}
-
-// count returns the Gen (the count) of the pending reply msg.
-func (e *example) count(msg string) uint64 {
-	e.t.Helper()
-	for _, m := range e.net.Pending {
-		if e.net.Msg(m) == msg {
-			return m.Gen
-		}
-	}
-	e.t.Fatalf("no pending %s", msg)
-	return 0
-}
-
-func (e *example) inCS() []proto.NodeID {
-	var in []proto.NodeID
-	for i, nd := range e.net.Nodes {
-		if nd.View().InCS {
-			in = append(in, proto.NodeID(i))
-		}
-	}
-	return in
-}
-
-func (e *example) wantInCS(want ...proto.NodeID) {
-	e.t.Helper()
-	if got := e.inCS(); fmt.Sprint(got) != fmt.Sprint(want) {
-		e.t.Fatalf("in the critical section: %v, want %v", got, want)
-	}
+	return &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(n), Invariants: a.Invariants(false)}
 }
 
 // TestWorkedExample: n = 4, ℓ = 2. Nodes 1, 2 and 3 ask at once, all with
@@ -85,68 +27,68 @@ func (e *example) wantInCS(want ...proto.NodeID) {
 // 3 defers both and answers them with one reply counting 2.
 func TestWorkedExample(t *testing.T) {
 	e := newExample(t, 4, 2)
-	e.enter(1, 1, "request() 1→0", "request() 1→2", "request() 1→3")
-	e.enter(2, 2, "request() 2→0", "request() 2→1", "request() 2→3")
-	e.enter(3, 3, "request() 3→0", "request() 3→1", "request() 3→2")
-	e.deliver("request() 1→0", "reply() 0→1")
-	e.deliver("request() 1→2", "reply() 2→1") // (1, 1) precedes node 2's (1, 2)
-	e.deliver("reply() 0→1")
-	e.wantInCS()
-	e.deliver("reply() 2→1") // 2 answers: node 1 enters, node 3 still owes it one
-	e.net.InCS(1)
-	e.deliver("request() 2→0", "reply() 0→2")
-	e.deliver("request() 2→1") // node 1 is in the critical section: deferred
-	e.deliver("request() 2→3", "reply() 3→2")
-	e.deliver("reply() 0→2")
-	e.deliver("reply() 3→2") // node 2 enters beside node 1
-	e.wantInCS(1, 2)
-	e.deliver("request() 3→0", "reply() 0→3")
-	e.deliver("request() 3→1") // deferred by node 1 (in the critical section)
-	e.deliver("request() 3→2") // deferred by node 2
-	e.deliver("reply() 0→3")   // one answer of the two needed
-	e.deliver("request() 1→3", "reply() 3→1")
-	e.deliver("reply() 3→1")
-	e.wantInCS(1, 2) // ℓ = 2: node 3 waits
-	e.exit(1, "reply() 1→2", "reply() 1→3")
-	e.deliver("reply() 1→3")
-	e.wantInCS(2, 3)
-	e.deliver("reply() 1→2")
+	e.EnterTag(1, 1, "request() 1→0", "request() 1→2", "request() 1→3")
+	e.EnterTag(2, 2, "request() 2→0", "request() 2→1", "request() 2→3")
+	e.EnterTag(3, 3, "request() 3→0", "request() 3→1", "request() 3→2")
+	e.Deliver("request() 1→0", "reply() 0→1")
+	e.Deliver("request() 1→2", "reply() 2→1") // (1, 1) precedes node 2's (1, 2)
+	e.Deliver("reply() 0→1")
+	e.InCSNow()
+	e.Deliver("reply() 2→1") // 2 answers: node 1 enters, node 3 still owes it one
+	e.InCS(1)
+	e.Deliver("request() 2→0", "reply() 0→2")
+	e.Deliver("request() 2→1") // node 1 is in the critical section: deferred
+	e.Deliver("request() 2→3", "reply() 3→2")
+	e.Deliver("reply() 0→2")
+	e.Deliver("reply() 3→2") // node 2 enters beside node 1
+	e.InCSNow(1, 2)
+	e.Deliver("request() 3→0", "reply() 0→3")
+	e.Deliver("request() 3→1") // deferred by node 1 (in the critical section)
+	e.Deliver("request() 3→2") // deferred by node 2
+	e.Deliver("reply() 0→3")   // one answer of the two needed
+	e.Deliver("request() 1→3", "reply() 3→1")
+	e.Deliver("reply() 3→1")
+	e.InCSNow(1, 2) // ℓ = 2: node 3 waits
+	e.Exit(1, "reply() 1→2", "reply() 1→3")
+	e.Deliver("reply() 1→3")
+	e.InCSNow(2, 3)
+	e.Deliver("reply() 1→2")
 
 	// Node 1 asks again (timestamp 2 > node 3's 1): nodes 2 and 3 are in
 	// the critical section and defer it.
-	e.enter(1, 5, "request() 1→0", "request() 1→2", "request() 1→3")
-	e.deliver("request() 1→0", "reply() 0→1")
-	e.deliver("request() 1→2")
-	e.deliver("request() 1→3")
-	e.deliver("reply() 0→1")
-	e.wantInCS(2, 3)
-	e.exit(2, "reply() 2→1", "reply() 2→3") // node 2 deferred node 3's first request too
-	e.deliver("reply() 2→3")
-	e.deliver("reply() 2→1") // node 3 alone owes it: node 1 enters
-	e.wantInCS(1, 3)
-	e.exit(1)
+	e.EnterTag(1, 5, "request() 1→0", "request() 1→2", "request() 1→3")
+	e.Deliver("request() 1→0", "reply() 0→1")
+	e.Deliver("request() 1→2")
+	e.Deliver("request() 1→3")
+	e.Deliver("reply() 0→1")
+	e.InCSNow(2, 3)
+	e.Exit(2, "reply() 2→1", "reply() 2→3") // node 2 deferred node 3's first request too
+	e.Deliver("reply() 2→3")
+	e.Deliver("reply() 2→1") // node 3 alone owes it: node 1 enters
+	e.InCSNow(1, 3)
+	e.Exit(1)
 	// Node 1's third request: node 3, still in, defers it too.
-	e.enter(1, 9, "request() 1→0", "request() 1→2", "request() 1→3")
-	e.deliver("request() 1→0", "reply() 0→1")
-	e.deliver("request() 1→2", "reply() 2→1")
-	e.deliver("request() 1→3")
-	e.deliver("reply() 0→1")
-	e.deliver("reply() 2→1")
-	e.wantInCS(1, 3)
-	e.exit(1)
-	e.exit(3, "reply() 3→1")
-	if c := e.count("reply() 3→1"); c != 2 {
+	e.EnterTag(1, 9, "request() 1→0", "request() 1→2", "request() 1→3")
+	e.Deliver("request() 1→0", "reply() 0→1")
+	e.Deliver("request() 1→2", "reply() 2→1")
+	e.Deliver("request() 1→3")
+	e.Deliver("reply() 0→1")
+	e.Deliver("reply() 2→1")
+	e.InCSNow(1, 3)
+	e.Exit(1)
+	e.Exit(3, "reply() 3→1")
+	if c := e.Find("reply() 3→1").Gen; c != 2 {
 		t.Fatalf("node 3's reply answers %d requests, want 2", c)
 	}
-	if tag := e.net.Pending[0].Tag; tag != 9 {
+	if tag := e.Pending[0].Tag; tag != 9 {
 		t.Fatalf("node 3's combined reply carries tag %d, want 9 (the latest request)", tag)
 	}
-	e.deliver("reply() 3→1")
-	e.wantInCS()
-	if len(e.net.Pending) != 0 {
-		t.Fatalf("%d messages still in flight", len(e.net.Pending))
+	e.Deliver("reply() 3→1")
+	e.InCSNow()
+	if len(e.Pending) != 0 {
+		t.Fatalf("%d messages still in flight", len(e.Pending))
 	}
-	for i, nd := range e.net.Nodes {
+	for i, nd := range e.Nodes {
 		if r := nd.(*Node); r.owedSum != 0 || r.deferredSum != 0 || r.blocked != 0 {
 			t.Fatalf("node %d at the end: owed %d, deferred %d, blocked %d", i, r.owedSum, r.deferredSum, r.blocked)
 		}

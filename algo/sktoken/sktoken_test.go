@@ -4,18 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
-
-type sys struct{ pending []proto.Message }
-
-func (sys) Nodes() []proto.Node    { return nil }
-func (sys) Down(proto.NodeID) bool { return false }
-func (s sys) ForEachInFlight(f func(m *proto.Message)) {
-	for i := range s.pending {
-		f(&s.pending[i])
-	}
-}
 
 func id(v View) View { return v }
 
@@ -38,7 +29,7 @@ func TestFind(t *testing.T) {
 		{"to a node in the CS", []View{{}, {TokenHere: true, Asked: true, InCS: true}}, []proto.Message{token(1, 0)}, 0, "not waiting"},
 		{"with another serial", []View{{}, {Asked: true, Tag: 4}}, []proto.Message{token(1, 3)}, 0, "with tag 3, its request is 4"},
 	} {
-		got, err := Find(sys{c.pending}, c.nodes, id, isToken)
+		got, err := Find(steptest.System(nil, c.pending), c.nodes, id, isToken)
 		switch {
 		case c.err == "" && (err != nil || got.Owner != c.owner || got.Flying != (len(c.pending) > 0)):
 			t.Errorf("%s: %+v, %v; want owner %d", c.name, got, err, c.owner)

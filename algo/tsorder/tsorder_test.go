@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -13,12 +14,6 @@ type node struct {
 }
 
 func (n node) View() proto.View { return n.v }
-
-type sys []proto.Node
-
-func (s sys) Nodes() []proto.Node                  { return s }
-func (sys) Down(proto.NodeID) bool                 { return false }
-func (sys) ForEachInFlight(func(m *proto.Message)) {}
 
 func TestBefore(t *testing.T) {
 	for _, c := range []struct {
@@ -41,17 +36,17 @@ func TestCSFirst(t *testing.T) {
 	in := func(ts uint64) node { return node{v: proto.View{Asked: true, InCS: true, Gen: ts}} }
 	for _, c := range []struct {
 		name string
-		s    sys
+		s    []proto.Node
 		err  string
 	}{
-		{"nobody in", sys{asking(3), asking(2)}, ""},
-		{"first in", sys{asking(3), in(2), node{}}, ""},
-		{"tie broken by id", sys{in(2), asking(2)}, ""},
-		{"later in", sys{asking(4), asking(2), in(3)}, "node 2 is in the critical section with request (3, 2), but node 1's (2, 1) precedes it"},
-		{"later by id", sys{asking(2), in(2)}, "node 0's (2, 0) precedes it"},
-		{"in without asking", sys{node{v: proto.View{InCS: true}}}, "without asking"},
+		{"nobody in", []proto.Node{asking(3), asking(2)}, ""},
+		{"first in", []proto.Node{asking(3), in(2), node{}}, ""},
+		{"tie broken by id", []proto.Node{in(2), asking(2)}, ""},
+		{"later in", []proto.Node{asking(4), asking(2), in(3)}, "node 2 is in the critical section with request (3, 2), but node 1's (2, 1) precedes it"},
+		{"later by id", []proto.Node{asking(2), in(2)}, "node 0's (2, 0) precedes it"},
+		{"in without asking", []proto.Node{node{v: proto.View{InCS: true}}}, "without asking"},
 	} {
-		err := CSFirst(c.s)
+		err := CSFirst(steptest.System(c.s, nil))
 		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.err)
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -13,23 +14,17 @@ type a struct {
 }
 type b struct{ proto.Node }
 
-type sys []proto.Node
-
-func (s sys) Nodes() []proto.Node                  { return s }
-func (sys) Down(proto.NodeID) bool                 { return false }
-func (sys) ForEachInFlight(func(m *proto.Message)) {}
-
 func TestChecked(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		nodes sys
+		nodes []proto.Node
 		err   string
 	}{
-		{"all a", sys{&a{}, &a{}}, ""},
-		{"none", sys{}, ""},
-		{"a b", sys{&a{}, &b{}}, "node 1 is a *nodecast.b, not a A node"},
+		{"all a", []proto.Node{&a{}, &a{}}, ""},
+		{"none", []proto.Node{}, ""},
+		{"a b", []proto.Node{&a{}, &b{}}, "node 1 is a *nodecast.b, not a A node"},
 	} {
-		got, err := Checked(c.nodes, "A", Is[*a])
+		got, err := Checked(steptest.System(c.nodes, nil), "A", Is[*a])
 		switch {
 		case c.err == "" && (err != nil || len(got) != len(c.nodes)):
 			t.Errorf("%s: %d nodes, %v", c.name, len(got), err)
@@ -40,8 +35,9 @@ func TestChecked(t *testing.T) {
 }
 
 func TestAll(t *testing.T) {
-	s := sys{&a{}, &a{}}
-	if got := All[*a](s); len(got) != 2 || got[0] != s[0] || got[1] != s[1] {
+	ns := []proto.Node{&a{}, &a{}}
+	s := steptest.System(ns, nil)
+	if got := All[*a](s); len(got) != 2 || got[0] != ns[0] || got[1] != ns[1] {
 		t.Errorf("All: %v", got)
 	}
 	defer func() {
@@ -49,7 +45,7 @@ func TestAll(t *testing.T) {
 			t.Error("All of a b: no panic")
 		}
 	}()
-	All[*a](sys{&a{}, &b{}})
+	All[*a](steptest.System([]proto.Node{&a{}, &b{}}, nil))
 }
 
 // TestNew: n nodes, node i set up with id i.
