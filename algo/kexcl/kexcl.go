@@ -69,3 +69,44 @@ func AtMost(ell int) proto.Invariant {
 		return nil
 	}}
 }
+
+// Unit is the configuration of an ℓ-exclusion algorithm (requests of one
+// unit), in algo/kofl's convention; algo/raymondkex's and
+// algo/srimanireddy's Config are Units.
+type Unit struct {
+	Ell int // ℓ, the nodes allowed in the critical section together (the units, or tokens), ≥ 1
+	// K is the most units a request asks for: 1 (0 means 1), since an
+	// ℓ-exclusion algorithm serves requests of one unit.
+	K int
+	// Seed and Need derive a request's k from its serial (NeedOf), as
+	// kofl's; with K = 1 every request asks for one unit.
+	Seed uint64
+	Need func(tag uint32) int
+}
+
+// Check returns an error unless ℓ ≥ 1 and K ≤ 1, beginning with the
+// algorithm's name; why says why K = 1.
+func (u Unit) Check(name, why string) error {
+	switch {
+	case u.Ell < 1:
+		return fmt.Errorf("%s: ℓ = %d, want ≥ 1", name, u.Ell)
+	case u.K > 1:
+		return fmt.Errorf("%s: K = %d: %s (K = 1)", name, u.K, why)
+	case u.K < 0:
+		return fmt.Errorf("%s: K = %d, want 1", name, u.K)
+	}
+	return nil
+}
+
+// NeedOf returns the k of the request with serial tag (NeedOf): 1.
+func (u Unit) NeedOf(tag uint32) int { return NeedOf(u.Seed, u.K, u.Need, tag) }
+
+// Invariants returns the invariants of an ℓ-exclusion algorithm without a
+// failure protocol: none with crashes; otherwise AtMost(ell) and own after
+// every step, and proto.NoDeadlock when nothing is in flight.
+func Invariants(ell int, crashes bool, own ...proto.Invariant) []proto.Invariant {
+	if crashes {
+		return nil
+	}
+	return append(append([]proto.Invariant{AtMost(ell)}, own...), proto.NoDeadlock)
+}

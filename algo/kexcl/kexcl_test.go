@@ -1,6 +1,7 @@
 package kexcl
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ocbench/ocbench/proto"
@@ -74,5 +75,46 @@ func TestAtMost(t *testing.T) {
 		if err := AtMost(c.ell).Check(s); (err == nil) != c.ok {
 			t.Errorf("ℓ = %d: %v", c.ell, err)
 		}
+	}
+}
+
+// TestUnit: K > 1, K < 0 and ℓ < 1 are refused, with the algorithm's
+// name; every request asks for one unit.
+func TestUnit(t *testing.T) {
+	for _, c := range []struct {
+		u    Unit
+		want string // the error, "" for none
+	}{
+		{Unit{Ell: 1}, ""},
+		{Unit{Ell: 3, K: 1}, ""},
+		{Unit{Ell: 3, K: 2}, "alg: K = 2: why (K = 1)"},
+		{Unit{Ell: 0}, "alg: ℓ = 0, want ≥ 1"},
+		{Unit{Ell: 2, K: -1}, "alg: K = -1, want 1"},
+	} {
+		err := c.u.Check("alg", "why")
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || err != nil && got != c.want {
+			t.Errorf("%+v: Check says %v, want %q", c.u, err, c.want)
+		}
+	}
+	for tag := range uint32(100) {
+		if k := (Unit{Ell: 4, Seed: 7}).NeedOf(tag); k != 1 {
+			t.Fatalf("tag %d asks for %d units", tag, k)
+		}
+	}
+}
+
+// TestInvariants: none with crashes; otherwise ell_exclusion, the
+// algorithm's own in order, and the deadlock check.
+func TestInvariants(t *testing.T) {
+	own := proto.Invariant{Name: "own", When: proto.EveryStep}
+	if got := Invariants(2, true, own); got != nil {
+		t.Errorf("with crashes: %v", got)
+	}
+	var names []string
+	for _, inv := range Invariants(2, false, own, own) {
+		names = append(names, inv.Name)
+	}
+	if want := "[ell_exclusion own own " + proto.NoDeadlock.Name + "]"; fmt.Sprint(names) != want {
+		t.Errorf("invariants %v, want %s", names, want)
 	}
 }

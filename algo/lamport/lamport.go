@@ -1,6 +1,9 @@
 package lamport
 
-import "github.com/ocbench/ocbench/proto"
+import (
+	"github.com/ocbench/ocbench/algo/tsorder"
+	"github.com/ocbench/ocbench/proto"
+)
 
 // The message types.
 const (
@@ -38,11 +41,6 @@ func (n *Node) init(id proto.NodeID, size int) {
 	}
 	clear(q)
 	*n = Node{id: id, up: true, queue: q}
-}
-
-// before reports whether request (a, i) precedes request (b, j).
-func before(a uint64, i proto.NodeID, b uint64, j proto.NodeID) bool {
-	return a < b || a == b && i < j
 }
 
 func (n *Node) broadcast(out *proto.Output, m proto.Message) {
@@ -132,7 +130,7 @@ func (n *Node) tryEnter(out *proto.Output) {
 // first reports whether the node's own request heads its queue.
 func (n *Node) first() bool {
 	for j, ts := range n.queue {
-		if ts != 0 && before(ts, proto.NodeID(j), n.ts, n.id) {
+		if ts != 0 && tsorder.Before(ts, proto.NodeID(j), n.ts, n.id) {
 			return false
 		}
 	}

@@ -167,20 +167,7 @@ func random(t *testing.T, n int, seed uint64, requests int) {
 }
 
 // TestCrashRecover: a crashed node ignores every input; it recovers in the
-// initial state.
+// initial state (steptest.CrashRecover).
 func TestCrashRecover(t *testing.T) {
-	nodes := Algorithm{}.NewNodes(4)
-	var out proto.Output
-	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
-	nodes[1].Step(proto.Input{Kind: proto.Crash}, &out)
-	out.Reset()
-	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
-	if v := nodes[1].View(); v.Up || len(out.Msgs) != 0 {
-		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
-	}
-	nodes[1].Step(proto.Input{Kind: proto.Recover}, &out)
-	if v := nodes[1].View(); !v.Up || v.Asked || v.InCS {
-		t.Fatalf("recovered node: view %+v", v)
-	}
-	nodes[1].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node queues %d", j) })
+	steptest.CrashRecover(t, Algorithm{}.NewNodes(4), 1)
 }

@@ -2,6 +2,7 @@ package mishrasrimani
 
 import (
 	"github.com/ocbench/ocbench/algo/suzukikasami"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -46,13 +47,7 @@ func (Algorithm) Name() string { return "mishra-srimani" }
 // NewNodes implements proto.Algorithm: node 0 holds the token, of
 // generation 0.
 func (a Algorithm) NewNodes(n int) []proto.Node {
-	nodes := make([]Node, n)
-	out := make([]proto.Node, n)
-	for i := range nodes {
-		nodes[i].init(proto.NodeID(i), n, a.FT)
-		out[i] = &nodes[i]
-	}
-	return out
+	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n, a.FT) })
 }
 
 // Family implements proto.Algorithm.

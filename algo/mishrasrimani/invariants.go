@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/algo/suzukikasami"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -25,16 +26,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 }
 
 func nodes(s proto.System) ([]*Node, error) {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
-		nd, ok := p.(*Node)
-		if !ok {
-			return nil, fmt.Errorf("node %d is a %T, not a Mishra–Srimani node", i, p)
-		}
-		out[i] = nd
-	}
-	return out, nil
+	return nodecast.Checked(s, "Mishra–Srimani", nodecast.Is[*Node])
 }
 
 // TokenGen checks, without crashes, in O(N) plus the messages in flight,

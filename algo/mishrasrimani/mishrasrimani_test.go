@@ -267,30 +267,19 @@ func TestRestart(t *testing.T) {
 // TestLoneRequestCost: a lone request from the quiescent state costs N
 // messages (N−1 requests, the token) without failures, none at the holder.
 func TestLoneRequestCost(t *testing.T) {
-	for _, n := range []int{2, 4, 16, 256} {
-		for _, from := range []proto.NodeID{0, proto.NodeID(n - 1)} {
-			want := n
-			if from == 0 {
-				want = 0
-			}
-			lone := reorder.NewLone(t, reorder.Config{Alg: Algorithm{}, N: n})
-			if got := lone.Serve(from, 7); got != want {
-				t.Errorf("n=%d, request from %d: %d messages, want %d", n, from, got, want)
-			}
-		}
-	}
+	reorder.LoneTokenCost(t, Algorithm{}, []int{2, 4, 16, 256})
 }
 
 // TestRandomOrder: the failure-free algorithm, random requests, messages
 // delivered in random order.
 func TestRandomOrder(t *testing.T) {
-	for _, c := range []struct{ n, seeds, requests int }{{2, 100, 60}, {4, 100, 100}, {8, 50, 150}, {16, 30, 200}, {256, 1, 60}} {
-		t.Run(fmt.Sprint("n=", c.n), func(t *testing.T) {
-			for seed := range c.seeds {
-				reorder.Run(t, reorder.Config{Alg: Algorithm{}, N: c.n, Seed: uint64(seed), Requests: c.requests})
-			}
-		})
-	}
+	reorder.RunSizes(t, Algorithm{}, []reorder.Size{
+		{N: 2, Seeds: 100, Requests: 60},
+		{N: 4, Seeds: 100, Requests: 100},
+		{N: 8, Seeds: 50, Requests: 150},
+		{N: 16, Seeds: 30, Requests: 200},
+		{N: 256, Seeds: 1, Requests: 60},
+	})
 }
 
 // TestInvariantsCatch: HeldToken fails on a token that queues its holder.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -21,14 +22,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodesOf(s proto.System) []*Node {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
-		out[i] = p.(*Node)
-	}
-	return out
-}
+func nodesOf(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // edge returns the child end of tree edge {a, b} (its key), or -1 if a and
 // b are not neighbours in the tree.

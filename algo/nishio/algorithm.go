@@ -1,6 +1,9 @@
 package nishio
 
-import "github.com/ocbench/ocbench/proto"
+import (
+	"github.com/ocbench/ocbench/internal/nodecast"
+	"github.com/ocbench/ocbench/proto"
+)
 
 // Algorithm is Nishio, Li and Manning's algorithm. With FT nil the nodes
 // run the failure-free algorithm (no timer); with FT set they run the
@@ -14,18 +17,14 @@ func (Algorithm) Name() string { return "nishio" }
 
 // NewNodes implements proto.Algorithm: node 0 holds the token, of age 0.
 func (a Algorithm) NewNodes(n int) []proto.Node {
-	nodes := make([]Node, n)
-	out := make([]proto.Node, n)
-	for i := range nodes {
+	return nodecast.New(n, func(nd *Node, id proto.NodeID) {
 		var ft *Config
 		if a.FT != nil {
 			c := *a.FT
 			ft = &c
 		}
-		nodes[i].init(proto.NodeID(i), n, ft)
-		out[i] = &nodes[i]
-	}
-	return out
+		nd.init(id, n, ft)
+	})
 }
 
 // Family implements proto.Algorithm.

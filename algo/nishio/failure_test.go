@@ -131,9 +131,7 @@ func TestFalseAlarm(t *testing.T) {
 	}
 	net.Deliver("token() 1→2")
 	net.InCS(2)
-	for len(net.Pending) > 0 {
-		net.Deliver(net.Msg(net.Pending[0]))
-	}
+	net.Drain()
 	net.Exit(2)
 	if n := tokens(net); n != 1 {
 		t.Fatalf("%d tokens, want 1", n)
@@ -164,9 +162,7 @@ func TestDuplicateDiscarded(t *testing.T) {
 	}
 	net.Deliver("token() 1→3", "request() 3→1", "request() 3→2", "request() 3→4")
 	wantEvent(t, net, EvStaleToken, 1)
-	for len(net.Pending) > 0 {
-		net.Deliver(net.Msg(net.Pending[0]))
-	}
+	net.Drain()
 	net.Exit(2, "token() 2→3")
 	net.Deliver("token() 2→3")
 	net.InCS(3)

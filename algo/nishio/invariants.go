@@ -3,6 +3,8 @@ package nishio
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/algo/sktoken"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -20,23 +22,15 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 }
 
 func nodes(s proto.System) ([]*Node, error) {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
-		nd, ok := p.(*Node)
-		if !ok {
-			return nil, fmt.Errorf("node %d is a %T, not a Nishio–Li–Manning node", i, p)
-		}
-		out[i] = nd
-	}
-	return out, nil
+	return nodecast.Checked(s, "Nishio–Li–Manning", nodecast.Is[*Node])
 }
 
 // TokenState checks the one token against the nodes, in O(N), in a run
 // without crashes:
 //
 //   - a node in the critical section holds the token;
-//   - the token's age is its holder's (or its destination's) age;
+//   - the token is the one held, or one in flight of at least its
+//     destination's age (an older one is stale: it is dropped on arrival);
 //   - for every node j, with RN_j[j] its own request number and LN[j] the
 //     token's: j's granted request is LN[j]; RN_j[j] = LN[j] if j is not
 //     asking, RN_j[j] = LN[j]+1 while it waits;
@@ -47,41 +41,21 @@ func TokenState(s proto.System) error {
 	if err != nil {
 		return err
 	}
-	var ln []int64
-	owner, flying := proto.Nil, false
-	var tokenTag uint32
-	var age uint64
 	for i, x := range nd {
-		if x.inCS && !x.tokenHere {
-			return fmt.Errorf("node %d is in the critical section without the token", i)
-		}
 		if x.cand && !x.waiting() {
 			return fmt.Errorf("node %d runs a round and does not wait for the token", i)
 		}
-		if x.tokenHere {
-			owner, ln, age = proto.NodeID(i), x.ln, x.age
-		}
 	}
-	s.ForEachInFlight(func(m *proto.Message) {
-		if m.Type == Token && m.Gen >= nd[m.To].age {
-			owner, flying, tokenTag, age = m.To, true, m.Tag, m.Gen
-			ln = m.Payload
-		}
-	})
-	if owner == proto.Nil {
-		return fmt.Errorf("no token")
+	at, err := sktoken.Find(s, nd, view, func(m *proto.Message) bool { return m.Type == Token && m.Gen >= nd[m.To].age })
+	if err != nil {
+		return err
 	}
-	if !flying && nd[owner].age != age {
-		return fmt.Errorf("the holder %d has age %d, its token %d", owner, nd[owner].age, age)
-	}
-	if flying {
-		d := nd[owner]
-		if !d.waiting() {
+	owner, ln := at.Owner, nd[at.Owner].ln
+	if at.Flying {
+		if nd[owner].tokenHere {
 			return fmt.Errorf("the token travels to node %d, which is not waiting for it", owner)
 		}
-		if tokenTag != d.tag {
-			return fmt.Errorf("the token travels to node %d with tag %d, its request is %d", owner, tokenTag, d.tag)
-		}
+		ln = at.Msg.Payload
 	}
 	for j, x := range nd {
 		r := x.rn[j]
@@ -105,20 +79,12 @@ func HolderKnows(s proto.System) error {
 	if err != nil {
 		return err
 	}
-	for h, x := range nd {
-		if !x.tokenHere {
-			continue
-		}
-		for j, y := range nd {
-			if x.rn[j] != y.rn[j] {
-				return fmt.Errorf("the holder %d has RN[%d] = %d, node %d's own is %d", h, j, x.rn[j], j, y.rn[j])
-			}
-			if !x.inCS && y.asked {
-				return fmt.Errorf("node %d waits while the holder %d is idle and nothing is in flight", j, h)
-			}
-		}
-	}
-	return nil
+	return sktoken.HolderKnows(nd, view, "RN")
+}
+
+// view is what sktoken reads of a node.
+func view(x *Node) sktoken.View {
+	return sktoken.View{TokenHere: x.tokenHere, InCS: x.inCS, Asked: x.asked, Tag: x.tag, Req: x.rn}
 }
 
 // HeldToken checks, with crashes, in O(N) per holder: a node in the

@@ -3,6 +3,7 @@ package quorum
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -78,14 +79,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodes(s proto.System) []*Node {
-	all := s.Nodes()
-	out := make([]*Node, len(all))
-	for i, nd := range all {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
+func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // InCSHoldsQuorum checks that a node in the critical section asked for it
 // and holds the permission of every member of its quorum. O(n).

@@ -3,6 +3,8 @@ package ratoken
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/algo/sktoken"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -20,16 +22,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 }
 
 func nodes(s proto.System) ([]*Node, error) {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
-		nd, ok := p.(*Node)
-		if !ok {
-			return nil, fmt.Errorf("node %d is a %T, not a Ricart–Agrawala token node", i, p)
-		}
-		out[i] = nd
-	}
-	return out, nil
+	return nodecast.Checked(s, "Ricart–Agrawala token", nodecast.Is[*Node])
 }
 
 // TokenState checks the token against the nodes, in O(N):
@@ -48,33 +41,13 @@ func TokenState(s proto.System) error {
 		return err
 	}
 	n := len(nd)
-	var tok []int64
-	owner, flying := proto.Nil, false // the holder, or the node the token travels to
-	var tokenTag uint32
-	for i, x := range nd {
-		if x.inCS && !x.tokenHere {
-			return fmt.Errorf("node %d is in the critical section without the token", i)
-		}
-		if x.tokenHere {
-			owner, tok = proto.NodeID(i), x.tok
-		}
+	at, err := sktoken.Find(s, nd, view, func(m *proto.Message) bool { return m.Type == Token && len(m.Payload) == n })
+	if err != nil {
+		return err
 	}
-	s.ForEachInFlight(func(m *proto.Message) {
-		if m.Type == Token && len(m.Payload) == n {
-			owner, flying, tokenTag, tok = m.To, true, m.Tag, m.Payload
-		}
-	})
-	if owner == proto.Nil {
-		return fmt.Errorf("no token")
-	}
-	if flying {
-		d := nd[owner]
-		if !d.asked || d.inCS {
-			return fmt.Errorf("the token travels to node %d, which is not waiting for it", owner)
-		}
-		if tokenTag != d.tag {
-			return fmt.Errorf("the token travels to node %d with tag %d, its request is %d", owner, tokenTag, d.tag)
-		}
+	owner, flying, tok := at.Owner, at.Flying, at.Msg.Payload
+	if !flying {
+		tok = nd[owner].tok
 	}
 	for j, x := range nd {
 		t := x.req[j]
@@ -107,18 +80,10 @@ func HolderKnows(s proto.System) error {
 	if err != nil {
 		return err
 	}
-	for h, x := range nd {
-		if !x.tokenHere {
-			continue
-		}
-		for j, y := range nd {
-			if x.req[j] != y.req[j] {
-				return fmt.Errorf("the holder %d has request[%d] = %d, node %d's own is %d", h, j, x.req[j], j, y.req[j])
-			}
-			if !x.inCS && y.asked {
-				return fmt.Errorf("node %d waits while the holder %d is idle and nothing is in flight", j, h)
-			}
-		}
-	}
-	return nil
+	return sktoken.HolderKnows(nd, view, "request")
+}
+
+// view is what sktoken reads of a node.
+func view(x *Node) sktoken.View {
+	return sktoken.View{TokenHere: x.tokenHere, InCS: x.inCS, Asked: x.asked, Tag: x.tag, Req: x.req}
 }

@@ -1,6 +1,9 @@
 package ratoken
 
-import "github.com/ocbench/ocbench/proto"
+import (
+	"github.com/ocbench/ocbench/internal/nodecast"
+	"github.com/ocbench/ocbench/proto"
+)
 
 // The message types.
 const (
@@ -162,13 +165,7 @@ func (Algorithm) Name() string { return "ricart-agrawala-token" }
 
 // NewNodes implements proto.Algorithm: node 0 holds the token.
 func (Algorithm) NewNodes(n int) []proto.Node {
-	nodes := make([]Node, n)
-	out := make([]proto.Node, n)
-	for i := range nodes {
-		nodes[i].init(proto.NodeID(i), n)
-		out[i] = &nodes[i]
-	}
-	return out
+	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n) })
 }
 
 // Family implements proto.Algorithm.

@@ -1,7 +1,6 @@
 package ratoken
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -68,9 +67,7 @@ func TestRoundRobinExample(t *testing.T) {
 	net.InCS(2)
 	net.Exit(2)
 	// The requests still in flight are stale: no token moves.
-	for len(net.Pending) > 0 {
-		net.Deliver(net.Msg(net.Pending[0]))
-	}
+	net.Drain()
 	// Node 2 holds the idle token and enters again without a message.
 	net.Enter(2)
 	net.InCS(2)
@@ -82,29 +79,18 @@ func TestRoundRobinExample(t *testing.T) {
 // TestLoneRequestCost: a lone request from the quiescent state costs N
 // messages (N−1 requests, one token), none at the initial holder.
 func TestLoneRequestCost(t *testing.T) {
-	for _, n := range []int{2, 4, 8, 16, 256} {
-		for _, from := range []proto.NodeID{0, 1, proto.NodeID(n - 1)} {
-			want := n
-			if from == 0 {
-				want = 0
-			}
-			lone := reorder.NewLone(t, reorder.Config{Alg: Algorithm{}, N: n})
-			if got := lone.Serve(from, 7); got != want {
-				t.Errorf("n=%d, request from %d: %d messages, want %d", n, from, got, want)
-			}
-		}
-	}
+	reorder.LoneTokenCost(t, Algorithm{}, []int{2, 4, 8, 16, 256})
 }
 
 // TestRandomOrder: random requests, messages delivered in random order.
 func TestRandomOrder(t *testing.T) {
-	for _, c := range []struct{ n, seeds, requests int }{{2, 300, 60}, {4, 300, 100}, {8, 200, 150}, {16, 100, 200}, {256, 1, 100}} {
-		t.Run(fmt.Sprint("n=", c.n), func(t *testing.T) {
-			for seed := range c.seeds {
-				reorder.Run(t, reorder.Config{Alg: Algorithm{}, N: c.n, Seed: uint64(seed), Requests: c.requests})
-			}
-		})
-	}
+	reorder.RunSizes(t, Algorithm{}, []reorder.Size{
+		{N: 2, Seeds: 300, Requests: 60},
+		{N: 4, Seeds: 300, Requests: 100},
+		{N: 8, Seeds: 200, Requests: 150},
+		{N: 16, Seeds: 100, Requests: 200},
+		{N: 256, Seeds: 1, Requests: 100},
+	})
 }
 
 // TestInvariantsCatch: TokenState fails on states the algorithm must not

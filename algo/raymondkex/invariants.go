@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -12,25 +13,13 @@ import (
 // every step, proto.NoDeadlock when nothing is in flight. None with
 // crashes: the algorithm has no failure protocol.
 func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		kexcl.AtMost(a.Ell),
-		{Name: "permitted", When: proto.EveryStep, Check: Permitted},
-		{Name: "replies_conserved", When: proto.EveryStep, Check: Conserved},
-		proto.NoDeadlock,
-	}
+	return kexcl.Invariants(a.Ell, crashes,
+		proto.Invariant{Name: "permitted", When: proto.EveryStep, Check: Permitted},
+		proto.Invariant{Name: "replies_conserved", When: proto.EveryStep, Check: Conserved},
+	)
 }
 
-func nodes(s proto.System) []*Node {
-	ns := s.Nodes()
-	out := make([]*Node, len(ns))
-	for i, nd := range ns {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
+func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // Permitted checks that a node in the critical section asks and is owed
 // replies by at most ℓ−1 nodes, and that a node defers only while it asks.

@@ -1,9 +1,9 @@
 package raymondkex
 
 import (
-	"fmt"
-
 	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/algo/tsorder"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -18,34 +18,16 @@ var messageTypes = []proto.MessageType{
 	{Name: "reply", Payload: "none (Gen = the number of the receiver's requests answered)", Arg: "none"},
 }
 
-// Config is the ℓ-exclusion of one run, in algo/kofl's convention: ℓ
-// units, requests of K = 1 unit.
-type Config struct {
-	Ell int // ℓ, the nodes allowed in the critical section together, ≥ 1
-	// K is the most units a request asks for: 1 (0 means 1), since
-	// Raymond's algorithm serves requests of one unit.
-	K int
-	// Seed and Need derive a request's k from its serial (kexcl.NeedOf),
-	// as kofl's; with K = 1 every request asks for one unit.
-	Seed uint64
-	Need func(tag uint32) int
-}
+// Config is the ℓ-exclusion of one run (kexcl.Unit): ℓ units, requests of K = 1 unit.
+type Config kexcl.Unit
 
 // Validate returns an error unless ℓ ≥ 1 and K ≤ 1.
 func (c Config) Validate() error {
-	switch {
-	case c.Ell < 1:
-		return fmt.Errorf("raymond-kex: ℓ = %d, want ≥ 1", c.Ell)
-	case c.K > 1:
-		return fmt.Errorf("raymond-kex: K = %d: Raymond's ℓ-exclusion serves requests of one unit (K = 1)", c.K)
-	case c.K < 0:
-		return fmt.Errorf("raymond-kex: K = %d, want 1", c.K)
-	}
-	return nil
+	return kexcl.Unit(c).Check("raymond-kex", "Raymond's ℓ-exclusion serves requests of one unit")
 }
 
 // NeedOf returns the k of the request with serial tag (kexcl.NeedOf): 1.
-func (c Config) NeedOf(tag uint32) int { return kexcl.NeedOf(c.Seed, c.K, c.Need, tag) }
+func (c Config) NeedOf(tag uint32) int { return kexcl.Unit(c).NeedOf(tag) }
 
 // Node is one node of Raymond's ℓ-exclusion. Only Step changes it.
 type Node struct {
@@ -69,11 +51,6 @@ type Node struct {
 
 func (nd *Node) init(id proto.NodeID, n, ell int) {
 	*nd = Node{id: id, n: n, ell: ell, up: true, owed: make([]int32, n), deferred: make([]int32, n), deferTag: make([]uint32, n)}
-}
-
-// before reports whether request (a, i) precedes request (b, j).
-func before(a uint64, i proto.NodeID, b uint64, j proto.NodeID) bool {
-	return a < b || a == b && i < j
 }
 
 func (nd *Node) msg(t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) proto.Message {
@@ -127,7 +104,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		switch m.Type {
 		case Request:
 			nd.clock = max(nd.clock, m.Gen)
-			if nd.inCS || nd.asked && before(nd.ts, nd.id, m.Gen, m.From) {
+			if nd.inCS || nd.asked && tsorder.Before(nd.ts, nd.id, m.Gen, m.From) {
 				nd.deferred[m.From]++
 				nd.deferTag[m.From] = max(nd.deferTag[m.From], m.Tag)
 				nd.deferredSum++
@@ -202,13 +179,7 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	if err := a.Validate(); err != nil {
 		panic(err)
 	}
-	nodes := make([]Node, n)
-	out := make([]proto.Node, n)
-	for i := range nodes {
-		nodes[i].init(proto.NodeID(i), n, a.Ell)
-		out[i] = &nodes[i]
-	}
-	return out
+	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n, a.Ell) })
 }
 
 // Family implements proto.Algorithm.

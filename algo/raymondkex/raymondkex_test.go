@@ -6,106 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
 
-// netSys reads a steptest.Net as a proto.System.
-type netSys struct{ net *steptest.Net }
-
-func (s netSys) Nodes() []proto.Node    { return s.net.Nodes }
-func (s netSys) Down(proto.NodeID) bool { return false }
-func (s netSys) ForEachInFlight(f func(m *proto.Message)) {
-	for i := range s.net.Pending {
-		f(&s.net.Pending[i])
-	}
-}
-
-// sliceSys is a proto.System of nodes and the messages in flight.
-type sliceSys struct {
-	nodes   []proto.Node
-	pending []proto.Message
-}
-
-func (s sliceSys) Nodes() []proto.Node    { return s.nodes }
-func (s sliceSys) Down(proto.NodeID) bool { return false }
-func (s sliceSys) ForEachInFlight(f func(m *proto.Message)) {
-	for i := range s.pending {
-		f(&s.pending[i])
-	}
-}
-
-// example drives a steptest.Net and checks the invariants after every
-// step.
-type example struct {
-	t   *testing.T
-	net *steptest.Net
-	alg Algorithm
-}
-
-func newExample(t *testing.T, n, ell int) *example {
+// newExample returns a steptest.Net of n nodes, ℓ = ell, that checks the
+// invariants after every step.
+func newExample(t *testing.T, n, ell int) *steptest.Net {
 	a := Algorithm{Config{Ell: ell}}
-	return &example{t: t, alg: a, net: &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(n)}}
-}
-
-func (e *example) check(what string) {
-	e.t.Helper()
-	for _, inv := range e.alg.Invariants(false) {
-		if inv.When == proto.Quiet && len(e.net.Pending) > 0 {
-			continue
-		}
-		if err := inv.Check(netSys{e.net}); err != nil {
-			e.t.Fatalf("after %s: %v", what, err)
-		}
-	}
-}
-
-func (e *example) deliver(msg string, want ...string) {
-	e.t.Helper()
-	e.net.Deliver(msg, want...)
-	e.check(msg)
-}
-
-func (e *example) enter(id proto.NodeID, tag uint32, want ...string) {
-	e.t.Helper()
-	e.net.Expect(fmt.Sprintf("node %d enter_cs", id), e.net.Step(id, proto.Input{Kind: proto.EnterCS, Tag: tag}), want...)
-	e.check(fmt.Sprintf("node %d's enter_cs", id))
-}
-
-func (e *example) exit(id proto.NodeID, want ...string) {
-	e.t.Helper()
-	e.net.Exit(id, want...)
-	e.check(fmt.Sprintf("node %d's exit_cs", id))
-}
-
-// count returns the Gen (the count) of the pending reply msg.
-func (e *example) count(msg string) uint64 {
-	e.t.Helper()
-	for _, m := range e.net.Pending {
-		if e.net.Msg(m) == msg {
-			return m.Gen
-		}
-	}
-	e.t.Fatalf("no pending %s", msg)
-	return 0
-}
-
-func (e *example) inCS() []proto.NodeID {
-	var in []proto.NodeID
-	for i, nd := range e.net.Nodes {
-		if nd.View().InCS {
-			in = append(in, proto.NodeID(i))
-		}
-	}
-	return in
-}
-
-func (e *example) wantInCS(want ...proto.NodeID) {
-	e.t.Helper()
-	if got := e.inCS(); fmt.Sprint(got) != fmt.Sprint(want) {
-		e.t.Fatalf("in the critical section: %v, want %v", got, want)
-	}
+	return &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(n), Invariants: a.Invariants(false)}
 }
 
 // TestWorkedExample: n = 4, ℓ = 2. Nodes 1, 2 and 3 ask at once, all with
@@ -116,68 +27,68 @@ func (e *example) wantInCS(want ...proto.NodeID) {
 // 3 defers both and answers them with one reply counting 2.
 func TestWorkedExample(t *testing.T) {
 	e := newExample(t, 4, 2)
-	e.enter(1, 1, "request() 1→0", "request() 1→2", "request() 1→3")
-	e.enter(2, 2, "request() 2→0", "request() 2→1", "request() 2→3")
-	e.enter(3, 3, "request() 3→0", "request() 3→1", "request() 3→2")
-	e.deliver("request() 1→0", "reply() 0→1")
-	e.deliver("request() 1→2", "reply() 2→1") // (1, 1) precedes node 2's (1, 2)
-	e.deliver("reply() 0→1")
-	e.wantInCS()
-	e.deliver("reply() 2→1") // 2 answers: node 1 enters, node 3 still owes it one
-	e.net.InCS(1)
-	e.deliver("request() 2→0", "reply() 0→2")
-	e.deliver("request() 2→1") // node 1 is in the critical section: deferred
-	e.deliver("request() 2→3", "reply() 3→2")
-	e.deliver("reply() 0→2")
-	e.deliver("reply() 3→2") // node 2 enters beside node 1
-	e.wantInCS(1, 2)
-	e.deliver("request() 3→0", "reply() 0→3")
-	e.deliver("request() 3→1") // deferred by node 1 (in the critical section)
-	e.deliver("request() 3→2") // deferred by node 2
-	e.deliver("reply() 0→3")   // one answer of the two needed
-	e.deliver("request() 1→3", "reply() 3→1")
-	e.deliver("reply() 3→1")
-	e.wantInCS(1, 2) // ℓ = 2: node 3 waits
-	e.exit(1, "reply() 1→2", "reply() 1→3")
-	e.deliver("reply() 1→3")
-	e.wantInCS(2, 3)
-	e.deliver("reply() 1→2")
+	e.EnterTag(1, 1, "request() 1→0", "request() 1→2", "request() 1→3")
+	e.EnterTag(2, 2, "request() 2→0", "request() 2→1", "request() 2→3")
+	e.EnterTag(3, 3, "request() 3→0", "request() 3→1", "request() 3→2")
+	e.Deliver("request() 1→0", "reply() 0→1")
+	e.Deliver("request() 1→2", "reply() 2→1") // (1, 1) precedes node 2's (1, 2)
+	e.Deliver("reply() 0→1")
+	e.InCSNow()
+	e.Deliver("reply() 2→1") // 2 answers: node 1 enters, node 3 still owes it one
+	e.InCS(1)
+	e.Deliver("request() 2→0", "reply() 0→2")
+	e.Deliver("request() 2→1") // node 1 is in the critical section: deferred
+	e.Deliver("request() 2→3", "reply() 3→2")
+	e.Deliver("reply() 0→2")
+	e.Deliver("reply() 3→2") // node 2 enters beside node 1
+	e.InCSNow(1, 2)
+	e.Deliver("request() 3→0", "reply() 0→3")
+	e.Deliver("request() 3→1") // deferred by node 1 (in the critical section)
+	e.Deliver("request() 3→2") // deferred by node 2
+	e.Deliver("reply() 0→3")   // one answer of the two needed
+	e.Deliver("request() 1→3", "reply() 3→1")
+	e.Deliver("reply() 3→1")
+	e.InCSNow(1, 2) // ℓ = 2: node 3 waits
+	e.Exit(1, "reply() 1→2", "reply() 1→3")
+	e.Deliver("reply() 1→3")
+	e.InCSNow(2, 3)
+	e.Deliver("reply() 1→2")
 
 	// Node 1 asks again (timestamp 2 > node 3's 1): nodes 2 and 3 are in
 	// the critical section and defer it.
-	e.enter(1, 5, "request() 1→0", "request() 1→2", "request() 1→3")
-	e.deliver("request() 1→0", "reply() 0→1")
-	e.deliver("request() 1→2")
-	e.deliver("request() 1→3")
-	e.deliver("reply() 0→1")
-	e.wantInCS(2, 3)
-	e.exit(2, "reply() 2→1", "reply() 2→3") // node 2 deferred node 3's first request too
-	e.deliver("reply() 2→3")
-	e.deliver("reply() 2→1") // node 3 alone owes it: node 1 enters
-	e.wantInCS(1, 3)
-	e.exit(1)
+	e.EnterTag(1, 5, "request() 1→0", "request() 1→2", "request() 1→3")
+	e.Deliver("request() 1→0", "reply() 0→1")
+	e.Deliver("request() 1→2")
+	e.Deliver("request() 1→3")
+	e.Deliver("reply() 0→1")
+	e.InCSNow(2, 3)
+	e.Exit(2, "reply() 2→1", "reply() 2→3") // node 2 deferred node 3's first request too
+	e.Deliver("reply() 2→3")
+	e.Deliver("reply() 2→1") // node 3 alone owes it: node 1 enters
+	e.InCSNow(1, 3)
+	e.Exit(1)
 	// Node 1's third request: node 3, still in, defers it too.
-	e.enter(1, 9, "request() 1→0", "request() 1→2", "request() 1→3")
-	e.deliver("request() 1→0", "reply() 0→1")
-	e.deliver("request() 1→2", "reply() 2→1")
-	e.deliver("request() 1→3")
-	e.deliver("reply() 0→1")
-	e.deliver("reply() 2→1")
-	e.wantInCS(1, 3)
-	e.exit(1)
-	e.exit(3, "reply() 3→1")
-	if c := e.count("reply() 3→1"); c != 2 {
+	e.EnterTag(1, 9, "request() 1→0", "request() 1→2", "request() 1→3")
+	e.Deliver("request() 1→0", "reply() 0→1")
+	e.Deliver("request() 1→2", "reply() 2→1")
+	e.Deliver("request() 1→3")
+	e.Deliver("reply() 0→1")
+	e.Deliver("reply() 2→1")
+	e.InCSNow(1, 3)
+	e.Exit(1)
+	e.Exit(3, "reply() 3→1")
+	if c := e.Find("reply() 3→1").Gen; c != 2 {
 		t.Fatalf("node 3's reply answers %d requests, want 2", c)
 	}
-	if tag := e.net.Pending[0].Tag; tag != 9 {
+	if tag := e.Pending[0].Tag; tag != 9 {
 		t.Fatalf("node 3's combined reply carries tag %d, want 9 (the latest request)", tag)
 	}
-	e.deliver("reply() 3→1")
-	e.wantInCS()
-	if len(e.net.Pending) != 0 {
-		t.Fatalf("%d messages still in flight", len(e.net.Pending))
+	e.Deliver("reply() 3→1")
+	e.InCSNow()
+	if len(e.Pending) != 0 {
+		t.Fatalf("%d messages still in flight", len(e.Pending))
 	}
-	for i, nd := range e.net.Nodes {
+	for i, nd := range e.Nodes {
 		if r := nd.(*Node); r.owedSum != 0 || r.deferredSum != 0 || r.blocked != 0 {
 			t.Fatalf("node %d at the end: owed %d, deferred %d, blocked %d", i, r.owedSum, r.deferredSum, r.blocked)
 		}
@@ -267,7 +178,7 @@ func TestFill(t *testing.T) {
 					pending = append(pending, out.Msgs...)
 					for _, inv := range a.Invariants(false) {
 						if inv.When == proto.EveryStep {
-							if err := inv.Check(sliceSys{nodes, pending}); err != nil {
+							if err := inv.Check(steptest.System(nodes, pending)); err != nil {
 								t.Fatalf("n=%d ℓ=%d seed=%d: %v", n, ell, seed, err)
 							}
 						}
@@ -347,64 +258,32 @@ func TestInvariantsCatch(t *testing.T) {
 	} {
 		a := Algorithm{Config{Ell: c.ell}}
 		pn := a.NewNodes(4)
-		ns := make([]*Node, len(pn))
-		for i := range pn {
-			ns[i] = pn[i].(*Node)
-		}
-		c.edit(ns)
-		var failed []string
-		for _, inv := range a.Invariants(false) {
-			if inv.When == proto.EveryStep && inv.Check(reorder.Static(pn)) != nil {
-				failed = append(failed, inv.Name)
-			}
-		}
+		c.edit(nodecast.All[*Node](reorder.Static(pn)))
+		failed := steptest.Caught(a.Invariants(false), reorder.Static(pn))
 		if !strings.Contains(strings.Join(failed, " "), c.want) {
 			t.Errorf("%s: failed %v, want %s among them", c.name, failed, c.want)
 		}
 	}
 }
 
-// TestConfig: K > 1 and ℓ < 1 are refused; every request asks for one
-// unit.
+// TestConfig: Config is a kexcl.Unit (kexcl.TestUnit) checked under the
+// algorithm's name; every request asks for one unit.
 func TestConfig(t *testing.T) {
-	for _, c := range []struct {
-		c  Config
-		ok bool
-	}{
-		{Config{Ell: 1}, true},
-		{Config{Ell: 3, K: 1}, true},
-		{Config{Ell: 3, K: 2}, false},
-		{Config{Ell: 0}, false},
-		{Config{Ell: 2, K: -1}, false},
-	} {
-		if err := c.c.Validate(); (err == nil) != c.ok {
-			t.Errorf("%+v: Validate says %v", c.c, err)
-		}
+	if err := (Config{Ell: 3, K: 2}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "raymond-kex: K = 2") {
+		t.Errorf("K = 2: Validate says %v", err)
 	}
-	for tag := range uint32(100) {
-		if k := (Config{Ell: 4, Seed: 7}).NeedOf(tag); k != 1 {
-			t.Fatalf("tag %d asks for %d units", tag, k)
-		}
+	if err := (Config{Ell: 1}).Validate(); err != nil {
+		t.Errorf("ℓ = 1: Validate says %v", err)
+	}
+	if k := (Config{Ell: 4, Seed: 7}).NeedOf(3); k != 1 {
+		t.Errorf("tag 3 asks for %d units", k)
 	}
 }
 
 // TestCrashRecover: a crashed node ignores every input; it recovers in the
-// initial state.
+// initial state (steptest.CrashRecover).
 func TestCrashRecover(t *testing.T) {
-	nodes := Algorithm{Config{Ell: 2}}.NewNodes(4)
-	var out proto.Output
-	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
-	nodes[1].Step(proto.Input{Kind: proto.Crash}, &out)
-	out.Reset()
-	nodes[1].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
-	if v := nodes[1].View(); v.Up || len(out.Msgs) != 0 {
-		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
-	}
-	nodes[1].Step(proto.Input{Kind: proto.Recover}, &out)
-	if v := nodes[1].View(); !v.Up || v.Asked || v.InCS {
-		t.Fatalf("recovered node: view %+v", v)
-	}
-	nodes[1].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node holds %d", j) })
+	steptest.CrashRecover(t, Algorithm{Config{Ell: 2}}.NewNodes(4), 1)
 }
 
 // TestCosts: messages per request at N = 16 and 64 (one seed each, ℓ =
@@ -423,15 +302,7 @@ func TestCosts(t *testing.T) {
 			if n == 256 {
 				requests = n / 16
 			}
-			res := reorder.Run(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat})
-			lo, hi := res.Costs()
-			mean := float64(res.Msgs) / float64(len(res.ByTag))
-			c := a.StatedCost(n)
-			t.Logf("N=%d ℓ=%d saturated=%v: %d requests, %.2f messages per request (least %d, most %d; stated %s = %g…%g)",
-				n, ell, sat, len(res.ByTag), mean, lo, hi, c.Text, c.Low, c.High)
-			if lo < n-1 || float64(hi) > c.High {
-				t.Errorf("N=%d ℓ=%d: requests cost %d to %d messages, outside the stated %g…%g", n, ell, lo, hi, c.Low, c.High)
-			}
+			reorder.WithinStated(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat}, float64(n-1), fmt.Sprintf("ℓ=%d", ell))
 		}
 	}
 }

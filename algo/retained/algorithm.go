@@ -3,6 +3,7 @@ package retained
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -92,14 +93,7 @@ func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodes(s proto.System) []*Node {
-	ns := s.Nodes()
-	out := make([]*Node, len(ns))
-	for i, nd := range ns {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
+func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // CSHoldsEveryPermission checks that a node in the CS holds the permission
 // of every other node, that no other node holds its permission, and that no

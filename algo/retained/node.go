@@ -3,6 +3,7 @@ package retained
 import (
 	"math/bits"
 
+	"github.com/ocbench/ocbench/algo/tsorder"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -150,16 +151,11 @@ func (nd *Node) tryEnter(out *proto.Output) {
 	}
 }
 
-// before reports whether request (t1, i1) precedes request (t2, i2).
-func before(t1 uint64, i1 proto.NodeID, t2 uint64, i2 proto.NodeID) bool {
-	return t1 < t2 || (t1 == t2 && i1 < i2)
-}
-
 // request: receipt of request(ts) from j.
 func (nd *Node) request(m proto.Message, out *proto.Output) {
 	j := m.From
 	nd.highest = max(nd.highest, m.Gen)
-	if nd.inCS || (nd.requesting && before(nd.ts, nd.ID, m.Gen, j)) {
+	if nd.inCS || (nd.requesting && tsorder.Before(nd.ts, nd.ID, m.Gen, j)) {
 		nd.deferred = append(nd.deferred, deferral{j: j, tag: m.Tag})
 		return
 	}

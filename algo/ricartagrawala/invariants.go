@@ -3,60 +3,28 @@ package ricartagrawala
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/algo/tsorder"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
-// Invariants implements proto.Algorithm: without crashes, CSFirst and
-// DeferOnlyAsking after every step, and proto.NoDeadlock and Permissions whenever
-// no message is in flight. The algorithm has no failure protocol, hence no
-// invariant with crashes.
+// Invariants implements proto.Algorithm: without crashes, tsorder.CSFirst
+// and DeferOnlyAsking after every step, and proto.NoDeadlock and
+// Permissions whenever no message is in flight. The algorithm has no
+// failure protocol, hence no invariant with crashes.
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return nil
 	}
 	return []proto.Invariant{
-		{Name: "cs_first", When: proto.EveryStep, Check: CSFirst},
+		{Name: "cs_first", When: proto.EveryStep, Check: tsorder.CSFirst},
 		{Name: "defer_only_asking", When: proto.EveryStep, Check: DeferOnlyAsking},
 		proto.NoDeadlock,
 		{Name: "permissions", When: proto.Quiet, Check: Permissions},
 	}
 }
 
-func nodes(s proto.System) []*Node {
-	ns := s.Nodes()
-	out := make([]*Node, len(ns))
-	for i, nd := range ns {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
-
-// CSFirst checks that a node in the critical section asks, and that its
-// request precedes, in (timestamp, id) order, every other pending request:
-// requests are served in timestamp order. O(n).
-func CSFirst(s proto.System) error {
-	ns := nodes(s)
-	in := proto.Nil
-	for i, n := range ns {
-		if n.inCS {
-			if !n.asked {
-				return fmt.Errorf("cs_first: node %d is in the critical section without asking", i)
-			}
-			in = proto.NodeID(i)
-		}
-	}
-	if in == proto.Nil {
-		return nil
-	}
-	c := ns[in]
-	for i, n := range ns {
-		if i != int(in) && n.asked && before(n.ts, n.id, c.ts, c.id) {
-			return fmt.Errorf("cs_first: node %d is in the critical section with request (%d, %d), but node %d's (%d, %d) precedes it",
-				in, c.ts, in, i, n.ts, i)
-		}
-	}
-	return nil
-}
+func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // DeferOnlyAsking checks that a node defers replies only while it asks, and
 // at most one per other node. O(n) in all.
@@ -86,7 +54,7 @@ func Permissions(s proto.System) error {
 			if !r.asked || r.ts != d.ts || r.tag != d.tag {
 				return fmt.Errorf("permissions: node %d defers node %d's request (%d, serial %d), which is not pending", n.id, d.j, d.ts, d.tag)
 			}
-			if !n.inCS && !before(n.ts, n.id, d.ts, d.j) {
+			if !n.inCS && !tsorder.Before(n.ts, n.id, d.ts, d.j) {
 				return fmt.Errorf("permissions: node %d defers node %d's request (%d) though its own (%d) is later", n.id, d.j, d.ts, n.ts)
 			}
 			held[d.j]++

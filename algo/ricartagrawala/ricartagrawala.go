@@ -1,6 +1,9 @@
 package ricartagrawala
 
-import "github.com/ocbench/ocbench/proto"
+import (
+	"github.com/ocbench/ocbench/algo/tsorder"
+	"github.com/ocbench/ocbench/proto"
+)
 
 // The message types.
 const (
@@ -36,11 +39,6 @@ type Node struct {
 
 func (n *Node) init(id proto.NodeID, size int) {
 	*n = Node{id: id, n: size, up: true, deferred: n.deferred[:0]}
-}
-
-// before reports whether request (a, i) precedes request (b, j).
-func before(a uint64, i proto.NodeID, b uint64, j proto.NodeID) bool {
-	return a < b || a == b && i < j
 }
 
 func (n *Node) reply(out *proto.Output, to proto.NodeID, ts uint64, tag uint32) {
@@ -88,7 +86,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		switch m.Type {
 		case Request:
 			n.highest = max(n.highest, m.Gen)
-			if n.inCS || n.asked && before(n.ts, n.id, m.Gen, m.From) {
+			if n.inCS || n.asked && tsorder.Before(n.ts, n.id, m.Gen, m.From) {
 				n.deferred = append(n.deferred, pending{j: m.From, tag: m.Tag, ts: m.Gen})
 			} else {
 				n.reply(out, m.From, m.Gen, m.Tag)

@@ -3,6 +3,7 @@ package singhaltoken
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -19,14 +20,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodesOf(s proto.System) []*Node {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
-		out[i] = p.(*Node)
-	}
-	return out
-}
+func nodesOf(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // TokenGoesToRequester checks that a token in flight goes to a node in
 // state R that does not hold a token, and that the token records that

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -12,25 +13,13 @@ import (
 // step, proto.NoDeadlock when nothing is in flight. None with crashes: the
 // algorithm has no failure protocol.
 func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		kexcl.AtMost(a.Ell),
-		{Name: "tokens", When: proto.EveryStep, Check: Tokens},
-		{Name: "token_use", When: proto.EveryStep, Check: TokenUse},
-		proto.NoDeadlock,
-	}
+	return kexcl.Invariants(a.Ell, crashes,
+		proto.Invariant{Name: "tokens", When: proto.EveryStep, Check: Tokens},
+		proto.Invariant{Name: "token_use", When: proto.EveryStep, Check: TokenUse},
+	)
 }
 
-func nodes(s proto.System) []*Node {
-	ns := s.Nodes()
-	out := make([]*Node, len(ns))
-	for i, nd := range ns {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
+func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // Tokens checks that exactly ℓ tokens exist: held by the nodes or in
 // flight. With TokenUse (a node in the critical section holds a token of

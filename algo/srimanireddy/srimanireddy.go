@@ -1,9 +1,8 @@
 package srimanireddy
 
 import (
-	"fmt"
-
 	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -18,34 +17,16 @@ var messageTypes = []proto.MessageType{
 	{Name: "token", Payload: "LN[0..N−1], then Q: one word j<<32 | serial per queued request, head first", Arg: "none"},
 }
 
-// Config is the ℓ-exclusion of one run, in algo/kofl's convention: ℓ
-// tokens (the survey's K), requests of K = 1 unit.
-type Config struct {
-	Ell int // ℓ, the tokens (the survey's K), ≥ 1
-	// K is the most units a request asks for: 1 (0 means 1), since a
-	// node uses one token in the critical section.
-	K int
-	// Seed and Need derive a request's k from its serial (kexcl.NeedOf),
-	// as kofl's; with K = 1 every request asks for one unit.
-	Seed uint64
-	Need func(tag uint32) int
-}
+// Config is the ℓ-exclusion of one run (kexcl.Unit): ℓ tokens (the survey's K), requests of K = 1 unit.
+type Config kexcl.Unit
 
 // Validate returns an error unless ℓ ≥ 1 and K ≤ 1.
 func (c Config) Validate() error {
-	switch {
-	case c.Ell < 1:
-		return fmt.Errorf("srimani-reddy: ℓ = %d tokens, want ≥ 1", c.Ell)
-	case c.K > 1:
-		return fmt.Errorf("srimani-reddy: K = %d: a node uses one token in the critical section (K = 1)", c.K)
-	case c.K < 0:
-		return fmt.Errorf("srimani-reddy: K = %d, want 1", c.K)
-	}
-	return nil
+	return kexcl.Unit(c).Check("srimani-reddy", "a node uses one token in the critical section")
 }
 
 // NeedOf returns the k of the request with serial tag (kexcl.NeedOf): 1.
-func (c Config) NeedOf(tag uint32) int { return kexcl.NeedOf(c.Seed, c.K, c.Need, tag) }
+func (c Config) NeedOf(tag uint32) int { return kexcl.Unit(c).NeedOf(tag) }
 
 func entry(j proto.NodeID, tag uint32) int64 { return int64(j)<<32 | int64(tag) }
 
@@ -252,13 +233,7 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	if err := a.Validate(); err != nil {
 		panic(err)
 	}
-	nodes := make([]Node, n)
-	out := make([]proto.Node, n)
-	for i := range nodes {
-		nodes[i].init(proto.NodeID(i), n, a.Ell)
-		out[i] = &nodes[i]
-	}
-	return out
+	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n, a.Ell) })
 }
 
 // Family implements proto.Algorithm.

@@ -6,99 +6,35 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
 )
 
-// netSys reads a steptest.Net as a proto.System.
-type netSys struct{ net *steptest.Net }
-
-func (s netSys) Nodes() []proto.Node    { return s.net.Nodes }
-func (s netSys) Down(proto.NodeID) bool { return false }
-func (s netSys) ForEachInFlight(f func(m *proto.Message)) {
-	for i := range s.net.Pending {
-		f(&s.net.Pending[i])
-	}
-}
-
-// example drives a steptest.Net and checks the invariants (and
-// IdleServes) after every step.
-type example struct {
-	t   *testing.T
-	net *steptest.Net
-	alg Algorithm
-}
-
-func newExample(t *testing.T, n, ell int) *example {
+// newExample returns a steptest.Net of n nodes, ℓ = ell, that checks the
+// invariants (and IdleServes) after every step.
+func newExample(t *testing.T, n, ell int) *steptest.Net {
 	a := Algorithm{Config{Ell: ell}}
-	return &example{t: t, alg: a, net: &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(n)}}
-}
-
-func (e *example) check(what string) {
-	e.t.Helper()
-	invs := append(e.alg.Invariants(false), proto.Invariant{Name: "idle_serves", Check: IdleServes})
-	for _, inv := range invs {
-		if inv.When == proto.Quiet && len(e.net.Pending) > 0 {
-			continue
-		}
-		if err := inv.Check(netSys{e.net}); err != nil {
-			e.t.Fatalf("after %s: %v", what, err)
-		}
-	}
-}
-
-func (e *example) deliver(msg string, want ...string) {
-	e.t.Helper()
-	e.net.Deliver(msg, want...)
-	e.check(msg)
-}
-
-func (e *example) enter(id proto.NodeID, tag uint32, want ...string) {
-	e.t.Helper()
-	e.net.Expect(fmt.Sprintf("node %d enter_cs", id), e.net.Step(id, proto.Input{Kind: proto.EnterCS, Tag: tag}), want...)
-	e.check(fmt.Sprintf("node %d's enter_cs", id))
-}
-
-func (e *example) exit(id proto.NodeID, want ...string) {
-	e.t.Helper()
-	e.net.Exit(id, want...)
-	e.check(fmt.Sprintf("node %d's exit_cs", id))
+	invs := append(a.Invariants(false), proto.Invariant{Name: "idle_serves", Check: IdleServes})
+	return &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(n), Invariants: invs}
 }
 
 // queue returns the Q carried by the pending token msg, as node ids.
-func (e *example) queue(msg string) []proto.NodeID {
-	e.t.Helper()
-	for _, m := range e.net.Pending {
-		if e.net.Msg(m) == msg {
-			var q []proto.NodeID
-			for _, w := range m.Payload[len(e.net.Nodes):] {
-				j, _ := unpack(w)
-				q = append(q, j)
-			}
-			return q
-		}
+func queue(e *steptest.Net, msg string) []proto.NodeID {
+	e.T.Helper()
+	var q []proto.NodeID
+	for _, w := range e.Find(msg).Payload[len(e.Nodes):] {
+		j, _ := unpack(w)
+		q = append(q, j)
 	}
-	e.t.Fatalf("no pending %s", msg)
-	return nil
+	return q
 }
 
-func (e *example) wantInCS(want ...proto.NodeID) {
-	e.t.Helper()
-	var in []proto.NodeID
-	for i, nd := range e.net.Nodes {
-		if nd.View().InCS {
-			in = append(in, proto.NodeID(i))
-		}
-	}
-	if fmt.Sprint(in) != fmt.Sprint(want) {
-		e.t.Fatalf("in the critical section: %v, want %v", in, want)
-	}
-}
-
-func (e *example) held() []int {
+// held returns the tokens every node holds.
+func held(e *steptest.Net) []int {
 	var h []int
-	for _, nd := range e.net.Nodes {
+	for _, nd := range e.Nodes {
 		h = append(h, nd.(*Node).Held())
 	}
 	return h
@@ -114,48 +50,48 @@ func (e *example) held() []int {
 // 1, the head of its queue.
 func TestWorkedExample(t *testing.T) {
 	e := newExample(t, 4, 2)
-	if h := fmt.Sprint(e.held()); h != "[1 1 0 0]" {
+	if h := fmt.Sprint(held(e)); h != "[1 1 0 0]" {
 		t.Fatalf("tokens held initially: %s", h)
 	}
-	e.enter(2, 2, "request() 2→0", "request() 2→1", "request() 2→3")
-	e.enter(3, 3, "request() 3→0", "request() 3→1", "request() 3→2")
-	e.deliver("request() 2→0", "token() 0→2")
-	e.deliver("request() 3→0") // node 0's token is gone
-	e.deliver("request() 2→1", "token() 1→2")
-	e.deliver("token() 0→2")
-	e.net.InCS(2)
-	e.deliver("token() 1→2") // a spare: node 2 knows no other request yet
-	if h := fmt.Sprint(e.held()); h != "[0 0 2 0]" {
+	e.EnterTag(2, 2, "request() 2→0", "request() 2→1", "request() 2→3")
+	e.EnterTag(3, 3, "request() 3→0", "request() 3→1", "request() 3→2")
+	e.Deliver("request() 2→0", "token() 0→2")
+	e.Deliver("request() 3→0") // node 0's token is gone
+	e.Deliver("request() 2→1", "token() 1→2")
+	e.Deliver("token() 0→2")
+	e.InCS(2)
+	e.Deliver("token() 1→2") // a spare: node 2 knows no other request yet
+	if h := fmt.Sprint(held(e)); h != "[0 0 2 0]" {
 		t.Fatalf("tokens held: %s", h)
 	}
-	e.deliver("request() 3→2", "token() 2→3") // the spare serves node 3
-	e.deliver("token() 2→3")
-	e.wantInCS(2, 3)
-	e.deliver("request() 3→1")
-	e.deliver("request() 2→3")
+	e.Deliver("request() 3→2", "token() 2→3") // the spare serves node 3
+	e.Deliver("token() 2→3")
+	e.InCSNow(2, 3)
+	e.Deliver("request() 3→1")
+	e.Deliver("request() 2→3")
 
-	e.enter(0, 4, "request() 0→1", "request() 0→2", "request() 0→3")
-	e.enter(1, 5, "request() 1→0", "request() 1→2", "request() 1→3")
+	e.EnterTag(0, 4, "request() 0→1", "request() 0→2", "request() 0→3")
+	e.EnterTag(1, 5, "request() 1→0", "request() 1→2", "request() 1→3")
 	for _, m := range []string{"request() 0→1", "request() 0→2", "request() 0→3", "request() 1→0", "request() 1→2", "request() 1→3"} {
-		e.deliver(m) // both tokens are in use
+		e.Deliver(m) // both tokens are in use
 	}
-	e.exit(2, "token() 2→0") // pending from node 3 on: 0, then 1
-	if q := fmt.Sprint(e.queue("token() 2→0")); q != "[1]" {
+	e.Exit(2, "token() 2→0") // pending from node 3 on: 0, then 1
+	if q := fmt.Sprint(queue(e, "token() 2→0")); q != "[1]" {
 		t.Fatalf("node 2's token carries Q = %s, want [1]", q)
 	}
-	e.deliver("token() 2→0")
-	e.wantInCS(0, 3)
-	e.exit(3, "token() 3→0") // node 3 does not know node 0 was served
-	e.deliver("token() 3→0", "token() 0→1")
-	e.deliver("token() 0→1")
-	e.wantInCS(0, 1)
-	e.exit(0)
-	e.exit(1)
-	if h := fmt.Sprint(e.held()); h != "[1 1 0 0]" || len(e.net.Pending) != 0 {
-		t.Fatalf("at the end: tokens held %s, %d in flight", h, len(e.net.Pending))
+	e.Deliver("token() 2→0")
+	e.InCSNow(0, 3)
+	e.Exit(3, "token() 3→0") // node 3 does not know node 0 was served
+	e.Deliver("token() 3→0", "token() 0→1")
+	e.Deliver("token() 0→1")
+	e.InCSNow(0, 1)
+	e.Exit(0)
+	e.Exit(1)
+	if h := fmt.Sprint(held(e)); h != "[1 1 0 0]" || len(e.Pending) != 0 {
+		t.Fatalf("at the end: tokens held %s, %d in flight", h, len(e.Pending))
 	}
-	if e.net.Sent != 18 {
-		t.Errorf("%d messages, want 18 (12 requests, 6 tokens)", e.net.Sent)
+	if e.Sent != 18 {
+		t.Errorf("%d messages, want 18 (12 requests, 6 tokens)", e.Sent)
 	}
 }
 
@@ -273,45 +209,27 @@ func TestInvariantsCatch(t *testing.T) {
 	} {
 		a := Algorithm{Config{Ell: 2}}
 		pn := a.NewNodes(4)
-		ns := make([]*Node, len(pn))
-		for i := range pn {
-			ns[i] = pn[i].(*Node)
-		}
-		c.edit(ns)
-		var failed []string
+		c.edit(nodecast.All[*Node](reorder.Static(pn)))
 		invs := append(a.Invariants(false), proto.Invariant{Name: "idle_serves", Check: IdleServes})
-		for _, inv := range invs {
-			if inv.When == proto.EveryStep && inv.Check(reorder.Static(pn)) != nil {
-				failed = append(failed, inv.Name)
-			}
-		}
+		failed := steptest.Caught(invs, reorder.Static(pn))
 		if !strings.Contains(strings.Join(failed, " "), c.want) {
 			t.Errorf("%s: failed %v, want %s among them", c.name, failed, c.want)
 		}
 	}
 }
 
-// TestConfig: K > 1 and ℓ < 1 are refused; every request asks for one
-// unit; ℓ > N tokens are spread round-robin.
+// TestConfig: Config is a kexcl.Unit (kexcl.TestUnit) checked under the
+// algorithm's name; every request asks for one unit; ℓ > N tokens are
+// spread round-robin.
 func TestConfig(t *testing.T) {
-	for _, c := range []struct {
-		c  Config
-		ok bool
-	}{
-		{Config{Ell: 1}, true},
-		{Config{Ell: 3, K: 1}, true},
-		{Config{Ell: 3, K: 2}, false},
-		{Config{Ell: 0}, false},
-		{Config{Ell: 2, K: -1}, false},
-	} {
-		if err := c.c.Validate(); (err == nil) != c.ok {
-			t.Errorf("%+v: Validate says %v", c.c, err)
-		}
+	if err := (Config{Ell: 3, K: 2}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "srimani-reddy: K = 2") {
+		t.Errorf("K = 2: Validate says %v", err)
 	}
-	for tag := range uint32(100) {
-		if k := (Config{Ell: 4, Seed: 7}).NeedOf(tag); k != 1 {
-			t.Fatalf("tag %d asks for %d units", tag, k)
-		}
+	if err := (Config{Ell: 1}).Validate(); err != nil {
+		t.Errorf("ℓ = 1: Validate says %v", err)
+	}
+	if k := (Config{Ell: 4, Seed: 7}).NeedOf(3); k != 1 {
+		t.Errorf("tag 3 asks for %d units", k)
 	}
 	var h []int
 	for _, nd := range (Algorithm{Config{Ell: 6}}).NewNodes(4) {
@@ -323,22 +241,9 @@ func TestConfig(t *testing.T) {
 }
 
 // TestCrashRecover: a crashed node ignores every input; it recovers in the
-// initial state.
+// initial state (steptest.CrashRecover).
 func TestCrashRecover(t *testing.T) {
-	nodes := Algorithm{Config{Ell: 2}}.NewNodes(4)
-	var out proto.Output
-	nodes[3].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
-	nodes[3].Step(proto.Input{Kind: proto.Crash}, &out)
-	out.Reset()
-	nodes[3].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
-	if v := nodes[3].View(); v.Up || len(out.Msgs) != 0 {
-		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
-	}
-	nodes[3].Step(proto.Input{Kind: proto.Recover}, &out)
-	if v := nodes[3].View(); !v.Up || v.Asked || v.InCS || v.TokenHere {
-		t.Fatalf("recovered node: view %+v", v)
-	}
-	nodes[3].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node holds %d", j) })
+	steptest.CrashRecover(t, Algorithm{Config{Ell: 2}}.NewNodes(4), 3)
 }
 
 // TestCosts: messages per request at N = 16 and 64 (one seed each, ℓ =
@@ -355,15 +260,7 @@ func TestCosts(t *testing.T) {
 			if n == 256 {
 				requests = n / 16
 			}
-			res := reorder.Run(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat})
-			lo, hi := res.Costs()
-			mean := float64(res.Msgs) / float64(len(res.ByTag))
-			c := a.StatedCost(n)
-			t.Logf("N=%d ℓ=%d saturated=%v: %d requests, %.2f messages per request (least %d, most %d; stated %s = %g…%g)",
-				n, ell, sat, len(res.ByTag), mean, lo, hi, c.Text, c.Low, c.High)
-			if float64(lo) < c.Low || float64(hi) > c.High {
-				t.Errorf("N=%d ℓ=%d: requests cost %d to %d messages, outside the stated %g…%g", n, ell, lo, hi, c.Low, c.High)
-			}
+			reorder.WithinStated(t, reorder.Config{Alg: a, N: n, Seed: 1, Requests: requests, Saturate: sat}, a.StatedCost(n).Low, fmt.Sprintf("ℓ=%d", ell))
 		}
 	}
 }

@@ -3,6 +3,8 @@ package suzukikasami
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/algo/sktoken"
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -20,16 +22,13 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 }
 
 func nodes(s proto.System) ([]*Node, error) {
-	ps := s.Nodes()
-	out := make([]*Node, len(ps))
-	for i, p := range ps {
+	return nodecast.Checked(s, "Suzuki–Kasami", func(p proto.Node) (*Node, bool) {
 		nd, ok := p.(interface{ SuzukiKasami() *Node })
 		if !ok {
-			return nil, fmt.Errorf("node %d is a %T, not a Suzuki–Kasami node", i, p)
+			return nil, false
 		}
-		out[i] = nd.SuzukiKasami()
-	}
-	return out, nil
+		return nd.SuzukiKasami(), true
+	})
 }
 
 // TokenState checks the token against the nodes, in O(N):
@@ -50,39 +49,23 @@ func TokenState(s proto.System) error {
 	}
 	ps := s.Nodes()
 	n := len(nd)
-	var ln, q []int64
-	owner, flying := proto.Nil, false // the holder, or the node the token travels to
-	var tokenTag uint32
 	for i, x := range nd {
-		if x.inCS && !x.tokenHere {
-			return fmt.Errorf("node %d is in the critical section without the token", i)
-		}
-		if x.tokenHere {
-			owner, ln, q = proto.NodeID(i), x.ln, x.q
-			if !x.asked && len(q) > 0 {
-				return fmt.Errorf("node %d holds the idle token with a queue of %d", i, len(q))
-			}
+		if x.tokenHere && !x.asked && len(x.q) > 0 {
+			return fmt.Errorf("node %d holds the idle token with a queue of %d", i, len(x.q))
 		}
 	}
-	s.ForEachInFlight(func(m *proto.Message) {
-		// A token older than its destination's generation (a variant with
-		// a failure protocol) is discarded on arrival: it is not the token.
-		if m.Type == Token && len(m.Payload) >= n && m.Gen >= ps[m.To].View().Gen {
-			owner, flying, tokenTag = m.To, true, m.Tag
-			ln, q = m.Payload[:n], m.Payload[n:]
-		}
+	// A token older than its destination's generation (a variant with a
+	// failure protocol) is discarded on arrival: it is not the token.
+	at, err := sktoken.Find(s, nd, view, func(m *proto.Message) bool {
+		return m.Type == Token && len(m.Payload) >= n && m.Gen >= ps[m.To].View().Gen
 	})
-	if owner == proto.Nil {
-		return fmt.Errorf("no token")
+	if err != nil {
+		return err
 	}
-	if flying {
-		d := nd[owner]
-		if !d.asked || d.inCS {
-			return fmt.Errorf("the token travels to node %d, which is not waiting for it", owner)
-		}
-		if tokenTag != d.tag {
-			return fmt.Errorf("the token travels to node %d with tag %d, its request is %d", owner, tokenTag, d.tag)
-		}
+	owner := at.Owner
+	ln, q := nd[owner].ln, nd[owner].q
+	if at.Flying {
+		ln, q = at.Msg.Payload[:n], at.Msg.Payload[n:]
 	}
 	for j, x := range nd {
 		r := x.rn[j]
@@ -123,18 +106,10 @@ func HolderKnows(s proto.System) error {
 	if err != nil {
 		return err
 	}
-	for h, x := range nd {
-		if !x.tokenHere {
-			continue
-		}
-		for j, y := range nd {
-			if x.rn[j] != y.rn[j] {
-				return fmt.Errorf("the holder %d has RN[%d] = %d, node %d's own is %d", h, j, x.rn[j], j, y.rn[j])
-			}
-			if !x.inCS && y.asked {
-				return fmt.Errorf("node %d waits while the holder %d is idle and nothing is in flight", j, h)
-			}
-		}
-	}
-	return nil
+	return sktoken.HolderKnows(nd, view, "RN")
+}
+
+// view is what sktoken reads of a node.
+func view(x *Node) sktoken.View {
+	return sktoken.View{TokenHere: x.tokenHere, InCS: x.inCS, Asked: x.asked, Tag: x.tag, Req: x.rn}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ocbench/ocbench/internal/reorder"
 	"github.com/ocbench/ocbench/internal/steptest"
-	"github.com/ocbench/ocbench/proto"
 )
 
 func newNet(t *testing.T, n int) *steptest.Net {
@@ -109,29 +108,18 @@ func TestIdleHolderAnswers(t *testing.T) {
 // TestLoneRequestCost: a lone request from the quiescent state costs N
 // messages (N−1 requests, one token), none at the initial holder.
 func TestLoneRequestCost(t *testing.T) {
-	for _, n := range []int{2, 4, 8, 16, 256} {
-		for _, from := range []proto.NodeID{0, proto.NodeID(n - 1)} {
-			want := n
-			if from == 0 {
-				want = 0
-			}
-			lone := reorder.NewLone(t, reorder.Config{Alg: Algorithm{}, N: n})
-			if got := lone.Serve(from, 7); got != want {
-				t.Errorf("n=%d, request from %d: %d messages, want %d", n, from, got, want)
-			}
-		}
-	}
+	reorder.LoneTokenCost(t, Algorithm{}, []int{2, 4, 8, 16, 256})
 }
 
 // TestRandomOrder: random requests, messages delivered in random order.
 func TestRandomOrder(t *testing.T) {
-	for _, c := range []struct{ n, seeds, requests int }{{2, 300, 60}, {4, 300, 100}, {8, 200, 150}, {16, 100, 200}, {256, 1, 100}} {
-		t.Run(fmt.Sprint("n=", c.n), func(t *testing.T) {
-			for seed := range c.seeds {
-				reorder.Run(t, reorder.Config{Alg: Algorithm{}, N: c.n, Seed: uint64(seed), Requests: c.requests})
-			}
-		})
-	}
+	reorder.RunSizes(t, Algorithm{}, []reorder.Size{
+		{N: 2, Seeds: 300, Requests: 60},
+		{N: 4, Seeds: 300, Requests: 100},
+		{N: 8, Seeds: 200, Requests: 150},
+		{N: 16, Seeds: 100, Requests: 200},
+		{N: 256, Seeds: 1, Requests: 100},
+	})
 }
 
 // TestInvariantsCatch: TokenState fails on a corrupted token.

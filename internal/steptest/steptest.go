@@ -21,11 +21,15 @@ type Net struct {
 	Types   []proto.MessageType
 	Base    proto.NodeID // added to ids in messages when printing and matching
 	Pending []proto.Message
-	Sent    int // messages sent so far
-	Entered []proto.NodeID
-	timers  map[proto.NodeID][]proto.Timer
-	out     proto.Output
-	last    []proto.Message // the messages the last step sent
+	// Invariants, if set, are checked after every step (the Quiet ones
+	// only when no message is in flight); the first that fails fails the
+	// test (Check).
+	Invariants []proto.Invariant
+	Sent       int // messages sent so far
+	Entered    []proto.NodeID
+	timers     map[proto.NodeID][]proto.Timer
+	out        proto.Output
+	last       []proto.Message // the messages the last step sent
 }
 
 // Msg formats a message with the net's numbering, e.g. "request(8) 7→5":
@@ -89,6 +93,9 @@ func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 		n.timers = map[proto.NodeID][]proto.Timer{}
 	}
 	n.timers[id] = append(n.timers[id], n.out.Timers...)
+	if len(n.Invariants) > 0 {
+		n.Check(fmt.Sprintf("node %d's %s", id, in.Kind), n.Invariants)
+	}
 	return got
 }
 
@@ -139,10 +146,18 @@ func (n *Net) Expect(what string, got []string, want ...string) {
 	}
 }
 
-// Enter makes node id call enter_cs and checks the messages it sends.
+// Enter makes node id call enter_cs, with its id as the request's serial,
+// and checks the messages it sends.
 func (n *Net) Enter(id proto.NodeID, want ...string) {
 	n.T.Helper()
-	n.Expect(fmt.Sprintf("node %d enter_cs", id), n.Step(id, proto.Input{Kind: proto.EnterCS, Tag: uint32(id)}), want...)
+	n.EnterTag(id, uint32(id), want...)
+}
+
+// EnterTag makes node id call enter_cs with serial tag and checks the
+// messages it sends.
+func (n *Net) EnterTag(id proto.NodeID, tag uint32, want ...string) {
+	n.T.Helper()
+	n.Expect(fmt.Sprintf("node %d enter_cs", id), n.Step(id, proto.Input{Kind: proto.EnterCS, Tag: tag}), want...)
 }
 
 // Exit makes node id leave the critical section and checks the messages.
@@ -167,6 +182,42 @@ func (n *Net) Deliver(msg string, want ...string) {
 		pend = append(pend, n.Msg(m))
 	}
 	n.T.Fatalf("no pending message %s (pending: %s)", msg, strings.Join(pend, "; "))
+}
+
+// Find returns the pending message formatted as msg.
+func (n *Net) Find(msg string) proto.Message {
+	n.T.Helper()
+	for _, m := range n.Pending {
+		if n.Msg(m) == msg {
+			return m
+		}
+	}
+	n.T.Fatalf("no pending message %s", msg)
+	return proto.Message{}
+}
+
+// InCSNow checks that the nodes in the critical section now are want, in
+// id order.
+func (n *Net) InCSNow(want ...proto.NodeID) {
+	n.T.Helper()
+	var in []proto.NodeID
+	for i, nd := range n.Nodes {
+		if nd.View().InCS {
+			in = append(in, proto.NodeID(i)+n.Base)
+		}
+	}
+	if fmt.Sprint(in) != fmt.Sprint(want) {
+		n.T.Fatalf("in the critical section: %v, want %v", in, want)
+	}
+}
+
+// Drain delivers every pending message, oldest first, none of which may
+// send a message (late requests, say, that change nothing).
+func (n *Net) Drain() {
+	n.T.Helper()
+	for len(n.Pending) > 0 {
+		n.Deliver(n.Msg(n.Pending[0]))
+	}
 }
 
 // Drop removes the pending message formatted as msg without delivering it.
@@ -206,4 +257,72 @@ func (n *Net) Fathers(father func(proto.Node) proto.NodeID) []proto.NodeID {
 		}
 	}
 	return out
+}
+
+// System returns the nodes and the messages in flight as a proto.System
+// with no node down, for invariants.
+func System(nodes []proto.Node, pending []proto.Message) proto.System {
+	return system{nodes, pending}
+}
+
+type system struct {
+	nodes   []proto.Node
+	pending []proto.Message
+}
+
+func (s system) Nodes() []proto.Node    { return s.nodes }
+func (s system) Down(proto.NodeID) bool { return false }
+func (s system) ForEachInFlight(f func(m *proto.Message)) {
+	for i := range s.pending {
+		f(&s.pending[i])
+	}
+}
+
+// Check runs invs on the net's nodes and messages in flight (the Quiet ones
+// only when none is in flight) and fails the test on the first error,
+// saying it came after what.
+func (n *Net) Check(what string, invs []proto.Invariant) {
+	n.T.Helper()
+	for _, inv := range invs {
+		if inv.When == proto.Quiet && len(n.Pending) > 0 {
+			continue
+		}
+		if err := inv.Check(System(n.Nodes, n.Pending)); err != nil {
+			n.T.Fatalf("after %s: %v", what, err)
+		}
+	}
+}
+
+// Caught returns the names of the invariants of invs checked after every
+// step that fail on s: for tests that corrupt a state and want a given
+// invariant to catch it.
+func Caught(invs []proto.Invariant, s proto.System) []string {
+	var failed []string
+	for _, inv := range invs {
+		if inv.When == proto.EveryStep && inv.Check(s) != nil {
+			failed = append(failed, inv.Name)
+		}
+	}
+	return failed
+}
+
+// CrashRecover checks that nodes[id], asking (tag 7) and then crashed,
+// ignores every input, and that it recovers in an initial state: up, not
+// asking, not in the critical section, without the token, waiting for no
+// node.
+func CrashRecover(t testing.TB, nodes []proto.Node, id proto.NodeID) {
+	t.Helper()
+	var out proto.Output
+	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
+	nodes[id].Step(proto.Input{Kind: proto.Crash}, &out)
+	out.Reset()
+	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
+	if v := nodes[id].View(); v.Up || len(out.Msgs) != 0 {
+		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
+	}
+	nodes[id].Step(proto.Input{Kind: proto.Recover}, &out)
+	if v := nodes[id].View(); !v.Up || v.Asked || v.InCS || v.TokenHere {
+		t.Fatalf("recovered node: view %+v", v)
+	}
+	nodes[id].Waiting(func(j proto.NodeID) { t.Fatalf("recovered node waits for %d", j) })
 }

@@ -1,6 +1,7 @@
 package steptest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ocbench/ocbench/proto"
@@ -30,6 +31,38 @@ func TestFull(t *testing.T) {
 		n := &Net{T: t, Base: c.base, Types: types}
 		if got := n.Full(c.m); got != c.want {
 			t.Errorf("Full = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestCaught: Caught names the every-step invariants that fail on the
+// system, and System shows them the nodes and the messages in flight.
+func TestCaught(t *testing.T) {
+	inFlight := func(want int) func(proto.System) error {
+		return func(s proto.System) error {
+			k := 0
+			s.ForEachInFlight(func(*proto.Message) { k++ })
+			if k != want {
+				return fmt.Errorf("%d in flight", k)
+			}
+			return nil
+		}
+	}
+	invs := []proto.Invariant{
+		{Name: "one", When: proto.EveryStep, Check: inFlight(1)},
+		{Name: "two", When: proto.EveryStep, Check: inFlight(2)},
+		{Name: "quiet two", When: proto.Quiet, Check: inFlight(2)},
+	}
+	for _, c := range []struct {
+		pending []proto.Message
+		want    string
+	}{
+		{nil, "[one two]"},
+		{make([]proto.Message, 1), "[two]"},
+		{make([]proto.Message, 2), "[one]"},
+	} {
+		if got := fmt.Sprint(Caught(invs, System(nil, c.pending))); got != c.want {
+			t.Errorf("%d in flight: caught %s, want %s", len(c.pending), got, c.want)
 		}
 	}
 }

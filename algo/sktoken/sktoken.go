@@ -1,0 +1,86 @@
+// Package sktoken holds what the invariants of ocbench's broadcast-token
+// algorithms after Suzuki–Kasami share (algo/suzukikasami, algo/ratoken,
+// algo/nishio; algo/mishrasrimani through algo/suzukikasami): where the one
+// token is, that it travels to a node that waits for it, and that its idle
+// holder has heard every request. It is not an algorithm.
+package sktoken
+
+import (
+	"fmt"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// View is what the checks read of a node.
+type View struct {
+	TokenHere, InCS, Asked bool
+	Tag                    uint32  // the serial of its own request
+	Req                    []int64 // its request number of every node (RN, or request)
+}
+
+// Token is where the one token is.
+type Token struct {
+	Owner  proto.NodeID  // its holder, or the node it travels to
+	Flying bool          // in flight, to Owner
+	Msg    proto.Message // the token in flight, if Flying
+}
+
+// Find returns the token of nodes nd (read by view) and s's messages in
+// flight, those isToken accepts being the token (the last of them, if
+// several). It checks, in O(N): a node in the critical section holds the
+// token; there is a token; a token in flight travels to a node that waits
+// for it (asks, and is not in the critical section), tagged with the
+// serial of its request.
+func Find[T any](s proto.System, nd []T, view func(T) View, isToken func(m *proto.Message) bool) (Token, error) {
+	tok := Token{Owner: proto.Nil}
+	for i, x := range nd {
+		v := view(x)
+		if v.InCS && !v.TokenHere {
+			return tok, fmt.Errorf("node %d is in the critical section without the token", i)
+		}
+		if v.TokenHere {
+			tok.Owner = proto.NodeID(i)
+		}
+	}
+	s.ForEachInFlight(func(m *proto.Message) {
+		if isToken(m) {
+			tok = Token{Owner: m.To, Flying: true, Msg: *m}
+		}
+	})
+	if tok.Owner == proto.Nil {
+		return tok, fmt.Errorf("no token")
+	}
+	if tok.Flying {
+		d := view(nd[tok.Owner])
+		if !d.Asked || d.InCS {
+			return tok, fmt.Errorf("the token travels to node %d, which is not waiting for it", tok.Owner)
+		}
+		if tok.Msg.Tag != d.Tag {
+			return tok, fmt.Errorf("the token travels to node %d with tag %d, its request is %d", tok.Owner, tok.Msg.Tag, d.Tag)
+		}
+	}
+	return tok, nil
+}
+
+// HolderKnows checks, when no message is in flight, that the token's
+// holder has received every node's latest request (its Req[j] is node j's
+// own, named req in the error), and, if it is not in the critical section,
+// that no node waits (no request is forgotten). O(N) per holder.
+func HolderKnows[T any](nd []T, view func(T) View, req string) error {
+	for h, x := range nd {
+		hv := view(x)
+		if !hv.TokenHere {
+			continue
+		}
+		for j, y := range nd {
+			yv := view(y)
+			if hv.Req[j] != yv.Req[j] {
+				return fmt.Errorf("the holder %d has %s[%d] = %d, node %d's own is %d", h, req, j, hv.Req[j], j, yv.Req[j])
+			}
+			if !hv.InCS && yv.Asked {
+				return fmt.Errorf("node %d waits while the holder %d is idle and nothing is in flight", j, h)
+			}
+		}
+	}
+	return nil
+}
