@@ -18,9 +18,11 @@ import (
 	"github.com/ocbench/ocbench/algo/nishio"
 	"github.com/ocbench/ocbench/algo/quorum"
 	"github.com/ocbench/ocbench/algo/ratoken"
+	"github.com/ocbench/ocbench/algo/raymondkex"
 	"github.com/ocbench/ocbench/algo/retained"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
 	"github.com/ocbench/ocbench/algo/singhaltoken"
+	"github.com/ocbench/ocbench/algo/srimanireddy"
 	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
@@ -47,6 +49,8 @@ var Algorithms = map[string]proto.Algorithm{
 	"nishio":                nishio.Algorithm{},
 	"mishra-srimani":        mishrasrimani.Algorithm{},
 	"kofl":                  koflAlgorithm{kofl.Algorithm{Config: kofl.Config{Ell: DefaultEll, K: DefaultEll}}},
+	"raymond-kex":           raymondkex.Algorithm{Config: raymondkex.Config{Ell: DefaultEll, K: 1}},
+	"srimani-reddy":         srimanireddy.Algorithm{Config: srimanireddy.Config{Ell: DefaultEll, K: 1}},
 }
 
 // Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),

@@ -40,6 +40,9 @@ func TestSeedSweep(t *testing.T) {
 						if IsKExclusion(algo) {
 							spec.Ell = 1 + int(seed%5)
 							spec.KMax = 1 + int(seed/5%uint64(spec.Ell))
+							if m, ok := Algorithms[algo].(interface{ MaxK() int }); ok {
+								spec.KMax = min(spec.KMax, m.MaxK())
+							}
 						}
 						r, err := Run(spec)
 						if err != nil {

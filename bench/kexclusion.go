@@ -96,6 +96,9 @@ func (s *Spec) units() (int, int) {
 	}
 	if k == 0 {
 		k = ell
+		if m, ok := Algorithms[s.Algorithm].(interface{ MaxK() int }); ok {
+			k = min(k, m.MaxK()) // an ℓ-exclusion algorithm: requests of one unit
+		}
 	}
 	return ell, k
 }
@@ -125,7 +128,11 @@ func (s *Spec) validateUnits() error {
 	return nil
 }
 
-func kexclusionNames() string {
+func kexclusionNames() string { return KExclusionNames() }
+
+// KExclusionNames lists the k-exclusion algorithms, comma-separated: what
+// --algo kexclusion runs.
+func KExclusionNames() string {
 	var out string
 	for _, n := range AlgorithmNames() {
 		if IsKExclusion(n) {

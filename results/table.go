@@ -26,8 +26,8 @@ var FailureFreeColumns = []Column{
 	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
 	{"messages (total)", func(r *Run) string { return fmt.Sprint(r.MessagesTotal) }},
 	{"msg/CS mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
-	{"p99", func(r *Run) string { return num(r.MsgsPerRequest.P99) }},
-	{"max", func(r *Run) string { return num(r.MsgsPerRequest.Max) }},
+	{"p99", func(r *Run) string { return perRequest(r, r.MsgsPerRequest.P99) }},
+	{"max", func(r *Run) string { return perRequest(r, r.MsgsPerRequest.Max) }},
 	{"stated (msg)", func(r *Run) string { return stated(r) }},
 	{"mean/stated", statedRatio},
 	{"sync mean (δ)", func(r *Run) string { return summaryMean(r.SyncDelayDelta) }},
@@ -37,6 +37,16 @@ var FailureFreeColumns = []Column{
 	{"detection/req", func(r *Run) string { return ftOnly(r, fmt.Sprintf("%.3f", r.DetectionPerRequest)) }},
 	{"false susp.", func(r *Run) string { return ftOnly(r, fmt.Sprint(r.FalseSuspicions)) }},
 	{"violations", func(r *Run) string { return fmt.Sprint(r.SafetyViolations + r.LivenessViolations) }},
+}
+
+// perRequest formats a quantile of the messages per request, "-" when the
+// run has only their mean (k-exclusion: messages are not attributed to
+// requests, only counted per entry).
+func perRequest(r *Run, x float64) string {
+	if r.MsgsPerRequest.Mean > 0 && r.MsgsPerRequest.Max == 0 {
+		return "-"
+	}
+	return num(x)
 }
 
 // statedRatio is the measured mean messages per CS over the stated cost (its

@@ -147,7 +147,7 @@ func (nd *Node) Units() int {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	v := proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag}
+	v := proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag, Units: nd.Units()}
 	if nd.asked {
 		v.Gen = nd.ts
 	}
@@ -196,3 +196,21 @@ func (Algorithm) StatedCost(n int) proto.Cost {
 	c := float64(2 * (n - 1))
 	return proto.Cost{Low: c, High: c, Text: "2(N−1)"}
 }
+
+// WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of
+// one unit (an ℓ-exclusion algorithm: k must be 1).
+func (a Algorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
+	c := a.Config
+	c.Ell, c.K, c.Seed = ell, k, seed
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return Algorithm{c}, nil
+}
+
+// Units implements proto.KExclusionAlgorithm: ℓ, and K = 1.
+func (a Algorithm) Units() (int, int) { return a.Ell, max(a.K, 1) }
+
+// MaxK says that a request asks for one unit at most: runtimes default
+// --k-max to it.
+func (Algorithm) MaxK() int { return 1 }

@@ -206,7 +206,7 @@ func (nd *Node) Held() int { return nd.held }
 
 // View implements proto.Node: TokenHere when the node holds a token.
 func (nd *Node) View() proto.View {
-	return proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, TokenHere: nd.held > 0, Tag: nd.tag}
+	return proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, TokenHere: nd.held > 0, Tag: nd.tag, Units: nd.Units()}
 }
 
 // Waiting implements proto.Node: the node itself while it asks, and every
@@ -250,3 +250,21 @@ func (Algorithm) Events() []string { return nil }
 func (a Algorithm) StatedCost(n int) proto.Cost {
 	return proto.Cost{Low: 0, High: float64(n + a.Ell - 1), Text: "0 or N+K−1"}
 }
+
+// WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of
+// one unit (an ℓ-exclusion algorithm: k must be 1).
+func (a Algorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
+	c := a.Config
+	c.Ell, c.K, c.Seed = ell, k, seed
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return Algorithm{c}, nil
+}
+
+// Units implements proto.KExclusionAlgorithm: ℓ, and K = 1.
+func (a Algorithm) Units() (int, int) { return a.Ell, max(a.K, 1) }
+
+// MaxK says that a request asks for one unit at most: runtimes default
+// --k-max to it.
+func (Algorithm) MaxK() int { return 1 }
