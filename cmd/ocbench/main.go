@@ -115,7 +115,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it)")
 	o.delta = bench.DefaultDelta
-	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000], or auto (MPI only, and its default: measured on the ranks before the runs; docs/mpi.md)")
+	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
 	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
 	fs.Float64Var(&o.minDelay, "min-delay", 0, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ])")

@@ -16,10 +16,12 @@ import (
 	"github.com/ocbench/ocbench/results"
 )
 
-// DefaultMPIDelta is the δ that the flags are checked with under --delta
-// auto (the default under MPI) before δ is measured, and the fixed default
-// before it was: with 32 ranks oversubscribed on 2 cores, a broadcast to 31
-// ranks often takes 2–5 ms to be delivered everywhere (docs/mpi.md).
+// DefaultMPIDelta is δ under MPI without --delta, and the δ that the flags
+// are checked with under --delta auto before δ is measured: with 32 ranks
+// oversubscribed on 2 cores, a broadcast to 31 ranks often takes 2–5 ms to
+// be delivered everywhere (docs/mpi.md). --delta auto measures instead; on
+// an oversubscribed laptop its rule picks about 30 ms, which makes the
+// default job last over 12 minutes, so it is not the default.
 const DefaultMPIDelta = 4e-3
 
 // launcher returns the world size and this process's rank as announced by
@@ -82,7 +84,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 		o.save.noSave, o.save.quiet = true, true // rank 0 saves and shows progress
 	}
 	if !fs.Changed("delta") {
-		o.deltaAuto = true
+		o.delta = DefaultMPIDelta
 	}
 	if o.deltaAuto {
 		o.delta = DefaultMPIDelta // until measured (measureDelta)
