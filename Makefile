@@ -20,7 +20,7 @@ help:
 	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
 	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into results/"
 	@echo "make failure-free  measure the failure-free table into results/"
-	@echo "make compare       every algorithm compared (msgs/CS, sync delay, response; N = 16, 64, 256; three loads) into results/compare.md (~4 min)"
+	@echo "make compare       every algorithm compared (msgs/CS, sync delay, response; N = 16, 64, 256; three loads) into results/compare.md (~6 min)"
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into results/report/"
 	@echo "make bench         Go benchmarks (simulator events per second)"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"

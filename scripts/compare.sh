@@ -7,7 +7,7 @@
 # and plots, made by `ocbench report`), its plots in results/compare/, the
 # readable tables results/compare/*.txt and the saved runs
 # results/compare/data/*.json.
-# Usage: scripts/compare.sh [seed]     (about 4 minutes on 2 cores)
+# Usage: scripts/compare.sh [seed]     (about 6 minutes on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
