@@ -335,32 +335,7 @@ func (m *measure) idle(sleep *time.Duration, wake float64) {
 
 // drain receives the frames still in flight (measured too: their delays
 // include the wait for the collective, which only makes δ larger).
-func (m *measure) drain() error {
-	j := m.j
-	total, err := j.comm.SumInt64(j.frames)
-	if err != nil {
-		return fmt.Errorf("rank %d: counting the frames in flight: %w", j.rank, err)
-	}
-	left := int64(0)
-	for src := 0; src < j.size; src++ {
-		left += total[src*j.size+j.rank]
-	}
-	for left > 0 {
-		ok, err := m.poll(false)
-		if err != nil {
-			return err
-		}
-		if ok {
-			left--
-		} else {
-			j.nap(minSleep)
-		}
-	}
-	if left < 0 {
-		return fmt.Errorf("rank %d: received %d frames more than were sent", j.rank, -left)
-	}
-	return j.err
-}
+func (m *measure) drain() error { return m.j.drainWith(m.poll) }
 
 // decide gathers the delays to rank 0, which chooses δ and tells every
 // rank.

@@ -806,7 +806,11 @@ func (j *job) greet() error {
 // drain receives the frames still in flight once every instance has
 // stopped: the ranks sum their sent and received counts, then each receives
 // what the others sent it. Nothing is left in MPI's queues at Finalize.
-func (j *job) drain() error {
+func (j *job) drain() error { return j.drainWith(j.poll) }
+
+// drainWith is drain with the receive step poll (the δ measurement's
+// receives its own frames).
+func (j *job) drainWith(poll func(bool) (bool, error)) error {
 	total, err := j.comm.SumInt64(j.frames)
 	if err != nil {
 		return fmt.Errorf("rank %d: counting the frames in flight: %w", j.rank, err)
@@ -816,7 +820,7 @@ func (j *job) drain() error {
 		left += total[src*j.size+j.rank]
 	}
 	for left > 0 {
-		ok, err := j.poll(false)
+		ok, err := poll(false)
 		if err != nil {
 			return err
 		}
