@@ -36,7 +36,7 @@ func TestTracesCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum, err := sim.CheckTrace(&buf)
+			sum, err := sim.CheckTraceWith(&buf, sim.TraceOptions{KExclusion: IsKExclusion(c.algo)})
 			if err != nil {
 				t.Fatalf("%v (%+v)", err, sum)
 			}

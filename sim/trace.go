@@ -25,6 +25,12 @@ const (
 	TraceDrop    = "drop"    // a message reaches the node while it is down
 	TraceCrash   = "crash"   // the node crashes
 	TraceRecover = "recover" // the node recovers
+	// Events of transient faults (a self-stabilizing algorithm's runs):
+	// the system is hit (node -1), a node's state is scrambled, and the
+	// system's configuration becomes legitimate (node -1).
+	TraceFault      = "fault"
+	TraceCorrupt    = "corrupt"
+	TraceLegitimate = "legitimate"
 )
 
 // traceHead writes the start of a trace line: time, node and event, the

@@ -76,7 +76,20 @@ type traceNode struct {
 // the protocol (the exit_cs of a stay that a crash ended, due after the
 // node's recovery or while it is down) and is allowed. It returns the
 // summary and the first failure, naming its line.
-func CheckTrace(r io.Reader) (TraceSummary, error) {
+func CheckTrace(r io.Reader) (TraceSummary, error) { return CheckTraceWith(r, TraceOptions{}) }
+
+// TraceOptions say what kind of run a trace is of.
+type TraceOptions struct {
+	// KExclusion: several nodes may be in the critical section together
+	// (a k-out-of-ℓ exclusion algorithm): mutual exclusion is not checked
+	// (the trace does not say how many units a node uses), the rest is.
+	KExclusion bool
+}
+
+// CheckTraceWith is CheckTrace for a trace of the kind opt says. Events of
+// transient faults are accepted: a fault and legitimacy are events of the
+// whole system (node -1), a corruption scrambles a node's state.
+func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 	var sum TraceSummary
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
@@ -115,6 +128,9 @@ func CheckTrace(r io.Reader) (TraceSummary, error) {
 			return fail("time %v before the previous line's %v", t, last)
 		}
 		last, sum.End = t, t
+		if id == -1 && (l.Ev == TraceFault || l.Ev == TraceLegitimate) {
+			continue // an event of the whole system
+		}
 		if id < 0 || id >= 1<<31 {
 			return fail("node %d", id)
 		}
@@ -196,16 +212,23 @@ func CheckTrace(r io.Reader) (TraceSummary, error) {
 			switch {
 			case nd.down || !nd.waiting:
 				return fail("node %d enters the critical section without a request pending (down: %v)", id, nd.down)
-			case inCS >= 0:
+			case inCS >= 0 && !opt.KExclusion:
 				return fail("node %d enters the critical section while node %d is in it", id, inCS)
 			}
 			nd.waiting, nd.inCS, inCS = false, true, id
 			sum.Entries++
 		case TraceExit:
 			if nd.inCS {
-				nd.inCS, inCS = false, -1
+				nd.inCS = false
+				if inCS == id {
+					inCS = -1
+				}
 			}
 			sum.Exits++
+		case TraceCorrupt:
+			if nd.down {
+				return fail("node %d's state is corrupted while down", id)
+			}
 		default:
 			return fail("unknown event %q", l.Ev)
 		}

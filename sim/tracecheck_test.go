@@ -66,3 +66,22 @@ func TestCheckTrace(t *testing.T) {
 		t.Errorf("a crash ending a stay: %v", err)
 	}
 }
+
+// TestCheckTraceKExclusion: a k-exclusion trace may have two nodes in the
+// critical section, and system-wide events of transient faults (node -1).
+func TestCheckTraceKExclusion(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"t":0,"node":-1,"ev":"fault"}`,
+		`{"t":0,"node":0,"ev":"request"}`, `{"t":0,"node":1,"ev":"request"}`,
+		`{"t":1,"node":0,"ev":"enter"}`, `{"t":1,"node":1,"ev":"enter"}`,
+		`{"t":1.5,"node":1,"ev":"corrupt"}`,
+		`{"t":2,"node":-1,"ev":"legitimate"}`,
+		`{"t":3,"node":0,"ev":"exit"}`, `{"t":3,"node":1,"ev":"exit"}`,
+	}, "\n") + "\n"
+	if _, err := CheckTraceWith(strings.NewReader(lines), TraceOptions{KExclusion: true}); err != nil {
+		t.Errorf("k-exclusion trace: %v", err)
+	}
+	if _, err := CheckTrace(strings.NewReader(lines)); err == nil || !strings.Contains(err.Error(), "while node 0 is in it") {
+		t.Errorf("the same trace checked for mutual exclusion: %v, want the overlap", err)
+	}
+}

@@ -58,7 +58,7 @@ func (s *Sim) Fault() {
 	s.stab.LastFault, s.stab.LastFaultStep = s.now, s.Stats.Steps
 	s.stab.EventsAtFault = s.Stats.Events
 	s.stab.SentAtFault = s.sentByType()
-	s.traceEv("fault", proto.Nil)
+	s.traceEv(TraceFault, proto.Nil)
 }
 
 // Corrupt runs f, which changes node id's state outside any step (a
@@ -76,7 +76,7 @@ func (s *Sim) Corrupt(id proto.NodeID, f func()) {
 	if after.InCS {
 		s.units += after.Units
 	}
-	s.traceEv("corrupt", id)
+	s.traceEv(TraceCorrupt, id)
 }
 
 // Inject puts m in the link from m.From to m.To now, as a transient fault
@@ -141,7 +141,7 @@ func (s *Sim) checkStab() bool {
 		s.stab.At, s.stab.AtStep = s.now, s.Stats.Steps
 		s.stab.EventsAt = s.Stats.Events
 		s.stab.SentAt = s.sentByType()
-		s.traceEv("legitimate", proto.Nil)
+		s.traceEv(TraceLegitimate, proto.Nil)
 	case err != nil && s.stab.Legit:
 		s.fail("closure: legitimate since step %d (t=%.6fs) and no fault since, not now: %v", s.stab.AtStep, s.stab.At, err)
 		return false

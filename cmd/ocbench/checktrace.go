@@ -11,13 +11,14 @@ import (
 const checkTraceUsage = `ocbench check-trace: check event traces (--trace FILE, simulator or MPI)
 
 Usage:
-  ocbench check-trace FILE…
+  ocbench check-trace [--k-exclusion] FILE…
 
 Checks every line's fields, that times never decrease, that every message is
 sent once by a node that is up and received or dropped at most once, at its
 destination, unchanged, after its send; that nodes crash, recover, request
 and enter in a sensible order; and mutual exclusion (no node enters the
-critical section while another is in it). Prints a summary per file.
+critical section while another is in it; not with --k-exclusion, for the
+traces of k-out-of-ℓ algorithms). Prints a summary per file.
 Exit status: 0 if every trace passes, 1 if one breaks a check, 2 if a file
 cannot be read.
 `
@@ -33,6 +34,10 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(w, checkTraceUsage)
 		return code
 	}
+	var opt sim.TraceOptions
+	if args[0] == "--k-exclusion" {
+		opt.KExclusion, args = true, args[1:]
+	}
 	code := 0
 	for _, name := range args {
 		f, err := os.Open(name)
@@ -40,7 +45,7 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ocbench: check-trace: %v\n", err)
 			return 2
 		}
-		sum, err := sim.CheckTrace(f)
+		sum, err := sim.CheckTraceWith(f, opt)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "ocbench: check-trace: %s: %v\n", name, err)
