@@ -103,7 +103,7 @@ func checkParity(o *options, spec bench.Spec, r *results.Run) error {
 	var sim []float64
 	for _, seed := range seeds {
 		s := spec
-		s.Seed, s.Progress, s.NoBaseline = seed, nil, true
+		s.Seed, s.Progress, s.Trace, s.NoBaseline = seed, nil, nil, true // the trace is the MPI run's
 		got, err := simRun(s)
 		if err != nil {
 			return fmt.Errorf("parity: the simulator's run of seed %d: %w", seed, err)
