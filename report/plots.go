@@ -82,10 +82,7 @@ func (errorBars) GlyphBoxes(*plot.Plot) []plot.GlyphBox { return nil }
 // neighbours ran together); with more than maxLog2Labels powers only every
 // second (third, …) tick is labelled.
 func log2Axis(a *plot.Axis, xs []float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
+	lo, hi := minMax(xs)
 	if lo >= hi {
 		lo, hi = lo/2, hi*2
 	}
@@ -190,7 +187,8 @@ func placeLegendRight(p *plot.Plot) {
 	p.Legend.XOffs = 0
 }
 
-// minMax returns the smallest and largest of xs (+Inf and 0 for none).
+// minMax returns the smallest and largest of xs, which are positive (+Inf
+// and 0 for none).
 func minMax(xs []float64) (lo, hi float64) {
 	lo = math.Inf(1)
 	for _, x := range xs {
@@ -297,17 +295,16 @@ func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
 		}
 		byAlgo := map[string]plotter.XYs{}
 		var algos []string
-		var ys []float64
-		lo, hi := math.Inf(1), 0.0
+		var xs, ys []float64
 		for _, r := range byN[n] {
 			if _, ok := byAlgo[r.Algorithm]; !ok {
 				algos = append(algos, r.Algorithm)
 			}
 			x, y := offeredLoad(r), r.MsgsPerRequest.Mean
 			byAlgo[r.Algorithm] = append(byAlgo[r.Algorithm], plotter.XY{X: x, Y: y})
-			ys = append(ys, y)
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
+			xs, ys = append(xs, x), append(ys, y)
 		}
+		lo, hi := minMax(xs)
 		p := newPlot(fmt.Sprintf("Messages per request against load, N = %d", n), "offered load ρ = N·cs-time / think time (log scale)", "messages per CS (mean)")
 		logAxis(&p.X, lo, hi)
 		p.Y.Label.Text += yAxis(p, ys)
