@@ -83,6 +83,9 @@ type Progress struct {
 	Virtual float64
 	// Done is set on the last call of a run.
 	Done bool
+	// Runs is how many runs the call covers: an MPI job runs several at
+	// once and reports their sums (0 means 1).
+	Runs int
 }
 
 // ProgressEvery is how many served requests pass between two Progress calls.

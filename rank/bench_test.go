@@ -67,9 +67,9 @@ func BenchmarkRuntimeMessage(b *testing.B) {
 	a.peer, c.peer = c, a
 	var jobs [2]*job
 	for r, comm := range []*pipeComm{a, c} {
-		j := newJob(comm, r, 2, pl, spec.Nodes)
+		j := newJob(comm, r, 2)
 		j.setEpoch(time.Now().UnixNano())
-		in := newInstance(j, 0, spec, nil)
+		in := newInstance(j, 0, spec, pl, nil)
 		in.nodes[r] = &bouncer{id: proto.NodeID(r), peer: proto.NodeID(1 - r)}
 		j.runs = []*instance{in}
 		jobs[r] = j

@@ -171,9 +171,9 @@ func oneRun(t *testing.T, spec bench.Spec, ranks int) (*job, *instance, []Comm) 
 		t.Fatal(err)
 	}
 	comms := Local(ranks)
-	j := newJob(comms[0], 0, ranks, pl, s.Nodes)
+	j := newJob(comms[0], 0, ranks)
 	j.setEpoch(time.Now().UnixNano())
-	in := newInstance(j, 0, s, nil)
+	in := newInstance(j, 0, s, pl, nil)
 	j.runs = []*instance{in}
 	return j, in, comms
 }
@@ -220,8 +220,8 @@ func TestOverlappingStays(t *testing.T) {
 		{"shorter than the clocks' disagreement", []bench.Stay{{Node: 1, Enter: 0, Out: 2.000005}, {Node: 2, Enter: 2, Out: 3}}, -1e-4, 1, "the ranks' clocks disagree by at least 100.0 µs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			j := newJob(Local(1)[0], 0, 1, pl, s.Nodes)
-			in := newInstance(j, 0, s, nil)
+			j := newJob(Local(1)[0], 0, 1)
+			in := newInstance(j, 0, s, pl, nil)
 			j.runs = []*instance{in}
 			in.stats.CS = c.stays
 			in.noteDelay(c.minDelay)
@@ -288,5 +288,94 @@ func TestForeignMessageType(t *testing.T) {
 	j.handleData(frame, 1)
 	if in.malformed != 1 || !strings.Contains(in.malformedErr, "message type") || in.stats.Steps != 0 {
 		t.Errorf("malformed %d (%q), steps %d: want the frame dropped as malformed", in.malformed, in.malformedErr, in.stats.Steps)
+	}
+}
+
+// TestMixedRuns: runs of different algorithms and sizes share one job (the
+// ipsc2 preset's two sizes, --algo ft's algorithms), and each counts what
+// it would alone: exactly the simulator's messages for a sequential
+// workload, every planned failure for a run with crashes.
+func TestMixedRuns(t *testing.T) {
+	seq := func(algo string, n int) bench.Spec {
+		return bench.Spec{Algorithm: algo, Nodes: n, Requests: 60, Workload: "sequential", Seed: 5, Delta: 2e-3}
+	}
+	crash := bench.Spec{Algorithm: "opencube", Nodes: 32, Requests: 1, Workload: "poisson", Seed: 3,
+		Delta: 2e-3, CSTime: 1, Think: 80,
+		Faults: bench.FaultPlan{Crashes: 4, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}}
+	specs := []bench.Spec{seq("opencube", 16), crash, seq("naimi-trehel", 32), seq("raymond", 8)}
+	const p = 4
+	comms := Local(p)
+	var wg sync.WaitGroup
+	recs := make([][]*results.Run, p)
+	errs := make([]error, p)
+	for r := range comms {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			recs[r], errs[r] = RunSeeds(comms[r], specs, Options{})
+		}(r)
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	if len(recs[0]) != len(specs) {
+		t.Fatalf("%d records for %d runs", len(recs[0]), len(specs))
+	}
+	for k, s := range specs {
+		got := recs[0][k]
+		if got.Algorithm != s.Algorithm || got.Nodes != s.Nodes {
+			t.Errorf("record %d is %s N=%d, want %s N=%d", k, got.Algorithm, got.Nodes, s.Algorithm, s.Nodes)
+		}
+		if got.SafetyViolations+got.LivenessViolations != 0 || got.MalformedFrames != 0 {
+			t.Errorf("%s N=%d: violations %q, %d malformed frames", s.Algorithm, s.Nodes, got.Violation, got.MalformedFrames)
+		}
+		if s.Faults.Crashes > 0 {
+			if got.Failures != s.Faults.Crashes || got.BaselineMessages == 0 {
+				t.Errorf("%s N=%d: %d failures of %d, baseline %d messages", s.Algorithm, s.Nodes, got.Failures, s.Faults.Crashes, got.BaselineMessages)
+			}
+			continue
+		}
+		want, err := bench.Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.MessagesByType, want.MessagesByType) || got.RequestsServed != want.RequestsServed {
+			t.Errorf("%s N=%d: served %d, messages %v; simulator: served %d, %v", s.Algorithm, s.Nodes,
+				got.RequestsServed, got.MessagesByType, want.RequestsServed, want.MessagesByType)
+		}
+	}
+}
+
+// intruder is a node that enters the critical section whenever it gets a
+// message, requested or not: what a node does when a token from before its
+// crash reaches it.
+type intruder struct{ in bool }
+
+func (n *intruder) Step(in proto.Input, out *proto.Output) {
+	if in.Kind == proto.Receive {
+		n.in, out.Enter = true, true
+	}
+}
+func (n *intruder) View() proto.View           { return proto.View{Up: true, InCS: n.in} }
+func (n *intruder) Waiting(func(proto.NodeID)) {}
+
+// TestUnrequestedEntry: an entry without a request pending is a safety
+// violation that the record describes, and the workload's count still
+// closes: the watchdog ends a run whose count never would, instead of
+// waiting for ever.
+func TestUnrequestedEntry(t *testing.T) {
+	j, in, _ := oneRun(t, bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 4, Delta: 1e-3, CSTime: 1}, 1)
+	in.start()
+	in.nodes[2] = &intruder{}
+	in.deliver(&proto.Message{Type: scheme.Request, From: 1, To: 2, J: 0, Src: 1, Tag: 7}, j.now())
+	if j.err != nil {
+		t.Fatalf("the run failed: %v", j.err)
+	}
+	r := assemble(in, []*rankReport{in.report()})
+	if r.SafetyViolations != 1 || !strings.Contains(r.Violation, "node 2 entered the critical section without a request pending") {
+		t.Errorf("safety violations %d, violation %q; want 1, described", r.SafetyViolations, r.Violation)
 	}
 }

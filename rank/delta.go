@@ -113,7 +113,7 @@ func MeasureDelays(comm Comm, sh DelayShape) (Delays, error) {
 		return Delays{}, fmt.Errorf("rank: bad delay measurement shape %+v", sh)
 	}
 	_, own := comm.(MPI)
-	j := newJob(comm, comm.Rank(), comm.Size(), nil, 0)
+	j := newJob(comm, comm.Rank(), comm.Size())
 	j.ownThread = own
 	defer j.close()
 	bell, err := setupDoorbells(comm)

@@ -129,9 +129,9 @@ func TestRunSeeds(t *testing.T) {
 		t.Errorf("merged: %d failures, CPU of %d ranks, seeds %v", m.Failures, len(m.CPUSecondsPerRank), m.Seeds)
 	}
 	mixed := []bench.Spec{specs[0], specs[1]}
-	mixed[1].Nodes = 32
+	mixed[1].Delta *= 2
 	var ve *ValidationError
 	if _, err := RunSeeds(Local(1)[0], mixed, Options{}); !errors.As(err, &ve) {
-		t.Errorf("seeds of N 16 and 32 at once: %v", err)
+		t.Errorf("runs of two δ at once (one clock): %v", err)
 	}
 }

@@ -18,6 +18,8 @@ type instance struct {
 	spec  bench.Spec
 	n     int
 	delta float64
+	place hypercube.Placement
+	owner []int32      // owner[i]: the rank that hosts node i (place.Rank, without the interface call)
 	nodes []proto.Node // all N; only the hosted ones are stepped
 	local []proto.NodeID
 	down  []bool
@@ -84,13 +86,17 @@ type queued struct {
 	sent float64
 }
 
-func newInstance(j *job, id uint8, s bench.Spec, plan []bench.Fault) *instance {
-	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan,
+func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []bench.Fault) *instance {
+	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan, place: pl, owner: make([]int32, s.Nodes),
 		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
 		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
 		settle: bench.Settle(s), watch: bench.Watchdog(s),
 		sequential: s.Workload == "sequential"}
-	for _, i := range j.place.Nodes(j.rank) {
+	for i := range in.owner {
+		in.owner[i] = int32(pl.Rank(i))
+	}
+	j.nodes = max(j.nodes, s.Nodes)
+	for _, i := range pl.Nodes(j.rank) {
 		in.local = append(in.local, proto.NodeID(i))
 	}
 	in.until = bench.WorkloadEnd(s, plan)
@@ -110,7 +116,10 @@ func (in *instance) typeName(t proto.MsgType) string {
 	return fmt.Sprintf("msgtype(%d)", t)
 }
 
-func (in *instance) hosts(id proto.NodeID) bool { return in.j.rankOf(id) == in.j.rank }
+func (in *instance) hosts(id proto.NodeID) bool { return in.rankOf(id) == in.j.rank }
+
+// rankOf returns the rank that hosts node id in this run.
+func (in *instance) rankOf(id proto.NodeID) int { return int(in.owner[id]) }
 
 // at runs fn at time t (seconds since the start of the run).
 func (in *instance) at(t float64, fn func()) {
@@ -262,7 +271,7 @@ func (in *instance) send(m *proto.Message, now float64) {
 			in.stats.PreCrash++
 		}
 	}
-	r := in.j.rankOf(m.To)
+	r := in.rankOf(m.To)
 	if in.tr != nil {
 		in.traceSend(m, r, now)
 	}
@@ -457,13 +466,23 @@ func (in *instance) counted(sent, recv uint32) {
 		return
 	}
 	next := in.nodeOf(k + 1)
-	in.j.control(ctlBaton, in.id, k+1, next, in.j.rankOf(next))
+	in.j.control(ctlBaton, in.id, k+1, next, in.rankOf(next))
 }
 
 func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
 	in.enteredAt[id] = now
 	if in.invented != nil && in.invented.Entered(id, tag) {
 		return // a critical section a transient fault invented
+	}
+	if !in.wl.Waiting(id) {
+		// Seen under MPI with δ broken: a node that crashed while it
+		// waited entered after its recovery, for the abandoned request.
+		// The trace checker's rule too; the stay runs, as the node's.
+		in.stats.Broken++
+		if in.stats.BrokenWhy == "" {
+			in.stats.BrokenWhy = fmt.Sprintf("rank %d, t=%.6fs: node %d entered the critical section without a request pending (seed %d)",
+				in.j.rank, now, id, in.spec.Seed)
+		}
 	}
 	in.staying[id] = true
 	for k := in.crashIndex(now); k >= 0 && in.stats.FirstEntry[k] < 0; k-- {

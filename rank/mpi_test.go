@@ -239,7 +239,7 @@ func bindingBounce(t *testing.T, rank, size, iters int) float64 {
 // the ranks map their doorbells (a collective: every rank calls it alike).
 // The caller closes j and j.bell.
 func mpiJob(rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool) (*job, *instance, error) {
-	j := newJob(MPI{}, rank, p, pl, spec.Nodes)
+	j := newJob(MPI{}, rank, p)
 	j.ownThread = true
 	j.setEpoch(time.Now().UnixNano())
 	if ring {
@@ -252,7 +252,7 @@ func mpiJob(rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool) (*j
 		j.bell.close()
 		return nil, nil, err
 	}
-	in := newInstance(j, 0, spec, nil)
+	in := newInstance(j, 0, spec, pl, nil)
 	j.runs = []*instance{in}
 	return j, in, nil
 }

@@ -127,7 +127,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	var cs []bench.Stay
 	hosts := map[string]bool{}
 	r := bench.NewRecord(s, "mpi", len(reps), "cs-intervals", 0, 0)
-	r.Placement = in.j.place.Name()
+	r.Placement = in.place.Name()
 	t := bench.NewTally(len(in.plan))
 	var hopSum int64
 	var bad []string

@@ -118,15 +118,18 @@ func Run(comm Comm, spec bench.Spec, opt Options) (*results.Run, error) {
 	return recs[0], nil
 }
 
-// MaxConcurrent is the most runs (seeds, each with its baseline) that
-// RunSeeds runs at once: frames name their run in a byte.
+// MaxConcurrent is the most runs (experiments, each with its baseline)
+// that RunSeeds runs at once: frames name their run in a byte.
 const MaxConcurrent = 16
 
 // RunSeeds runs the experiments of specs at the same time on the ranks of
 // comm, as concurrent runs of one job (each with its crash-free baseline
-// beside it): specs differ only in their seeds, so a job of five seeds lasts
-// as long as one. Every rank calls it with the same arguments. It returns
-// the records, in the order of specs, on rank 0 and nil on the other ranks.
+// beside it). A job lasts as long as its longest fault plan, in δ, whatever
+// the number of runs: five seeds last as long as one, and the two sizes of
+// the ipsc2 preset as long as the larger plan. Specs may differ in seed,
+// algorithm and size; they share δ (the job's clock) and the placement
+// scheme. Every rank calls it with the same arguments. It returns the
+// records, in the order of specs, on rank 0 and nil on the other ranks.
 // The first record carries the job's wall time and CPU seconds; the others
 // have none (they ran in the same time), so that merging them sums right.
 func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error) {
@@ -134,23 +137,31 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 		return nil, &ValidationError{fmt.Errorf("rank: %d runs at once (1 to %d)", len(specs), MaxConcurrent)}
 	}
 	norm := make([]bench.Spec, len(specs))
-	var pl hypercube.Placement
+	places := make([]hypercube.Placement, len(specs))
 	for k, spec := range specs {
 		s, p, err := Check(spec, opt.Placement, comm.Size())
 		if err != nil {
 			return nil, err
 		}
-		if k > 0 && (s.Nodes != norm[0].Nodes || s.Delta != norm[0].Delta) {
-			return nil, &ValidationError{fmt.Errorf("rank: runs at once must have the same N and δ")}
+		if k > 0 && s.Delta != norm[0].Delta {
+			return nil, &ValidationError{fmt.Errorf("rank: runs at once must have the same δ")}
 		}
-		norm[k], pl = s, p
+		if k > 0 && s.Trace != nil {
+			return nil, &ValidationError{fmt.Errorf("rank: only the first of runs at once can be traced")}
+		}
+		norm[k], places[k] = s, p
 	}
 	s := norm[0]
 	wall := time.Now()
 	cpu0 := cpuSeconds()
 	_, own := comm.(MPI)
-	j := newJob(comm, comm.Rank(), comm.Size(), pl, s.Nodes)
-	j.progress, j.ownThread = s.Progress, own
+	j := newJob(comm, comm.Rank(), comm.Size())
+	j.ownThread = own
+	for _, s := range norm {
+		if s.Progress != nil {
+			j.progress = s.Progress
+		}
+	}
 	defer j.close() // on errors; after the drain it is checked below
 
 	crashRun := make([]int, len(norm)) // the index in j.runs of each spec's run
@@ -158,13 +169,13 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 	for k, s := range norm {
 		plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
 		crashRun[k], baseRun[k] = len(j.runs), -1
-		crash := newInstance(j, uint8(len(j.runs)), s, plan)
+		crash := newInstance(j, uint8(len(j.runs)), s, places[k], plan)
 		j.runs = append(j.runs, crash)
 		if s.Faults.Crashes > 0 && !s.NoBaseline {
 			base := s
 			base.Faults = bench.FaultPlan{}
 			baseRun[k] = len(j.runs)
-			b := newInstance(j, uint8(len(j.runs)), base, nil)
+			b := newInstance(j, uint8(len(j.runs)), base, places[k], nil)
 			b.until = crash.until // issue requests as long as the crash run
 			j.runs = append(j.runs, b)
 		}
@@ -241,7 +252,7 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 		return nil, err
 	}
 	recs := make([]*results.Run, len(norm))
-	for k, s := range norm {
+	for k := range norm {
 		r := assemble(j.runs[crashRun[k]], all[crashRun[k]])
 		if b := baseRun[k]; b >= 0 && r.Failures > 0 {
 			var total, base int64
@@ -260,12 +271,33 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 			r.WallSeconds = time.Since(wall).Seconds()
 		}
 		recs[k] = r
-		if k == 0 && j.progress != nil {
-			j.progress(bench.Progress{Served: r.RequestsServed, Issued: r.RequestsIssued, Requests: s.Requests,
-				Failures: r.Failures, FailuresPlanned: r.Failures, Virtual: j.now(), Done: true})
+	}
+	if j.progress != nil {
+		done := bench.Progress{Virtual: j.now(), Done: true, Runs: len(recs)}
+		for k, r := range recs {
+			done.Served += r.RequestsServed
+			done.Issued += r.RequestsIssued
+			done.Requests += norm[k].Requests
+			done.Failures += r.Failures
 		}
+		done.FailuresPlanned = done.Failures
+		j.progress(done)
 	}
 	return recs, nil
+}
+
+// failuresSoFar is the progress of the job's runs with crashes at now:
+// failures injected of those planned, summed over the runs.
+func (j *job) failuresSoFar(now float64) bench.Progress {
+	p := bench.Progress{Virtual: now}
+	for _, in := range j.runs {
+		if len(in.plan) > 0 {
+			p.Failures += in.failures(now)
+			p.FailuresPlanned += len(in.plan)
+			p.Requests += in.spec.Requests
+		}
+	}
+	return p
 }
 
 // job is one rank's part of a run: its concurrent runs (instances) and the
@@ -273,9 +305,8 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 type job struct {
 	comm       Comm
 	rank, size int
-	place      hypercube.Placement
-	owner      []int32 // owner[i]: the rank that hosts node i (place.Rank, without the interface call)
 	runs       []*instance
+	nodes      int       // the most nodes of its runs: frames are decoded against it
 	t0         time.Time // a reading of the clock (wall and monotonic) …
 	base       float64   // … and its time since time 0, in seconds
 	bell       *doorbell
@@ -283,7 +314,7 @@ type job struct {
 	lateStart  float64              // seconds this rank was past the common start when it learnt it
 	owed       int                  // rings of the doorbell minus frames received from ranks that ring
 	ownThread  bool                 // the loop owns its OS thread (MPI): naps need not yield it
-	progress   func(bench.Progress) // rank 0, crash runs: called about once a second
+	progress   func(bench.Progress) // rank 0: called about once a second with the crash runs' sums
 	// frames[src*size+dst] counts data and control frames sent from src to
 	// dst (this rank's row) and received (its column), for the final drain.
 	frames []int64
@@ -303,13 +334,9 @@ type filled struct {
 	dest int
 }
 
-// newJob returns rank's job on size ranks for runs of n nodes placed by pl.
-func newJob(comm Comm, rank, size int, pl hypercube.Placement, n int) *job {
-	j := &job{comm: comm, rank: rank, size: size, place: pl, owner: make([]int32, n), frames: make([]int64, size*size)}
-	for i := range j.owner {
-		j.owner[i] = int32(pl.Rank(i))
-	}
-	return j
+// newJob returns rank's job on size ranks.
+func newJob(comm Comm, rank, size int) *job {
+	return &job{comm: comm, rank: rank, size: size, frames: make([]int64, size*size)}
 }
 
 // frameBuffer returns an empty buffer for a frame of up to maxFrame bytes,
@@ -343,9 +370,6 @@ func (j *job) close() error {
 	}
 	return err
 }
-
-// rankOf returns the rank that hosts node id.
-func (j *job) rankOf(id proto.NodeID) int { return int(j.owner[id]) }
 
 // setEpoch makes time 0 the wall-clock instant epoch (Unix nanoseconds).
 func (j *job) setEpoch(epoch int64) {
@@ -540,9 +564,9 @@ func (j *job) loop() error {
 		if !live {
 			break
 		}
-		if in := j.runs[0]; j.progress != nil && j.rank == 0 && len(in.plan) > 0 && now-lastProgress >= 1 {
+		if j.progress != nil && j.rank == 0 && now-lastProgress >= 1 {
 			lastProgress = now
-			j.progress(bench.Progress{Failures: in.failures(now), FailuresPlanned: len(in.plan), Requests: in.spec.Requests, Virtual: now})
+			j.progress(j.failuresSoFar(now))
 		}
 		if busy {
 			sleep, lastActive = minSleep, j.now()
@@ -693,8 +717,9 @@ func (j *job) instance(run uint8) *instance {
 }
 
 func (j *job) handleData(buf []byte, src int) {
-	// Every run of the job has the same nodes.
-	h, msgs, err := wire.Decode(buf, len(j.owner), j.msgs[:0])
+	// The runs of a job may have different sizes: node numbers are checked
+	// against the largest here, against the frame's run below.
+	h, msgs, err := wire.Decode(buf, j.nodes, j.msgs[:0])
 	in := j.instance(h.Run)
 	if err == nil && in == nil {
 		err = fmt.Errorf("frame for run %d, this job has %d", h.Run, len(j.runs))
@@ -705,8 +730,11 @@ func (j *job) handleData(buf []byte, src int) {
 	}
 	j.msgs = msgs
 	for k := range j.msgs {
-		if m := &j.msgs[k]; j.rankOf(m.To) != j.rank {
-			j.malformed(fmt.Errorf("from rank %d: message for node %d, which rank %d hosts", src, m.To, j.rankOf(m.To)))
+		if m := &j.msgs[k]; int(m.To) >= in.n || int(m.From) >= in.n {
+			j.malformed(fmt.Errorf("from rank %d: message from node %d to node %d in a run of %d nodes", src, m.From, m.To, in.n))
+			return
+		} else if in.rankOf(m.To) != j.rank {
+			j.malformed(fmt.Errorf("from rank %d: message for node %d, which rank %d hosts", src, m.To, in.rankOf(m.To)))
 			return
 		} else if int(m.Type) >= len(in.names) {
 			j.malformed(fmt.Errorf("from rank %d: message type %d, %s has %d", src, m.Type, in.spec.Algorithm, len(in.names)))
@@ -742,7 +770,7 @@ func (j *job) handleControl(c []byte, src int) {
 	b := int32(binary.LittleEndian.Uint32(c[6:]))
 	switch c[0] {
 	case ctlBaton:
-		if b < 0 || int(b) >= in.n || j.rankOf(proto.NodeID(b)) != j.rank {
+		if b < 0 || int(b) >= in.n || in.rankOf(proto.NodeID(b)) != j.rank {
 			j.malformed(fmt.Errorf("baton for node %d from rank %d", b, src))
 			return
 		}

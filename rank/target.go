@@ -152,7 +152,7 @@ func (j *job) handleTarget(b []byte, src int) {
 	}
 	switch b[1] {
 	case tgtReport:
-		if j.rank != 0 || len(b) != tgtReportLen+len(j.place.Nodes(src)) {
+		if j.rank != 0 || len(b) != tgtReportLen+len(in.place.Nodes(src)) {
 			bad("a report of %d bytes at rank %d", len(b), j.rank)
 			return
 		}
@@ -202,7 +202,7 @@ func (in *instance) reported(k uint32, src int, b []byte) {
 	b[0], b[1] = in.id, tgtOrder
 	binary.LittleEndian.PutUint32(b[2:], k)
 	binary.LittleEndian.PutUint32(b[6:], uint32(v))
-	in.j.sendTarget(b, in.j.rankOf(v))
+	in.j.sendTarget(b, in.rankOf(v))
 }
 
 // chooseTarget draws the victim from every rank's report, as the simulator
@@ -211,7 +211,7 @@ func (in *instance) reported(k uint32, src int, b []byte) {
 func (in *instance) chooseTarget(r *targetRound) proto.NodeID {
 	state := make([]byte, in.n)
 	for rk, s := range r.states {
-		for x, i := range in.j.place.Nodes(rk) {
+		for x, i := range in.place.Nodes(rk) {
 			state[i] = s[x]
 		}
 	}

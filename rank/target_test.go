@@ -60,8 +60,8 @@ func TestChooseTarget(t *testing.T) {
 		{"root", "00000011", proto.Nil, nil}, // MinUp nodes up: skipped
 	} {
 		t.Run(fmt.Sprintf("%s/%s", c.target, c.states), func(t *testing.T) {
-			j := newJob(Local(1)[0], 0, p, pl, n)
-			in := &instance{j: j, n: n, spec: bench.Spec{Seed: 1, Faults: bench.FaultPlan{Target: c.target}},
+			j := newJob(Local(1)[0], 0, p)
+			in := &instance{j: j, n: n, place: pl, spec: bench.Spec{Seed: 1, Faults: bench.FaultPlan{Target: c.target}},
 				tgt: &targeting{rng: bench.TargetRand(1)}}
 			for range 20 {
 				v := in.chooseTarget(round(c.states, c.tokenTo))

@@ -102,7 +102,7 @@ func (in *instance) traceSend(m *proto.Message, dst int, now float64) {
 // traceDeliver records the receipt (or drop, at a node down) of m.
 func (in *instance) traceDeliver(m *proto.Message, drop bool, now float64) {
 	t := in.tr
-	src := in.j.rankOf(m.From)
+	src := in.rankOf(m.From)
 	t.recv[src]++
 	ev := uint8(trRecv)
 	if drop {

@@ -47,9 +47,16 @@ var errDeltaAuto = fmt.Errorf("--delta auto: only MPI runs measure δ (the simul
 // o and in every configuration.
 func measureDelta(o *options, list []config, stderr io.Writer) error {
 	ri := o.runtimeInfo
-	concurrent := min(o.repeat, rank.MaxConcurrent)
-	if list[0].spec.Faults.Crashes > 0 && !list[0].spec.NoBaseline {
-		concurrent *= 2 // each seed's baseline runs beside it
+	concurrent := 0 // the most runs of a job, baselines included
+	for _, b := range batches(o, list) {
+		n := 0
+		for _, r := range b {
+			n++
+			if s := list[r.c].spec; s.Faults.Crashes > 0 && !s.NoBaseline {
+				n++ // each seed's baseline runs beside it
+			}
+		}
+		concurrent = max(concurrent, n)
 	}
 	d, err := rank.MeasureDelays(rank.MPI{}, rank.DefaultDelayShape(ri.ranks, concurrent))
 	if err != nil {
@@ -61,14 +68,26 @@ func measureDelta(o *options, list []config, stderr io.Writer) error {
 		list[k].spec.Delta = d.Delta
 	}
 	if !o.save.quiet {
-		est := 0.0 // the fault plans' and workloads' length: the seeds of a size run at once
-		for _, c := range list {
-			plan := c.spec.Faults.Schedule(c.spec.Seed, c.spec.Nodes, c.spec.Delta)
-			est += bench.WorkloadEnd(c.spec, plan) + bench.Settle(c.spec)
-		}
-		fmt.Fprintf(stderr, "ocbench: %s; the fault plans last about %.0f s\n", deltaLine(&d), est)
+		fmt.Fprintf(stderr, "ocbench: %s; the fault plans last about %.0f s\n", deltaLine(&d), jobSeconds(o, list))
 	}
 	return nil
+}
+
+// jobSeconds estimates how long the runs of list last under MPI: the
+// longest fault plan or workload of each batch (its runs go at once).
+func jobSeconds(o *options, list []config) float64 {
+	est := 0.0
+	for _, b := range batches(o, list) {
+		longest := 0.0
+		for _, r := range b {
+			s := list[r.c].spec
+			s.Seed += uint64(r.k)
+			plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
+			longest = max(longest, bench.WorkloadEnd(s, plan)+bench.Settle(s))
+		}
+		est += longest
+	}
+	return est
 }
 
 // deltaLine describes a measured δ in one line (the header's and stderr's).

@@ -450,16 +450,16 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	}
 	rep := &results.Report{}
 	violations := 0
-	for _, c := range list {
-		runs, err := runSeeds(o, c.spec, prog)
-		if err != nil {
-			prog.finish()
-			return 1, err
-		}
+	all, err := runAll(o, list, prog)
+	if err != nil {
+		prog.finish()
+		return 1, err
+	}
+	for ci, c := range list {
 		if o.runtimeInfo != nil && o.runtimeInfo.rank != 0 {
-			continue // the record is rank 0's
+			break // the records are rank 0's
 		}
-		r := results.Merge(runs)
+		r := results.Merge(all[ci])
 		if err := checkParity(o, c.spec, r); err != nil {
 			prog.finish()
 			return 1, err
@@ -566,6 +566,9 @@ func header(o *options, list []config) []string {
 			lib = lib[:i]
 		}
 		rt = fmt.Sprintf("MPI, %d ranks (%s), placement %s", ri.ranks, lib, ri.placement)
+		if b := batches(o, list); len(b[0]) > 1 {
+			rt += fmt.Sprintf(", %d runs at once in %d job(s)", len(b[0]), len(b))
+		}
 		checks := "no two nodes in the CS (from every entry and exit)"
 		if bench.IsKExclusion(s.Algorithm) {
 			checks = "at most ℓ units in use (from every entry and exit; off with transient faults)"

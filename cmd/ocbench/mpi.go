@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -129,50 +130,99 @@ type runtimeInfo struct {
 // simRun runs one experiment in the simulator (tests replace it).
 var simRun = bench.Run
 
-// runSeeds runs spec with the seeds of --repeat (spec.Seed, spec.Seed+1, …)
-// in the runtime of o: one after the other in the simulator, at once under
-// MPI (up to rank.MaxConcurrent seeds in one job). Under MPI, only rank 0
-// gets the records.
-func runSeeds(o *options, spec bench.Spec, prog *progress) ([]*results.Run, error) {
-	var runs []*results.Run
-	for first := 0; first < o.repeat; {
-		k := 1
+// seedRun is one run of the job: configuration c with its k-th seed of
+// --repeat (its spec's seed + k).
+type seedRun struct{ c, k int }
+
+// batches groups the runs of list, each configuration repeated o.repeat
+// times, as the runtime of o runs them: one at a time in the simulator;
+// under MPI, the runs of one algorithm (its seeds and sizes) at once, up
+// to rank.MaxConcurrent in one job. A job lasts as long as its longest
+// fault plan in δ, whatever it runs, so the ipsc2 preset's five seeds of
+// both sizes take the time of the N = 32 plan. Algorithms get jobs of
+// their own: their traffic differs a hundredfold (a broadcast per request),
+// and on a small machine two at once make deliveries late.
+func batches(o *options, list []config) [][]seedRun {
+	var out [][]seedRun
+	done := make([]bool, len(list))
+	for c0 := range list {
+		if done[c0] {
+			continue
+		}
+		var all []seedRun
+		for c := c0; c < len(list); c++ {
+			if !done[c] && list[c].spec.Algorithm == list[c0].spec.Algorithm {
+				done[c] = true
+				for k := 0; k < o.repeat; k++ {
+					all = append(all, seedRun{c, k})
+				}
+			}
+		}
+		per := 1
 		if o.runtimeInfo != nil {
-			k = min(o.repeat-first, rank.MaxConcurrent)
+			per = rank.MaxConcurrent
 		}
-		specs := make([]bench.Spec, k)
-		for i := range specs {
-			specs[i] = spec
-			specs[i].Seed = spec.Seed + uint64(first+i)
+		for len(all) > 0 {
+			n := min(per, len(all))
+			out = append(out, all[:n])
+			all = all[n:]
 		}
-		specs[0].Progress = scaled(prog.callback(), k)
+	}
+	return out
+}
+
+// runAll runs every configuration of list with the seeds of --repeat in the
+// runtime of o, in batches, and returns each configuration's records in
+// seed order. Under MPI only rank 0 gets records.
+func runAll(o *options, list []config, prog *progress) ([][]*results.Run, error) {
+	out := make([][]*results.Run, len(list))
+	for _, b := range batches(o, list) {
+		specs := make([]bench.Spec, len(b))
+		for i, r := range b {
+			specs[i] = list[r.c].spec
+			specs[i].Seed += uint64(r.k)
+			if o.runtimeInfo != nil && r != (seedRun{}) {
+				specs[i].Trace = nil // MPI traces the first run only
+			}
+		}
+		specs[0].Progress = prog.callback()
 		got, err := runBatch(o, specs)
 		if err != nil {
-			seeds := fmt.Sprint(specs[0].Seed)
-			if k > 1 {
-				seeds = fmt.Sprintf("s %d..%d", specs[0].Seed, specs[k-1].Seed)
-			}
-			return nil, fmt.Errorf("run %s N=%d seed%s: %w", spec.Algorithm, spec.Nodes, seeds, err)
+			return nil, fmt.Errorf("%s: %w", describeBatch(list, b), err)
 		}
-		runs = append(runs, got...)
-		first += k
+		for i, r := range got {
+			out[b[i].c] = append(out[b[i].c], r)
+		}
 	}
-	return runs, nil
+	return out, nil
 }
 
-// scaled shows the progress of k runs at once as k times the first one's.
-func scaled(f func(bench.Progress), k int) func(bench.Progress) {
-	if f == nil || k == 1 {
-		return f
+// describeBatch names the runs of b for an error: "run opencube N=32 seed
+// 1", or "runs opencube N=32 seeds 1..5, opencube N=64 seeds 1..5".
+func describeBatch(list []config, b []seedRun) string {
+	var parts []string
+	for i := 0; i < len(b); {
+		j := i
+		for j+1 < len(b) && b[j+1].c == b[i].c {
+			j++
+		}
+		s := list[b[i].c].spec
+		first, last := s.Seed+uint64(b[i].k), s.Seed+uint64(b[j].k)
+		seeds := fmt.Sprintf("seed %d", first)
+		if j > i {
+			seeds = fmt.Sprintf("seeds %d..%d", first, last)
+		}
+		parts = append(parts, fmt.Sprintf("%s N=%d %s", s.Algorithm, s.Nodes, seeds))
+		i = j + 1
 	}
-	return func(b bench.Progress) {
-		b.Served, b.Issued, b.Failures, b.FailuresPlanned = b.Served*int64(k), b.Issued*int64(k), b.Failures*k, b.FailuresPlanned*k
-		f(b)
+	if len(b) == 1 {
+		return "run " + parts[0]
 	}
+	return "runs " + strings.Join(parts, ", ")
 }
 
-// runBatch runs specs (the same experiment with different seeds) in the
-// runtime of o.
+// runBatch runs specs in the runtime of o: the one spec in the simulator,
+// all of them at once under MPI.
 func runBatch(o *options, specs []bench.Spec) ([]*results.Run, error) {
 	if o.runtimeInfo == nil {
 		r, err := simRun(specs[0])

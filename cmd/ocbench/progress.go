@@ -90,7 +90,7 @@ func (p *progress) callback() func(bench.Progress) {
 		if b.Done {
 			p.doneBase += v
 			p.served += b.Served
-			p.run++
+			p.run += max(b.Runs, 1)
 		}
 	}
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/rank"
+)
+
+// TestBatches: the simulator runs one run at a time; MPI runs the seeds and
+// sizes of one algorithm at once, never two algorithms in one job, and
+// never more than rank.MaxConcurrent runs.
+func TestBatches(t *testing.T) {
+	cfg := func(algo string, n int) config {
+		return config{spec: bench.Spec{Algorithm: algo, Nodes: n, Seed: 1}}
+	}
+	ipsc2 := []config{cfg("opencube", 32), cfg("opencube", 64)}
+	ft := []config{cfg("opencube", 32), cfg("opencube", 64), cfg("nishio", 32), cfg("nishio", 64)}
+	mpi := &runtimeInfo{ranks: 32}
+	for _, c := range []struct {
+		name   string
+		list   []config
+		repeat int
+		rt     *runtimeInfo
+		want   string
+	}{
+		{"simulator", ipsc2, 2, nil, "[[{0 0}] [{0 1}] [{1 0}] [{1 1}]]"},
+		{"ipsc2 under MPI", ipsc2, 5, mpi, "[[{0 0} {0 1} {0 2} {0 3} {0 4} {1 0} {1 1} {1 2} {1 3} {1 4}]]"},
+		{"ft under MPI", ft, 1, mpi, "[[{0 0} {1 0}] [{2 0} {3 0}]]"},
+		{"interleaved algorithms", []config{cfg("a", 8), cfg("b", 8), cfg("a", 16)}, 1, mpi, "[[{0 0} {2 0}] [{1 0}]]"},
+		{"more than a job takes", ipsc2[:1], rank.MaxConcurrent + 1, mpi, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := &options{repeat: c.repeat, runtimeInfo: c.rt}
+			b := batches(o, c.list)
+			runs := 0
+			for _, job := range b {
+				runs += len(job)
+				if len(job) > rank.MaxConcurrent {
+					t.Errorf("a job of %d runs", len(job))
+				}
+				for _, r := range job {
+					if a := c.list[r.c].spec.Algorithm; a != c.list[job[0].c].spec.Algorithm {
+						t.Errorf("%s and %s in one job", a, c.list[job[0].c].spec.Algorithm)
+					}
+				}
+			}
+			if runs != len(c.list)*c.repeat {
+				t.Errorf("%d runs, want %d", runs, len(c.list)*c.repeat)
+			}
+			if got := fmt.Sprint(b); c.want != "" && got != c.want {
+				t.Errorf("batches %s, want %s", got, c.want)
+			}
+			if c.want == "" && len(b) != 2 {
+				t.Errorf("%d jobs, want 2", len(b))
+			}
+		})
+	}
+	if got := describeBatch(ipsc2, batches(&options{repeat: 5, runtimeInfo: mpi}, ipsc2)[0]); got != "runs opencube N=32 seeds 1..5, opencube N=64 seeds 1..5" {
+		t.Errorf("describeBatch = %q", got)
+	}
+}
