@@ -43,6 +43,34 @@ func runLocal(t *testing.T, p int, spec bench.Spec, opt Options) *results.Run {
 	return recs[0]
 }
 
+// runSeedsLocal runs specs at once on p goroutine ranks and returns rank
+// 0's records; it fails the test if a rank fails or another rank returns
+// records.
+func runSeedsLocal(t *testing.T, p int, specs []bench.Spec) []*results.Run {
+	t.Helper()
+	comms := Local(p)
+	recs := make([][]*results.Run, p)
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	for r := range comms {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			recs[r], errs[r] = RunSeeds(comms[r], specs, Options{})
+		}(r)
+	}
+	wg.Wait()
+	for r := range errs {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		if r > 0 && recs[r] != nil {
+			t.Fatalf("rank %d returned records", r)
+		}
+	}
+	return recs[0]
+}
+
 // TestParity: a failure-free sequential workload costs exactly the same
 // messages per request, by type, on ranks as in the simulator.
 func TestParity(t *testing.T) {
@@ -303,29 +331,12 @@ func TestMixedRuns(t *testing.T) {
 		Delta: 2e-3, CSTime: 1, Think: 80,
 		Faults: bench.FaultPlan{Crashes: 4, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}}
 	specs := []bench.Spec{seq("opencube", 16), crash, seq("naimi-trehel", 32), seq("raymond", 8)}
-	const p = 4
-	comms := Local(p)
-	var wg sync.WaitGroup
-	recs := make([][]*results.Run, p)
-	errs := make([]error, p)
-	for r := range comms {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			recs[r], errs[r] = RunSeeds(comms[r], specs, Options{})
-		}(r)
-	}
-	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-	}
-	if len(recs[0]) != len(specs) {
-		t.Fatalf("%d records for %d runs", len(recs[0]), len(specs))
+	recs := runSeedsLocal(t, 4, specs)
+	if len(recs) != len(specs) {
+		t.Fatalf("%d records for %d runs", len(recs), len(specs))
 	}
 	for k, s := range specs {
-		got := recs[0][k]
+		got := recs[k]
 		if got.Algorithm != s.Algorithm || got.Nodes != s.Nodes {
 			t.Errorf("record %d is %s N=%d, want %s N=%d", k, got.Algorithm, got.Nodes, s.Algorithm, s.Nodes)
 		}

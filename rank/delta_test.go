@@ -92,30 +92,11 @@ func TestRunSeeds(t *testing.T) {
 			Faults: bench.FaultPlan{Crashes: 4 + int(seed), Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}})
 	}
 	const p = 4
-	comms := Local(p)
-	recs := make([][]*results.Run, p)
-	errs := make([]error, p)
-	var wg sync.WaitGroup
-	for r := range comms {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			recs[r], errs[r] = RunSeeds(comms[r], specs, Options{})
-		}(r)
+	recs := runSeedsLocal(t, p, specs)
+	if len(recs) != len(specs) {
+		t.Fatalf("%d records for %d seeds", len(recs), len(specs))
 	}
-	wg.Wait()
-	for r := range errs {
-		if errs[r] != nil {
-			t.Fatalf("rank %d: %v", r, errs[r])
-		}
-		if r > 0 && recs[r] != nil {
-			t.Fatalf("rank %d returned records", r)
-		}
-	}
-	if len(recs[0]) != len(specs) {
-		t.Fatalf("%d records for %d seeds", len(recs[0]), len(specs))
-	}
-	for k, r := range recs[0] {
+	for k, r := range recs {
 		s := specs[k]
 		if r.Seed != s.Seed || r.Failures != s.Faults.Crashes || r.SafetyViolations != 0 || r.BaselineMessages == 0 || r.MalformedFrames != 0 {
 			t.Errorf("record %d: seed %d, failures %d (want %d), baseline %d messages, malformed %d, violation %q",
@@ -125,7 +106,7 @@ func TestRunSeeds(t *testing.T) {
 			t.Errorf("record %d: CPU of %d ranks, wall %v", k, cpu, r.WallSeconds)
 		}
 	}
-	if m := results.Merge(recs[0]); m.Failures != 5+6+7 || len(m.CPUSecondsPerRank) != p || len(m.Seeds) != 3 {
+	if m := results.Merge(recs); m.Failures != 5+6+7 || len(m.CPUSecondsPerRank) != p || len(m.Seeds) != 3 {
 		t.Errorf("merged: %d failures, CPU of %d ranks, seeds %v", m.Failures, len(m.CPUSecondsPerRank), m.Seeds)
 	}
 	mixed := []bench.Spec{specs[0], specs[1]}

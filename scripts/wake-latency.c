@@ -7,7 +7,8 @@
 // this machine can deliver faster than this, so a δ below the max cannot
 // hold for long runs. Used by scripts/wake-latency.sh.
 //
-//	wake-latency P SAMPLES   (SAMPLES rings sent by each process)
+//	wake-latency P SAMPLES GAP   (each process sends SAMPLES rings, waiting
+//	                              uniform [0, 2·GAP] µs between them)
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <stdint.h>
@@ -49,11 +50,11 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 3 || atoi(argv[1]) < 2 || atoi(argv[2]) < 1) {
-		fprintf(stderr, "usage: wake-latency PROCESSES(>=2) SAMPLES\n");
+	if (argc != 4 || atoi(argv[1]) < 2 || atoi(argv[2]) < 1 || atoi(argv[3]) < 1) {
+		fprintf(stderr, "usage: wake-latency PROCESSES(>=2) SAMPLES GAP-µs\n");
 		return 2;
 	}
-	int P = atoi(argv[1]), N = atoi(argv[2]);
+	int P = atoi(argv[1]), N = atoi(argv[2]), G = atoi(argv[3]);
 	slot *s = mmap(0, sizeof(slot) * P, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	uint32_t *done = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0); // senders done
 	if (s == MAP_FAILED || done == MAP_FAILED) {
@@ -66,29 +67,37 @@ int main(int argc, char **argv) {
 		srand(r + 1);
 		uint32_t read = 0;
 		int sent = 0;
+		int64_t next = now() + (int64_t)(rand() % (2 * G + 1)) * 1000; // the next ring to send
 		for (;;) {
-			// Sleep up to 2 ms for a ring (an idle rank's wait).
-			struct timespec to = {0, (rand() % 2000) * 1000L};
+			// Sleep until the next ring to send, or until rung.
+			int64_t left = next - now();
+			if (sent == N || left > 2000000)
+				left = 2000000; // look for the end every 2 ms
 			uint32_t w = __atomic_load_n(&s[r].written, __ATOMIC_ACQUIRE);
-			if (w == read)
+			if (w == read && left > 0) {
+				struct timespec to = {left / 1000000000L, left % 1000000000L};
 				syscall(SYS_futex, &s[r].written, FUTEX_WAIT, read, &to, 0, 0);
+			}
 			w = __atomic_load_n(&s[r].written, __ATOMIC_ACQUIRE);
 			int64_t t = now();
 			for (; read != w; read++) {
 				entry *e = &s[r].e[read % RING];
 				if ((int32_t)(__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) - (read + 1)) < 0) {
 					// Another sender claimed this entry first and has
-					// not stamped it yet: wait, and time from then.
+					// not stamped it yet: wait for it, and record no
+					// delay (this process was awake when it came).
 					while ((int32_t)(__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) - (read + 1)) < 0)
 						sched_yield();
-					t = now();
+					continue;
 				}
-				if (e->seq != read + 1)
-					continue; // overwritten: RING more rings came first
+				int64_t stamp = e->stamp;
+				if (e->seq != read + 1 || stamp > t)
+					continue; // overwritten (RING more rings came first), or stamped after the wake-up
 				if (s[r].n < MAXREC)
-					s[r].delay[s[r].n++] = t - e->stamp;
+					s[r].delay[s[r].n++] = t - stamp;
 			}
-			if (sent < N) {
+			if (sent < N && now() >= next) {
+				next += (int64_t)(rand() % (2 * G + 1)) * 1000;
 				int d = rand() % (P - 1);
 				d += d >= r;
 				uint32_t idx = __atomic_fetch_add(&s[d].claimed, 1, __ATOMIC_ACQ_REL);
