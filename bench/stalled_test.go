@@ -16,28 +16,31 @@ func (h *clockHost) After(float64, func())                                {}
 func (h *clockHost) Now() float64                                         { return h.now }
 func (h *clockHost) Down(proto.NodeID) bool                               { return false }
 
-// TestStalledCountNeverCloses: past the workload's end, with nothing
-// waiting but more entries than requests (a node entered for a request it
-// no longer had), the watchdog says so instead of letting the run wait for
-// ever; before the end, or while requests are served, it does not.
+// TestStalledCountNeverCloses: with nothing waiting but more entries than
+// requests (a node entered for a request it no longer had), the watchdog
+// says so instead of letting the run wait for ever for the count to close;
+// while requests are served, or when one was issued just now, it does not.
 func TestStalledCountNeverCloses(t *testing.T) {
 	const until, period, delta = 1.0, 0.5, 0.001
 	for _, c := range []struct {
 		name       string
-		now        float64
+		issue      bool // node 1 issues a request at the time of the test
 		lastServed int64
 		want       string
 	}{
-		{"before the end", until + period/2, 1, ""},
-		{"served since", until + 2*period, 0, ""},
-		{"stuck", until + 2*period, 1, "0 requests were issued, 1 served and 0 abandoned, and none waits"},
+		{"served since", false, 0, ""},
+		{"stuck", false, 1, "none waits, yet 0 requests were issued, 1 served and 0 abandoned"},
+		{"a request issued just now", true, 1, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := &clockHost{}
-			d := NewWorkload(h, WorkloadConfig{Kind: "poisson", Seed: 1, Nodes: 2, Requests: 1, Until: until, CSTime: 0.01, Think: 0.1})
+			d := NewWorkload(h, WorkloadConfig{Kind: "poisson", Seed: 1, Nodes: 2, Requests: 10, Until: until, CSTime: 0.01, Think: 0.1})
 			d.Start()
 			d.Entered(0, 1) // no request pending
-			h.now = c.now
+			h.now = until + 2*period // past the end: requests may go on (a quota of requests)
+			if c.issue {
+				d.issue(1)
+			}
 			got := d.Stalled(c.lastServed, period, delta)
 			if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 				t.Errorf("Stalled = %q, want %q", got, c.want)

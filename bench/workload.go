@@ -354,17 +354,21 @@ func (d *Workload) Stalled(lastServed int64, period, delta float64) string {
 	if d.served != lastServed || d.done {
 		return ""
 	}
-	if id, at := d.oldestWait(); id != proto.Nil && now-at >= period {
+	id, at := d.oldestWait()
+	if id != proto.Nil {
+		if now-at < period {
+			return "" // issued since the last test
+		}
 		return fmt.Sprintf("no request served for %.0fδ while %d wait, node %d's for %.0fδ (t=%.4fs, seed %d)",
 			period/delta, d.issued-d.served-d.abandoned, id, (now-at)/delta, now, d.seed)
 	}
-	if now >= d.until+period && d.served+d.abandoned != d.issued {
-		// Past the workload's end, nothing waits, yet the count does not
-		// close: more entries than requests (a node entered twice for one
-		// request), or a stay that never ended. Without this, the run
-		// would wait for ever for a request that nothing will serve.
-		return fmt.Sprintf("the workload ended %.0fδ ago but %d requests were issued, %d served and %d abandoned, and none waits (t=%.4fs, seed %d)",
-			(now-d.until)/delta, d.issued, d.served, d.abandoned, now, d.seed)
+	if d.served+d.abandoned != d.issued {
+		// Nothing waits, yet the count does not close: more entries than
+		// requests (a node entered for a request it no longer had). The
+		// count would never close, and the run would wait for ever for
+		// the workload's end.
+		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
+			period/delta, d.issued, d.served, d.abandoned, now, d.seed)
 	}
 	return ""
 }
