@@ -36,7 +36,7 @@ func TestStalledCountNeverCloses(t *testing.T) {
 			h := &clockHost{}
 			d := NewWorkload(h, WorkloadConfig{Kind: "poisson", Seed: 1, Nodes: 2, Requests: 10, Until: until, CSTime: 0.01, Think: 0.1})
 			d.Start()
-			d.Entered(0, 1) // no request pending
+			d.Entered(0, 1)          // no request pending
 			h.now = until + 2*period // past the end: requests may go on (a quota of requests)
 			if c.issue {
 				d.issue(1)
