@@ -17,18 +17,18 @@ import (
 	"github.com/ocbench/ocbench/wire"
 )
 
-// runLocal runs spec on p goroutine ranks and returns rank 0's record.
-func runLocal(t *testing.T, p int, spec bench.Spec, opt Options) *results.Run {
+// onLocalRanks calls f on p goroutine ranks at once (rank r, its Comm) and
+// fails the test if a rank fails.
+func onLocalRanks(t *testing.T, p int, f func(r int, c Comm) error) {
 	t.Helper()
 	comms := Local(p)
-	var wg sync.WaitGroup
-	recs := make([]*results.Run, p)
 	errs := make([]error, p)
+	var wg sync.WaitGroup
 	for r := range comms {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			recs[r], errs[r] = Run(comms[r], spec, opt)
+			errs[r] = f(r, comms[r])
 		}(r)
 	}
 	wg.Wait()
@@ -36,7 +36,19 @@ func runLocal(t *testing.T, p int, spec bench.Spec, opt Options) *results.Run {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
 		}
-		if r > 0 && recs[r] != nil {
+	}
+}
+
+// runLocal runs spec on p goroutine ranks and returns rank 0's record.
+func runLocal(t *testing.T, p int, spec bench.Spec, opt Options) *results.Run {
+	t.Helper()
+	recs := make([]*results.Run, p)
+	onLocalRanks(t, p, func(r int, c Comm) (err error) {
+		recs[r], err = Run(c, spec, opt)
+		return err
+	})
+	for r := 1; r < p; r++ {
+		if recs[r] != nil {
 			t.Fatalf("rank %d returned a record", r)
 		}
 	}
@@ -48,23 +60,13 @@ func runLocal(t *testing.T, p int, spec bench.Spec, opt Options) *results.Run {
 // records.
 func runSeedsLocal(t *testing.T, p int, specs []bench.Spec) []*results.Run {
 	t.Helper()
-	comms := Local(p)
 	recs := make([][]*results.Run, p)
-	errs := make([]error, p)
-	var wg sync.WaitGroup
-	for r := range comms {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			recs[r], errs[r] = RunSeeds(comms[r], specs, Options{})
-		}(r)
-	}
-	wg.Wait()
-	for r := range errs {
-		if errs[r] != nil {
-			t.Fatalf("rank %d: %v", r, errs[r])
-		}
-		if r > 0 && recs[r] != nil {
+	onLocalRanks(t, p, func(r int, c Comm) (err error) {
+		recs[r], err = RunSeeds(c, specs, Options{})
+		return err
+	})
+	for r := 1; r < p; r++ {
+		if recs[r] != nil {
 			t.Fatalf("rank %d returned records", r)
 		}
 	}

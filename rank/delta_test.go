@@ -2,7 +2,6 @@ package rank
 
 import (
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,24 +41,14 @@ func TestSummarizeDelays(t *testing.T) {
 // learns the same distribution and δ, from every frame sent.
 func TestMeasureDelays(t *testing.T) {
 	const p = 4
-	comms := Local(p)
 	sh := DefaultDelayShape(p, 2)
 	sh.Duration = 200 * time.Millisecond
 	got := make([]Delays, p)
-	errs := make([]error, p)
-	var wg sync.WaitGroup
-	for r := range comms {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			got[r], errs[r] = MeasureDelays(comms[r], sh)
-		}(r)
-	}
-	wg.Wait()
+	onLocalRanks(t, p, func(r int, c Comm) (err error) {
+		got[r], err = MeasureDelays(c, sh)
+		return err
+	})
 	for r := range got {
-		if errs[r] != nil {
-			t.Fatalf("rank %d: %v", r, errs[r])
-		}
 		if got[r] != got[0] {
 			t.Errorf("rank %d learnt %+v, rank 0 %+v", r, got[r], got[0])
 		}
