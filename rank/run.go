@@ -566,7 +566,9 @@ func (j *job) loop() error {
 		}
 		if j.progress != nil && j.rank == 0 && now-lastProgress >= 1 {
 			lastProgress = now
-			j.progress(j.failuresSoFar(now))
+			if p := j.failuresSoFar(now); p.FailuresPlanned > 0 {
+				j.progress(p)
+			}
 		}
 		if busy {
 			sleep, lastActive = minSleep, j.now()
