@@ -351,7 +351,7 @@ func (d *Workload) oldestWait() (proto.NodeID, float64) {
 // "" if it is not.
 func (d *Workload) Stalled(lastServed int64, period, delta float64) string {
 	now := d.host.Now()
-	if d.served != lastServed || d.done {
+	if d.served != lastServed {
 		return ""
 	}
 	id, at := d.oldestWait()

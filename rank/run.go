@@ -132,6 +132,8 @@ const MaxConcurrent = 16
 // records, in the order of specs, on rank 0 and nil on the other ranks.
 // The first record carries the job's wall time and CPU seconds; the others
 // have none (they ran in the same time), so that merging them sums right.
+// The first spec's Progress, if any, follows the whole job: failures summed
+// over its runs with crashes.
 func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error) {
 	if len(specs) == 0 || len(specs) > MaxConcurrent {
 		return nil, &ValidationError{fmt.Errorf("rank: %d runs at once (1 to %d)", len(specs), MaxConcurrent)}
@@ -156,12 +158,7 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 	cpu0 := cpuSeconds()
 	_, own := comm.(MPI)
 	j := newJob(comm, comm.Rank(), comm.Size())
-	j.ownThread = own
-	for _, s := range norm {
-		if s.Progress != nil {
-			j.progress = s.Progress
-		}
-	}
+	j.progress, j.ownThread = s.Progress, own
 	defer j.close() // on errors; after the drain it is checked below
 
 	crashRun := make([]int, len(norm)) // the index in j.runs of each spec's run
