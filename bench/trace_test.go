@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/trace"
 )
 
 // TestTracesCheck: the simulator's traces pass the trace checker, for
@@ -36,7 +36,7 @@ func TestTracesCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum, err := sim.CheckTraceWith(&buf, sim.TraceOptions{KExclusion: IsKExclusion(c.algo)})
+			sum, err := trace.CheckWith(&buf, trace.Options{KExclusion: IsKExclusion(c.algo)})
 			if err != nil {
 				t.Fatalf("%v (%+v)", err, sum)
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/mpi"
-	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/trace"
 )
 
 // TestMPITrace: the trace of a crash run on real MPI ranks, merged on rank
@@ -36,7 +36,7 @@ func TestMPITrace(t *testing.T) {
 	if mpi.WorldRank() != 0 {
 		return
 	}
-	sum, err := sim.CheckTrace(&buf)
+	sum, err := trace.Check(&buf)
 	switch {
 	case err != nil && r.SafetyViolations > 0 && r.DelaysOverDelta > 0 && strings.Contains(err.Error(), "enters the critical section while"):
 		// Safety rests on δ (TestMPICrashes): the trace shows the overlap

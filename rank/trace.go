@@ -8,7 +8,7 @@ import (
 	"io"
 
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/trace"
 )
 
 // Traces under MPI (--trace FILE).
@@ -32,7 +32,7 @@ import (
 // how far an event's place can be from its true order and the shift of the
 // times rewritten. Messages are numbered 1, 2, … in the merged order of
 // their sends, and written with the simulator's encoder
-// (sim.WriteTraceMessage), so `ocbench check-trace` reads either.
+// (trace.WriteMessage), so `ocbench check-trace` reads either.
 
 // traceRec is one event of a rank's record.
 type traceRec struct {
@@ -44,7 +44,7 @@ type traceRec struct {
 }
 
 // traceEvents are the events of a record, by traceRec.Ev.
-var traceEvents = [...]string{sim.TraceRequest, sim.TraceEnter, sim.TraceExit, sim.TraceSend, sim.TraceRecv, sim.TraceDrop, sim.TraceCrash, sim.TraceRecover}
+var traceEvents = [...]string{trace.Request, trace.Enter, trace.Exit, trace.Send, trace.Recv, trace.Drop, trace.Crash, trace.Recover}
 
 // Indices of traceEvents.
 const (
@@ -138,9 +138,9 @@ func gatherTrace(comm Comm, in *instance, w io.Writer) error {
 	mergeTrace(recs, func(t float64, r *traceRec, id uint64) {
 		ev := traceEvents[r.Ev]
 		if r.Ev == trSend || r.Ev == trRecv || r.Ev == trDrop {
-			sim.WriteTraceMessage(bw, t, r.Node, ev, in.typeName(r.Msg.Type), &r.Msg, id)
+			trace.WriteMessage(bw, t, r.Node, ev, in.typeName(r.Msg.Type), &r.Msg, id)
 		} else {
-			sim.WriteTraceEvent(bw, t, r.Node, ev)
+			trace.WriteEvent(bw, t, r.Node, ev)
 		}
 	})
 	if err := bw.Flush(); err != nil {

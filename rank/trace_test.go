@@ -8,7 +8,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/trace"
 )
 
 // TestTrace: the merged trace of goroutine ranks passes the trace checker,
@@ -33,7 +33,7 @@ func TestTrace(t *testing.T) {
 			}
 			r := runLocal(t, c.p, spec, Options{})
 			text := buf.String()
-			sum, err := sim.CheckTrace(strings.NewReader(text))
+			sum, err := trace.Check(strings.NewReader(text))
 			if err != nil {
 				t.Fatalf("%v (%+v)", err, sum)
 			}

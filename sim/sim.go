@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/trace"
 )
 
 // Config configures a simulation.
@@ -350,11 +351,11 @@ func (s *Sim) deliver(p *payload) {
 	}
 	if s.down[m.To] {
 		s.Stats.Dropped++
-		s.traceMsg(TraceDrop, m.To, &m, p.msgID)
+		s.traceMsg(trace.Drop, m.To, &m, p.msgID)
 		return
 	}
 	s.Stats.Delivered++
-	s.traceMsg(TraceRecv, m.To, &m, p.msgID)
+	s.traceMsg(trace.Recv, m.To, &m, p.msgID)
 	s.step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
 }
 
@@ -366,15 +367,15 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 	if s.trace != nil {
 		switch in.Kind {
 		case proto.EnterCS:
-			s.traceEv(TraceRequest, id)
+			s.traceEv(trace.Request, id)
 		case proto.Crash:
-			s.traceEv(TraceCrash, id)
+			s.traceEv(trace.Crash, id)
 		case proto.Recover:
-			s.traceEv(TraceRecover, id)
+			s.traceEv(trace.Recover, id)
 		}
 	}
 	if in.Kind == proto.ExitCS {
-		s.traceEv(TraceExit, id)
+		s.traceEv(trace.Exit, id)
 	}
 	n.Step(in, &s.out)
 	s.finish(id, in, before)
@@ -426,7 +427,7 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 		s.schedule(s.now+t.After*s.cfg.Delta, payload{kind: evTimer, node: id, timer: t})
 	}
 	if s.out.Enter {
-		s.traceEv(TraceEnter, id)
+		s.traceEv(trace.Enter, id)
 	}
 	s.check(id, in)
 	if in.Kind == proto.Crash && s.hooks.Crash != nil {
@@ -485,7 +486,7 @@ func (s *Sim) post(m proto.Message, injected bool) {
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
 		s.hooks.FailureSend(&m)
 	}
-	s.traceMsg(TraceSend, m.From, &m, s.msgID)
+	s.traceMsg(trace.Send, m.From, &m, s.msgID)
 	s.schedule(at, payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now})
 }
 
@@ -519,12 +520,12 @@ func (s *Sim) traceEv(ev string, node proto.NodeID) {
 	if s.trace == nil {
 		return
 	}
-	WriteTraceEvent(s.trace, s.now, node, ev)
+	trace.WriteEvent(s.trace, s.now, node, ev)
 }
 
 func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
 	if s.trace == nil {
 		return
 	}
-	WriteTraceMessage(s.trace, s.now, node, ev, s.typeName(m.Type), m, id)
+	trace.WriteMessage(s.trace, s.now, node, ev, s.typeName(m.Type), m, id)
 }

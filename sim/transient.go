@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/trace"
 )
 
 // Stab is the stabilization of a run with a legitimacy predicate
@@ -58,7 +59,7 @@ func (s *Sim) Fault() {
 	s.stab.LastFault, s.stab.LastFaultStep = s.now, s.Stats.Steps
 	s.stab.EventsAtFault = s.Stats.Events
 	s.stab.SentAtFault = s.sentByType()
-	s.traceEv(TraceFault, proto.Nil)
+	s.traceEv(trace.Fault, proto.Nil)
 }
 
 // Corrupt runs f, which changes node id's state outside any step (a
@@ -76,7 +77,7 @@ func (s *Sim) Corrupt(id proto.NodeID, f func()) {
 	if after.InCS {
 		s.units += after.Units
 	}
-	s.traceEv(TraceCorrupt, id)
+	s.traceEv(trace.Corrupt, id)
 }
 
 // Inject puts m in the link from m.From to m.To now, as a transient fault
@@ -141,7 +142,7 @@ func (s *Sim) checkStab() bool {
 		s.stab.At, s.stab.AtStep = s.now, s.Stats.Steps
 		s.stab.EventsAt = s.Stats.Events
 		s.stab.SentAt = s.sentByType()
-		s.traceEv(TraceLegitimate, proto.Nil)
+		s.traceEv(trace.Legitimate, proto.Nil)
 	case err != nil && s.stab.Legit:
 		s.fail("closure: legitimate since step %d (t=%.6fs) and no fault since, not now: %v", s.stab.AtStep, s.stab.At, err)
 		return false

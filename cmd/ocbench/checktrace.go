@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/trace"
 )
 
 const checkTraceUsage = `ocbench check-trace: check event traces (--trace FILE, simulator or MPI)
@@ -34,7 +34,7 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(w, checkTraceUsage)
 		return code
 	}
-	var opt sim.TraceOptions
+	var opt trace.Options
 	if args[0] == "--k-exclusion" {
 		opt.KExclusion, args = true, args[1:]
 	}
@@ -45,7 +45,7 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ocbench: check-trace: %v\n", err)
 			return 2
 		}
-		sum, err := sim.CheckTraceWith(f, opt)
+		sum, err := trace.CheckWith(f, opt)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "ocbench: check-trace: %s: %v\n", name, err)

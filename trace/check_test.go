@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestCheckTrace(t *testing.T) {
 		exit  = `{"t":4,"node":0,"ev":"exit"}`
 	)
 	good := []string{req0, send, recv, tok, tokR, enter, exit}
-	sum, err := CheckTrace(strings.NewReader(strings.Join(good, "\n") + "\n"))
+	sum, err := Check(strings.NewReader(strings.Join(good, "\n") + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestCheckTrace(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := CheckTrace(strings.NewReader(strings.Join(c.lines, "\n") + "\n"))
+			_, err := Check(strings.NewReader(strings.Join(c.lines, "\n") + "\n"))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want an error with %q", err, c.want)
 			}
@@ -62,7 +62,7 @@ func TestCheckTrace(t *testing.T) {
 	}
 	// A crash ends a stay: another node may enter; the stale exit is allowed.
 	ok := []string{req0, `{"t":0,"node":1,"ev":"request"}`, enter, `{"t":3,"node":0,"ev":"crash"}`, `{"t":4,"node":1,"ev":"enter"}`, exit}
-	if _, err := CheckTrace(strings.NewReader(strings.Join(ok, "\n"))); err != nil {
+	if _, err := Check(strings.NewReader(strings.Join(ok, "\n"))); err != nil {
 		t.Errorf("a crash ending a stay: %v", err)
 	}
 }
@@ -78,10 +78,10 @@ func TestCheckTraceKExclusion(t *testing.T) {
 		`{"t":2,"node":-1,"ev":"legitimate"}`,
 		`{"t":3,"node":0,"ev":"exit"}`, `{"t":3,"node":1,"ev":"exit"}`,
 	}, "\n") + "\n"
-	if _, err := CheckTraceWith(strings.NewReader(lines), TraceOptions{KExclusion: true}); err != nil {
+	if _, err := CheckWith(strings.NewReader(lines), Options{KExclusion: true}); err != nil {
 		t.Errorf("k-exclusion trace: %v", err)
 	}
-	if _, err := CheckTrace(strings.NewReader(lines)); err == nil || !strings.Contains(err.Error(), "while node 0 is in it") {
+	if _, err := Check(strings.NewReader(lines)); err == nil || !strings.Contains(err.Error(), "while node 0 is in it") {
 		t.Errorf("the same trace checked for mutual exclusion: %v, want the overlap", err)
 	}
 }

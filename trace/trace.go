@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"bufio"
@@ -15,27 +15,27 @@ import (
 //
 // t is in seconds; msg numbers a message (its send, then its receipt or
 // drop). The simulator writes it (Config.Trace), and so does rank 0 of an
-// MPI run from every rank's events; CheckTrace checks one.
+// MPI run from every rank's events; Check checks one.
 const (
-	TraceRequest = "request" // the node calls enter_cs
-	TraceEnter   = "enter"   // the node enters the critical section
-	TraceExit    = "exit"    // the node is told to leave it (exit_cs)
-	TraceSend    = "send"    // the node sends a message
-	TraceRecv    = "recv"    // the node receives a message
-	TraceDrop    = "drop"    // a message reaches the node while it is down
-	TraceCrash   = "crash"   // the node crashes
-	TraceRecover = "recover" // the node recovers
+	Request = "request" // the node calls enter_cs
+	Enter   = "enter"   // the node enters the critical section
+	Exit    = "exit"    // the node is told to leave it (exit_cs)
+	Send    = "send"    // the node sends a message
+	Recv    = "recv"    // the node receives a message
+	Drop    = "drop"    // a message reaches the node while it is down
+	Crash   = "crash"   // the node crashes
+	Recover = "recover" // the node recovers
 	// Events of transient faults (a self-stabilizing algorithm's runs):
 	// the system is hit (node -1), a node's state is scrambled, and the
 	// system's configuration becomes legitimate (node -1).
-	TraceFault      = "fault"
-	TraceCorrupt    = "corrupt"
-	TraceLegitimate = "legitimate"
+	Fault      = "fault"
+	Corrupt    = "corrupt"
+	Legitimate = "legitimate"
 )
 
-// traceHead writes the start of a trace line: time, node and event, the
+// head writes the start of a trace line: time, node and event, the
 // event's closing quote left open.
-func traceHead(w *bufio.Writer, t float64, ev string, node proto.NodeID) {
+func head(w *bufio.Writer, t float64, ev string, node proto.NodeID) {
 	w.WriteString(`{"t":`)
 	w.WriteString(strconv.FormatFloat(t, 'g', -1, 64))
 	w.WriteString(`,"node":`)
@@ -44,19 +44,19 @@ func traceHead(w *bufio.Writer, t float64, ev string, node proto.NodeID) {
 	w.WriteString(ev)
 }
 
-// WriteTraceEvent writes the trace line of an event without a message
+// WriteEvent writes the trace line of an event without a message
 // (request, enter, exit, crash, recover) of node at time t. Errors are the
 // writer's, reported by its Flush.
-func WriteTraceEvent(w *bufio.Writer, t float64, node proto.NodeID, ev string) {
-	traceHead(w, t, ev, node)
+func WriteEvent(w *bufio.Writer, t float64, node proto.NodeID, ev string) {
+	head(w, t, ev, node)
 	w.WriteString("\"}\n")
 }
 
-// WriteTraceMessage writes the trace line of a message event (send, recv,
+// WriteMessage writes the trace line of a message event (send, recv,
 // drop) of node at time t: message m, of the type named typeName, numbered
 // id. Errors are the writer's, reported by its Flush.
-func WriteTraceMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeName string, m *proto.Message, id uint64) {
-	traceHead(w, t, ev, node)
+func WriteMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeName string, m *proto.Message, id uint64) {
+	head(w, t, ev, node)
 	w.WriteString(`","type":"`)
 	w.WriteString(typeName)
 	w.WriteString(`","from":`)

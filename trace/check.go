@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"bufio"
@@ -10,8 +10,8 @@ import (
 	"slices"
 )
 
-// TraceSummary is what CheckTrace found in a trace.
-type TraceSummary struct {
+// Summary is what Check found in a trace.
+type Summary struct {
 	Lines                                       int64
 	Sent, Received, Dropped, InFlight           int64 // messages; in flight: sent, neither received nor dropped
 	Requests, Entries, Exits, Crashes, Recovers int64
@@ -22,8 +22,8 @@ type TraceSummary struct {
 	MaxDelay float64
 }
 
-// traceLine is one line of a trace (the fields WriteTraceEvent and
-// WriteTraceMessage write).
+// traceLine is one line of a trace (the fields WriteEvent and
+// WriteMessage write).
 type traceLine struct {
 	T       *float64 `json:"t"`
 	Node    *int64   `json:"node"`
@@ -53,8 +53,8 @@ type traceNode struct {
 	down, waiting, inCS bool
 }
 
-// CheckTrace reads a trace (one JSON object per line: WriteTraceEvent,
-// WriteTraceMessage) and checks what every trace of a correct run
+// Check reads a trace (one JSON object per line: WriteEvent,
+// WriteMessage) and checks what every trace of a correct run
 // satisfies, whichever runtime wrote it:
 //
 //   - every line is an object of the trace's fields, with a known event,
@@ -76,21 +76,21 @@ type traceNode struct {
 // the protocol (the exit_cs of a stay that a crash ended, due after the
 // node's recovery or while it is down) and is allowed. It returns the
 // summary and the first failure, naming its line.
-func CheckTrace(r io.Reader) (TraceSummary, error) { return CheckTraceWith(r, TraceOptions{}) }
+func Check(r io.Reader) (Summary, error) { return CheckWith(r, Options{}) }
 
-// TraceOptions say what kind of run a trace is of.
-type TraceOptions struct {
+// Options say what kind of run a trace is of.
+type Options struct {
 	// KExclusion: several nodes may be in the critical section together
 	// (a k-out-of-ℓ exclusion algorithm): mutual exclusion is not checked
 	// (the trace does not say how many units a node uses), the rest is.
 	KExclusion bool
 }
 
-// CheckTraceWith is CheckTrace for a trace of the kind opt says. Events of
+// CheckWith is Check for a trace of the kind opt says. Events of
 // transient faults are accepted: a fault and legitimacy are events of the
 // whole system (node -1), a corruption scrambles a node's state.
-func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
-	var sum TraceSummary
+func CheckWith(r io.Reader, opt Options) (Summary, error) {
+	var sum Summary
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	flight := map[uint64]traceMsg{}
@@ -101,7 +101,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 	for sc.Scan() {
 		sum.Lines++
 		n := sum.Lines
-		fail := func(format string, args ...any) (TraceSummary, error) {
+		fail := func(format string, args ...any) (Summary, error) {
 			return sum, fmt.Errorf("trace line %d: %s", n, fmt.Sprintf(format, args...))
 		}
 		raw := sc.Bytes()
@@ -128,7 +128,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 			return fail("time %v before the previous line's %v", t, last)
 		}
 		last, sum.End = t, t
-		if id == -1 && (l.Ev == TraceFault || l.Ev == TraceLegitimate) {
+		if id == -1 && (l.Ev == Fault || l.Ev == Legitimate) {
 			continue // an event of the whole system
 		}
 		if id < 0 || id >= 1<<31 {
@@ -139,7 +139,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 		}
 		sum.Nodes = len(nodes)
 		nd := &nodes[id]
-		isMsg := l.Ev == TraceSend || l.Ev == TraceRecv || l.Ev == TraceDrop
+		isMsg := l.Ev == Send || l.Ev == Recv || l.Ev == Drop
 		if isMsg && (l.Type == "" || l.From == nil || l.To == nil || l.Msg == 0) {
 			return fail("a %s needs type, from, to and msg", l.Ev)
 		}
@@ -147,7 +147,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 			return fail("a %s has message fields", l.Ev)
 		}
 		switch l.Ev {
-		case TraceSend:
+		case Send:
 			switch {
 			case *l.From != id:
 				return fail("node %d sends a message from node %d", id, *l.From)
@@ -161,7 +161,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 			key.T, key.Node, key.Ev = nil, nil, ""
 			flight[l.Msg] = traceMsg{key, t, n}
 			sum.Sent++
-		case TraceRecv, TraceDrop:
+		case Recv, Drop:
 			m, ok := flight[l.Msg]
 			switch {
 			case !ok && used[l.Msg]:
@@ -172,19 +172,19 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 				return fail("message %d to node %d %s at node %d", l.Msg, *l.To, l.Ev, id)
 			case !sameMessage(&m.line, &l):
 				return fail("message %d differs from its send (line %d)", l.Msg, m.at)
-			case l.Ev == TraceRecv && nd.down:
+			case l.Ev == Recv && nd.down:
 				return fail("node %d receives message %d while down", id, l.Msg)
-			case l.Ev == TraceDrop && !nd.down:
+			case l.Ev == Drop && !nd.down:
 				return fail("message %d dropped at node %d, which is up", l.Msg, id)
 			}
 			delete(flight, l.Msg)
 			sum.MaxDelay = max(sum.MaxDelay, t-m.t)
-			if l.Ev == TraceRecv {
+			if l.Ev == Recv {
 				sum.Received++
 			} else {
 				sum.Dropped++
 			}
-		case TraceCrash:
+		case Crash:
 			if nd.down {
 				return fail("node %d crashes while down", id)
 			}
@@ -193,13 +193,13 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 				inCS = -1
 			}
 			sum.Crashes++
-		case TraceRecover:
+		case Recover:
 			if !nd.down {
 				return fail("node %d recovers while up", id)
 			}
 			nd.down = false
 			sum.Recovers++
-		case TraceRequest:
+		case Request:
 			switch {
 			case nd.down:
 				return fail("node %d requests the critical section while down", id)
@@ -208,7 +208,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 			}
 			nd.waiting = true
 			sum.Requests++
-		case TraceEnter:
+		case Enter:
 			switch {
 			case nd.down || !nd.waiting:
 				return fail("node %d enters the critical section without a request pending (down: %v)", id, nd.down)
@@ -217,7 +217,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 			}
 			nd.waiting, nd.inCS, inCS = false, true, id
 			sum.Entries++
-		case TraceExit:
+		case Exit:
 			if nd.inCS {
 				nd.inCS = false
 				if inCS == id {
@@ -225,7 +225,7 @@ func CheckTraceWith(r io.Reader, opt TraceOptions) (TraceSummary, error) {
 				}
 			}
 			sum.Exits++
-		case TraceCorrupt:
+		case Corrupt:
 			if nd.down {
 				return fail("node %d's state is corrupted while down", id)
 			}
