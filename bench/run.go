@@ -237,13 +237,10 @@ type outcome struct {
 	sim         *sim.Sim
 	drv         *Workload
 	err         error
-	crashes     []float64 // crash times, seconds
-	recoveries  int
-	perFailure  []float64                // failure-cause messages attributed to each crash
-	victimPower []int                    // the power of each crash's victim when it crashed
-	byType      [proto.MaxMsgTypes]int64 // failure-cause messages by type (after the first crash)
-	preCrash    int64                    // failure-cause messages before the first crash
-	firstEntry  []float64                // per crash: time to the next CS entry, seconds (-1: none)
+	// tally holds the crashes (Crashed as they happen), the attribution
+	// of failure-cause messages to them and the recoveries.
+	tally       Tally
+	victimPower []int // the power of each crash's victim when it crashed
 	shape       error
 	stuck       string
 	// openCubeAtEnd: the father relation was an open-cube when the run
@@ -328,7 +325,7 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
 	}
 	r := record(spec, o)
-	if spec.Faults.Crashes > 0 && !spec.NoBaseline && len(o.crashes) > 0 {
+	if spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
 		if err := baseline(spec, o, r, baselineBudget); err != nil {
 			return nil, err
 		}
@@ -369,7 +366,7 @@ func baseline(spec Spec, o *outcome, r *results.Run, budgetOf budgeter) error {
 		r.Violation = why
 		return nil
 	}
-	diff := float64(o.sim.Stats.MessagesTotal()-bo.sim.Stats.MessagesTotal()) / float64(len(o.crashes))
+	diff := float64(o.sim.Stats.MessagesTotal()-bo.sim.Stats.MessagesTotal()) / float64(o.tally.Crashes)
 	r.OverheadDifferential = results.Estimated([]float64{diff})
 	r.BaselineMessages = bo.sim.Stats.MessagesTotal()
 	return nil
@@ -388,7 +385,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	algo := RunAlgorithm(spec) // Validate checked the name
 	nodes := NewNodes(spec)
 	token := proto.TokenType(algo.MessageTypes())
-	o := &outcome{}
+	o := &outcome{tally: NewTally()}
 	delta := spec.Delta
 	plan := spec.Faults.plan(spec.Seed, spec.Nodes, delta)
 	settle := Settle(spec)
@@ -426,16 +423,11 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	if spec.Progress != nil {
 		report = func(done bool) {
 			spec.Progress(Progress{Served: drv.served, Issued: drv.issued, Requests: spec.Requests,
-				Failures: len(o.crashes), FailuresPlanned: len(plan), Virtual: s.Now(), Done: done})
+				Failures: o.tally.Crashes, FailuresPlanned: len(plan), Virtual: s.Now(), Done: done})
 		}
 	}
 	attribute := func(m *proto.Message) {
-		if k := len(o.crashes) - 1; k >= 0 {
-			o.perFailure[k]++
-			o.byType[m.Type]++
-		} else {
-			o.preCrash++
-		}
+		o.tally.Failure(m, s.Now())
 	}
 	s = sim.New(sim.Config{
 		Delta:        delta,
@@ -468,9 +460,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 			if ell > 0 && s.Stab().Legit {
 				o.entriesStable++
 			}
-			for k := len(o.firstEntry) - 1; k >= 0 && o.firstEntry[k] < 0; k-- {
-				o.firstEntry[k] = s.Now() - o.crashes[k]
-			}
+			o.tally.Entered(s.Now())
 			drv.Entered(id, tag)
 			if report != nil && drv.served%ProgressEvery == 0 {
 				report(false)
@@ -615,20 +605,18 @@ func inject(s *sim.Sim, drv *Workload, o *outcome, nodes []proto.Node, f fault, 
 				tokenDest = m.To
 			}
 		})
-		victim = pickTarget(target, nodes, s.Down, tokenDest, rng, len(o.crashes))
+		victim = pickTarget(target, nodes, s.Down, tokenDest, rng, o.tally.Crashes)
 	}
 	if s.Down(victim) {
 		return
 	}
 	pmax, _ := hypercube.Log2(len(nodes))
 	o.victimPower = append(o.victimPower, hypercube.PowerWith(int(victim), int(scheme.FatherOf(nodes[victim])), pmax))
-	o.crashes = append(o.crashes, s.Now())
-	o.perFailure = append(o.perFailure, 0)
-	o.firstEntry = append(o.firstEntry, -1)
+	o.tally.Crashed(s.Now())
 	s.Input(0, victim, proto.Crash, 0)
 	if f.Up >= 0 {
 		s.After(f.Up-f.At, func() {
-			o.recoveries++
+			o.tally.Recoveries++
 			s.Input(0, victim, proto.Recover, 0)
 			s.After(0, func() { drv.Recovered(victim) })
 		})
@@ -641,7 +629,7 @@ func record(spec Spec, o *outcome) *results.Run {
 	st := &s.Stats
 	r := NewRecord(spec, "sim", 1, checkName(spec.Check), drv.issued, drv.served)
 	r.VirtualSeconds, r.Steps, r.MessagesDropped = s.Now(), st.Steps, st.Dropped
-	t := NewTally(0)
+	t := o.tally
 	for k := range t.Sent {
 		t.Sent[k] = st.Sent[k][:]
 	}
@@ -653,8 +641,7 @@ func record(spec Spec, o *outcome) *results.Run {
 	for _, x := range drv.SyncDelays() {
 		t.Sync = append(t.Sync, x/spec.Delta)
 	}
-	t.Crashes, t.PerFailure, t.ByType, t.PreCrash = len(o.crashes), o.perFailure, o.byType[:], o.preCrash
-	t.FirstEntry, t.Recoveries, t.Abandoned = o.firstEntry, o.recoveries, drv.abandoned
+	t.Abandoned = drv.abandoned
 	perReq := make([]float64, 0, drv.served)
 	for tag := 1; tag <= int(drv.issued); tag++ {
 		var c uint32
@@ -670,7 +657,7 @@ func record(spec Spec, o *outcome) *results.Run {
 	recordK(r, spec, o)
 	if spec.Faults.Crashes > 0 {
 		r.VictimPowers = o.victimPower
-		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(o.perFailure, o.victimPower, spec.Nodes)
+		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(t.PerFailure, o.victimPower, spec.Nodes)
 		r.OpenCubeAtEnd = o.openCubeAtEnd || (spec.Repair && o.shape == nil)
 	}
 	if spec.LateFraction > 0 {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -29,29 +30,142 @@ type Tally struct {
 	// failure-cause messages sent before the first crash. FirstEntry is,
 	// per crash, the time from the crash to the first entry into the
 	// critical section anywhere, in seconds (-1: none).
+	//
+	// CrashTimes and the three methods Crashed, Failure and Entered are the
+	// one rule of crash attribution, which every runtime applies (see
+	// Failure).
 	Crashes    int
 	PerFailure []float64
 	ByType     []int64
 	PreCrash   int64
 	FirstEntry []float64
+	CrashTimes []float64 `json:"-"`
+	// SlotByType is ByType per crash, kept only by a tally of planned
+	// crashes (NewPlannedTally), so that DropSkipped can take a skipped
+	// first crash's messages out of ByType.
+	SlotByType [][]int64 `json:",omitempty"`
 	// Recoveries is the number of crashed nodes that came back;
 	// Abandoned the requests of nodes that crashed while they waited.
 	Recoveries int
 	Abandoned  int64
 }
 
-// NewTally returns an empty tally of a run with the given number of
-// planned crashes.
-func NewTally(crashes int) Tally {
+// NewTally returns an empty tally of a run, with no crash yet (the
+// simulator calls Crashed as crashes happen).
+func NewTally() Tally {
 	t := Tally{Sent: make([][]int64, proto.MaxMsgTypes), Events: make([]int64, proto.MaxEvents),
-		PerFailure: make([]float64, crashes), ByType: make([]int64, proto.MaxMsgTypes), FirstEntry: make([]float64, crashes)}
+		ByType: make([]int64, proto.MaxMsgTypes)}
 	for k := range t.Sent {
 		t.Sent[k] = make([]int64, proto.NumCauses)
 	}
-	for k := range t.FirstEntry {
-		t.FirstEntry[k] = -1
-	}
 	return t
+}
+
+// NewPlannedTally returns the empty tally of one rank of a distributed
+// runtime, whose ranks do not see each other's crashes: every crash of the
+// plan is taken to happen at its planned time, and rank 0 removes those
+// skipped at run time from the sum of the ranks' tallies (DropSkipped).
+// Since a crash happens at its planned time, this attributes every message
+// as the simulator's Crashed does.
+func NewPlannedTally(plan []Fault) Tally {
+	t := NewTally()
+	for _, f := range plan {
+		t.Crashed(f.At)
+	}
+	t.SlotByType = make([][]int64, len(plan))
+	return t
+}
+
+// Crashed records a crash at time t (seconds), after every crash recorded
+// so far.
+func (t *Tally) Crashed(at float64) {
+	t.Crashes++
+	t.CrashTimes = append(t.CrashTimes, at)
+	t.PerFailure = append(t.PerFailure, 0)
+	t.FirstEntry = append(t.FirstEntry, -1)
+}
+
+// latest returns the index of the latest crash at or before time now, or -1.
+func (t *Tally) latest(now float64) int {
+	k := len(t.CrashTimes) - 1
+	for k >= 0 && t.CrashTimes[k] > now {
+		k--
+	}
+	return k
+}
+
+// CrashesBy returns the number of crashes recorded at or before time now.
+func (t *Tally) CrashesBy(now float64) int { return t.latest(now) + 1 }
+
+// Failure attributes the failure-cause message m, sent at time now, to the
+// latest crash at or before now (PerFailure, ByType), or to PreCrash before
+// the first: the classified overhead per failure.
+func (t *Tally) Failure(m *proto.Message, now float64) {
+	if k := t.latest(now); k >= 0 {
+		t.PerFailure[k]++
+		t.ByType[m.Type]++
+		if t.SlotByType != nil {
+			if t.SlotByType[k] == nil {
+				t.SlotByType[k] = make([]int64, proto.MaxMsgTypes)
+			}
+			t.SlotByType[k][m.Type]++
+		}
+	} else {
+		t.PreCrash++
+	}
+}
+
+// Entered notes an entry into the critical section at time now: the first
+// entry after a crash (and after every crash before it that has none yet)
+// gives that crash's FirstEntry, the time to recovery.
+func (t *Tally) Entered(now float64) {
+	for k := t.latest(now); k >= 0 && t.FirstEntry[k] < 0; k-- {
+		t.FirstEntry[k] = now - t.CrashTimes[k]
+	}
+}
+
+// DropSkipped removes from a tally made by NewPlannedTally (the ranks'
+// sum) the planned crashes that were skipped at run time (their victim was
+// down, or too few nodes were up): the failure-cause messages attributed to
+// a skipped crash go to the crash before it (or before the first crash),
+// as if it had never been planned.
+func (t *Tally) DropSkipped(skipped []int) {
+	skipped = slices.Compact(slices.Sorted(slices.Values(skipped)))
+	for x := len(skipped) - 1; x >= 0; x-- {
+		k := skipped[x]
+		if k < 0 || k >= len(t.PerFailure) {
+			continue
+		}
+		var types []int64
+		if k < len(t.SlotByType) {
+			types = t.SlotByType[k]
+			t.SlotByType = slices.Delete(t.SlotByType, k, k+1)
+		}
+		if k > 0 {
+			t.PerFailure[k-1] += t.PerFailure[k]
+			if types != nil {
+				if t.SlotByType[k-1] == nil {
+					t.SlotByType[k-1] = make([]int64, proto.MaxMsgTypes)
+				}
+				for m, c := range types {
+					t.SlotByType[k-1][m] += c
+				}
+			}
+		} else {
+			t.PreCrash += int64(t.PerFailure[k])
+			for m, c := range types {
+				t.ByType[m] -= c
+			}
+		}
+		t.PerFailure = slices.Delete(t.PerFailure, k, k+1)
+		if k < len(t.FirstEntry) {
+			t.FirstEntry = slices.Delete(t.FirstEntry, k, k+1)
+		}
+		if k < len(t.CrashTimes) {
+			t.CrashTimes = slices.Delete(t.CrashTimes, k, k+1)
+		}
+		t.Crashes--
+	}
 }
 
 // Add adds another rank's tally of the same run to t: counts add up, waits
@@ -72,6 +186,17 @@ func (t *Tally) Add(o *Tally) {
 	}
 	for k, v := range o.ByType {
 		t.ByType[k] += v
+	}
+	for k, row := range o.SlotByType {
+		if row == nil || k >= len(t.SlotByType) {
+			continue
+		}
+		if t.SlotByType[k] == nil {
+			t.SlotByType[k] = make([]int64, proto.MaxMsgTypes)
+		}
+		for m, c := range row {
+			t.SlotByType[k][m] += c
+		}
 	}
 	t.PreCrash += o.PreCrash
 	for k, v := range o.FirstEntry {

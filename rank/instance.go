@@ -103,8 +103,7 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
 	algo := bench.RunAlgorithm(s)
 	in.names = algo.MessageTypes()
-	in.stats.Tally = bench.NewTally(len(plan))
-	in.stats.Crashes = len(plan)
+	in.stats.Tally = bench.NewPlannedTally(plan)
 	return in
 }
 
@@ -264,12 +263,7 @@ func (in *instance) send(m *proto.Message, now float64) {
 		in.perTag[m.Tag]++
 	}
 	if m.Cause == proto.Failure {
-		if k := in.crashIndex(now); k >= 0 {
-			in.stats.PerFailure[k]++
-			in.stats.ByType[m.Type]++
-		} else {
-			in.stats.PreCrash++
-		}
+		in.stats.Failure(m, now)
 	}
 	r := in.rankOf(m.To)
 	if in.tr != nil {
@@ -321,17 +315,8 @@ func (in *instance) flushTo(r int) {
 	in.counts[r] = 0
 }
 
-// crashIndex returns the index of the latest planned crash at or before t,
-// or -1.
-func (in *instance) crashIndex(t float64) int {
-	k := -1
-	for k+1 < len(in.plan) && in.plan[k+1].At <= t {
-		k++
-	}
-	return k
-}
-
-func (in *instance) failures(t float64) int { return in.crashIndex(t) + 1 }
+// failures returns the number of planned crashes at or before t.
+func (in *instance) failures(t float64) int { return in.stats.CrashesBy(t) }
 
 // start schedules the workload and the crashes of the hosted nodes.
 func (in *instance) start() {
@@ -485,9 +470,7 @@ func (in *instance) entered(id proto.NodeID, tag uint32, now float64) {
 		}
 	}
 	in.staying[id] = true
-	for k := in.crashIndex(now); k >= 0 && in.stats.FirstEntry[k] < 0; k-- {
-		in.stats.FirstEntry[k] = now - in.plan[k].At
-	}
+	in.stats.Entered(now)
 	in.wl.Entered(id, tag)
 }
 

@@ -128,7 +128,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	hosts := map[string]bool{}
 	r := bench.NewRecord(s, "mpi", len(reps), "cs-intervals", 0, 0)
 	r.Placement = in.place.Name()
-	t := bench.NewTally(len(in.plan))
+	t := bench.NewPlannedTally(in.plan)
 	var hopSum int64
 	var bad []string
 	var skipped []int
@@ -186,7 +186,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 			r.FalseSuspicions = r.Suspicions
 		}
 	}
-	dropSkipped(&t, skipped)
+	t.DropSkipped(skipped)
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
 	for _, x := range bench.SyncDelaysOf(cs) {
 		t.Sync = append(t.Sync, x/s.Delta)

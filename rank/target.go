@@ -257,25 +257,3 @@ func (in *instance) noteToken(m *proto.Message, now float64) {
 	}
 }
 
-// dropSkipped removes the crashes skipped at run time from the tally: the
-// failure-cause messages attributed to a skipped crash go to the crash
-// before it (or before the first crash).
-func dropSkipped(t *bench.Tally, skipped []int) {
-	skipped = slices.Compact(slices.Sorted(slices.Values(skipped)))
-	for x := len(skipped) - 1; x >= 0; x-- {
-		k := skipped[x]
-		if k < 0 || k >= len(t.PerFailure) {
-			continue
-		}
-		if k > 0 {
-			t.PerFailure[k-1] += t.PerFailure[k]
-		} else {
-			t.PreCrash += int64(t.PerFailure[k])
-		}
-		t.PerFailure = slices.Delete(t.PerFailure, k, k+1)
-		if k < len(t.FirstEntry) {
-			t.FirstEntry = slices.Delete(t.FirstEntry, k, k+1)
-		}
-		t.Crashes--
-	}
-}

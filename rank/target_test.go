@@ -77,24 +77,3 @@ func TestChooseTarget(t *testing.T) {
 	}
 }
 
-// TestDropSkipped: a skipped crash leaves the tally, its messages going to
-// the crash before it.
-func TestDropSkipped(t *testing.T) {
-	for _, c := range []struct {
-		skipped      []int
-		per, first   []float64
-		pre, crashes int
-	}{
-		{nil, []float64{1, 2, 3}, []float64{.1, .2, .3}, 0, 3},
-		{[]int{1}, []float64{3, 3}, []float64{.1, .3}, 0, 2},
-		{[]int{2, 0, 2}, []float64{5}, []float64{.2}, 1, 1},
-	} {
-		tl := bench.NewTally(3)
-		tl.Crashes, tl.PerFailure, tl.FirstEntry = 3, []float64{1, 2, 3}, []float64{.1, .2, .3}
-		dropSkipped(&tl, c.skipped)
-		if fmt.Sprint(tl.PerFailure, tl.FirstEntry, tl.PreCrash, tl.Crashes) != fmt.Sprint(c.per, c.first, c.pre, c.crashes) {
-			t.Errorf("skipped %v: per failure %v, first entry %v, pre-crash %d, crashes %d; want %v %v %d %d",
-				c.skipped, tl.PerFailure, tl.FirstEntry, tl.PreCrash, tl.Crashes, c.per, c.first, c.pre, c.crashes)
-		}
-	}
-}
