@@ -234,9 +234,9 @@ const (
 
 // outcome is what one simulation leaves for the record.
 type outcome struct {
-	sim         *sim.Sim
-	drv         *Workload
-	err         error
+	sim *sim.Sim
+	drv *Workload
+	err error
 	// tally holds the crashes (Crashed as they happen), the attribution
 	// of failure-cause messages to them and the recoveries.
 	tally       Tally

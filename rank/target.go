@@ -256,4 +256,3 @@ func (in *instance) noteToken(m *proto.Message, now float64) {
 		in.tgt.tokenTo, in.tgt.tokenAt = m.To, now
 	}
 }
-

@@ -76,4 +76,3 @@ func TestChooseTarget(t *testing.T) {
 		})
 	}
 }
-
