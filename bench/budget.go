@@ -50,7 +50,7 @@ func budgetFor(spec Spec, until float64) budget {
 	path := float64(2*p+4) * hop
 	serve := spec.CSTime + path
 	need := r*serve + crashes*(float64(4*p+12)*hop+spec.CSEstimate) +
-		(until+Settle(spec)+4*Watchdog(spec))/spec.Delta
+		(until+Settle(spec)+4*WatchPeriod(spec))/spec.Delta
 	if spec.Workload == "poisson" {
 		need += 4 * (math.Ceil(r/n) + 1) * spec.Think
 	}

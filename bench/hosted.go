@@ -85,9 +85,10 @@ func WorkloadEnd(s Spec, plan []Fault) float64 {
 	return until
 }
 
-// Watchdog is the time, in seconds, after which a run in which no request was
-// served while some wait is declared stuck (a liveness violation).
-func Watchdog(s Spec) float64 {
+// WatchPeriod is the watchdog's period (Watchdog), in seconds: a run in
+// which no request was served for a period while one waited for a whole
+// period is stuck (a liveness violation).
+func WatchPeriod(s Spec) float64 {
 	return math.Max(200, 4*float64(s.Nodes)*(s.CSTime+1)) * s.Delta
 }
 

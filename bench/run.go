@@ -532,33 +532,12 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		s.After(settle, s.Stop)
 	}
 	if spec.FT || selfStab {
-		watch := Watchdog(spec)
-		var lastServed int64 = -1
-		var tick func()
-		tick = func() {
-			if drv.done {
-				return
-			}
-			limit.poll()
-			if !s.Stab().Legit {
-				// Before stabilization nothing is promised: judge from
-				// the first tick after it.
-				lastServed = -1
-				s.After(watch, tick)
-				return
-			}
-			// Stuck: nothing served since the last tick, and a request
-			// waits since before it. (A request issued after a quiet spell
-			// longer than the period is not evidence of a stall.)
-			if why := drv.Stalled(lastServed, watch, delta); why != "" {
-				o.stuck = why
-				s.Stop()
-				return
-			}
-			lastServed = drv.served
-			s.After(watch, tick)
-		}
-		s.After(watch, tick)
+		(&Watchdog{Host: s, Work: drv, Period: WatchPeriod(spec), Delta: delta,
+			Over:   func() bool { return drv.done },
+			Judged: func() bool { return s.Stab().Legit },
+			Poll:   limit.poll,
+			Stuck:  func(why string) { o.stuck = why; s.Stop() },
+		}).Start()
 	}
 	drv.Start()
 	o.err = s.Run()

@@ -81,6 +81,11 @@ type instance struct {
 	afterStop    int64
 }
 
+// wallWatch is how many watchdog periods (bench.WatchPeriod) a rank waits
+// in wall-clock time before it calls a run stuck: a rank descheduled for
+// a while is not a stalled algorithm.
+const wallWatch = 4
+
 type queued struct {
 	m    proto.Message
 	sent float64
@@ -90,7 +95,7 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan, place: pl, owner: make([]int32, s.Nodes),
 		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
 		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
-		settle: bench.Settle(s), watch: bench.Watchdog(s),
+		settle: bench.Settle(s), watch: bench.WatchPeriod(s),
 		sequential: s.Workload == "sequential"}
 	for i := range in.owner {
 		in.owner[i] = int32(pl.Rank(i))
@@ -353,7 +358,14 @@ func (in *instance) start() {
 		in.wl.Start()
 		in.at(in.until, in.wl.Check)
 	}
-	in.at(4*in.watch, func() { in.watchdog(0) })
+	(&bench.Watchdog{Host: in, Work: in.wl, Period: wallWatch * in.watch, Delta: in.delta,
+		Over: func() bool { return in.stopped || in.doneSent },
+		Stuck: func(why string) {
+			in.stuck = fmt.Sprintf("rank %d: %s", in.j.rank, why)
+			in.doneSent = true
+			in.j.control(ctlDone, in.id, 0, 0, 0)
+		},
+	}).Start()
 	in.startKExclusion()
 }
 
@@ -482,22 +494,6 @@ func (in *instance) done() {
 	}
 	in.doneSent = true
 	in.j.control(ctlDone, in.id, 0, 0, 0)
-}
-
-// watchdog ends the rank's workload when none of its waiting requests has
-// been served for 4 watchdog periods: a liveness violation.
-func (in *instance) watchdog(lastServed int64) {
-	if in.stopped || in.doneSent {
-		return
-	}
-	if why := in.wl.Stalled(lastServed, 4*in.watch, in.delta); why != "" {
-		in.stuck = fmt.Sprintf("rank %d: %s", in.j.rank, why)
-		in.doneSent = true
-		in.j.control(ctlDone, in.id, 0, 0, 0)
-		return
-	}
-	served := in.wl.Served()
-	in.at(in.j.now()+4*in.watch, func() { in.watchdog(served) })
 }
 
 // endStay records the stay of node id in the critical section, if it is in
