@@ -85,6 +85,15 @@ func IsSelfStabilizing(name string) bool {
 	return ok
 }
 
+// Units returns the ℓ and K of a run of a k-exclusion algorithm, defaults
+// filled in, and 0, 0 for any other algorithm.
+func Units(s Spec) (ell, kmax int) {
+	if !IsKExclusion(s.Algorithm) {
+		return 0, 0
+	}
+	return s.units()
+}
+
 // units returns the ℓ and K of a k-exclusion spec, defaults filled in.
 func (s *Spec) units() (int, int) {
 	ell, k := s.Ell, s.KMax

@@ -602,12 +602,11 @@ func inject(s *sim.Sim, drv *Workload, o *outcome, nodes []proto.Node, f fault, 
 	}
 }
 
-// record turns an outcome into the run's record.
+// record turns an outcome of the simulator into the run's record (Record,
+// and what only the simulator measures).
 func record(spec Spec, o *outcome) *results.Run {
 	s, drv := o.sim, o.drv
 	st := &s.Stats
-	r := NewRecord(spec, "sim", 1, checkName(spec.Check), drv.issued, drv.served)
-	r.VirtualSeconds, r.Steps, r.MessagesDropped = s.Now(), st.Steps, st.Dropped
 	t := o.tally
 	for k := range t.Sent {
 		t.Sent[k] = st.Sent[k][:]
@@ -629,10 +628,25 @@ func record(spec Spec, o *outcome) *results.Run {
 		}
 		perReq = append(perReq, float64(c))
 	}
-	if spec.FT {
-		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = st.Suspicions, st.FalseSuspicions, st.FirstFalseSuspicion
+	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: checkName(spec.Check), Issued: drv.issued, Served: drv.served,
+		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: st.FalseSuspicions,
+		FirstFalseSuspicion: st.FirstFalseSuspicion, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
+	if spec.LateFraction > 0 {
+		out.Safety = append(out.Safety, Finding{Count: int(st.OverlappingCS + st.DuplicateTokens)})
 	}
-	t.Fill(r, spec, perReq)
+	var v *sim.Violation
+	if errors.As(o.err, &v) {
+		out.Safety = append(out.Safety, Finding{Count: 1, Why: v.Error()})
+		out.Stopped = true
+	}
+	if o.shape != nil {
+		out.Safety = append(out.Safety, Finding{Count: 1, Why: "at the end of the run: " + o.shape.Error()})
+	}
+	if st.FirstBreach != "" {
+		out.Breach = fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
+	}
+	r := Record(spec, out)
+	r.VirtualSeconds = s.Now()
 	recordK(r, spec, o)
 	if spec.Faults.Crashes > 0 {
 		r.VictimPowers = o.victimPower
@@ -643,33 +657,6 @@ func record(spec Spec, o *outcome) *results.Run {
 		r.LateMessages = st.Late
 		r.OverlappingCS = st.OverlappingCS
 		r.DuplicateTokens = st.DuplicateTokens
-		r.SafetyViolations = int(st.OverlappingCS + st.DuplicateTokens)
-	}
-	r.MaxDelayDelta = st.MaxDelay / spec.Delta
-	var v *sim.Violation
-	switch {
-	case errors.As(o.err, &v):
-		r.SafetyViolations++
-		r.Violation = v.Error()
-	case o.stuck != "":
-		r.LivenessViolations++
-		r.RequestsLost = drv.issued - drv.served - drv.abandoned
-		r.Violation = o.stuck
-	case drv.served+drv.abandoned < drv.issued:
-		r.RequestsLost = drv.issued - drv.served - drv.abandoned
-		r.LivenessViolations++
-		r.Violation = fmt.Sprintf("%d of %d requests of nodes that stayed up were never served (seed %d)", r.RequestsLost, drv.issued, spec.Seed)
-	case o.shape != nil:
-		r.SafetyViolations++
-		r.Violation = "at the end of the run: " + o.shape.Error()
-	}
-	if st.FirstBreach != "" && (r.Violation == "" || r.LivenessViolations > 0) {
-		// Delays beyond δ on purpose: the first breach comes first.
-		why := fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
-		if r.Violation != "" {
-			why += "; " + r.Violation
-		}
-		r.Violation = why
 	}
 	return r
 }

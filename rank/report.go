@@ -117,62 +117,37 @@ func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 	return out, nil
 }
 
-// assemble builds the run's record on rank 0 from every rank's report.
+// assemble builds the run's record on rank 0 from every rank's report:
+// bench.Record of the ranks' sum, and what only the MPI runtime measures.
 func assemble(in *instance, reps []*rankReport) *results.Run {
 	s := in.spec
-	var issued, served int64
+	var served int64
 	perTag := map[uint32]int64{}
 	var tags []uint32
-	var cpu []float64
 	var cs []bench.Stay
-	hosts := map[string]bool{}
-	r := bench.NewRecord(s, "mpi", len(reps), "cs-intervals", 0, 0)
-	r.Placement = in.place.Name()
 	t := bench.NewPlannedTally(in.plan)
-	var hopSum int64
-	var bad []string
 	var skipped []int
+	out := &bench.Outcome{Runtime: "mpi", Ranks: len(reps), Checks: "cs-intervals"}
 	for _, rep := range reps {
 		t.Add(&rep.Tally)
 		skipped = append(skipped, rep.Skipped...)
-		issued += int64(len(rep.Issued))
 		served += rep.Served
 		tags = append(tags, rep.Issued...)
 		for tag, c := range rep.PerTag {
 			perTag[tag] += int64(c)
 		}
 		cs = append(cs, rep.CS...)
-		cpu = append(cpu, rep.CPU)
-		hosts[rep.Host] = true
-		r.MessagesIntraRank += rep.Intra
-		r.MessagesInterRank += rep.Inter
-		hopSum += rep.Hops
-		r.Steps += rep.Steps
-		r.MessagesDropped += rep.Dropped
-		r.MaxDelayDelta = max(r.MaxDelayDelta, rep.MaxDelay/s.Delta)
-		if rep.Delivered > 0 && (r.MeasuredMinDelayDelta == nil || rep.MinDelay/s.Delta < *r.MeasuredMinDelayDelta) {
-			v := rep.MinDelay / s.Delta
-			r.MeasuredMinDelayDelta = &v
-		}
-		r.DelaysOverDelta += rep.OverDelta
-		r.MalformedFrames += rep.Malformed
-		r.StartSkewDelta = max(r.StartSkewDelta, rep.LateStart/s.Delta)
-		if rep.BadFrame != "" {
-			bad = append(bad, rep.BadFrame)
-		}
-		if rep.StuckWhy != "" && r.Violation == "" {
-			r.LivenessViolations++
-			r.Violation = rep.StuckWhy
+		out.Steps += rep.Steps
+		out.Dropped += rep.Dropped
+		out.MaxDelay = max(out.MaxDelay, rep.MaxDelay)
+		if rep.StuckWhy != "" && out.Stuck == "" {
+			out.Stuck = rep.StuckWhy
 		}
 	}
-	r.RequestsIssued, r.RequestsServed = issued, served
-	r.CPUSecondsPerRank = cpu
 	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
 	// A request issued again after a transient fault wiped it out
 	// (bench.InventedCS) is one request.
 	tags = slices.Compact(tags)
-	issued = int64(len(tags))
-	r.RequestsIssued = issued
 	perReq := make([]float64, len(tags))
 	for k, tag := range tags {
 		perReq[k] = float64(perTag[tag])
@@ -181,9 +156,9 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		// Ranks cannot tell a false suspicion from a true one (the node
 		// suspected may be on another rank): without crashes every
 		// suspicion is false; with crashes they are not judged (-1).
-		r.Suspicions, r.FalseSuspicions = t.Event(s, "suspicions"), -1
+		out.Suspicions, out.FalseSuspicions = t.Event(s, "suspicions"), -1
 		if s.Faults.Crashes == 0 {
-			r.FalseSuspicions = r.Suspicions
+			out.FalseSuspicions = out.Suspicions
 		}
 	}
 	t.DropSkipped(skipped)
@@ -191,8 +166,34 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	for _, x := range bench.SyncDelaysOf(cs) {
 		t.Sync = append(t.Sync, x/s.Delta)
 	}
-	t.Fill(r, s, perReq)
+	out.Issued, out.Served, out.Tally, out.PerRequest = int64(len(tags)), served, t, perReq
+	minDelay := measuredMinDelay(reps, s.Delta)
+	overlaps := overlapping(cs, s, minDelay)
+	out.Safety = append(out.Safety, overlaps...)
+	for _, rep := range reps {
+		if rep.Broken > 0 {
+			out.Safety = append(out.Safety, bench.Finding{Count: int(rep.Broken), Why: rep.BrokenWhy})
+		}
+	}
+	r := bench.Record(s, out)
 	bench.FillKExclusion(r, s, tags)
+	r.MeasuredMinDelayDelta = minDelay
+	r.Placement = in.place.Name()
+	hosts := map[string]bool{}
+	var hopSum int64
+	for _, rep := range reps {
+		r.CPUSecondsPerRank = append(r.CPUSecondsPerRank, rep.CPU)
+		hosts[rep.Host] = true
+		r.MessagesIntraRank += rep.Intra
+		r.MessagesInterRank += rep.Inter
+		hopSum += rep.Hops
+		r.DelaysOverDelta += rep.OverDelta
+		r.MalformedFrames += rep.Malformed
+		r.StartSkewDelta = max(r.StartSkewDelta, rep.LateStart/s.Delta)
+		if rep.BadFrame != "" && r.MalformedExample == "" {
+			r.MalformedExample = rep.BadFrame
+		}
+	}
 	for h := range hosts {
 		r.Hosts = append(r.Hosts, h)
 	}
@@ -200,59 +201,61 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	if r.MessagesTotal > 0 {
 		r.HopsPerMessage = float64(hopSum) / float64(r.MessagesTotal)
 	}
-	if len(bad) > 0 {
-		r.MalformedExample = bad[0]
+	if ell, _ := bench.Units(s); ell == 0 {
+		r.OverlappingCS = int64(len(overlaps))
 	}
-	// Mutual exclusion: no two stays in the critical section (sorted by
-	// entry) overlap.
-	var last bench.Stay // of the stays entered so far, the one that ends last
-	mutex := cs
-	if r.Ell > 0 { // k-exclusion: units in use instead (kexclusion.go)
-		mutex = nil
-		if !s.Transient.On() { // with transient faults, safety holds only after stabilization, which ranks cannot see
-			if over, why := checkUnits(cs, r.Ell); over > 0 {
-				r.SafetyViolations += over
-				r.Violation = fmt.Sprintf("%s (seed %d)", why, s.Seed)
-			}
+	return r
+}
+
+// measuredMinDelay returns the smallest delivery delay any rank measured, in
+// δ (nil if none delivered): below 0, clocks disagree by at least as much.
+func measuredMinDelay(reps []*rankReport, delta float64) *float64 {
+	var m *float64
+	for _, rep := range reps {
+		if rep.Delivered > 0 && (m == nil || rep.MinDelay/delta < *m) {
+			v := rep.MinDelay / delta
+			m = &v
 		}
 	}
-	for k, c := range mutex {
+	return m
+}
+
+// overlapping checks mutual exclusion on the stays in the critical section
+// of every rank (cs, sorted by entry): no two overlap; for a k-exclusion
+// algorithm, the units in use stay within ℓ instead (kexclusion.go), except
+// with transient faults, where safety holds only after stabilization, which
+// ranks cannot see. minDelay is the smallest delay measured, in δ.
+func overlapping(cs []bench.Stay, s bench.Spec, minDelay *float64) []bench.Finding {
+	if ell, _ := bench.Units(s); ell > 0 {
+		if s.Transient.On() {
+			return nil
+		}
+		if over, why := checkUnits(cs, ell); over > 0 {
+			return []bench.Finding{{Count: over, Why: fmt.Sprintf("%s (seed %d)", why, s.Seed)}}
+		}
+		return nil
+	}
+	var out []bench.Finding
+	var last bench.Stay // of the stays entered so far, the one that ends last
+	for k, c := range cs {
 		if k > 0 && c.Enter < last.Out {
-			r.OverlappingCS++
-			if r.SafetyViolations == 0 {
+			f := bench.Finding{Count: 1}
+			if len(out) == 0 {
 				end := "left"
 				if last.Crashed {
 					end = "crashed"
 				}
-				r.Violation = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (from t=%.6fs; it %s at t=%.6fs; seed %d)",
+				f.Why = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (from t=%.6fs; it %s at t=%.6fs; seed %d)",
 					c.Node, c.Enter, last.Node, last.Enter, end, last.Out, s.Seed)
-				if m := r.MeasuredMinDelayDelta; m != nil && *m < 0 && last.Out-c.Enter <= -*m*s.Delta {
-					r.Violation += fmt.Sprintf("; the ranks' clocks disagree by at least %.1f µs (a delivery measured a negative delay), more than this overlap", -*m*s.Delta*1e6)
+				if m := minDelay; m != nil && *m < 0 && last.Out-c.Enter <= -*m*s.Delta {
+					f.Why += fmt.Sprintf("; the ranks' clocks disagree by at least %.1f µs (a delivery measured a negative delay), more than this overlap", -*m*s.Delta*1e6)
 				}
 			}
-			r.SafetyViolations++
+			out = append(out, f)
 		}
 		if k == 0 || c.Out > last.Out {
 			last = c
 		}
 	}
-	for _, rep := range reps {
-		if rep.Broken > 0 {
-			if r.SafetyViolations == 0 {
-				r.Violation = rep.BrokenWhy
-			}
-			r.SafetyViolations += int(rep.Broken)
-		}
-	}
-	lost := issued - served - r.RequestsAbandoned
-	if lost > 0 {
-		r.RequestsLost = lost
-		if r.LivenessViolations == 0 {
-			r.LivenessViolations++
-			if r.Violation == "" { // a safety violation's description comes first
-				r.Violation = fmt.Sprintf("%d of %d requests of nodes that stayed up were never served (seed %d)", lost, issued, s.Seed)
-			}
-		}
-	}
-	return r
+	return out
 }
