@@ -884,3 +884,28 @@ func (h *eventHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return e
 }
+
+// Runtime is the MPI runtime as a bench.Runtime: the ranks of Comm host the
+// nodes, placed by Placement ("block" or "cyclic"), in wall-clock time.
+// Every rank calls Run with the same specs; rank 0 gets the records.
+type Runtime struct {
+	Comm      Comm
+	Placement string
+}
+
+// Name returns "mpi".
+func (Runtime) Name() string { return "mpi" }
+
+// Supports returns nil if the ranks can run spec (Check).
+func (rt Runtime) Supports(s bench.Spec) error {
+	_, _, err := Check(s, rt.Placement, rt.Comm.Size())
+	return err
+}
+
+// Batch returns MaxConcurrent: the runs of one job.
+func (Runtime) Batch() int { return MaxConcurrent }
+
+// Run runs specs at once, as one job (RunSeeds).
+func (rt Runtime) Run(specs []bench.Spec) ([]*results.Run, error) {
+	return RunSeeds(rt.Comm, specs, Options{Placement: rt.Placement})
+}

@@ -32,7 +32,7 @@ func TestBatches(t *testing.T) {
 		{"more than a job takes", ipsc2[:1], rank.MaxConcurrent + 1, mpi, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := &options{repeat: c.repeat, runtimeInfo: c.rt}
+			o := &options{repeat: c.repeat, runtimeInfo: c.rt, rt: runtimeOf(c.rt)}
 			b := batches(o, c.list)
 			runs := 0
 			for _, job := range b {
@@ -57,7 +57,15 @@ func TestBatches(t *testing.T) {
 			}
 		})
 	}
-	if got := describeBatch(ipsc2, batches(&options{repeat: 5, runtimeInfo: mpi}, ipsc2)[0]); got != "runs opencube N=32 seeds 1..5, opencube N=64 seeds 1..5" {
+	if got := describeBatch(ipsc2, batches(&options{repeat: 5, runtimeInfo: mpi, rt: runtimeOf(mpi)}, ipsc2)[0]); got != "runs opencube N=32 seeds 1..5, opencube N=64 seeds 1..5" {
 		t.Errorf("describeBatch = %q", got)
 	}
+}
+
+// runtimeOf returns the runtime that ri describes: MPI, or the simulator.
+func runtimeOf(ri *runtimeInfo) bench.Runtime {
+	if ri != nil {
+		return rank.Runtime{}
+	}
+	return bench.Simulator{}
 }

@@ -102,16 +102,8 @@ func TestNoInputHangs(t *testing.T) {
 // violation (bench.Run records it with the prefix "baseline: ") makes the
 // command exit 1, as any violation does, and the table names it.
 func TestBaselineViolationExits(t *testing.T) {
-	defer func(f func(bench.Spec) (*results.Run, error)) { simRun = f }(simRun)
-	simRun = func(s bench.Spec) (*results.Run, error) {
-		r, err := bench.Run(s)
-		if err == nil {
-			r.LivenessViolations++
-			r.Violation = "baseline: the run reached 500 steps, the end of its budget; replay: " + bench.Replay(s)
-			r.OverheadDifferential = results.Estimate{}
-		}
-		return r, err
-	}
+	defer func(rt bench.Runtime) { simulator = rt }(simulator)
+	simulator = brokenBaseline{}
 	code, out, errs := runWithin(t, 60*time.Second, []string{"--no-save", "--quiet", "--nodes", "8", "--workload", "poisson",
 		"--crashes", "5", "--requests", "50"})
 	if code != 1 || !strings.Contains(out, "# VIOLATION (opencube, N=8): baseline: ") || !strings.Contains(errs, "1 invariant violation") {
@@ -170,4 +162,18 @@ func TestReplayCommand(t *testing.T) {
 			}
 		}
 	}
+}
+
+// brokenBaseline is the simulator, with every run's baseline made to end in
+// a violation.
+type brokenBaseline struct{ bench.Simulator }
+
+func (brokenBaseline) Run(specs []bench.Spec) ([]*results.Run, error) {
+	out, err := bench.Simulator{}.Run(specs)
+	for k, r := range out {
+		r.LivenessViolations++
+		r.Violation = "baseline: the run reached 500 steps, the end of its budget; replay: " + bench.Replay(specs[k])
+		r.OverheadDifferential = results.Estimate{}
+	}
+	return out, err
 }

@@ -91,9 +91,13 @@ type options struct {
 	linkCap      int
 	search       int
 
-	runtime     string
-	placement   string
-	runtimeInfo *runtimeInfo // set under MPI
+	runtime   string
+	placement string
+	// rt is the runtime that runs the experiments, chosen once (main:
+	// the simulator, or runMPI); runtimeInfo describes the MPI job for
+	// the header and saved runs (nil in the simulator).
+	rt          bench.Runtime
+	runtimeInfo *runtimeInfo
 	save        saveOptions
 	help        bool
 
@@ -232,6 +236,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: %v\n", errDeltaAuto)
 		return 2
 	}
+	o.rt = simulator
 	code, err := execute(&o, fs, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)

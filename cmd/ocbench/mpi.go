@@ -90,6 +90,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 	if o.deltaAuto {
 		o.delta = DefaultMPIDelta // until measured (measureDelta)
 	}
+	o.rt = rank.Runtime{Comm: rank.MPI{}, Placement: o.placement}
 	o.runtimeInfo = &runtimeInfo{ranks: size, rank: me, library: mpi.LibraryVersion(), placement: o.placement}
 	var code int
 	err := mpi.OnThread(func() error {
@@ -127,8 +128,18 @@ type runtimeInfo struct {
 	delays      *results.DelayMeasurement // --delta auto: the measurement
 }
 
-// simRun runs one experiment in the simulator (tests replace it).
-var simRun = bench.Run
+// simulator is the simulator runtime (tests replace it): the runtime of a
+// run without MPI, and the one the MPI runs' parity check replays.
+var simulator bench.Runtime = bench.Simulator{}
+
+// simRun runs one experiment in the simulator.
+func simRun(s bench.Spec) (*results.Run, error) {
+	got, err := simulator.Run([]bench.Spec{s})
+	if err != nil {
+		return nil, err
+	}
+	return got[0], nil
+}
 
 // seedRun is one run of the job: configuration c with its k-th seed of
 // --repeat (its spec's seed + k).
@@ -159,8 +170,8 @@ func batches(o *options, list []config) [][]seedRun {
 			}
 		}
 		per := 1
-		if o.runtimeInfo != nil {
-			per = rank.MaxConcurrent
+		if o.rt != nil {
+			per = o.rt.Batch()
 		}
 		for len(all) > 0 {
 			n := min(per, len(all))
@@ -221,21 +232,15 @@ func describeBatch(list []config, b []seedRun) string {
 	return "runs " + strings.Join(parts, ", ")
 }
 
-// runBatch runs specs in the runtime of o: the one spec in the simulator,
-// all of them at once under MPI.
+// runBatch runs specs at once in the runtime of o.
 func runBatch(o *options, specs []bench.Spec) ([]*results.Run, error) {
-	if o.runtimeInfo == nil {
-		r, err := simRun(specs[0])
-		if err != nil {
-			return nil, err
+	recs, err := o.rt.Run(specs)
+	if ri := o.runtimeInfo; ri != nil {
+		for _, r := range recs {
+			r.DeltaAuto = o.deltaAuto
+			r.DeltaMeasured = ri.delays
+			ri.records = append(ri.records, r)
 		}
-		return []*results.Run{r}, nil
-	}
-	recs, err := rank.RunSeeds(rank.MPI{}, specs, rank.Options{Placement: o.placement})
-	for _, r := range recs {
-		r.DeltaAuto = o.deltaAuto
-		r.DeltaMeasured = o.runtimeInfo.delays
-		o.runtimeInfo.records = append(o.runtimeInfo.records, r)
 	}
 	var ve *rank.ValidationError
 	if err != nil && !errors.As(err, &ve) {
@@ -247,16 +252,13 @@ func runBatch(o *options, specs []bench.Spec) ([]*results.Run, error) {
 // runError is a failure of the runtime during a run (not bad input).
 type runError struct{ error }
 
-// checkSpec checks s against the runtime of o.
+// checkSpec checks s against the runtime of o (the simulator's if none is
+// chosen yet).
 func checkSpec(o *options, s bench.Spec) error {
-	if o.runtimeInfo == nil {
+	if o.rt == nil {
 		return nil
 	}
-	if s.Repair {
-		return fmt.Errorf("--repair: only the simulator has the repair pass")
-	}
-	_, _, err := rank.Check(s, o.placement, o.runtimeInfo.ranks)
-	return err
+	return o.rt.Supports(s)
 }
 
 // openTrace creates the --trace file and returns it and the writer the run
