@@ -40,7 +40,7 @@ func TestSeedSweep(t *testing.T) {
 						if IsKExclusion(algo) {
 							spec.Ell = 1 + int(seed%5)
 							spec.KMax = 1 + int(seed/5%uint64(spec.Ell))
-							if m, ok := Algorithms[algo].(interface{ MaxK() int }); ok {
+							if m, ok := lookup(algo).(interface{ MaxK() int }); ok {
 								spec.KMax = min(spec.KMax, m.MaxK())
 							}
 						}
@@ -78,7 +78,7 @@ func costly(algo string) bool {
 	if slices.Contains(Survey, algo) {
 		return true
 	}
-	c, ok := Algorithms[algo].(proto.CostAlgorithm)
+	c, ok := lookup(algo).(proto.CostAlgorithm)
 	return ok && c.StatedCost(64).High > 22
 }
 

@@ -3,8 +3,9 @@ package bench
 import (
 	"flag"
 	"fmt"
-	"github.com/ocbench/ocbench/sim"
 	"testing"
+
+	"github.com/ocbench/ocbench/sim"
 )
 
 var crashSeeds = flag.Int("crash-seeds", 2000, "seeds in TestCrashSweep")

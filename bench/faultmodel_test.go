@@ -76,7 +76,7 @@ var ftSeeds = flag.Int("ft-seeds", 60, "seeds per configuration in TestFaultMode
 // outside the model run too, and must say so in the record.
 func TestFaultModelSweep(t *testing.T) {
 	for _, a := range FaultTolerant() {
-		m := Algorithms[a].(proto.FaultTolerantAlgorithm).FaultModel()
+		m := lookup(a).(proto.FaultTolerantAlgorithm).FaultModel()
 		perm := 0.0
 		if m.NoRecovery {
 			perm = 1

@@ -4,56 +4,17 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/ocbench/ocbench/algo/kofl"
+	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
 
 // DefaultEll is ℓ, the units of a k-exclusion run, when --ell is not
 // given; K (--k-max) defaults to ℓ.
-const DefaultEll = 3
+const DefaultEll = kexcl.DefaultEll
 
 // MaxEll bounds --ell (the tokens of a k-exclusion run).
 const MaxEll = 1 << 16
-
-// koflAlgorithm registers algo/kofl: the self-stabilizing k-out-of-ℓ
-// exclusion of Datta, Hadid and Villain, as a proto.KExclusionAlgorithm and
-// a proto.SelfStabilizingAlgorithm (the package itself is the state
-// machine; these are the runtime's views of it).
-type koflAlgorithm struct{ kofl.Algorithm }
-
-// WithUnits implements proto.KExclusionAlgorithm.
-func (a koflAlgorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
-	c := a.Config
-	c.Ell, c.K, c.Seed = ell, k, seed
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return koflAlgorithm{kofl.Algorithm{Config: c}}, nil
-}
-
-// Units implements proto.KExclusionAlgorithm.
-func (a koflAlgorithm) Units() (int, int) { return a.Ell, a.K }
-
-// Legitimate implements proto.SelfStabilizingAlgorithm.
-func (koflAlgorithm) Legitimate(s proto.System) error { return kofl.Legitimate(s) }
-
-// Invariants implements proto.Algorithm: kofl's safety check. Its
-// legitimacy predicate is not among them: the simulator evaluates it after
-// every step itself (sim.Config.Legitimate), and enforces its closure.
-func (a koflAlgorithm) Invariants(crashes bool) []proto.Invariant {
-	var out []proto.Invariant
-	for _, inv := range a.Algorithm.Invariants(crashes) {
-		if inv.Name != "kofl_legitimate" {
-			out = append(out, inv)
-		}
-	}
-	return out
-}
-
-// Round implements proto.SelfStabilizingAlgorithm: a round is a CToken
-// traversal (Root's START), and the CToken's hops measure it.
-func (koflAlgorithm) Round() (string, proto.MsgType) { return "traversal", kofl.CToken }
 
 // StabilizationBound is the paper's bound on a self-stabilizing
 // algorithm's stabilization time, in rounds (kofl: 5 CToken traversals,
@@ -74,14 +35,14 @@ func kexclusion(a proto.Algorithm) (proto.KExclusionAlgorithm, bool) {
 // IsKExclusion reports whether the algorithm called name is a k-exclusion
 // algorithm (--ell and --k-max apply to it).
 func IsKExclusion(name string) bool {
-	_, ok := kexclusion(Algorithms[name])
+	_, ok := kexclusion(lookup(name))
 	return ok
 }
 
 // IsSelfStabilizing reports whether the algorithm called name is
 // self-stabilizing (--transient applies to it).
 func IsSelfStabilizing(name string) bool {
-	_, ok := Algorithms[name].(proto.SelfStabilizingAlgorithm)
+	_, ok := lookup(name).(proto.SelfStabilizingAlgorithm)
 	return ok
 }
 
@@ -105,7 +66,7 @@ func (s *Spec) units() (int, int) {
 	}
 	if k == 0 {
 		k = ell
-		if m, ok := Algorithms[s.Algorithm].(interface{ MaxK() int }); ok {
+		if m, ok := lookup(s.Algorithm).(interface{ MaxK() int }); ok {
 			k = min(k, m.MaxK()) // an ℓ-exclusion algorithm: requests of one unit
 		}
 	}
@@ -114,7 +75,7 @@ func (s *Spec) units() (int, int) {
 
 // validateUnits checks --ell and --k-max against the algorithm.
 func (s *Spec) validateUnits() error {
-	a, ok := kexclusion(Algorithms[s.Algorithm])
+	a, ok := kexclusion(lookup(s.Algorithm))
 	if !ok {
 		switch {
 		case s.Ell != 0:

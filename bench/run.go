@@ -161,7 +161,7 @@ func (s *Spec) Validate() error {
 		// of 0 the node holding the token enters again at the same instant.
 		return fmt.Errorf("--cs-time: %s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
 	}
-	if _, ok := Algorithms[s.Algorithm].(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
+	if _, ok := lookup(s.Algorithm).(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
 		return fmt.Errorf("--crashes: %s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
 	}
 	if s.Repair && s.Faults.Crashes == 0 {
@@ -689,7 +689,7 @@ func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 		Workload: spec.Workload, Checks: checks, RequestsIssued: issued, RequestsServed: served,
 		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
 	}
-	algo := Algorithms[spec.Algorithm]
+	algo := lookup(spec.Algorithm)
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
 	}

@@ -17,6 +17,10 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
+// DefaultEll is ℓ, the units of the resource, of a k-exclusion algorithm's
+// run that does not set it (and of the registered algorithms).
+const DefaultEll = 3
+
 // NeedOf returns the k of the request with serial tag, 1 ≤ k ≤ K (K < 1
 // counts as 1): need(tag) clamped to 1..K if need is set, else 1 + (a mix
 // of seed and tag) mod K, the same for every runtime and every node.

@@ -7,6 +7,8 @@
 package main
 
 import (
+	_ "github.com/ocbench/ocbench/algo/all" // every algorithm, registered
+
 	"bufio"
 	"errors"
 	"fmt"
@@ -677,7 +679,8 @@ func protocolLines(list []config, e float64) []string {
 			h = append(h, protocolLine(c.spec.Protocol, e))
 			continue
 		}
-		if ft, ok := bench.Algorithms[a].(proto.FaultTolerantAlgorithm); ok {
+		algo, _ := bench.Algorithm(a)
+		if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok {
 			h = append(h, fmt.Sprintf("%s: failure protocol of its paper, fault model: %s (docs/algorithms/%s.md)", a, ft.FaultModel().Text, a))
 		}
 	}

@@ -1,0 +1,8 @@
+package quorum
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(Maekawa)
+	algo.Register(AgrawalElAbbadi)
+}

@@ -1,0 +1,7 @@
+package ratoken
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(Algorithm{})
+}

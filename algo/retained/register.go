@@ -1,0 +1,8 @@
+package retained
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(CarvalhoRoucairol)
+	algo.Register(Singhal)
+}

@@ -1,0 +1,7 @@
+package singhaltoken
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(Algorithm{})
+}

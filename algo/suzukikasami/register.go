@@ -1,0 +1,7 @@
+package suzukikasami
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(Algorithm{})
+}

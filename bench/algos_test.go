@@ -1,0 +1,3 @@
+package bench
+
+import _ "github.com/ocbench/ocbench/algo/all" // the tests run every algorithm by name

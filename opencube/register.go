@@ -1,0 +1,7 @@
+package opencube
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(Algorithm{})
+}

@@ -1,0 +1,9 @@
+package scheme
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(Algorithm{Rule: NaimiTrehel{}})
+	algo.Register(Algorithm{Rule: Raymond{}})
+	algo.Register(Algorithm{Rule: Centralized{}})
+}
