@@ -39,8 +39,6 @@ func Merge(runs []*Run) *Run {
 
 	// custom fields
 	m.Seed = runs[0].Seed // with Seeds, which lists them all
-	// Run 0's, as it replays with Seed.
-	m.FirstFalseSuspicion = runs[0].FirstFalseSuspicion
 	var diffs, rec []float64
 	var phases, hops float64
 	m.FalseSuspicions = 0
@@ -61,9 +59,13 @@ func Merge(runs []*Run) *Run {
 			}
 			m.CPUSecondsPerRank[k] += c
 		}
-		// The description names no seed: say which.
+		// The first over the seeds; the descriptions name no seed: say
+		// which (the merged Seed is run 0's).
 		if m.FaultModelBroken == "" && r.FaultModelBroken != "" {
 			m.FaultModelBroken = fmt.Sprintf("seed %d: %s", r.Seed, r.FaultModelBroken)
+		}
+		if m.FirstFalseSuspicion == "" && r.FirstFalseSuspicion != "" {
+			m.FirstFalseSuspicion = fmt.Sprintf("seed %d: %s", r.Seed, r.FirstFalseSuspicion)
 		}
 		if r.OverheadDifferential.N > 0 {
 			diffs = append(diffs, r.OverheadDifferential.Mean)

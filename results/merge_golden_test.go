@@ -140,7 +140,8 @@ func mergedJSON(t *testing.T, runs []*Run) string {
 }
 
 // TestMergeGolden: the record merged from goldenRuns is the one Merge made
-// before it merged by struct tags (commit "results: golden merged record").
+// before it merged by struct tags (commit "results: golden merged
+// record"), but for first_false_suspicion, which now names its seed.
 func TestMergeGolden(t *testing.T) {
 	if got := mergedJSON(t, goldenRuns()); got != goldenMerged {
 		t.Errorf("merged record changed:\n%s\nwant:\n%s", got, goldenMerged)
@@ -297,7 +298,7 @@ const goldenMerged = `{
  "searches_started": 7,
  "suspicions": 9,
  "false_suspicions": -1,
- "first_false_suspicion": "at step 10: node 3 suspected 5",
+ "first_false_suspicion": "seed 11: at step 10: node 3 suspected 5",
  "detection_msgs_per_request": 0.6410256410256411,
  "search_phases_mean": 1.2857142857142858,
  "requests_lost": 3,

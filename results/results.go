@@ -142,7 +142,8 @@ type Run struct {
 	// MPI it is exact without crashes and -1 (not judged) with them.
 	Suspicions      int64 `json:"suspicions" merge:"sum"`
 	FalseSuspicions int64 `json:"false_suspicions" merge:"custom"`
-	// FirstFalseSuspicion describes the first false suspicion, to replay.
+	// FirstFalseSuspicion describes the first false suspicion, to replay;
+	// in a merged record, the first over the seeds, after its seed.
 	FirstFalseSuspicion string `json:"first_false_suspicion,omitempty" merge:"custom"`
 	// DetectionPerRequest is the failure detector's traffic (heartbeats of
 	// the holders of requests, cause "liveness") per served request. It is
