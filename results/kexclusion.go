@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 )
 
@@ -13,29 +14,29 @@ import (
 // of a merged record, their distributions.
 type Stabilization struct {
 	// Round names the algorithm's round ("traversal").
-	Round string `json:"round"`
+	Round string `json:"round" merge:"same"`
 	// Bound is the paper's bound, in rounds (kofl: 5); 0 if none.
-	Bound float64 `json:"bound_rounds,omitempty"`
+	Bound float64 `json:"bound_rounds,omitempty" merge:"same"`
 	// Rounds, HopRounds and Delta summarize the stabilized runs.
-	Rounds    Summary `json:"rounds"`
-	HopRounds Summary `json:"hop_rounds"`
-	Delta     Summary `json:"delta"`
+	Rounds    Summary `json:"rounds" merge:"custom"`
+	HopRounds Summary `json:"hop_rounds" merge:"custom"`
+	Delta     Summary `json:"delta" merge:"custom"`
 	// Runs is every run's measure, in seed order.
-	Runs []StabRun `json:"runs"`
+	Runs []StabRun `json:"runs" merge:"append"`
 	// OverBound are the runs whose Rounds exceed Bound, each with the
 	// command that replays it.
-	OverBound []StabRun `json:"over_bound,omitempty"`
+	OverBound []StabRun `json:"over_bound,omitempty" merge:"custom"`
 	// NotStabilized counts the runs that never became legitimate (each
 	// is a liveness violation).
-	NotStabilized int `json:"not_stabilized"`
+	NotStabilized int `json:"not_stabilized" merge:"custom"`
 	// InventedCS counts the critical sections that faults invented (a
 	// node left in the critical section, or with a request, by a fault):
 	// the runtime ended them after the CS time.
-	InventedCS int64 `json:"invented_cs"`
+	InventedCS int64 `json:"invented_cs" merge:"sum"`
 	// Injected counts the messages faults put in the links (junk,
 	// duplicates), Destroyed those they took out.
-	Injected  int64 `json:"messages_injected"`
-	Destroyed int64 `json:"messages_destroyed"`
+	Injected  int64 `json:"messages_injected" merge:"sum"`
+	Destroyed int64 `json:"messages_destroyed" merge:"sum"`
 }
 
 // StabRun is one run's stabilization.
@@ -69,43 +70,23 @@ func (s *Stabilization) Summarize() {
 	s.Rounds, s.HopRounds, s.Delta = Summarize(rounds), Summarize(hops), Summarize(delta)
 }
 
-// mergeStabilization pools the stabilization of runs (nil if none has one).
+// mergeStabilization merges the stabilization of the runs that have one
+// by the merge tags of Stabilization (nil if none has one): their per-run
+// measures are concatenated, and their distributions summarized again.
 func mergeStabilization(runs []*Run) *Stabilization {
-	var m *Stabilization
+	var ss []*Stabilization
 	for _, r := range runs {
-		if r.Stabilization == nil {
-			continue
+		if r.Stabilization != nil {
+			ss = append(ss, r.Stabilization)
 		}
-		if m == nil {
-			m = &Stabilization{Round: r.Stabilization.Round, Bound: r.Stabilization.Bound}
-		}
-		m.Runs = append(m.Runs, r.Stabilization.Runs...)
-		m.InventedCS += r.Stabilization.InventedCS
-		m.Injected += r.Stabilization.Injected
-		m.Destroyed += r.Stabilization.Destroyed
 	}
-	if m != nil {
-		m.Summarize()
+	if len(ss) == 0 {
+		return nil
 	}
-	return m
-}
-
-// mergeK pools the k-exclusion counts of runs into m.
-func mergeK(m *Run, runs []*Run) {
-	m.KDistribution, m.EntriesStable, m.MessagesStable, m.MsgsPerEntry = nil, 0, 0, 0
-	for _, r := range runs {
-		if r.KDistribution != nil {
-			if m.KDistribution == nil {
-				m.KDistribution = map[string]int64{}
-			}
-			add(m.KDistribution, r.KDistribution)
-		}
-		m.EntriesStable += r.EntriesStable
-		m.MessagesStable += r.MessagesStable
-	}
-	if m.EntriesStable > 0 {
-		m.MsgsPerEntry = float64(m.MessagesStable) / float64(m.EntriesStable)
-	}
+	var m Stabilization
+	stabPlan.merge(reflect.ValueOf(&m).Elem(), values(ss))
+	m.Summarize()
+	return &m
 }
 
 // KMean returns the mean k of the requests of r's k distribution (0 if

@@ -1,123 +1,78 @@
 package results
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
 
 // Merge combines runs of the same configuration over different seeds into
-// one record: counts are summed, per-request and per-failure statistics are
-// pooled, and the differential overhead is estimated over the seeds.
+// one record, field by field, by the rule in each field's `merge` struct tag
+// (see package doc):
+//
+//   - same: run 0's value, the configuration (Algorithm, Nodes, δ, …);
+//   - sum: the sum over the runs, in run order: counters (integers,
+//     float64) and counts by name (map[string] of an integer; the merged
+//     map is never nil);
+//   - max, min: the largest or smallest over the runs, of numbers or of
+//     pointers to numbers (nil: absent; nil if absent in every run);
+//   - first: the first non-zero value over the runs (Violation, …);
+//   - all: a bool true in every run;
+//   - append: slices concatenated in run order (per-failure samples, …);
+//   - custom: computed by hand below (pooled summaries, estimates over
+//     the pooled samples, weighted means, …).
+//
+// Adding a metric to Run is adding one field with its tag: every rule but
+// custom is applied by reflection, and an unknown rule, a missing tag or a
+// rule that does not fit the field's type panics when the package is
+// initialized (TestMergeRules checks every rule on every field). The
+// Stabilization of self-stabilizing runs is merged the same way.
+//
+// A single run is returned as it is.
 func Merge(runs []*Run) *Run {
 	if len(runs) == 1 {
 		return runs[0]
 	}
-	m := *runs[0]
-	m.Seeds = nil
-	m.MessagesByType = map[string]int64{}
-	m.MessagesByCause = map[string]int64{}
-	m.OverheadByType = nil
-	m.Events = nil
-	var diffs, samples []float64
-	var powers []int
-	var rec, recSamples []float64
-	zero := func(r *Run) {
-		r.RequestsIssued, r.RequestsServed, r.MessagesTotal, r.Failures, r.Recoveries = 0, 0, 0, 0, 0
-		r.SafetyViolations, r.LivenessViolations, r.TokensRegenerated, r.StaleTokensDiscarded = 0, 0, 0, 0
-		r.SearchesStarted, r.RequestsLost, r.RequestsAbandoned, r.FailureMessagesBeforeFirstCrash = 0, 0, 0, 0
-		r.Suspicions, r.FalseSuspicions, r.DetectionPerRequest = 0, 0, 0
-		r.MessagesDropped, r.Steps, r.BaselineMessages, r.WallSeconds, r.VirtualSeconds = 0, 0, 0, 0, 0
-		r.LateMessages, r.OverlappingCS, r.DuplicateTokens, r.MaxDelayDelta = 0, 0, 0, 0
-		r.Violation = ""
-		r.MeasuredMinDelayDelta = nil
-		r.MessagesIntraRank, r.MessagesInterRank, r.HopsPerMessage, r.DelaysOverDelta = 0, 0, 0, 0
-		r.StartSkewDelta, r.MalformedFrames, r.MalformedExample, r.CPUSecondsPerRank = 0, 0, "", nil
-	}
-	zero(&m)
-	m.FaultModelBroken = ""
+	var m Run
+	runPlan.merge(reflect.ValueOf(&m).Elem(), values(runs))
+
+	// custom fields
+	m.Seed = runs[0].Seed // with Seeds, which lists them all
+	var diffs, rec []float64
 	var phases, hops float64
-	m.OpenCubeAtEnd = true
+	m.FalseSuspicions = 0
 	for _, r := range runs {
-		m.OpenCubeAtEnd = m.OpenCubeAtEnd && r.OpenCubeAtEnd
 		m.Seeds = append(m.Seeds, r.Seed)
-		m.RequestsIssued += r.RequestsIssued
-		m.RequestsServed += r.RequestsServed
-		m.MessagesTotal += r.MessagesTotal
-		m.Failures += r.Failures
-		m.Recoveries += r.Recoveries
-		m.SafetyViolations += r.SafetyViolations
-		m.LivenessViolations += r.LivenessViolations
-		m.TokensRegenerated += r.TokensRegenerated
-		m.StaleTokensDiscarded += r.StaleTokensDiscarded
-		m.SearchesStarted += r.SearchesStarted
-		m.Suspicions += r.Suspicions
 		if m.FalseSuspicions >= 0 && r.FalseSuspicions >= 0 {
 			m.FalseSuspicions += r.FalseSuspicions
 		} else {
 			m.FalseSuspicions = -1 // not judged in some run (MPI with crashes)
 		}
 		phases += r.SearchPhasesMean * float64(r.SearchesStarted)
-		m.RequestsLost += r.RequestsLost
-		m.RequestsAbandoned += r.RequestsAbandoned
-		m.FailureMessagesBeforeFirstCrash += r.FailureMessagesBeforeFirstCrash
-		m.MessagesDropped += r.MessagesDropped
-		m.Steps += r.Steps
-		m.BaselineMessages += r.BaselineMessages
-		m.WallSeconds += r.WallSeconds
-		m.VirtualSeconds += r.VirtualSeconds
-		m.LateMessages += r.LateMessages
+		hops += r.HopsPerMessage * float64(r.MessagesTotal)
 		// MPI: seeds that ran at once in one job share its CPU time,
 		// which only the first record carries (rank.RunSeeds).
-		m.MessagesIntraRank += r.MessagesIntraRank
-		m.MessagesInterRank += r.MessagesInterRank
-		hops += r.HopsPerMessage * float64(r.MessagesTotal)
-		m.DelaysOverDelta += r.DelaysOverDelta
-		m.StartSkewDelta = max(m.StartSkewDelta, r.StartSkewDelta)
-		m.MalformedFrames += r.MalformedFrames
-		if m.MalformedExample == "" {
-			m.MalformedExample = r.MalformedExample
-		}
 		for k, c := range r.CPUSecondsPerRank {
 			if k >= len(m.CPUSecondsPerRank) {
 				m.CPUSecondsPerRank = append(m.CPUSecondsPerRank, 0)
 			}
 			m.CPUSecondsPerRank[k] += c
 		}
-		m.OverlappingCS += r.OverlappingCS
-		m.DuplicateTokens += r.DuplicateTokens
-		if r.MaxDelayDelta > m.MaxDelayDelta {
-			m.MaxDelayDelta = r.MaxDelayDelta
-		}
-		if v := r.MeasuredMinDelayDelta; v != nil && (m.MeasuredMinDelayDelta == nil || *v < *m.MeasuredMinDelayDelta) {
-			m.MeasuredMinDelayDelta = v
-		}
-		if m.Violation == "" {
-			m.Violation = r.Violation
-		}
+		// The first over the seeds; the descriptions name no seed: say
+		// which (the merged Seed is run 0's).
 		if m.FaultModelBroken == "" && r.FaultModelBroken != "" {
 			m.FaultModelBroken = fmt.Sprintf("seed %d: %s", r.Seed, r.FaultModelBroken)
 		}
-		add(m.MessagesByType, r.MessagesByType)
-		add(m.MessagesByCause, r.MessagesByCause)
-		if r.OverheadByType != nil {
-			if m.OverheadByType == nil {
-				m.OverheadByType = map[string]int64{}
-			}
-			add(m.OverheadByType, r.OverheadByType)
+		if m.FirstFalseSuspicion == "" && r.FirstFalseSuspicion != "" {
+			m.FirstFalseSuspicion = fmt.Sprintf("seed %d: %s", r.Seed, r.FirstFalseSuspicion)
 		}
-		if r.Events != nil {
-			if m.Events == nil {
-				m.Events = map[string]int64{}
-			}
-			add(m.Events, r.Events)
-		}
-
-		samples = append(samples, r.OverheadSamples...)
-		powers = append(powers, r.VictimPowers...)
 		if r.OverheadDifferential.N > 0 {
 			diffs = append(diffs, r.OverheadDifferential.Mean)
 		}
 		if r.RecoveryDelta.Count > 0 {
 			rec = append(rec, r.RecoveryDelta.Mean)
 		}
-		recSamples = append(recSamples, r.RecoverySamples...)
 	}
 	if m.MessagesTotal > 0 {
 		m.HopsPerMessage = hops / float64(m.MessagesTotal)
@@ -130,18 +85,17 @@ func Merge(runs []*Run) *Run {
 	m.WaitDelta = pool(runs, func(r *Run) Summary { return r.WaitDelta })
 	m.ResponseDelta = pool(runs, func(r *Run) Summary { return r.ResponseDelta })
 	m.SyncDelayDelta = pool(runs, func(r *Run) Summary { return r.SyncDelayDelta })
-	m.OverheadSamples = samples
-	m.VictimPowers = powers
-	m.OverheadByVictimPower, m.OverheadStratified = ByPower(samples, powers, m.Nodes)
-	m.OverheadPerFailure = Estimated(samples)
+	m.OverheadByVictimPower, m.OverheadStratified = ByPower(m.OverheadSamples, m.VictimPowers, m.Nodes)
+	m.OverheadPerFailure = Estimated(m.OverheadSamples)
 	m.OverheadDifferential = Estimated(diffs)
-	m.Stabilization = mergeStabilization(runs)
-	mergeK(&m, runs)
 	m.RecoveryDelta = Summary{Count: len(rec), Mean: Estimated(rec).Mean}
-	m.RecoverySamples = recSamples
-	if len(recSamples) > 0 { // pooled over the crashes of every seed
-		m.RecoveryDelta = Summarize(recSamples)
+	if len(m.RecoverySamples) > 0 { // pooled over the crashes of every seed
+		m.RecoveryDelta = Summarize(m.RecoverySamples)
 	}
+	if m.EntriesStable > 0 {
+		m.MsgsPerEntry = float64(m.MessagesStable) / float64(m.EntriesStable)
+	}
+	m.Stabilization = mergeStabilization(runs)
 	return &m
 }
 
@@ -166,8 +120,219 @@ func pool(runs []*Run, of func(*Run) Summary) Summary {
 	return p
 }
 
-func add(dst, src map[string]int64) {
-	for k, v := range src {
-		dst[k] += v
+// values returns the structs that ps point to.
+func values[T any](ps []*T) []reflect.Value {
+	vs := make([]reflect.Value, len(ps))
+	for i, p := range ps {
+		vs[i] = reflect.ValueOf(p).Elem()
 	}
+	return vs
+}
+
+// The plans of the merged structs, checked when the package is initialized.
+var (
+	runPlan  = mustPlan(reflect.TypeFor[Run]())
+	stabPlan = mustPlan(reflect.TypeFor[Stabilization]())
+)
+
+// A plan merges the fields of a struct type by their merge tags.
+type plan []fieldMerge
+
+type fieldMerge struct {
+	index int
+	merge func(dst reflect.Value, srcs []reflect.Value)
+}
+
+// merge sets every field of dst whose rule is not custom from the same
+// field of srcs (structs of dst's type; at least one).
+func (p plan) merge(dst reflect.Value, srcs []reflect.Value) {
+	fs := make([]reflect.Value, len(srcs))
+	for _, f := range p {
+		for i, s := range srcs {
+			fs[i] = s.Field(f.index)
+		}
+		f.merge(dst.Field(f.index), fs)
+	}
+}
+
+// mustPlan returns the plan of struct type t, and panics if a field has no
+// merge tag, an unknown rule, or a rule that does not apply to its type.
+func mustPlan(t reflect.Type) plan {
+	var p plan
+	for i := range t.NumField() {
+		f := t.Field(i)
+		rule, ok := f.Tag.Lookup("merge")
+		if !ok {
+			panic(fmt.Sprintf("results: %s.%s has no merge tag", t.Name(), f.Name))
+		}
+		if rule == "custom" {
+			continue
+		}
+		r, ok := mergeRules[rule]
+		if !ok {
+			panic(fmt.Sprintf("results: %s.%s: unknown merge rule %q (known: %s)", t.Name(), f.Name, rule, ruleNames()))
+		}
+		m := r(f.Type)
+		if m == nil {
+			panic(fmt.Sprintf("results: %s.%s: merge rule %q does not apply to %s", t.Name(), f.Name, rule, f.Type))
+		}
+		p = append(p, fieldMerge{i, m})
+	}
+	return p
+}
+
+// mergeRules are the rules but custom: each returns the merge of a field
+// of type t, or nil if the rule does not apply to t.
+var mergeRules = map[string]func(t reflect.Type) func(dst reflect.Value, srcs []reflect.Value){
+	"same": func(reflect.Type) func(reflect.Value, []reflect.Value) {
+		return func(dst reflect.Value, srcs []reflect.Value) { dst.Set(srcs[0]) }
+	},
+	"sum": func(t reflect.Type) func(reflect.Value, []reflect.Value) {
+		switch {
+		case isInt(t):
+			return func(dst reflect.Value, srcs []reflect.Value) {
+				var s int64
+				for _, v := range srcs {
+					s += v.Int()
+				}
+				dst.SetInt(s)
+			}
+		case t.Kind() == reflect.Float64:
+			return func(dst reflect.Value, srcs []reflect.Value) {
+				var s float64
+				for _, v := range srcs {
+					s += v.Float()
+				}
+				dst.SetFloat(s)
+			}
+		case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && isInt(t.Elem()):
+			return func(dst reflect.Value, srcs []reflect.Value) {
+				sum := map[string]int64{}
+				for _, v := range srcs {
+					for it := v.MapRange(); it.Next(); {
+						sum[it.Key().String()] += it.Value().Int()
+					}
+				}
+				m := reflect.MakeMapWithSize(t, len(sum))
+				for k, c := range sum {
+					m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), reflect.ValueOf(c).Convert(t.Elem()))
+				}
+				dst.Set(m)
+			}
+		}
+		return nil
+	},
+	"max": func(t reflect.Type) func(reflect.Value, []reflect.Value) { return extremum(t, 1) },
+	"min": func(t reflect.Type) func(reflect.Value, []reflect.Value) { return extremum(t, -1) },
+	"first": func(reflect.Type) func(reflect.Value, []reflect.Value) {
+		return func(dst reflect.Value, srcs []reflect.Value) {
+			for _, v := range srcs {
+				if !v.IsZero() {
+					dst.Set(v)
+					return
+				}
+			}
+		}
+	},
+	"all": func(t reflect.Type) func(reflect.Value, []reflect.Value) {
+		if t.Kind() != reflect.Bool {
+			return nil
+		}
+		return func(dst reflect.Value, srcs []reflect.Value) {
+			all := true
+			for _, v := range srcs {
+				all = all && v.Bool()
+			}
+			dst.SetBool(all)
+		}
+	},
+	"append": func(t reflect.Type) func(reflect.Value, []reflect.Value) {
+		if t.Kind() != reflect.Slice {
+			return nil
+		}
+		return func(dst reflect.Value, srcs []reflect.Value) {
+			s := reflect.Zero(t)
+			for _, v := range srcs {
+				if v.Len() > 0 {
+					s = reflect.AppendSlice(s, v)
+				}
+			}
+			dst.Set(s)
+		}
+	},
+}
+
+func ruleNames() string {
+	names := []string{"custom"}
+	for n := range mergeRules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func isInt(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return true
+	}
+	return false
+}
+
+// extremum returns the merge of a field of type t to its largest (sign 1)
+// or smallest (sign -1) value over the runs, the first of equal ones: of
+// integers and float64, or of pointers to them, nil being absent. Nil if t
+// is none of those.
+func extremum(t reflect.Type, sign int) func(reflect.Value, []reflect.Value) {
+	ptr := t.Kind() == reflect.Pointer
+	e := t
+	if ptr {
+		e = t.Elem()
+	}
+	var better func(a, b reflect.Value) bool // a beyond b
+	switch {
+	case isInt(e):
+		better = func(a, b reflect.Value) bool { return sign*cmpInt(a.Int(), b.Int()) > 0 }
+	case e.Kind() == reflect.Float64:
+		better = func(a, b reflect.Value) bool {
+			if sign > 0 {
+				return a.Float() > b.Float()
+			}
+			return a.Float() < b.Float()
+		}
+	default:
+		return nil
+	}
+	return func(dst reflect.Value, srcs []reflect.Value) {
+		var best reflect.Value
+		for _, v := range srcs {
+			if ptr && v.IsNil() {
+				continue
+			}
+			if !best.IsValid() {
+				best = v
+				continue
+			}
+			a, b := v, best
+			if ptr {
+				a, b = v.Elem(), best.Elem()
+			}
+			if better(a, b) {
+				best = v
+			}
+		}
+		if best.IsValid() {
+			dst.Set(best)
+		}
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -1,6 +1,14 @@
 // Package results holds what a run reports: the JSON record of a run, the
 // statistics over its samples (through github.com/montanaflynn/stats), the
 // readable table, and the reference figures of the papers.
+//
+// Adding a metric to the record of a run is adding one field to Run, with
+// its JSON name and its merge rule in a `merge` struct tag: how Merge
+// combines the field over the seeds of one configuration (same, sum, max,
+// min, first, all, append, or custom for a field Merge computes by hand;
+// Merge's doc lists them). A field without a valid tag makes the package
+// panic when it is initialized, and TestMergeRules checks every field's
+// rule, so no metric is taken from the first seed alone by mistake.
 package results
 
 import (
@@ -36,151 +44,152 @@ func Summarize(xs []float64) Summary {
 
 // Run is the record of one run: the JSON contract of `ocbench --json`.
 type Run struct {
-	Algorithm string `json:"algorithm"`
-	Nodes     int    `json:"nodes"`
-	Ranks     int    `json:"ranks"`
-	Runtime   string `json:"runtime"`
-	Seed      uint64 `json:"seed"`
+	Algorithm string `json:"algorithm" merge:"same"`
+	Nodes     int    `json:"nodes" merge:"same"`
+	Ranks     int    `json:"ranks" merge:"same"`
+	Runtime   string `json:"runtime" merge:"same"`
+	Seed      uint64 `json:"seed" merge:"custom"`
 	// Seeds lists the seeds of a record merged over repetitions.
-	Seeds    []uint64 `json:"seeds,omitempty"`
-	Workload string   `json:"workload"`
+	Seeds    []uint64 `json:"seeds,omitempty" merge:"custom"`
+	Workload string   `json:"workload" merge:"same"`
 	// QuorumSize is the size K of a node's quorum (quorum algorithms).
-	QuorumSize int `json:"quorum_size,omitempty"`
+	QuorumSize int `json:"quorum_size,omitempty" merge:"same"`
 	// StatedCost is the message cost per critical section that the
 	// algorithm's authors or the survey state ("2(N−1)"), and its value
 	// at this N, from StatedCostLow to StatedCostHigh.
-	StatedCost     string  `json:"stated_cost,omitempty"`
-	StatedCostLow  float64 `json:"stated_cost_low,omitempty"`
-	StatedCostHigh float64 `json:"stated_cost_high,omitempty"`
+	StatedCost     string  `json:"stated_cost,omitempty" merge:"same"`
+	StatedCostLow  float64 `json:"stated_cost_low,omitempty" merge:"same"`
+	StatedCostHigh float64 `json:"stated_cost_high,omitempty" merge:"same"`
 	// Timing parameters, in units of δ.
-	DeltaSeconds float64 `json:"delta_seconds"`
-	CSTime       float64 `json:"cs_time_delta"`
-	ThinkTime    float64 `json:"think_time_delta,omitempty"`
-	MinDelay     float64 `json:"min_delay_delta"`
-	FIFO         bool    `json:"fifo"`
-	Checks       string  `json:"checks"`
+	DeltaSeconds float64 `json:"delta_seconds" merge:"same"`
+	CSTime       float64 `json:"cs_time_delta" merge:"same"`
+	ThinkTime    float64 `json:"think_time_delta,omitempty" merge:"same"`
+	MinDelay     float64 `json:"min_delay_delta" merge:"same"`
+	FIFO         bool    `json:"fifo" merge:"same"`
+	Checks       string  `json:"checks" merge:"same"`
 
-	RequestsIssued int64            `json:"requests_issued"`
-	RequestsServed int64            `json:"requests_served"`
-	MessagesTotal  int64            `json:"messages_total"`
-	MessagesByType map[string]int64 `json:"messages_by_type"`
+	RequestsIssued int64            `json:"requests_issued" merge:"sum"`
+	RequestsServed int64            `json:"requests_served" merge:"sum"`
+	MessagesTotal  int64            `json:"messages_total" merge:"sum"`
+	MessagesByType map[string]int64 `json:"messages_by_type" merge:"sum"`
 	// MessagesByCause splits messages into "normal" and "failure".
-	MessagesByCause map[string]int64 `json:"messages_by_cause"`
+	MessagesByCause map[string]int64 `json:"messages_by_cause" merge:"sum"`
 	// MsgsPerRequest is over the served requests: every message of the
 	// failure-free protocol carries the serial of the request it serves,
 	// including the return of a lent token.
-	MsgsPerRequest Summary `json:"msgs_per_request"`
+	MsgsPerRequest Summary `json:"msgs_per_request" merge:"custom"`
 	// WaitDelta is the time from enter_cs to entering the CS, in δ.
-	WaitDelta Summary `json:"wait_delta"`
+	WaitDelta Summary `json:"wait_delta" merge:"custom"`
 	// ResponseDelta is the response time, from enter_cs to the exit from
 	// the critical section (the wait plus the CS time), in δ.
-	ResponseDelta Summary `json:"response_delta"`
+	ResponseDelta Summary `json:"response_delta" merge:"custom"`
 	// SyncDelayDelta is the synchronization delay, in δ: from an exit from
 	// the critical section while another request waits to the next entry
 	// (exits with no request waiting, and crashes, give no sample).
-	SyncDelayDelta     Summary `json:"sync_delay_delta"`
-	SafetyViolations   int     `json:"safety_violations"`
-	LivenessViolations int     `json:"liveness_violations"`
-	Violation          string  `json:"violation,omitempty"`
+	SyncDelayDelta     Summary `json:"sync_delay_delta" merge:"custom"`
+	SafetyViolations   int     `json:"safety_violations" merge:"sum"`
+	LivenessViolations int     `json:"liveness_violations" merge:"sum"`
+	Violation          string  `json:"violation,omitempty" merge:"first"`
 
 	// Crashes (open-cube failure protocol).
-	FaultTolerant bool `json:"fault_tolerant"`
+	FaultTolerant bool `json:"fault_tolerant" merge:"same"`
 	// Protocol names the failure protocol of a fault-tolerant run:
 	// "ocbench" (the project's) or "paper" (§5 as written).
-	Protocol  string `json:"protocol,omitempty"`
-	FaultPlan string `json:"fault_plan,omitempty"`
+	Protocol  string `json:"protocol,omitempty" merge:"same"`
+	FaultPlan string `json:"fault_plan,omitempty" merge:"same"`
 	// FaultModel is the failures the algorithm is built for, in words;
 	// FaultModelBroken says how the fault plan went outside it (a finding,
 	// not an error: the run's violations and lost requests say what
 	// happened).
-	FaultModel       string `json:"fault_model,omitempty"`
-	FaultModelBroken string `json:"fault_model_broken,omitempty"`
-	Failures         int    `json:"failures"`
-	Recoveries       int    `json:"recoveries"`
+	FaultModel       string `json:"fault_model,omitempty" merge:"same"`
+	FaultModelBroken string `json:"fault_model_broken,omitempty" merge:"custom"`
+	Failures         int    `json:"failures" merge:"sum"`
+	Recoveries       int    `json:"recoveries" merge:"sum"`
 	// OverheadPerFailure is the classified overhead: messages whose cause
 	// is a failure, attributed to the latest crash before they were sent;
 	// the estimate is over failures.
-	OverheadPerFailure Estimate `json:"overhead_per_failure"`
+	OverheadPerFailure Estimate `json:"overhead_per_failure" merge:"custom"`
 	// OverheadSamples are the per-failure counts behind OverheadPerFailure.
-	OverheadSamples []float64 `json:"overhead_samples,omitempty"`
+	OverheadSamples []float64 `json:"overhead_samples,omitempty" merge:"append"`
 	// VictimPowers are the powers of the crashes' victims when they crashed
 	// (simulator only), in the order of OverheadSamples.
-	VictimPowers []int `json:"victim_powers,omitempty"`
+	VictimPowers []int `json:"victim_powers,omitempty" merge:"append"`
 	// OverheadByVictimPower splits the overhead per failure by the power of
 	// the victim; OverheadStratified weighs those means by each power's
 	// share of the nodes of an open-cube (2^−(p+1), and 1/N for the root)
 	// over the powers sampled: with --crash-target power every power is
 	// sampled as often, and this is the estimate for a random victim.
-	OverheadByVictimPower []PowerStratum `json:"overhead_by_victim_power,omitempty"`
-	OverheadStratified    float64        `json:"overhead_stratified,omitempty"`
+	OverheadByVictimPower []PowerStratum `json:"overhead_by_victim_power,omitempty" merge:"custom"`
+	OverheadStratified    float64        `json:"overhead_stratified,omitempty" merge:"custom"`
 	// OverheadDifferential is (messages of the run − messages of the same
 	// seed's run without crashes) / failures; over seeds when repeated.
-	OverheadDifferential Estimate `json:"overhead_differential"`
+	OverheadDifferential Estimate `json:"overhead_differential" merge:"custom"`
 	// Paper is the paper's figure for this N, when it reports one.
-	Paper                           *PaperComparison `json:"paper,omitempty"`
-	BaselineMessages                int64            `json:"baseline_messages,omitempty"`
-	OverheadByType                  map[string]int64 `json:"overhead_by_type,omitempty"`
-	FailureMessagesBeforeFirstCrash int64            `json:"failure_messages_before_first_crash"`
-	TokensRegenerated               int64            `json:"tokens_regenerated"`
+	Paper                           *PaperComparison `json:"paper,omitempty" merge:"same"`
+	BaselineMessages                int64            `json:"baseline_messages,omitempty" merge:"sum"`
+	OverheadByType                  map[string]int64 `json:"overhead_by_type,omitempty" merge:"sum"`
+	FailureMessagesBeforeFirstCrash int64            `json:"failure_messages_before_first_crash" merge:"sum"`
+	TokensRegenerated               int64            `json:"tokens_regenerated" merge:"sum"`
 	// OpenCubeAtEnd: the father relation was an open-cube when the run ended.
-	OpenCubeAtEnd        bool  `json:"open_cube_at_end"`
-	StaleTokensDiscarded int64 `json:"stale_tokens_discarded"`
-	SearchesStarted      int64 `json:"searches_started"`
+	OpenCubeAtEnd        bool  `json:"open_cube_at_end" merge:"all"`
+	StaleTokensDiscarded int64 `json:"stale_tokens_discarded" merge:"sum"`
+	SearchesStarted      int64 `json:"searches_started" merge:"sum"`
 	// Suspicions counts the failures nodes suspected (each starts a
 	// search); FalseSuspicions those whose suspected node was in fact up
 	// and had not crashed since it was last heard from (target 0). In the
 	// simulator it is exact without crashes and a lower bound with them (a
 	// suspicion while some node is down is not counted as false); under
 	// MPI it is exact without crashes and -1 (not judged) with them.
-	Suspicions      int64 `json:"suspicions"`
-	FalseSuspicions int64 `json:"false_suspicions"`
-	// FirstFalseSuspicion describes the first false suspicion, to replay.
-	FirstFalseSuspicion string `json:"first_false_suspicion,omitempty"`
+	Suspicions      int64 `json:"suspicions" merge:"sum"`
+	FalseSuspicions int64 `json:"false_suspicions" merge:"custom"`
+	// FirstFalseSuspicion describes the first false suspicion, to replay;
+	// in a merged record, the first over the seeds, after its seed.
+	FirstFalseSuspicion string `json:"first_false_suspicion,omitempty" merge:"custom"`
 	// DetectionPerRequest is the failure detector's traffic (heartbeats of
 	// the holders of requests, cause "liveness") per served request. It is
 	// never part of the overhead per failure.
-	DetectionPerRequest float64 `json:"detection_msgs_per_request"`
-	SearchPhasesMean    float64 `json:"search_phases_mean"`
-	RequestsLost        int64   `json:"requests_lost"`
-	RequestsAbandoned   int64   `json:"requests_abandoned_by_crash"`
+	DetectionPerRequest float64 `json:"detection_msgs_per_request" merge:"custom"`
+	SearchPhasesMean    float64 `json:"search_phases_mean" merge:"custom"`
+	RequestsLost        int64   `json:"requests_lost" merge:"sum"`
+	RequestsAbandoned   int64   `json:"requests_abandoned_by_crash" merge:"sum"`
 	// RecoveryDelta is, per crash, the time to the next CS entry, in δ.
-	RecoveryDelta Summary `json:"recovery_delta"`
+	RecoveryDelta Summary `json:"recovery_delta" merge:"custom"`
 	// RecoverySamples are the per-crash times behind RecoveryDelta, in δ.
-	RecoverySamples []float64        `json:"recovery_samples,omitempty"`
-	Events          map[string]int64 `json:"events,omitempty"`
-	MessagesDropped int64            `json:"messages_dropped"`
-	MaxDelayDelta   float64          `json:"max_delay_delta"`
+	RecoverySamples []float64        `json:"recovery_samples,omitempty" merge:"append"`
+	Events          map[string]int64 `json:"events,omitempty" merge:"sum"`
+	MessagesDropped int64            `json:"messages_dropped" merge:"sum"`
+	MaxDelayDelta   float64          `json:"max_delay_delta" merge:"max"`
 	// MeasuredMinDelayDelta is the smallest delivery delay measured under MPI, in
 	// δ; below 0, the ranks' clocks disagree by at least as much.
-	MeasuredMinDelayDelta *float64 `json:"measured_min_delay_delta,omitempty"`
+	MeasuredMinDelayDelta *float64 `json:"measured_min_delay_delta,omitempty" merge:"min"`
 	// Delay violations on purpose (--delay-violations).
-	LateMessages    int64 `json:"late_messages,omitempty"`
-	OverlappingCS   int64 `json:"overlapping_cs,omitempty"`
-	DuplicateTokens int64 `json:"duplicate_tokens,omitempty"`
+	LateMessages    int64 `json:"late_messages,omitempty" merge:"sum"`
+	OverlappingCS   int64 `json:"overlapping_cs,omitempty" merge:"sum"`
+	DuplicateTokens int64 `json:"duplicate_tokens,omitempty" merge:"sum"`
 
 	// MPI runtime: the placement of nodes on ranks, where messages went,
 	// the hypercube hops between the ranks of sender and receiver (0 inside
 	// a rank) per message, real delivery delays beyond δ, frames dropped as
 	// malformed, the CPU time of every rank and the hosts of the job.
-	Placement         string  `json:"placement,omitempty"`
-	MessagesIntraRank int64   `json:"messages_intra_rank,omitempty"`
-	MessagesInterRank int64   `json:"messages_inter_rank,omitempty"`
-	HopsPerMessage    float64 `json:"hops_per_message,omitempty"`
-	DelaysOverDelta   int64   `json:"delays_over_delta"`
+	Placement         string  `json:"placement,omitempty" merge:"same"`
+	MessagesIntraRank int64   `json:"messages_intra_rank,omitempty" merge:"sum"`
+	MessagesInterRank int64   `json:"messages_inter_rank,omitempty" merge:"sum"`
+	HopsPerMessage    float64 `json:"hops_per_message,omitempty" merge:"custom"`
+	DelaysOverDelta   int64   `json:"delays_over_delta" merge:"sum"`
 	// StartSkewDelta is how late the last rank started, in δ (0: every
 	// rank was waiting for the common start).
-	StartSkewDelta float64 `json:"start_skew_delta,omitempty"`
+	StartSkewDelta float64 `json:"start_skew_delta,omitempty" merge:"max"`
 	// DeltaAuto: δ was measured before the run (--delta auto, the default
 	// under MPI); DeltaMeasured is that measurement and the δ chosen.
-	DeltaAuto     bool              `json:"delta_auto,omitempty"`
-	DeltaMeasured *DelayMeasurement `json:"delta_measured,omitempty"`
+	DeltaAuto     bool              `json:"delta_auto,omitempty" merge:"same"`
+	DeltaMeasured *DelayMeasurement `json:"delta_measured,omitempty" merge:"same"`
 	// Parity compares the overhead per failure of this MPI run with the
 	// simulator's runs of the same seeds.
-	Parity            *Parity   `json:"parity,omitempty"`
-	MalformedFrames   int64     `json:"malformed_frames,omitempty"`
-	MalformedExample  string    `json:"malformed_example,omitempty"`
-	CPUSecondsPerRank []float64 `json:"cpu_seconds_per_rank,omitempty"`
-	Hosts             []string  `json:"hosts,omitempty"`
+	Parity            *Parity   `json:"parity,omitempty" merge:"same"`
+	MalformedFrames   int64     `json:"malformed_frames,omitempty" merge:"sum"`
+	MalformedExample  string    `json:"malformed_example,omitempty" merge:"first"`
+	CPUSecondsPerRank []float64 `json:"cpu_seconds_per_rank,omitempty" merge:"custom"`
+	Hosts             []string  `json:"hosts,omitempty" merge:"same"`
 
 	// K-exclusion (proto.KExclusionAlgorithm): ℓ units, requests of k ≤
 	// K units, and the requests issued by k. Their messages serve no one
@@ -188,20 +197,20 @@ type Run struct {
 	// stabilization (after the start, without transient faults) per entry
 	// into the critical section after it; EntriesStable and MessagesStable
 	// are its terms.
-	Ell            int              `json:"ell,omitempty"`
-	KMax           int              `json:"k_max,omitempty"`
-	KDistribution  map[string]int64 `json:"k_distribution,omitempty"`
-	MsgsPerEntry   float64          `json:"msgs_per_entry,omitempty"`
-	EntriesStable  int64            `json:"entries_after_stabilization,omitempty"`
-	MessagesStable int64            `json:"messages_after_stabilization,omitempty"`
+	Ell            int              `json:"ell,omitempty" merge:"same"`
+	KMax           int              `json:"k_max,omitempty" merge:"same"`
+	KDistribution  map[string]int64 `json:"k_distribution,omitempty" merge:"sum"`
+	MsgsPerEntry   float64          `json:"msgs_per_entry,omitempty" merge:"custom"`
+	EntriesStable  int64            `json:"entries_after_stabilization,omitempty" merge:"sum"`
+	MessagesStable int64            `json:"messages_after_stabilization,omitempty" merge:"sum"`
 	// Transient describes the transient-fault plan of a self-stabilizing
 	// algorithm's run, and Stabilization what it measured.
-	Transient     string         `json:"transient,omitempty"`
-	Stabilization *Stabilization `json:"stabilization,omitempty"`
+	Transient     string         `json:"transient,omitempty" merge:"same"`
+	Stabilization *Stabilization `json:"stabilization,omitempty" merge:"custom"`
 
-	VirtualSeconds float64 `json:"virtual_seconds,omitempty"`
-	WallSeconds    float64 `json:"wall_seconds"`
-	Steps          int64   `json:"steps"`
+	VirtualSeconds float64 `json:"virtual_seconds,omitempty" merge:"sum"`
+	WallSeconds    float64 `json:"wall_seconds" merge:"sum"`
+	Steps          int64   `json:"steps" merge:"sum"`
 }
 
 // SetDetectionPerRequest sets DetectionPerRequest from the messages of
