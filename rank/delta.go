@@ -266,34 +266,11 @@ func (m *measure) burst() {
 }
 
 // receive takes the frames waiting, as the run's receive does.
-func (m *measure) receive() (bool, error) {
-	j := m.j
-	j.owed += j.bell.rung()
-	did := false
-	for j.mayHaveFrames() {
-		ok, err := m.poll(did)
-		if err != nil {
-			return did, err
-		}
-		if !ok {
-			break
-		}
-		did = true
-	}
-	return did, nil
-}
+func (m *measure) receive() (bool, error) { return m.j.receiveWith(m.poll) }
 
 func (m *measure) poll(once bool) (bool, error) {
 	j := m.j
-	var src, tag int
-	var buf []byte
-	var ok bool
-	var err error
-	if j.posted != nil {
-		src, tag, buf, ok, err = j.posted.Next(once)
-	} else {
-		src, tag, buf, ok, err = j.probeRecv()
-	}
+	src, tag, buf, ok, err := j.next(once)
 	if err != nil {
 		if errors.Is(err, mpi.ErrTruncated) {
 			return false, fmt.Errorf("rank %d: measuring delays: a frame too long from rank %d", j.rank, src)

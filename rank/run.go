@@ -588,11 +588,15 @@ func (j *job) loop() error {
 //
 // After a frame, it looks once more for a frame there already, not longer:
 // the answers of the frames received wait for the end of receive.
-func (j *job) receive() (bool, error) {
+func (j *job) receive() (bool, error) { return j.receiveWith(j.poll) }
+
+// receiveWith is receive with the frames taken by poll (the run's, or a
+// delay measurement's): the one receive loop of a rank.
+func (j *job) receiveWith(poll func(once bool) (bool, error)) (bool, error) {
 	j.owed += j.bell.rung()
 	did := false
 	for j.mayHaveFrames() {
-		ok, err := j.poll(did)
+		ok, err := poll(did)
 		if err != nil {
 			return did, err
 		}
@@ -607,19 +611,11 @@ func (j *job) receive() (bool, error) {
 // poll receives one waiting frame, if any, and handles it; with once, it
 // looks once, for a frame there already (postedReceiver.Next).
 func (j *job) poll(once bool) (bool, error) {
-	var src, tag int
-	var buf []byte
-	var ok bool
-	var err error
-	if j.posted != nil {
-		src, tag, buf, ok, err = j.posted.Next(once)
-		if errors.Is(err, mpi.ErrTruncated) {
-			j.received(src)
-			j.malformed(fmt.Errorf("frame from rank %d: %w", src, err))
-			return true, nil
-		}
-	} else {
-		src, tag, buf, ok, err = j.probeRecv()
+	src, tag, buf, ok, err := j.next(once)
+	if errors.Is(err, mpi.ErrTruncated) {
+		j.received(src)
+		j.malformed(fmt.Errorf("frame from rank %d: %w", src, err))
+		return true, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("rank %d: receiving: %w", j.rank, err)
@@ -629,6 +625,16 @@ func (j *job) poll(once bool) (bool, error) {
 	}
 	j.handle(buf, src, tag)
 	return true, nil
+}
+
+// next takes the next waiting frame, if any: from the receive posted ahead
+// (with once, only a frame there already: postedReceiver.Next), or with
+// Iprobe and Recv.
+func (j *job) next(once bool) (src, tag int, buf []byte, ok bool, err error) {
+	if j.posted != nil {
+		return j.posted.Next(once)
+	}
+	return j.probeRecv()
 }
 
 // probeRecv receives the next frame with Iprobe and Recv.
