@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/sim"
 )
 
 var seeds = flag.Int("seeds", 1000, "seeds per configuration in TestSeedSweep (the survey's algorithms: a tenth as many)")
@@ -18,7 +17,7 @@ var seeds = flag.Int("seeds", 1000, "seeds per configuration in TestSeedSweep (t
 // seeds, with every invariant checked after every step.
 func TestSeedSweep(t *testing.T) {
 	for _, algo := range AlgorithmNames() {
-		for _, wl := range []string{"poisson", "saturated"} {
+		for _, wl := range []WorkloadKind{"poisson", "saturated"} {
 			for _, n := range []int{2, 4, 8, 32, 64} {
 				t.Run(fmt.Sprintf("%s/%s/N=%d", algo, wl, n), func(t *testing.T) {
 					t.Parallel()
@@ -31,7 +30,7 @@ func TestSeedSweep(t *testing.T) {
 					}
 					for seed := uint64(1); seed <= uint64(count); seed++ {
 						spec := Spec{Algorithm: algo, Nodes: n, Requests: int64(2 * n), Workload: wl, Seed: seed,
-							CSTime: 0.5, Think: float64(n) / 4, FIFO: seed%5 == 0, Check: sim.CheckFull}
+							CSTime: 0.5, Think: float64(n) / 4, FIFO: seed%5 == 0, Check: CheckFull}
 						if IsSelfStabilizing(algo) {
 							// Transient faults: none, an arbitrary initial
 							// configuration, or corruption events, by seed.
@@ -91,7 +90,7 @@ func TestSequentialAttribution(t *testing.T) {
 			continue // anonymous tokens: no message serves one request (TestKofl)
 		}
 		for _, n := range []int{2, 16, 64} {
-			r, err := Run(Spec{Algorithm: algo, Nodes: n, Requests: 2000, Workload: "sequential", Seed: 3, CSTime: 1, Check: sim.CheckFull})
+			r, err := Run(Spec{Algorithm: algo, Nodes: n, Requests: 2000, Workload: "sequential", Seed: 3, CSTime: 1, Check: CheckFull})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,14 +137,14 @@ func TestSpecValidate(t *testing.T) {
 		edit func(*Spec)
 		flag string
 	}{
-		{"algo", func(s *Spec) { s.Algorithm = "bakery" }, "--algo"},
-		{"not pow2", func(s *Spec) { s.Nodes = 12 }, "--nodes"},
-		{"one node", func(s *Spec) { s.Nodes = 1 }, "--nodes"},
-		{"negative", func(s *Spec) { s.Nodes = -8 }, "--nodes"},
-		{"requests", func(s *Spec) { s.Requests = 0 }, "--requests"},
-		{"workload", func(s *Spec) { s.Workload = "bursty" }, "--workload"},
-		{"delta", func(s *Spec) { s.Delta = -1 }, "--delta"},
-		{"min delay", func(s *Spec) { s.MinDelay = 2 }, "--min-delay"},
+		{"algo", func(s *Spec) { s.Algorithm = "bakery" }, "Algorithm"},
+		{"not pow2", func(s *Spec) { s.Nodes = 12 }, "Nodes"},
+		{"one node", func(s *Spec) { s.Nodes = 1 }, "Nodes"},
+		{"negative", func(s *Spec) { s.Nodes = -8 }, "Nodes"},
+		{"requests", func(s *Spec) { s.Requests = 0 }, "Requests"},
+		{"workload", func(s *Spec) { s.Workload = "bursty" }, "Workload"},
+		{"delta", func(s *Spec) { s.Delta = -1 }, "Delta"},
+		{"min delay", func(s *Spec) { s.MinDelay = 2 }, "MinDelay"},
 	}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good spec rejected: %v", err)

@@ -7,7 +7,7 @@ import (
 )
 
 // Bounds of a Spec's inputs. Validate refuses values outside them, each with
-// a one-line error that names the flag and the accepted range, so that no
+// a one-line error (a FieldError) that names the field and the accepted range, so that no
 // input asks for a run that cannot end: a think time of 1e308δ put the first
 // request beyond any time the simulator reaches, and a crash gap of 1e308δ
 // made the fault plan end at +Inf. A think time of 0 (the default N ×
@@ -44,9 +44,29 @@ func num(x float64) string {
 	return strings.Replace(s, "e-0", "e-", 1)
 }
 
-// inRange returns an error naming flag unless lo ≤ x ≤ hi (lo < x when
+// FieldError is a spec that cannot run, for a reason that belongs to one
+// of its fields: Field names it as a Go path in Spec ("Nodes",
+// "Faults.Crashes", "Transient.Mode"; "Placement" for a runtime's
+// placement). A program maps it to its own words (cmd/ocbench: the flag).
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// fieldErr returns a FieldError of field, its reason formatted as by
+// fmt.Errorf.
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// inRange returns an error naming field unless lo ≤ x ≤ hi (lo < x when
 // open), with what the accepted range is and its unit.
-func inRange(flag string, x, lo, hi float64, open bool, unit string) error {
+func inRange(field string, x, lo, hi float64, open bool, unit string) error {
 	if (open && x > lo || !open && x >= lo) && x <= hi {
 		return nil
 	}
@@ -54,5 +74,5 @@ func inRange(flag string, x, lo, hi float64, open bool, unit string) error {
 	if open {
 		left = "("
 	}
-	return fmt.Errorf("--%s: %s is not in %s%s, %s] (%s)", flag, num(x), left, num(lo), num(hi), unit)
+	return fieldErr(field, "%s is not in %s%s, %s] (%s)", num(x), left, num(lo), num(hi), unit)
 }

@@ -131,7 +131,7 @@ func TestBaselineViolation(t *testing.T) {
 // sequential) must run, and a poisson run of that size is refused.
 func TestThinkOnlyForPoisson(t *testing.T) {
 	for _, c := range []struct {
-		workload string
+		workload WorkloadKind
 		ok       bool
 	}{{"sequential", true}, {"saturated", true}, {"poisson", false}} {
 		_, err := Spec{Algorithm: "opencube", Nodes: 1 << 20, Requests: 10, Workload: c.workload, CSTime: 1}.Normalized()

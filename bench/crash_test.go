@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"testing"
-
-	"github.com/ocbench/ocbench/sim"
 )
 
 var crashSeeds = flag.Int("crash-seeds", 2000, "seeds in TestCrashSweep")
@@ -18,7 +16,7 @@ type crashConfig struct {
 	every   float64
 	down    float64
 	perm    float64
-	target  string
+	target  Target
 }
 
 // crashConfigs are the configurations of TestCrashSweep and TestShapeSweep.
@@ -40,7 +38,7 @@ var delayFloors = [3]float64{0, 0.5, 1}
 // spec returns the run of the sweep for one seed.
 func (c crashConfig) spec(seed uint64) Spec {
 	return Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: int64(10 * c.nodes), Workload: "poisson",
-		Seed: seed, CSTime: 1, Think: c.think, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3], NoBaseline: true, Check: sim.CheckFull,
+		Seed: seed, CSTime: 1, Think: c.think, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3], NoBaseline: true, Check: CheckFull,
 		Faults: FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp",
 			Permanent: c.perm, Target: c.target}}
 }

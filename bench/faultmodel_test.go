@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/sim"
 )
 
 // TestOutside: a plan is outside a fault model when it has two nodes down
@@ -84,14 +83,14 @@ func TestFaultModelSweep(t *testing.T) {
 		for _, c := range []struct {
 			nodes  int
 			think  float64
-			target string
+			target Target
 		}{{8, 16, "random"}, {16, 160, "random"}, {16, 16, "token"}, {32, 320, "random"}} {
 			t.Run(fmt.Sprintf("%s/N=%d/think=%g/%s", a, c.nodes, c.think, c.target), func(t *testing.T) {
 				t.Parallel()
 				crashes := min(6, c.nodes-3)
 				for seed := uint64(1); seed <= uint64(*ftSeeds); seed++ {
 					s := Spec{Algorithm: a, Nodes: c.nodes, Requests: int64(10 * c.nodes), Workload: "poisson", Seed: seed,
-						CSTime: 1, Think: c.think, NoBaseline: true, Check: sim.CheckFull, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3],
+						CSTime: 1, Think: c.think, NoBaseline: true, Check: CheckFull, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3],
 						Faults: FaultPlan{Crashes: crashes, Spacing: "fixed", Every: 100, Down: 20, DownDist: "fixed", Permanent: perm, Target: c.target}}
 					r, err := Run(s)
 					if err != nil {

@@ -30,7 +30,7 @@ import (
 //
 // The targeted choices fall back to a random live node when no node
 // qualifies at the crash time.
-var Targets = []string{"random", "token", "path", "root", "power"}
+var Targets = []Target{"random", "token", "path", "root", "power"}
 
 // FaultPlan describes the crashes of a run, generated from the seed. Times
 // are in units of δ.
@@ -38,46 +38,46 @@ type FaultPlan struct {
 	Crashes int
 	// Spacing is "exp" (exponential gaps of mean Every) or "fixed" (gaps of
 	// exactly Every).
-	Spacing string
+	Spacing Dist
 	Every   float64
 	// Start is the time of the first crash's gap origin.
 	Start float64
 	// Down is the downtime: its mean (DownDist "exp") or exact value ("fixed").
 	Down     float64
-	DownDist string
+	DownDist Dist
 	// Permanent is the fraction of crashes from which the node never recovers.
 	Permanent float64
-	Target    string
+	Target    Target
 }
 
-// Validate returns an error naming the flag of the first bad field, with
+// Validate returns a *FieldError naming the first bad field, with
 // the accepted range (the bounds are Validate's: MaxCrashes, MaxTime, MinUp).
 func (f *FaultPlan) Validate(nodes int) error {
 	if f.Crashes < 0 || f.Crashes > MaxCrashes {
-		return fmt.Errorf("--crashes: %d is not in 0..%d", f.Crashes, MaxCrashes)
+		return fieldErr("Faults.Crashes", "%d is not in 0..%d", f.Crashes, MaxCrashes)
 	}
 	if f.Crashes == 0 {
 		return nil
 	}
 	if nodes < MinUp+1 {
-		return fmt.Errorf("--crashes: N=%d is too few nodes for crashes: %d nodes stay up at all times, so crashes need N ≥ %d", nodes, MinUp, 2*MinUp)
+		return fieldErr("Faults.Crashes", "N=%d is too few nodes for crashes: %d nodes stay up at all times, so crashes need N ≥ %d", nodes, MinUp, 2*MinUp)
 	}
-	if f.Spacing != "exp" && f.Spacing != "fixed" {
-		return fmt.Errorf("--crash-spacing: unknown spacing %q (allowed: exp, fixed)", f.Spacing)
+	if err := oneOf("spacing", f.Spacing, Dists); err != nil {
+		return &FieldError{Field: "Faults.Spacing", Err: err}
 	}
-	if err := inRange("crash-every", f.Every, 0, MaxTime, true, "δ"); err != nil {
+	if err := inRange("Faults.Every", f.Every, 0, MaxTime, true, "δ"); err != nil {
 		return err
 	}
-	if f.DownDist != "exp" && f.DownDist != "fixed" {
-		return fmt.Errorf("--downtime-dist: unknown distribution %q (allowed: exp, fixed)", f.DownDist)
+	if err := oneOf("distribution", f.DownDist, Dists); err != nil {
+		return &FieldError{Field: "Faults.DownDist", Err: err}
 	}
-	if err := inRange("downtime", f.Down, 0, MaxTime, true, "δ"); err != nil {
+	if err := inRange("Faults.Down", f.Down, 0, MaxTime, true, "δ"); err != nil {
 		return err
 	}
 	if !(f.Permanent >= 0 && f.Permanent <= 1) {
-		return fmt.Errorf("--permanent: %g is not a fraction in [0, 1]", f.Permanent)
+		return fieldErr("Faults.Permanent", "%g is not a fraction in [0, 1]", f.Permanent)
 	}
-	if err := inRange("crash-start", f.Start, 0, MaxTime, false, "δ"); err != nil {
+	if err := inRange("Faults.Start", f.Start, 0, MaxTime, false, "δ"); err != nil {
 		return err
 	}
 	ok := false
@@ -85,10 +85,10 @@ func (f *FaultPlan) Validate(nodes int) error {
 		ok = ok || t == f.Target
 	}
 	if !ok {
-		return fmt.Errorf("--crash-target: unknown target %q (allowed: %s)", f.Target, strings.Join(Targets, ", "))
+		return fieldErr("Faults.Target", "unknown target %q (allowed: %s)", f.Target, Join(Targets))
 	}
 	if most := nodes - MinUp - 1; f.Permanent > 0 && float64(f.Crashes)*f.Permanent > float64(most) {
-		return fmt.Errorf("--permanent: %g × %d crashes is %s nodes down for good on average, more than the N−%d = %d allowed (%d of N=%d stay up, and one more can recover)",
+		return fieldErr("Faults.Permanent", "%g × %d crashes is %s nodes down for good on average, more than the N−%d = %d allowed (%d of N=%d stay up, and one more can recover)",
 			f.Permanent, f.Crashes, num(float64(f.Crashes)*f.Permanent), MinUp+1, most, MinUp, nodes)
 	}
 	return nil
@@ -349,7 +349,7 @@ func (r *recoveries) upTo(t float64, live *liveSet) {
 // of crashes so far and pmax = log2 N. A node that is down never qualifies.
 // Both runtimes ask it of every node at the crash time: the simulator of
 // all of them at once, each MPI rank of the nodes it hosts.
-func IsTarget(target string, i int, n proto.Node, k, pmax int) bool {
+func IsTarget(target Target, i int, n proto.Node, k, pmax int) bool {
 	v := n.View()
 	if !v.Up {
 		return false
@@ -379,7 +379,7 @@ func TargetRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stre
 
 // pickTarget chooses the victim of a targeted crash from the run's state.
 // k is the number of crashes so far.
-func pickTarget(target string, nodes []proto.Node, down func(proto.NodeID) bool, tokenDest proto.NodeID, rng *rand.Rand, k int) proto.NodeID {
+func pickTarget(target Target, nodes []proto.Node, down func(proto.NodeID) bool, tokenDest proto.NodeID, rng *rand.Rand, k int) proto.NodeID {
 	var cands []proto.NodeID
 	pmax, _ := hypercube.Log2(len(nodes))
 	for i, n := range nodes {

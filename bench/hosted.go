@@ -14,7 +14,7 @@ import (
 // plan, the workload's random choices and the timing constants.
 
 // Normalized returns s with the defaults of zero fields filled in, or the
-// error naming the flag of its first bad field.
+// *FieldError naming its first bad field.
 func (s Spec) Normalized() (Spec, error) {
 	s.fill()
 	return s, s.Validate()
@@ -42,7 +42,7 @@ func RunAlgorithm(s Spec) proto.Algorithm {
 		if protocol == ProtocolOCBench {
 			protocol = ""
 		}
-		return ft.WithFailures(proto.Failures{CSEstimate: s.CSEstimate, Protocol: protocol})
+		return ft.WithFailures(proto.Failures{CSEstimate: s.CSEstimate, Protocol: string(protocol)})
 	}
 	return algo
 }
@@ -116,7 +116,7 @@ func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served 
 	r.Runtime, r.Ranks = runtime, ranks
 	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
 	if s.FT {
-		r.Protocol = s.Protocol // filled: ProtocolOCBench unless paper
+		r.Protocol = string(s.Protocol) // filled: ProtocolOCBench unless paper
 	}
 	if s.Workload == "poisson" {
 		r.ThinkTime = s.Think

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/ocbench/ocbench/algo/kexcl"
@@ -79,21 +78,21 @@ func (s *Spec) validateUnits() error {
 	if !ok {
 		switch {
 		case s.Ell != 0:
-			return fmt.Errorf("--ell: only k-exclusion algorithms (%s) have units; %s has none", kexclusionNames(), s.Algorithm)
+			return fieldErr("Ell", "only k-exclusion algorithms (%s) have units; %s has none", kexclusionNames(), s.Algorithm)
 		case s.KMax != 0:
-			return fmt.Errorf("--k-max: only k-exclusion algorithms (%s) take requests of k units; %s has none", kexclusionNames(), s.Algorithm)
+			return fieldErr("KMax", "only k-exclusion algorithms (%s) take requests of k units; %s has none", kexclusionNames(), s.Algorithm)
 		}
 		return nil
 	}
 	if s.Ell < 0 || s.Ell > MaxEll {
-		return fmt.Errorf("--ell: %d is not in 1..%d", s.Ell, MaxEll)
+		return fieldErr("Ell", "%d is not in 1..%d", s.Ell, MaxEll)
 	}
 	ell, k := s.units()
 	if k < 1 || k > ell {
-		return fmt.Errorf("--k-max: %d is not in 1..ℓ = %d", s.KMax, ell)
+		return fieldErr("KMax", "%d is not in 1..ℓ = %d", s.KMax, ell)
 	}
 	if _, err := a.WithUnits(ell, k, s.Seed); err != nil {
-		return fmt.Errorf("--ell %d --k-max %d: %w", ell, k, err)
+		return fieldErr("KMax", "ℓ = %d, K = %d: %w", ell, k, err)
 	}
 	return nil
 }

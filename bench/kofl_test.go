@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/ocbench/ocbench/sim"
 )
 
 // TestKofl runs kofl on every workload that suits it, without transient
@@ -15,10 +13,10 @@ import (
 // run.
 func TestKofl(t *testing.T) {
 	for _, tr := range TransientModes {
-		for _, wl := range []string{"sequential", "poisson", "saturated"} {
+		for _, wl := range []WorkloadKind{"sequential", "poisson", "saturated"} {
 			for _, n := range []int{2, 16} {
 				spec := Spec{Algorithm: "kofl", Nodes: n, Requests: 40, Workload: wl, Seed: 3, CSTime: 1, Ell: 5, KMax: 3,
-					Check: sim.CheckFull, Transient: TransientPlan{Mode: tr}}
+					Check: CheckFull, Transient: TransientPlan{Mode: tr}}
 				name := fmt.Sprintf("%s/%s/N=%d", tr, wl, n)
 				r, err := Run(spec)
 				if err != nil {
@@ -52,7 +50,7 @@ func TestKofl(t *testing.T) {
 // seed, and another seed another arbitrary configuration; Replay names
 // every flag of the transient plan.
 func TestKoflReplay(t *testing.T) {
-	for _, tr := range []string{"initial", "during"} {
+	for _, tr := range []TransientMode{"initial", "during"} {
 		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 30, Workload: "poisson", Seed: 11, CSTime: 2, Ell: 4, KMax: 2,
 			Transient: TransientPlan{Mode: tr}}
 		a, err := Run(spec)
@@ -70,7 +68,7 @@ func TestKoflReplay(t *testing.T) {
 			t.Errorf("%s: seeds 11 and 12 gave the same run", tr)
 		}
 		cmd := Replay(spec)
-		for _, want := range []string{"--algo kofl", "--ell 4", "--k-max 2", "--transient " + tr, "--fifo"} {
+		for _, want := range []string{"--algo kofl", "--ell 4", "--k-max 2", "--transient " + string(tr), "--fifo"} {
 			if !strings.Contains(cmd, want) {
 				t.Errorf("replay %q lacks %q", cmd, want)
 			}
@@ -87,19 +85,19 @@ func TestKoflInputs(t *testing.T) {
 		edit func(*Spec)
 		flag string
 	}{
-		{"ell on opencube", func(s *Spec) { s.Algorithm, s.Ell = "opencube", 3 }, "--ell"},
-		{"k-max on opencube", func(s *Spec) { s.Algorithm, s.KMax = "opencube", 3 }, "--k-max"},
-		{"transient on opencube", func(s *Spec) { s.Algorithm, s.Transient.Mode = "opencube", "initial" }, "--transient"},
-		{"k over ℓ", func(s *Spec) { s.Ell, s.KMax = 2, 3 }, "--k-max"},
-		{"negative ℓ", func(s *Spec) { s.Ell = -1 }, "--ell"},
-		{"unknown plan", func(s *Spec) { s.Transient.Mode = "sometimes" }, "--transient"},
-		{"link cap", func(s *Spec) { s.Transient = TransientPlan{Mode: "initial", LinkCap: MaxLinkCap + 1} }, "--link-cap"},
-		{"corruptions", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Events: -2} }, "--corruptions"},
-		{"corrupt every", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Every: -1} }, "--corrupt-every"},
-		{"each", func(s *Spec) { s.Workload = "each" }, "--workload"},
+		{"ell on opencube", func(s *Spec) { s.Algorithm, s.Ell = "opencube", 3 }, "Ell"},
+		{"k-max on opencube", func(s *Spec) { s.Algorithm, s.KMax = "opencube", 3 }, "KMax"},
+		{"transient on opencube", func(s *Spec) { s.Algorithm, s.Transient.Mode = "opencube", "initial" }, "Transient.Mode"},
+		{"k over ℓ", func(s *Spec) { s.Ell, s.KMax = 2, 3 }, "KMax"},
+		{"negative ℓ", func(s *Spec) { s.Ell = -1 }, "Ell"},
+		{"unknown plan", func(s *Spec) { s.Transient.Mode = "sometimes" }, "Transient.Mode"},
+		{"link cap", func(s *Spec) { s.Transient = TransientPlan{Mode: "initial", LinkCap: MaxLinkCap + 1} }, "Transient.LinkCap"},
+		{"corruptions", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Events: -2} }, "Transient.Events"},
+		{"corrupt every", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Every: -1} }, "Transient.Every"},
+		{"each", func(s *Spec) { s.Workload = "each" }, "Workload"},
 		{"crashes", func(s *Spec) {
 			s.Faults = FaultPlan{Crashes: 1, Spacing: "exp", Every: 1, Down: 1, DownDist: "exp", Target: "random"}
-		}, "--crashes"},
+		}, "Faults.Crashes"},
 	}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good spec rejected: %v", err)
@@ -122,7 +120,7 @@ func TestKoflCorruptions(t *testing.T) {
 	var invented, injected, destroyed int64
 	for seed := uint64(1); seed <= 12; seed++ {
 		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 40, Workload: "saturated", Seed: seed, CSTime: 1, Ell: 3, KMax: 2,
-			Check: sim.CheckFull, Transient: TransientPlan{Mode: "during", Events: 8, Every: 10}}
+			Check: CheckFull, Transient: TransientPlan{Mode: "during", Events: 8, Every: 10}}
 		r, err := Run(spec)
 		if err != nil {
 			t.Fatal(err)

@@ -40,8 +40,8 @@ func TestPlanTerminates(t *testing.T) {
 		perm    float64
 		every   float64
 		down    float64
-		spacing string
-		target  string
+		spacing Dist
+		target  Target
 	}
 	var cases []plan
 	for _, n := range []int{2, 4, 8, 16, 64, 1024} {

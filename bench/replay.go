@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/ocbench/ocbench/sim"
 )
 
 // Replay returns the ocbench command that replays the simulated run of s
@@ -17,7 +15,7 @@ func Replay(s Spec) string {
 	s.fill()
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	args := []string{"ocbench", "--algo", s.Algorithm, "--nodes", strconv.Itoa(s.Nodes),
-		"--workload", s.Workload, "--requests", strconv.FormatInt(s.Requests, 10), "--seed", strconv.FormatUint(s.Seed, 10)}
+		"--workload", string(s.Workload), "--requests", strconv.FormatInt(s.Requests, 10), "--seed", strconv.FormatUint(s.Seed, 10)}
 	if s.Delta != DefaultDelta {
 		args = append(args, "--delta", f(s.Delta))
 	}
@@ -31,15 +29,11 @@ func Replay(s Spec) string {
 	if s.FIFO {
 		args = append(args, "--fifo")
 	}
-	check := "counts"
-	if s.Check == sim.CheckFull {
-		check = "full"
-	}
-	args = append(args, "--check", check)
+	args = append(args, "--check", s.Check.String())
 	if c := s.Faults; c.Crashes > 0 {
-		args = append(args, "--crashes", strconv.Itoa(c.Crashes), "--crash-spacing", c.Spacing, "--crash-every", f(c.Every),
-			"--crash-start", f(c.Start), "--downtime", f(c.Down), "--downtime-dist", c.DownDist,
-			"--permanent", f(c.Permanent), "--crash-target", c.Target)
+		args = append(args, "--crashes", strconv.Itoa(c.Crashes), "--crash-spacing", string(c.Spacing), "--crash-every", f(c.Every),
+			"--crash-start", f(c.Start), "--downtime", f(c.Down), "--downtime-dist", string(c.DownDist),
+			"--permanent", f(c.Permanent), "--crash-target", string(c.Target))
 	} else if s.FT {
 		args = append(args, "--ft")
 	}
@@ -53,7 +47,7 @@ func Replay(s Spec) string {
 		args = append(args, "--ell", strconv.Itoa(s.Ell), "--k-max", strconv.Itoa(s.KMax))
 	}
 	if t := s.Transient; t.On() {
-		args = append(args, "--transient", t.Mode)
+		args = append(args, "--transient", string(t.Mode))
 		switch t.Mode {
 		case "initial":
 			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
@@ -68,7 +62,7 @@ func Replay(s Spec) string {
 		args = append(args, "--repair")
 	}
 	if s.FT && s.Protocol == ProtocolPaper {
-		args = append(args, "--protocol", s.Protocol)
+		args = append(args, "--protocol", string(s.Protocol))
 	}
 	for i, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t'\"$`\\") {

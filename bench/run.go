@@ -22,7 +22,7 @@ type Spec struct {
 	// Requests is the number of CS requests; with crashes, the workload also
 	// goes on until the fault plan is over, so it is a minimum.
 	Requests int64
-	Workload string
+	Workload WorkloadKind
 	Seed     uint64
 	// Delta is δ in seconds (virtual time in the simulator).
 	Delta float64
@@ -36,7 +36,7 @@ type Spec struct {
 	MinDelay float64
 	FIFO     bool
 	// Check selects the invariants checked after every step.
-	Check sim.Check
+	Check Check
 	// Trace, if not nil, receives the event trace.
 	Trace io.Writer
 
@@ -58,7 +58,7 @@ type Spec struct {
 	NoBaseline bool
 	// Protocol is the open-cube failure protocol: ProtocolOCBench (the
 	// default) or ProtocolPaper (§5 as written).
-	Protocol string
+	Protocol Protocol
 	// Ell and KMax are ℓ, the units of a k-exclusion algorithm's resource,
 	// and K, the most a request asks for (proto.KExclusionAlgorithm); 0
 	// means DefaultEll, and K = ℓ. Other algorithms take neither.
@@ -101,22 +101,22 @@ const (
 // runs the O(N) structural invariants after every step.
 const FullCheckMaxNodes = 256
 
-// Validate returns an error naming the flag of the first bad field of s.
+// Validate returns an error naming the first bad field of s (a *FieldError).
 func (s *Spec) Validate() error {
 	if _, err := Algorithm(s.Algorithm); err != nil {
-		return fmt.Errorf("--algo: %w", err)
+		return fieldErr("Algorithm", "%w", err)
 	}
 	if err := hypercube.Validate(s.Nodes, 2); err != nil {
-		return fmt.Errorf("--nodes: %w", err)
+		return fieldErr("Nodes", "%w", err)
 	}
 	if s.Nodes > 1<<26 {
-		return fmt.Errorf("--nodes: %d is more than the supported 2^26", s.Nodes)
+		return fieldErr("Nodes", "%d is more than the supported 2^26", s.Nodes)
 	}
 	if s.Requests <= 0 || s.Requests >= 1<<32-1 {
-		return fmt.Errorf("--requests: %d is not in 1..2^32-2", s.Requests)
+		return fieldErr("Requests", "%d is not in 1..2^32-2", s.Requests)
 	}
 	if err := ValidWorkload(s.Workload); err != nil {
-		return fmt.Errorf("--workload: %w", err)
+		return fieldErr("Workload", "%w", err)
 	}
 	if err := s.validateUnits(); err != nil {
 		return err
@@ -125,31 +125,31 @@ func (s *Spec) Validate() error {
 		return err
 	}
 	if s.Workload == "each" && IsKExclusion(s.Algorithm) {
-		return fmt.Errorf("--workload: each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
+		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
 	}
 	if s.Workload == "each" && s.Nodes > EachMaxNodes {
-		return fmt.Errorf("--nodes: the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
+		return fieldErr("Nodes", "the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
 	}
-	if err := inRange("delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
+	if err := inRange("Delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
 		return err
 	}
-	if err := inRange("cs-time", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
+	if err := inRange("CSTime", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
 		return err
 	}
-	if err := inRange("think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
+	if err := inRange("Think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
 		return err // only the poisson workload thinks
 	}
 	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
-		return fmt.Errorf("--min-delay: %g is not in [0, 1] (a fraction of δ)", s.MinDelay)
+		return fieldErr("MinDelay", "%g is not in [0, 1] (a fraction of δ)", s.MinDelay)
 	}
-	if err := inRange("cs-estimate", s.CSEstimate, 0, MaxTime, false, "δ; 0: cs-time"); err != nil {
+	if err := inRange("CSEstimate", s.CSEstimate, 0, MaxTime, false, "δ; 0: cs-time"); err != nil {
 		return err
 	}
 	if !(s.LateFraction >= 0 && s.LateFraction <= 1) {
-		return fmt.Errorf("--delay-violations: %g is not a fraction in [0, 1]", s.LateFraction)
+		return fieldErr("LateFraction", "%g is not a fraction in [0, 1]", s.LateFraction)
 	}
 	if s.LateFraction > 0 && s.LateFactor != 0 {
-		if err := inRange("late-factor", s.LateFactor, 1, MaxTime, true, "a multiple of δ"); err != nil {
+		if err := inRange("LateFactor", s.LateFactor, 1, MaxTime, true, "a multiple of δ"); err != nil {
 			return err
 		}
 	}
@@ -159,25 +159,25 @@ func (s *Spec) Validate() error {
 	if s.Faults.Crashes > 0 && s.Workload == "saturated" && s.CSTime < MinThink {
 		// It issues requests until the fault plan is over; with a CS time
 		// of 0 the node holding the token enters again at the same instant.
-		return fmt.Errorf("--cs-time: %s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
+		return fieldErr("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
 	}
 	if _, ok := lookup(s.Algorithm).(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
-		return fmt.Errorf("--crashes: %s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
+		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
 	}
 	if s.Repair && s.Faults.Crashes == 0 {
-		return fmt.Errorf("--repair: the repair pass follows a run with crashes (--crashes)")
+		return fieldErr("Repair", "the repair pass follows a run with crashes")
 	}
 	if s.Faults.Crashes > 0 && s.Workload == "each" {
-		return fmt.Errorf("--workload: each runs lone requests from the initial configuration and takes no crashes")
+		return fieldErr("Workload", "each runs lone requests from the initial configuration and takes no crashes")
 	}
 	switch s.Protocol {
 	case "", ProtocolOCBench:
 	case ProtocolPaper:
 		if s.Algorithm != "opencube" {
-			return fmt.Errorf("--protocol: only opencube has a failure protocol")
+			return fieldErr("Protocol", "only opencube has a failure protocol")
 		}
 	default:
-		return fmt.Errorf("--protocol: unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
+		return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
 	}
 	return nil
 }
@@ -211,18 +211,6 @@ func (s *Spec) fill() {
 		s.Protocol = ProtocolOCBench
 	}
 }
-
-// The open-cube failure protocols (docs/failures.md).
-const (
-	// ProtocolOCBench is the project's protocol: requesters watch the
-	// holders of their requests, regenerations are confirmed, searches
-	// keep the open-cube's shape.
-	ProtocolOCBench = "ocbench"
-	// ProtocolPaper is §5 of the open-cube paper as written: suspicion on
-	// a clock (2·pmax·δ), searches from power+1 with the paper's rules,
-	// regeneration at once, no token generations.
-	ProtocolPaper = "paper"
-)
 
 // Streams of the seeded generators: each part of a run draws from its own
 // stream, so that adding crashes to a run does not change its workload.
@@ -434,7 +422,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 		MinDelay:     spec.MinDelay,
 		FIFO:         spec.FIFO,
 		Seed:         spec.Seed,
-		Check:        spec.Check,
+		Check:        simCheck(spec.Check),
 		Family:       algo.Family(),
 		Types:        algo.MessageTypes(),
 		Invariants:   algo.Invariants(spec.Faults.Crashes > 0),
@@ -566,7 +554,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 }
 
 // inject crashes the planned or targeted victim and schedules its recovery.
-func inject(s *sim.Sim, drv *Workload, o *outcome, nodes []proto.Node, f fault, target string, token proto.MsgType, rng *rand.Rand, delta float64) {
+func inject(s *sim.Sim, drv *Workload, o *outcome, nodes []proto.Node, f fault, target Target, token proto.MsgType, rng *rand.Rand, delta float64) {
 	victim := proto.NodeID(f.Node)
 	if victim < 0 {
 		live := 0
@@ -628,7 +616,7 @@ func record(spec Spec, o *outcome) *results.Run {
 		}
 		perReq = append(perReq, float64(c))
 	}
-	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: checkName(spec.Check), Issued: drv.issued, Served: drv.served,
+	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: spec.Check.String(), Issued: drv.issued, Served: drv.served,
 		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: st.FalseSuspicions,
 		FirstFalseSuspicion: st.FirstFalseSuspicion, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
 	if spec.LateFraction > 0 {
@@ -686,7 +674,7 @@ func runEach(spec Spec) (*results.Run, error) {
 func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 	r := &results.Run{
 		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
-		Workload: spec.Workload, Checks: checks, RequestsIssued: issued, RequestsServed: served,
+		Workload: string(spec.Workload), Checks: checks, RequestsIssued: issued, RequestsServed: served,
 		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
 	}
 	algo := lookup(spec.Algorithm)
@@ -705,9 +693,10 @@ func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 	return r
 }
 
-func checkName(c sim.Check) string {
-	if c == sim.CheckFull {
-		return "full"
+// simCheck returns the simulator's check level for c.
+func simCheck(c Check) sim.Check {
+	if c == CheckFull {
+		return sim.CheckFull
 	}
-	return "counts"
+	return sim.CheckCounts
 }

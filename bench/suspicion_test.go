@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/ocbench/ocbench/sim"
 )
 
 var suspicionSeeds = flag.Int("suspicion-seeds", 2, "seeds per configuration in TestNoFalseSuspicion")
@@ -30,7 +28,7 @@ var suspicionFloors = [3]float64{1, 0, 0.5}
 func TestNoFalseSuspicion(t *testing.T) {
 	for _, n := range []int{8, 32, 64, 256} {
 		for _, think := range suspicionLoads {
-			workload, name := "poisson", fmt.Sprintf("think=%g", think)
+			workload, name := Poisson, fmt.Sprintf("think=%g", think)
 			if think == 0 {
 				workload, name = "saturated", "saturated"
 			}
@@ -43,7 +41,7 @@ func TestNoFalseSuspicion(t *testing.T) {
 				for k := 0; k < *suspicionSeeds; k++ {
 					seed := uint64(k + 1)
 					s := Spec{Algorithm: "opencube", Nodes: n, Requests: requests, Workload: workload, Seed: seed,
-						CSTime: 1, Think: think, FT: true, FIFO: k%2 == 1, MinDelay: suspicionFloors[k%3], Check: sim.CheckFull}
+						CSTime: 1, Think: think, FT: true, FIFO: k%2 == 1, MinDelay: suspicionFloors[k%3], Check: CheckFull}
 					r, err := Run(s)
 					if err != nil {
 						t.Fatal(err)
@@ -65,9 +63,9 @@ func TestNoFalseSuspicion(t *testing.T) {
 // second token (the run README quotes); the project's protocol runs the
 // same seed clean, with no suspicion at all.
 func TestPaperProtocol(t *testing.T) {
-	s := Spec{Algorithm: "opencube", Nodes: 32, Requests: 5000, Workload: "poisson", Seed: 1, CSTime: 1, Think: 32, FT: true, Check: sim.CheckCounts}
+	s := Spec{Algorithm: "opencube", Nodes: 32, Requests: 5000, Workload: "poisson", Seed: 1, CSTime: 1, Think: 32, FT: true, Check: CheckCounts}
 	for _, c := range []struct {
-		protocol string
+		protocol Protocol
 		broken   bool
 	}{{ProtocolPaper, true}, {ProtocolOCBench, false}} {
 		s.Protocol = c.protocol
@@ -75,7 +73,7 @@ func TestPaperProtocol(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Protocol != c.protocol {
+		if r.Protocol != string(c.protocol) {
 			t.Errorf("record names protocol %q, want %q", r.Protocol, c.protocol)
 		}
 		switch {

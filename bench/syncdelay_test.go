@@ -43,7 +43,7 @@ func TestSyncDelaysOf(t *testing.T) {
 // record's sync_delay_delta) and the one from the run's stays, read from
 // its trace (as an MPI job's rank 0 measures), agree.
 func TestSyncDelayRuntimesAgree(t *testing.T) {
-	for _, w := range []string{"poisson", "saturated"} {
+	for _, w := range []WorkloadKind{"poisson", "saturated"} {
 		var buf bytes.Buffer
 		s := Spec{Algorithm: "ricart-agrawala", Nodes: 8, Requests: 300, Workload: w, Seed: 3, CSTime: 1, Trace: &buf}
 		r, err := Run(s)

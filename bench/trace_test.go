@@ -13,12 +13,14 @@ import (
 // checker's counts agree with the record's.
 func TestTracesCheck(t *testing.T) {
 	type tc struct {
-		algo, workload, target string
-		crashes                int
+		algo     string
+		workload WorkloadKind
+		target   Target
+		crashes  int
 	}
 	var cases []tc
 	for _, a := range AlgorithmNames() {
-		for _, w := range []string{"sequential", "poisson", "saturated"} {
+		for _, w := range []WorkloadKind{"sequential", "poisson", "saturated"} {
 			cases = append(cases, tc{a, w, "", 0})
 		}
 	}

@@ -24,13 +24,13 @@ import (
 //     random nodes, duplicates a random message in flight (a token, a
 //     CToken, a pool…), destroys one, or injects 1..3 junk messages on
 //     random links, a quarter of the events each.
-var TransientModes = []string{"none", "initial", "during"}
+var TransientModes = []TransientMode{"none", "initial", "during"}
 
 // TransientPlan is the transient faults of a run of a self-stabilizing
 // algorithm (proto.SelfStabilizingAlgorithm).
 type TransientPlan struct {
 	// Mode is one of TransientModes ("" is none).
-	Mode string
+	Mode TransientMode
 	// Events is the number of corruption events (during); 0 means
 	// DefaultCorruptions.
 	Events int
@@ -71,28 +71,28 @@ func (p TransientPlan) filled() TransientPlan {
 	return p
 }
 
-// Validate returns an error naming the flag of the first bad field.
+// Validate returns a *FieldError naming the first bad field.
 func (p TransientPlan) Validate(algo string) error {
 	ok := p.Mode == ""
 	for _, m := range TransientModes {
 		ok = ok || m == p.Mode
 	}
 	if !ok {
-		return fmt.Errorf("--transient: unknown plan %q (allowed: %s)", p.Mode, strings.Join(TransientModes, ", "))
+		return fieldErr("Transient.Mode", "unknown plan %q (allowed: %s)", p.Mode, Join(TransientModes))
 	}
 	if p.On() && !IsSelfStabilizing(algo) {
-		return fmt.Errorf("--transient: %s is not self-stabilizing: transient faults would leave it broken for good (self-stabilizing: %s)", algo, selfStabilizingNames())
+		return fieldErr("Transient.Mode", "%s is not self-stabilizing: transient faults would leave it broken for good (self-stabilizing: %s)", algo, selfStabilizingNames())
 	}
 	if p.Events < 0 || p.Events > MaxCrashes {
-		return fmt.Errorf("--corruptions: %d is not in 1..%d", p.Events, MaxCrashes)
+		return fieldErr("Transient.Events", "%d is not in 1..%d", p.Events, MaxCrashes)
 	}
 	if p.Every != 0 {
-		if err := inRange("corrupt-every", p.Every, 0, MaxTime, true, "δ"); err != nil {
+		if err := inRange("Transient.Every", p.Every, 0, MaxTime, true, "δ"); err != nil {
 			return err
 		}
 	}
 	if p.LinkCap < 0 || p.LinkCap > MaxLinkCap {
-		return fmt.Errorf("--link-cap: %d is not in 1..%d", p.LinkCap, MaxLinkCap)
+		return fieldErr("Transient.LinkCap", "%d is not in 1..%d", p.LinkCap, MaxLinkCap)
 	}
 	return nil
 }

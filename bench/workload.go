@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/ocbench/ocbench/proto"
 )
@@ -20,17 +19,10 @@ import (
 //   - each: one lone request from every node, each from the initial
 //     configuration (the paper's per-node cost c(i); N ≤ 4096; --requests is
 //     ignored).
-var Workloads = []string{"sequential", "poisson", "saturated", "each"}
+var Workloads = []WorkloadKind{Sequential, Poisson, Saturated, Each}
 
 // ValidWorkload returns an error unless name is a workload.
-func ValidWorkload(name string) error {
-	for _, w := range Workloads {
-		if w == name {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown workload %q (allowed: %s)", name, strings.Join(Workloads, ", "))
-}
+func ValidWorkload(name WorkloadKind) error { return oneOf("workload", name, Workloads) }
 
 // Host is what a workload drives: a runtime hosting the nodes. Times are in
 // seconds.
@@ -50,7 +42,7 @@ type Host interface {
 // simulator drives all nodes with one Workload; each rank of an MPI job
 // drives the nodes it hosts with its own (WorkloadConfig.Hosted, PerNode).
 type Workload struct {
-	kind     string
+	kind     WorkloadKind
 	host     Host
 	rng      *rand.Rand
 	seed     uint64
@@ -91,7 +83,7 @@ type Workload struct {
 
 // WorkloadConfig says what a Workload issues. Times are in seconds.
 type WorkloadConfig struct {
-	Kind     string
+	Kind     WorkloadKind
 	Seed     uint64
 	Nodes    int
 	Requests int64

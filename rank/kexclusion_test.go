@@ -16,8 +16,8 @@ import (
 func TestKofl(t *testing.T) {
 	for _, c := range []struct {
 		nodes, p  int
-		workload  string
-		transient string
+		workload  bench.WorkloadKind
+		transient bench.TransientMode
 	}{
 		{16, 4, "poisson", "none"},
 		{16, 4, "saturated", "initial"},
@@ -63,7 +63,7 @@ func TestCheckUnits(t *testing.T) {
 func TestCheckRejectsCorruptions(t *testing.T) {
 	spec := bench.Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: "poisson", Seed: 1, CSTime: 1,
 		Transient: bench.TransientPlan{Mode: "during"}}
-	if _, _, err := Check(spec, "block", 2); err == nil || !strings.HasPrefix(err.Error(), "--transient: under MPI only initial") {
+	if _, _, err := Check(spec, "block", 2); err == nil || !strings.HasPrefix(err.Error(), "Transient.Mode: under MPI only initial") {
 		t.Errorf("got %v", err)
 	}
 }

@@ -21,7 +21,7 @@ func TestMPITargetedCrashes(t *testing.T) {
 	if n < 4 {
 		n = 4
 	}
-	for _, target := range []string{"token", "root"} {
+	for _, target := range []bench.Target{"token", "root"} {
 		spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 1, Delta: 4e-3, CSTime: 1,
 			Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: 40, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: target}}
 		r, err := Run(MPI{}, spec, Options{})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/ocbench/ocbench/bench"
@@ -63,45 +64,46 @@ func (e *ValidationError) Error() string { return e.Err.Error() }
 func (e *ValidationError) Unwrap() error { return e.Err }
 
 // Check returns the normalized spec and placement for a run on p ranks, or
-// a ValidationError naming the flag at fault.
+// a ValidationError around the bench.FieldError at fault ("Ranks" for the
+// number of ranks, "Placement" for the placement).
 func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Placement, error) {
-	bad := func(format string, args ...any) (bench.Spec, hypercube.Placement, error) {
-		return spec, nil, &ValidationError{fmt.Errorf(format, args...)}
+	bad := func(field, format string, args ...any) (bench.Spec, hypercube.Placement, error) {
+		return spec, nil, &ValidationError{&bench.FieldError{Field: field, Err: fmt.Errorf(format, args...)}}
 	}
 	s, err := spec.Normalized()
 	if err != nil {
-		return bad("%w", err)
+		return spec, nil, &ValidationError{err}
 	}
 	if placement == "" {
 		placement = hypercube.Placements[0]
 	}
 	if err := hypercube.Validate(p, 1); err != nil {
-		return bad("mpirun -np %d: the number of ranks must be a power of two (1, 2, 4, …, 32, …)", p)
+		return bad("Ranks", "%d ranks: the number of ranks must be a power of two (1, 2, 4, …, 32, …)", p)
 	}
 	if s.Nodes < p || s.Nodes%p != 0 {
-		return bad("--nodes: %d nodes cannot be spread over %d ranks (need N ≥ ranks; both powers of two)", s.Nodes, p)
+		return bad("Nodes", "%d nodes cannot be spread over %d ranks (need N ≥ ranks; both powers of two)", s.Nodes, p)
 	}
 	pl, err := hypercube.NewPlacement(placement, s.Nodes, p)
 	if err != nil {
-		return bad("--%w", err)
+		return bad("Placement", "%s", strings.TrimPrefix(err.Error(), "placement: "))
 	}
 	switch {
 	case s.Workload == "each":
-		return bad("--workload: each is computed in one process; run it without mpirun")
+		return bad("Workload", "each is computed in one process; run it without mpirun")
 	case s.Workload == "sequential" && (s.Faults.Crashes > 0 || s.FT):
-		return bad("--workload: under MPI the sequential workload runs without the failure protocol (no --crashes, no --ft); use poisson or saturated")
+		return bad("Workload", "under MPI the sequential workload runs without crashes and without a failure protocol; use poisson or saturated")
 	case s.Faults.Crashes > 0 && s.Faults.Target == "power":
-		return bad("--crash-target: power is simulator-only (its record weighs the victims' powers); under MPI use random, token, path or root")
+		return bad("Faults.Target", "power is simulator-only (its record weighs the victims' powers); under MPI use random, token, path or root")
 	case s.Faults.Crashes > 0 && s.Faults.Target != "random" && s.Nodes/p > maxTargetedPerRank:
-		return bad("--crash-target: targeted crashes under MPI need at most %d nodes per rank, got %d", maxTargetedPerRank, s.Nodes/p)
+		return bad("Faults.Target", "targeted crashes under MPI need at most %d nodes per rank, got %d", maxTargetedPerRank, s.Nodes/p)
 	case s.LateFraction > 0:
-		return bad("--delay-violations: only the simulator delays messages on purpose")
+		return bad("LateFraction", "only the simulator delays messages on purpose")
 	case s.Transient.Mode == "during":
-		return bad("--transient: under MPI only initial (corruption events need the simulator's view of the links)")
+		return bad("Transient.Mode", "under MPI only initial (corruption events need the simulator's view of the links)")
 	case s.MinDelay > 0:
-		return bad("--min-delay: only the simulator chooses delays; MPI delays are real")
+		return bad("MinDelay", "only the simulator chooses delays; MPI delays are real")
 	case s.Repair:
-		return bad("the repair pass needs the simulator")
+		return bad("Repair", "the repair pass needs the simulator")
 	}
 	return s, pl, nil
 }

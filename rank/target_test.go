@@ -13,8 +13,8 @@ import (
 // planned crashes happen (or are counted as skipped), and no two nodes are
 // ever in the critical section.
 func TestTargetedCrashes(t *testing.T) {
-	for _, target := range []string{"token", "path", "root"} {
-		t.Run(target, func(t *testing.T) {
+	for _, target := range []bench.Target{"token", "path", "root"} {
+		t.Run(string(target), func(t *testing.T) {
 			spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: 3,
 				Delta: 4e-3, CSTime: 1, Think: 80,
 				Faults: bench.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: target}}
@@ -48,9 +48,10 @@ func TestChooseTarget(t *testing.T) {
 		return r
 	}
 	for _, c := range []struct {
-		target, states string
-		tokenTo        proto.NodeID
-		want           []proto.NodeID // the victims allowed; none: skipped
+		target  bench.Target
+		states  string
+		tokenTo proto.NodeID
+		want    []proto.NodeID // the victims allowed; none: skipped
 	}{
 		{"token", "11121111", proto.Nil, []proto.NodeID{3}},
 		{"token", "11111111", 6, []proto.NodeID{6}},

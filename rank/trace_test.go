@@ -15,8 +15,10 @@ import (
 // and its counts are the record's.
 func TestTrace(t *testing.T) {
 	for _, c := range []struct {
-		algo, workload, target string
-		crashes, p             int
+		algo       string
+		workload   bench.WorkloadKind
+		target     bench.Target
+		crashes, p int
 	}{
 		{"opencube", "poisson", "random", 8, 4},
 		{"opencube", "poisson", "token", 8, 2},

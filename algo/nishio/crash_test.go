@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
-	"github.com/ocbench/ocbench/sim"
 )
 
 // TestCrashes runs the failure protocol in the simulator with crashes and
@@ -17,9 +16,9 @@ func TestCrashes(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		n           int
-		workload    string
+		workload    bench.WorkloadKind
 		every, down float64
-		target      string
+		target      bench.Target
 		seeds       int
 	}{
 		{"one at a time", 8, "poisson", 300, 20, "random", 20},
@@ -31,7 +30,7 @@ func TestCrashes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for seed := 1; seed <= c.seeds; seed++ {
 				r, err := bench.Run(bench.Spec{Algorithm: "nishio", Nodes: c.n, Requests: 300, Workload: c.workload, Seed: uint64(seed),
-					CSTime: 1, Check: sim.CheckFull, NoBaseline: true,
+					CSTime: 1, Check: bench.CheckFull, NoBaseline: true,
 					Faults: bench.FaultPlan{Crashes: 30, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp", Target: c.target}})
 				if err != nil {
 					t.Fatal(err)

@@ -26,7 +26,6 @@ import (
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
-	"github.com/ocbench/ocbench/sim"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -115,7 +114,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+bench.KExclusionNames()+"), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
-	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+strings.Join(bench.Workloads, ", "))
+	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+bench.Join(bench.Workloads))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
@@ -134,13 +133,13 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Float64Var(&o.downtime, "downtime", 20, "downtime of a crashed node, in δ, in (0, 1e6]: mean (exp) or exact (fixed)")
 	fs.StringVar(&o.downtimeDist, "downtime-dist", "exp", "downtime distribution: exp or fixed")
 	fs.Float64Var(&o.permanent, "permanent", 0, "fraction of crashes from which the node never recovers, in [0, 1]; at most N−3 nodes go down for good (so 2 stay up and a third can recover): a plan that expects more is refused, and a crash drawn permanent beyond that recovers after its downtime")
-	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+strings.Join(bench.Targets, ", "))
+	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+bench.Join(bench.Targets))
 	fs.Float64Var(&o.csEstimate, "cs-estimate", 0, "the root's estimate e of a critical section, in δ, in [0, 1e6] (0: cs-time)")
 	fs.BoolVar(&o.ft, "ft", false, "run the open-cube's failure protocol (timers, searches) even without crashes")
 	fs.Float64Var(&o.late, "delay-violations", 0, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
 	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]; late-factor in (1, 1e6]")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
-	fs.StringVar(&o.protocol, "protocol", bench.ProtocolOCBench, "the open-cube failure protocol: ocbench (the project's: requesters watch the holders of their requests, confirmed regeneration) or paper (§5 as written: suspicion on a 2·pmax·δ clock, regeneration at once; can make two tokens, docs/failures.md)")
+	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench (the project's: requesters watch the holders of their requests, confirmed regeneration) or paper (§5 as written: suspicion on a 2·pmax·δ clock, regeneration at once; can make two tokens, docs/failures.md)")
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
 	fs.IntVar(&o.ell, "ell", 0, fmt.Sprintf("k-exclusion (kofl): ℓ, the units of the resource (tokens), in 1..%d (0: %d)", bench.MaxEll, bench.DefaultEll))
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion (kofl): K, the most units a request asks for, in 1..ℓ (0: ℓ); each request asks for k in 1..K, drawn from the seed and its serial")
@@ -272,11 +271,11 @@ type config struct {
 
 // configs turns the options into the configurations to run.
 func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
-	var check sim.Check
+	var check bench.Check
 	switch o.check {
 	case "auto", "counts":
 	case "full":
-		check = sim.CheckFull
+		check = bench.CheckFull
 	default:
 		return nil, usageError{fmt.Errorf("--check: unknown level %q (allowed: auto, counts, full)", o.check)}
 	}
@@ -351,27 +350,27 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if err := checkThink(o, sh.nodes, think); err != nil {
 			return nil, usageError{err}
 		}
-		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: o.workload, Seed: o.seed,
+		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: bench.WorkloadKind(o.workload), Seed: o.seed,
 			Delta: o.delta, CSTime: o.csTime, Think: think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
-			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: o.crashSpacing, Every: o.crashEvery, Start: o.crashStart,
-				Down: o.downtime, DownDist: o.downtimeDist, Permanent: o.permanent, Target: o.crashTarget},
-			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair, Protocol: o.protocol}
+			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: bench.Dist(o.crashSpacing), Every: o.crashEvery, Start: o.crashStart,
+				Down: o.downtime, DownDist: bench.Dist(o.downtimeDist), Permanent: o.permanent, Target: bench.Target(o.crashTarget)},
+			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair, Protocol: bench.Protocol(o.protocol)}
 		// --ell, --k-max and --transient go to the algorithms that take
 		// them, and to any algorithm named (which Validate then refuses).
 		if named[sh.algo] || bench.IsKExclusion(sh.algo) {
 			s.Ell, s.KMax = o.ell, o.kMax
 		}
 		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
-			s.Transient = bench.TransientPlan{Mode: o.transient, Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
+			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
 		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
-			s.Check = sim.CheckFull
+			s.Check = bench.CheckFull
 		}
 		if err := s.Validate(); err != nil {
-			return nil, usageError{err}
+			return nil, usageError{flagError(err)}
 		}
 		if err := checkSpec(o, s); err != nil {
-			return nil, usageError{err}
+			return nil, usageError{flagError(err)}
 		}
 		c := config{spec: s}
 		if sh.crashes > 0 && sh.algo == "opencube" { // the paper's figures are the open-cube's
@@ -688,7 +687,7 @@ func protocolLines(list []config, e float64) []string {
 }
 
 // protocolLine is the header line that names the failure protocol.
-func protocolLine(protocol string, e float64) string {
+func protocolLine(protocol bench.Protocol, e float64) string {
 	if protocol == "" {
 		protocol = bench.ProtocolOCBench
 	}

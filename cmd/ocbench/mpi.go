@@ -246,7 +246,10 @@ func runBatch(o *options, specs []bench.Spec) ([]*results.Run, error) {
 	if err != nil && !errors.As(err, &ve) {
 		return nil, runError{err}
 	}
-	return recs, err
+	if err != nil {
+		return nil, flagError(err)
+	}
+	return recs, nil
 }
 
 // runError is a failure of the runtime during a run (not bad input).

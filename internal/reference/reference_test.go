@@ -25,10 +25,10 @@ var update = flag.Bool("update", false, "rewrite testdata/reference.json")
 // with every crash target and both protocols, every fault-tolerant algorithm
 // with crashes, late messages, the repair pass, kofl with transient faults.
 func cases() map[string]bench.Spec {
-	base := func(algo string, n int, wl string, req int64) bench.Spec {
+	base := func(algo string, n int, wl bench.WorkloadKind, req int64) bench.Spec {
 		return bench.Spec{Algorithm: algo, Nodes: n, Workload: wl, Requests: req, Seed: 7, CSTime: bench.DefaultCSTime}
 	}
-	crashes := func(k int, target string) bench.FaultPlan {
+	crashes := func(k int, target bench.Target) bench.FaultPlan {
 		return bench.FaultPlan{Crashes: k, Spacing: "exp", Every: 200, Start: 50, Down: 100, DownDist: "exp", Target: target}
 	}
 	out := map[string]bench.Spec{}
@@ -44,13 +44,13 @@ func cases() map[string]bench.Spec {
 	for _, t := range bench.Targets {
 		s := base("opencube", 32, "poisson", 60)
 		s.Faults = crashes(4, t)
-		out["opencube/crash-"+t] = s
+		out["opencube/crash-"+string(t)] = s
 	}
-	for _, p := range []string{bench.ProtocolOCBench, bench.ProtocolPaper} {
+	for _, p := range bench.Protocols {
 		s := base("opencube", 16, "saturated", 40)
 		s.Faults = crashes(3, "random")
 		s.Protocol = p
-		out["opencube/protocol-"+p] = s
+		out["opencube/protocol-"+string(p)] = s
 	}
 	for _, a := range bench.FaultTolerant() {
 		s := base(a, 16, "poisson", 40)
@@ -68,10 +68,10 @@ func cases() map[string]bench.Spec {
 	rep.Faults.Permanent = 0.3
 	rep.Repair = true
 	out["opencube/repair"] = rep
-	for _, m := range []string{"initial", "during"} {
+	for _, m := range []bench.TransientMode{"initial", "during"} {
 		s := base("kofl", 8, "poisson", 40)
 		s.Transient = bench.TransientPlan{Mode: m}
-		out["kofl/transient-"+m] = s
+		out["kofl/transient-"+string(m)] = s
 	}
 	return out
 }
