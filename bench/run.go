@@ -42,7 +42,8 @@ type Spec struct {
 
 	// Faults is the fault plan (no crashes if Faults.Crashes is 0).
 	Faults FaultPlan
-	// FT runs the open-cube's failure protocol even without crashes.
+	// FT runs the algorithm's failure protocol (proto.FaultTolerantAlgorithm)
+	// even without crashes.
 	FT bool
 	// CSEstimate is the root's estimate e of a CS, in δ (0: CSTime).
 	CSEstimate float64
