@@ -335,32 +335,32 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 	case Regenerate:
 		c := &n.core
 		switch {
-		case c.TokenHere || c.Gen >= m.Gen || (n.confirming && c.ID < m.From):
+		case c.TokenHere || c.Gen >= m.Stamp || (n.confirming && c.ID < m.From):
 			// The token is alive here, or a newer generation than the one
 			// announced exists (its token may be in flight), or we are about
 			// to regenerate too and have the smaller id: object. A held
 			// token takes the announced generation, so that nodes that learned
 			// it do not discard it.
-			c.Gen = max(c.Gen, m.Gen)
-			n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: m.From, Reply: AnswerHasToken, Gen: c.Gen, J: proto.Nil, Src: proto.Nil})
-		case n.lending() && m.Gen > c.Gen:
+			c.Gen = max(c.Gen, m.Stamp)
+			n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: m.From, Reply: AnswerHasToken, Stamp: c.Gen, J: proto.Nil, Src: proto.Nil})
+		case n.lending() && m.Stamp > c.Gen:
 			// The token we lent is of an older generation: it is lost or
 			// will be discarded. We are no longer the root: find a father,
 			// as a recovering node does.
-			c.Gen = m.Gen
+			c.Gen = m.Stamp
 			n.abandonLoan()
 			n.startSearch(1, out)
 		case n.confirming && m.From < c.ID:
 			// Two nodes about to regenerate: the smaller id goes on.
-			c.Gen = max(c.Gen, m.Gen)
+			c.Gen = max(c.Gen, m.Stamp)
 			n.abandonLoan()
 			n.startSearch(1, out)
 		default:
-			c.Gen = max(c.Gen, m.Gen)
+			c.Gen = max(c.Gen, m.Stamp)
 		}
 	case Answer:
 		if m.Reply == AnswerHasToken {
-			n.core.Gen = max(n.core.Gen, m.Gen)
+			n.core.Gen = max(n.core.Gen, m.Stamp)
 			if n.confirming {
 				// The token lives: search again, from phase 1 since the
 				// root may now be anywhere, even close by.
@@ -426,7 +426,7 @@ func (n *Node) waitingToken() bool {
 
 func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 	c := &n.core
-	if !n.cfg.Bare && (m.Gen < c.Gen || n.quietSeq != 0) {
+	if !n.cfg.Bare && (m.Stamp < c.Gen || n.quietSeq != 0) {
 		// Older than a generation we know, or sent to us before we
 		// recovered (it may be older than a generation announced while we
 		// were down): lost, as a token sent to a crashed node is.
@@ -446,8 +446,8 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// changes: the node's father may have changed since it asked (it
 		// was transit for a son), and a search it runs goes on.
 		out.Events[EvUnexpectedToken]++
-		c.Gen = m.Gen
-		n.send(out, proto.Message{Type: scheme.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
+		c.Gen = m.Stamp
+		n.send(out, proto.Message{Type: scheme.Token, To: m.J, J: proto.Nil, Src: m.Src, Stamp: m.Stamp, Tag: m.Tag})
 		return
 	}
 	n.stopSearch()
@@ -465,7 +465,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// already: it makes this node the root (its sender made this node
 		// its father).
 		out.Events[EvUnexpectedToken]++
-		c.Gen = m.Gen
+		c.Gen = m.Stamp
 		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
 		n.setSon(n.dist(m.From), m.From)
 	}
@@ -643,7 +643,7 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 // node it suspects (watch.go).
 func (n *Node) reissue(k proto.NodeID, out *proto.Output) {
 	c := &n.core
-	n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
+	n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Stamp: c.Gen, Tag: c.Tag})
 }
 
 // becomeRoot ends a search whose last phase failed: the node will become
@@ -691,7 +691,7 @@ func (n *Node) announce(out *proto.Output) {
 	n.announced = gen
 	for k := 0; k < 1<<n.rule.PMax; k++ {
 		if proto.NodeID(k) != n.core.ID {
-			n.send(out, proto.Message{Type: Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Gen: gen, J: proto.Nil, Src: proto.Nil})
+			n.send(out, proto.Message{Type: Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Stamp: gen, J: proto.Nil, Src: proto.Nil})
 		}
 	}
 	n.phaseSeq = n.timer(out, timerConfirm, n.roundTrip())
@@ -705,9 +705,9 @@ func (n *Node) regenerate(out *proto.Output) {
 	c := &n.core
 	n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 	start := len(out.Msgs)
-	tok := proto.Message{Type: scheme.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: max(nextGen(c.Gen, c.ID), n.announced), Src: c.Src, Tag: c.Tag}
+	tok := proto.Message{Type: scheme.Token, From: c.ID, To: c.ID, J: proto.Nil, Stamp: max(nextGen(c.Gen, c.ID), n.announced), Src: c.Src, Tag: c.Tag}
 	if !c.Asked {
-		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Gen
+		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Stamp
 		return
 	}
 	c.ReceiveToken(tok, out)

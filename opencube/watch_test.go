@@ -229,7 +229,7 @@ func TestObsoleteRequestForgotten(t *testing.T) {
 // node that does not wait.
 //
 // A chase goes from a node to the holder of its request, and names that
-// request's serial (Gen): a node that does not hold it (the edge is stale,
+// request's serial (Stamp): a node that does not hold it (the edge is stale,
 // the request moved on) drops the chase.
 func TestChaseFindsCycle(t *testing.T) {
 	net := heardHolder(t)
@@ -238,18 +238,18 @@ func TestChaseFindsCycle(t *testing.T) {
 	net.Deliver("request(3) 3→2")
 	// A chase of node 4 comes from 3: 2 holds 3's request and passes it on,
 	// naming its own request's serial.
-	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Stamp: 9})
 	net.Deliver("chase(4) 3→2", "chase(4) 2→1")
-	if m := net.Pending[len(net.Pending)-1]; m.Phase != 2 || m.Tag != 8 || m.Gen != 2 {
+	if m := net.Pending[len(net.Pending)-1]; m.Phase != 2 || m.Tag != 8 || m.Stamp != 2 {
 		t.Fatalf("chase passed on as %+v: want hop 2, serial 8, last hop's serial 2", m)
 	}
 	net.Deliver("chase(4) 2→1") // 1 holds the token: the chain ends here
 	// A chase over a stale edge (2 holds no request of 3 of serial 5) dies.
-	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 5})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Stamp: 5})
 	net.Deliver("chase(4) 3→2")
 	// Node 2's own chase comes back to it from 3, whose request it holds:
 	// its request waits on itself.
-	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2, Gen: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2, Stamp: 9})
 	net.Deliver("chase(2) 3→2", "test(1) 2→1")
 	if net.Out().Events[EvWaitCycle] != 1 {
 		t.Fatalf("events %v: want a wait cycle", net.Out().Events)

@@ -54,6 +54,10 @@ type MessageType struct {
 	Token bool
 	// Payload says what Message.Payload holds, if anything.
 	Payload string
+	// Stamp says what Message.Stamp holds in messages of this type (a
+	// token generation, a logical clock, a request number, a round); ""
+	// if it is always 0.
+	Stamp string
 	// Arg is the field a step test shows as the message's argument, as in
 	// "request(8) 7→5": "" for J (nil when Nil), "phase", "reply", or
 	// "none".
@@ -97,7 +101,7 @@ type Message struct {
 	To    NodeID // destination
 	J     NodeID // a node (the general scheme: a request's requester, a token's lender; Nil if none)
 	Src   NodeID // the node whose enter_cs the message serves (Nil if none)
-	Gen   uint64 // a counter (the open-cube: a token generation)
+	Stamp uint64 // a number whose meaning the message's type gives (a token generation, a logical clock, a round)
 	Tag   uint32 // the serial of the CS request the message serves (0: none)
 	// Payload carries what an algorithm's message holds beyond the fields
 	// above, as words (a token's vector of request numbers and queue,

@@ -212,7 +212,7 @@ func (n *Node) enterCS(e entry, out *proto.Output) {
 		return
 	}
 	n.Mandator = n.ID
-	n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: n.ID, Gen: n.Gen, Tag: e.tag})
+	n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: n.ID, Stamp: n.Gen, Tag: e.tag})
 }
 
 // ExitCS: upon a call to exit_cs by i, lines (3)–(4). It does nothing if
@@ -223,7 +223,7 @@ func (n *Node) ExitCS(out *proto.Output) {
 	}
 	n.InCS = false
 	if n.Lender != n.ID && n.Lender != proto.Nil {
-		n.send(out, proto.Message{Type: Token, To: n.Lender, J: proto.Nil, Src: n.ID, Gen: n.Gen, Tag: n.Tag})
+		n.send(out, proto.Message{Type: Token, To: n.Lender, J: proto.Nil, Src: n.ID, Stamp: n.Gen, Tag: n.Tag})
 		n.TokenHere = false
 	}
 	n.Asked = false
@@ -239,19 +239,19 @@ func (n *Node) request(e entry, out *proto.Output) Behavior {
 		n.Asked = true
 		n.Src, n.Tag = e.src, e.tag
 		if n.TokenHere { // (6) i temporarily lends the token
-			n.send(out, proto.Message{Type: Token, To: e.j, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Token, To: e.j, J: n.ID, Src: e.src, Stamp: n.Gen, Tag: e.tag})
 			n.TokenHere = false
 			return b
 		}
 		n.Mandator = e.j // (7) i requires the token for j
-		n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+		n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: e.src, Stamp: n.Gen, Tag: e.tag})
 	case Transit:
 		if n.TokenHere { // (8)–(9) i gives the token up
 			n.Lender = proto.Nil
-			n.send(out, proto.Message{Type: Token, To: e.j, J: proto.Nil, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Token, To: e.j, J: proto.Nil, Src: e.src, Stamp: n.Gen, Tag: e.tag})
 			n.TokenHere = false
 		} else { // (10) i forwards the request
-			n.send(out, proto.Message{Type: Request, To: n.Father, J: e.j, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Request, To: n.Father, J: e.j, Src: e.src, Stamp: n.Gen, Tag: e.tag})
 		}
 		n.Father = e.j
 	}
@@ -275,7 +275,7 @@ func NewAnomaly(j, from, src proto.NodeID, tag uint32) proto.Message {
 func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 	j, k := m.J, m.From
 	n.TokenHere = true // (11)
-	n.Gen = m.Gen
+	n.Gen = m.Stamp
 	switch n.Mandator {
 	case proto.Nil: // α: return of the token after a loan
 		n.Asked = false // (12)
@@ -291,7 +291,7 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 	default: // γ: i honours the request of its mandator
 		n.Asked = false // (15)
 		to := n.Mandator
-		tok := proto.Message{Type: Token, To: to, J: j, Src: n.Src, Gen: n.Gen, Tag: n.Tag}
+		tok := proto.Message{Type: Token, To: to, J: j, Src: n.Src, Stamp: n.Gen, Tag: n.Tag}
 		switch n.rule.OnToken(n) {
 		case Transit:
 			if j == proto.Nil {
@@ -493,7 +493,11 @@ const (
 	NumTypes                      // the first type an extension (package opencube) numbers its own from
 )
 
-var messageTypes = []proto.MessageType{{Name: "request"}, {Name: "token", Token: true}, {Name: "anomaly"}}
+var messageTypes = []proto.MessageType{
+	{Name: "request", Stamp: "the newest token generation the sender knows (0 without failures)"},
+	{Name: "token", Token: true, Stamp: "the token's generation (0 without failures)"},
+	{Name: "anomaly"},
+}
 
 // MessageTypes implements proto.Algorithm.
 func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }

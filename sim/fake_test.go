@@ -47,7 +47,7 @@ func (f *fake) Step(in proto.Input, out *proto.Output) {
 		if f.recv != nil {
 			f.recv(f, in.Msg, out)
 		} else if in.Msg.Type == scheme.Token {
-			f.v.TokenHere, f.v.Gen = true, in.Msg.Gen
+			f.v.TokenHere, f.v.Gen = true, in.Msg.Stamp
 		}
 	case proto.Fire:
 		if len(f.pokes) > 0 {
@@ -135,7 +135,7 @@ func request(from, to, j proto.NodeID) proto.Message {
 // token is a token(k) message from one node to another: k is the lender,
 // proto.Nil for a token given for good.
 func token(from, to, k proto.NodeID, gen uint64) proto.Message {
-	return proto.Message{Type: scheme.Token, From: from, To: to, J: k, Gen: gen}
+	return proto.Message{Type: scheme.Token, From: from, To: to, J: k, Stamp: gen}
 }
 
 // wantErr checks that err is nil when want is "", and otherwise that it is

@@ -77,9 +77,9 @@ func WriteTraceMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeNa
 		w.WriteString(`,"reply":`)
 		w.WriteString(strconv.Itoa(int(m.Reply)))
 	}
-	if m.Gen != 0 {
+	if m.Stamp != 0 {
 		w.WriteString(`,"gen":`)
-		w.WriteString(strconv.FormatUint(m.Gen, 10))
+		w.WriteString(strconv.FormatUint(m.Stamp, 10))
 	}
 	if len(m.Payload) > 0 {
 		w.WriteString(`,"payload":[`)

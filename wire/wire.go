@@ -106,7 +106,7 @@ func AppendMessage(buf []byte, m *proto.Message) []byte {
 	le.PutUint32(b[8:], uint32(m.To))
 	le.PutUint32(b[12:], uint32(m.J))
 	le.PutUint32(b[16:], uint32(m.Src))
-	le.PutUint64(b[20:], m.Gen)
+	le.PutUint64(b[20:], m.Stamp)
 	le.PutUint32(b[28:], m.Tag)
 	le.PutUint16(b[32:], uint16(len(m.Payload)))
 	for k, w := range m.Payload {
@@ -187,7 +187,7 @@ func decodeRecord(b []byte, n int, m *proto.Message) (int, error) {
 	m.To = int32(le.Uint32(b[8:]))
 	m.J = int32(le.Uint32(b[12:]))
 	m.Src = int32(le.Uint32(b[16:]))
-	m.Gen = le.Uint64(b[20:])
+	m.Stamp = le.Uint64(b[20:])
 	m.Tag = le.Uint32(b[28:])
 	words := int(le.Uint16(b[32:]))
 	size := RecordSize + 8*words

@@ -12,11 +12,11 @@ import (
 )
 
 var sample = []proto.Message{
-	{Type: scheme.Request, Cause: proto.Normal, From: 3, To: 1, J: 3, Src: 3, Gen: 1, Tag: 7},
-	{Type: scheme.Token, Cause: proto.Failure, From: 1, To: 3, J: proto.Nil, Src: 3, Gen: 5<<32 | 2, Tag: 7},
+	{Type: scheme.Request, Cause: proto.Normal, From: 3, To: 1, J: 3, Src: 3, Stamp: 1, Tag: 7},
+	{Type: scheme.Token, Cause: proto.Failure, From: 1, To: 3, J: proto.Nil, Src: 3, Stamp: 5<<32 | 2, Tag: 7},
 	{Type: opencube.Test, Cause: proto.Failure, Phase: 5, From: 0, To: 31, J: proto.Nil, Src: proto.Nil},
 	{Type: opencube.Answer, Cause: proto.Failure, Reply: opencube.AnswerTryLater, From: 31, To: 0, J: proto.Nil, Src: proto.Nil},
-	{Type: opencube.Wait, Cause: proto.Liveness, From: 2, To: 4, J: 9, Src: proto.Nil, Gen: math.MaxUint64, Tag: math.MaxUint32},
+	{Type: opencube.Wait, Cause: proto.Liveness, From: 2, To: 4, J: 9, Src: proto.Nil, Stamp: math.MaxUint64, Tag: math.MaxUint32},
 }
 
 // withPayload are messages with payloads: a token with a vector and a

@@ -39,11 +39,11 @@ func (nd *Node) Junk(rng *rand.Rand) proto.Message {
 		From: nd.id, To: nd.next, J: proto.Nil, Src: proto.Nil}
 	switch m.Type {
 	case CToken:
-		m.Gen = rng.Uint64N(p.mod)
+		m.Stamp = rng.Uint64N(p.mod)
 	case Allocate:
-		m.Gen, m.Phase = uint64(rng.IntN(p.maxTa+1)), uint8(rng.IntN(2))
+		m.Stamp, m.Phase = uint64(rng.IntN(p.maxTa+1)), uint8(rng.IntN(2))
 	case Collect:
-		m.Gen = uint64(rng.IntN(p.maxVc + 1))
+		m.Stamp = uint64(rng.IntN(p.maxVc + 1))
 	}
 	return m
 }

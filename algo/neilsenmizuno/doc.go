@@ -35,7 +35,7 @@
 //
 //   - request (type 0): REQUEST(k, origin). From = k, the neighbour that
 //     sends or forwards it; J = origin, the requester; Tag = the origin's
-//     serial; Src = Nil, Gen = 0, no payload.
+//     serial; Src = Nil, Stamp = 0, no payload.
 //   - token (type 1, the token; the paper's PRIVILEGE): To = the requester
 //     it is granted to; Tag = that requester's serial; J = Src = Nil; no
 //     payload.

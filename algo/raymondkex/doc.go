@@ -30,10 +30,10 @@
 //
 // # Messages
 //
-//   - Request (type 0, "request"): From = the requester, Gen = the
+//   - Request (type 0, "request"): From = the requester, Stamp = the
 //     request's Lamport timestamp, Tag = its serial; J and Src Nil; no
 //     payload.
-//   - Reply (type 1, "reply"): Gen = c ≥ 1, the number of the receiver's
+//   - Reply (type 1, "reply"): Stamp = c ≥ 1, the number of the receiver's
 //     requests it answers; Tag = the serial of the latest of them; J and
 //     Src Nil; no payload.
 //

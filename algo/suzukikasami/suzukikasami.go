@@ -12,7 +12,7 @@ const (
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Payload: "none (Gen = the request number RN[j])", Arg: "none"},
+	{Name: "request", Payload: "none", Arg: "none", Stamp: "the request number RN[j]"},
 	{Name: "token", Token: true, Payload: "LN[0..N−1], then Q: one word j<<32 | serial per queued node, head first", Arg: "none"},
 }
 
@@ -90,7 +90,7 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 	for j := range proto.NodeID(nd.n) {
 		if j != nd.id {
 			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
-				Gen: uint64(nd.rn[nd.id]), Tag: tag})
+				Stamp: uint64(nd.rn[nd.id]), Tag: tag})
 		}
 	}
 }
@@ -135,7 +135,7 @@ func (nd *Node) sendToken(j proto.NodeID, tag uint32, skip int, out *proto.Outpu
 }
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
-	j, r := m.From, int64(m.Gen)
+	j, r := m.From, int64(m.Stamp)
 	if r > nd.rn[j] {
 		nd.rn[j], nd.rnTag[j] = r, m.Tag
 	}
