@@ -110,7 +110,7 @@ func (n *Node) heartbeat(m proto.Message, out *proto.Output) {
 	n.holder, n.holderInc = m.From, uint32(m.Stamp)
 	n.expect(out, n.beatPeriod()*float64(uint64(1)<<min(m.Phase, 40))+n.window())
 	if m.Phase >= chaseFrom && (m.Phase-chaseFrom)%2 == 0 {
-		n.send(out, proto.Message{Type: Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag, Stamp: uint64(n.core.Tag)})
+		n.send(out, proto.Message{Type: Chase, Cause: proto.Liveness, To: m.From, J: proto.RefTo(n.core.ID), Phase: 1, Tag: n.core.Tag, Stamp: uint64(n.core.Tag)})
 	}
 }
 
@@ -143,7 +143,7 @@ func (n *Node) chase(m proto.Message, out *proto.Output) {
 	if n.cfg.Paper || n.searching || !n.waitingToken() || !n.core.Holds(m.From, uint32(m.Stamp)) {
 		return
 	}
-	if m.J == n.core.ID {
+	if m.J.Is(n.core.ID) {
 		if m.Tag == n.core.Tag {
 			out.Events[EvWaitCycle]++
 			n.startSearch(n.firstPhase(), out)
@@ -178,6 +178,6 @@ func (n *Node) beat(t proto.Timer, out *proto.Output) {
 	for p := n.beatPeriod(); p < next && e < 40; p *= 2 {
 		e++
 	}
-	n.send(out, proto.Message{Type: Wait, Cause: proto.Liveness, To: j, J: n.core.ID, Phase: e, Stamp: uint64(n.inc), Src: proto.Nil, Tag: tag})
+	n.send(out, proto.Message{Type: Wait, Cause: proto.Liveness, To: j, J: proto.RefTo(n.core.ID), Phase: e, Stamp: uint64(n.inc), Tag: tag})
 	out.Timers = append(out.Timers, proto.Timer{Kind: timerBeat, Seq: tag, Arg: j, After: next})
 }

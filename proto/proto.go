@@ -19,8 +19,35 @@ import (
 // number nodes from 1.
 type NodeID = int32
 
-// Nil is the id that means "no node" (the papers' nil).
+// Nil is the id that means "no node" (the papers' nil), in the NodeID
+// fields of a node's state. A message names an optional node with a Ref.
 const Nil NodeID = -1
+
+// Ref is an optional reference to a node, the type of the message fields
+// that may name none (Message.J, Message.Src). Its zero value names no
+// node, so a field left out of a message literal means "none", never node
+// 0. It holds the id plus one; build one with RefTo.
+type Ref struct{ id1 uint32 }
+
+// RefTo returns the reference to node id; RefTo(Nil) is the zero Ref, none.
+func RefTo(id NodeID) Ref { return Ref{uint32(id + 1)} }
+
+// Node returns the node r names, or Nil if none.
+func (r Ref) Node() NodeID { return NodeID(r.id1) - 1 }
+
+// IsNil reports whether r names no node.
+func (r Ref) IsNil() bool { return r.id1 == 0 }
+
+// Is reports whether r names node id (id ≠ Nil).
+func (r Ref) Is(id NodeID) bool { return r.id1 == uint32(id+1) }
+
+// String returns the id r names, or "nil".
+func (r Ref) String() string {
+	if r.IsNil() {
+		return "nil"
+	}
+	return fmt.Sprint(r.Node())
+}
 
 // MsgType is the type of a message: a number that the algorithm defines
 // and names (Algorithm.MessageTypes); below MaxMsgTypes.
@@ -59,7 +86,7 @@ type MessageType struct {
 	// if it is always 0.
 	Stamp string
 	// Arg is the field a step test shows as the message's argument, as in
-	// "request(8) 7→5": "" for J (nil when Nil), "phase", "reply", or
+	// "request(8) 7→5": "" for J ("nil" when none), "phase", "reply", or
 	// "none".
 	Arg string
 }
@@ -99,8 +126,8 @@ type Message struct {
 	Reply uint8  // a reply code
 	From  NodeID // sender
 	To    NodeID // destination
-	J     NodeID // a node (the general scheme: a request's requester, a token's lender; Nil if none)
-	Src   NodeID // the node whose enter_cs the message serves (Nil if none)
+	J     Ref    // a node (the general scheme: a request's requester, a token's lender; zero if none)
+	Src   Ref    // the node whose enter_cs the message serves (zero if none)
 	Stamp uint64 // a number whose meaning the message's type gives (a token generation, a logical clock, a round)
 	Tag   uint32 // the serial of the CS request the message serves (0: none)
 	// Payload carries what an algorithm's message holds beyond the fields

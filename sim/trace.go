@@ -66,7 +66,7 @@ func WriteTraceMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeNa
 	w.WriteString(`,"msg":`)
 	w.WriteString(strconv.FormatUint(id, 10))
 	w.WriteString(`,"j":`)
-	w.WriteString(strconv.Itoa(int(m.J)))
+	w.WriteString(strconv.Itoa(int(m.J.Node())))
 	w.WriteString(`,"tag":`)
 	w.WriteString(strconv.FormatUint(uint64(m.Tag), 10))
 	if m.Phase != 0 {

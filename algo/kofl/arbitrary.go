@@ -36,7 +36,7 @@ func (nd *Node) Scramble(rng *rand.Rand) {
 func (nd *Node) Junk(rng *rand.Rand) proto.Message {
 	p := nd.p
 	m := proto.Message{Type: proto.MsgType(rng.IntN(int(numTypes))), Cause: proto.Normal,
-		From: nd.id, To: nd.next, J: proto.Nil, Src: proto.Nil}
+		From: nd.id, To: nd.next}
 	switch m.Type {
 	case CToken:
 		m.Stamp = rng.Uint64N(p.mod)

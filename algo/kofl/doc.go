@@ -33,7 +33,7 @@
 // # Messages
 //
 // Every message goes from a node to its successor on the ring, with Cause
-// proto.Normal, J = Src = proto.Nil, Reply = 0, no payload, and Tag = 0:
+// proto.Normal, J = Src = none, Reply = 0, no payload, and Tag = 0:
 // no message serves one request (the tokens are anonymous; the CToken and
 // the pool serve all), so a runtime does not attribute them.
 //

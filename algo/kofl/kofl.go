@@ -204,7 +204,7 @@ func (nd *Node) lock() bool {
 
 func (nd *Node) send(out *proto.Output, t proto.MsgType, gen uint64, phase uint8) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: t, Cause: proto.Normal, Phase: phase,
-		From: nd.id, To: nd.next, J: proto.Nil, Src: proto.Nil, Stamp: gen})
+		From: nd.id, To: nd.next, Stamp: gen})
 }
 
 func (nd *Node) sendN(out *proto.Output, t proto.MsgType, k int) {

@@ -17,7 +17,7 @@
 //
 // # Messages
 //
-// Every message has Cause proto.Normal, J = Src = proto.Nil, Phase = Reply
+// Every message has Cause proto.Normal, J = Src = none, Phase = Reply
 // = 0 and no payload.
 //
 //   - request (type 0), i → j: i asks for the critical section. Stamp is the

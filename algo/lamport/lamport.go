@@ -44,7 +44,7 @@ func (n *Node) init(id proto.NodeID, size int) {
 }
 
 func (n *Node) broadcast(out *proto.Output, m proto.Message) {
-	m.Cause, m.From, m.J, m.Src = proto.Normal, n.id, proto.Nil, proto.Nil
+	m.Cause, m.From, m.J, m.Src = proto.Normal, n.id, proto.Ref{}, proto.Ref{}
 	for j := range n.queue {
 		if proto.NodeID(j) != n.id {
 			m.To = proto.NodeID(j)
@@ -104,7 +104,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 			n.enqueue(m.From, m.Stamp)
 			n.clock++
 			out.Msgs = append(out.Msgs, proto.Message{Type: Reply, Cause: proto.Normal, From: n.id, To: m.From,
-				J: proto.Nil, Src: proto.Nil, Stamp: n.clock, Tag: m.Tag})
+				Stamp: n.clock, Tag: m.Tag})
 		case Reply:
 			if n.asked && !n.inCS && m.Stamp > n.ts {
 				n.replies++

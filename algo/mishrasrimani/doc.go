@@ -53,7 +53,7 @@
 //
 // Request and Token are Suzuki–Kasami's (Cause Normal, Tag = the request's
 // serial); Token's Stamp is the token's generation. The failure protocol's
-// messages have Cause Failure, Tag 0, J and Src Nil:
+// messages have Cause Failure, Tag 0, J and Src none:
 //
 //   - privilege_check (2): Stamp = the checker's generation; Payload [round].
 //   - rep_critical (3), no_crit (4): Stamp = the responder's generation;

@@ -174,7 +174,7 @@ func (nd *Node) stopTimer(kind uint8) { nd.seq[kind]++ }
 // send sends a failure-protocol message to j.
 func (nd *Node) send(t proto.MsgType, j proto.NodeID, gen uint64, reply uint8, payload []int64, out *proto.Output) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: t, Cause: proto.Failure, Reply: reply, From: nd.ID(), To: j,
-		J: proto.Nil, Src: proto.Nil, Stamp: gen, Payload: payload})
+		Stamp: gen, Payload: payload})
 }
 
 // broadcast sends a failure-protocol message to every other node.
@@ -202,7 +202,7 @@ func (nd *Node) receive(m proto.Message, out *proto.Output) {
 			if nd.waiting() {
 				r, tag := nd.RN(nd.ID())
 				out.Msgs = append(out.Msgs, proto.Message{Type: Request, Cause: proto.Failure, From: nd.ID(), To: m.From,
-					J: proto.Nil, Src: proto.Nil, Stamp: uint64(r), Tag: tag})
+					Stamp: uint64(r), Tag: tag})
 			}
 		}
 	case NoCrit:
@@ -247,7 +247,7 @@ func (nd *Node) receive(m proto.Message, out *proto.Output) {
 // learn records k's request number r (of serial tag), as a request from
 // k would.
 func (nd *Node) learn(k proto.NodeID, r int64, tag uint32, out *proto.Output) {
-	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Request, From: k, To: nd.ID(), J: proto.Nil, Src: proto.Nil, Stamp: uint64(r), Tag: tag}}, out)
+	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Request, From: k, To: nd.ID(), Stamp: uint64(r), Tag: tag}}, out)
 }
 
 // token receives the token: a syncing node sets it aside, a node that
@@ -471,7 +471,7 @@ func (nd *Node) regenerate(out *proto.Output) {
 	}
 	out.Events[EvTokenRegenerated]++
 	nd.broadcast(Recovered, nd.gen, nil, out)
-	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Token, From: nd.ID(), To: nd.ID(), J: proto.Nil, Src: proto.Nil,
+	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Token, From: nd.ID(), To: nd.ID(),
 		Stamp: nd.gen, Tag: nd.Tag(), Payload: p}}, out)
 }
 

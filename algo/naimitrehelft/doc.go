@@ -55,7 +55,7 @@
 //
 // # Messages
 //
-// Src = Nil, Reply = 0 and no payload on every message. Tag is the serial
+// Src = none, Reply = 0 and no payload on every message. Tag is the serial
 // of the request concerned (the requester's; a token's: the request it
 // serves). Failure-free messages have Cause Normal; consult, query,
 // election, their answers, candidate_elected, resend, and a request sent
@@ -64,7 +64,7 @@
 //   - request (0), J = requester; Stamp = the sender's generation; Phase =
 //     the requester's sending number mod 256 (a requester recognises its own
 //     latest request come back round a cycle of LAST pointers).
-//   - token (1), J = Nil; Stamp = the token's generation.
+//   - token (1), J = none; Stamp = the token's generation.
 //   - consult (2), query (4), election (6): J = the asker i; Stamp = i's
 //     round (one per presumption of failure).
 //   - consult_ack (3), query_ack (5): J = the answering node (the holder,

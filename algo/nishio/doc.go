@@ -63,7 +63,7 @@
 //     NackConflict, Tag = the candidate's serial; payload [the proposal
 //     refused], 1 word; Cause failure.
 //
-// J and Src are Nil in every message.
+// J and Src are none in every message.
 //
 // # Decisions where the survey is silent
 //

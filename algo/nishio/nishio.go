@@ -132,7 +132,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 }
 
 func (nd *Node) send(out *proto.Output, m proto.Message) {
-	m.From, m.J, m.Src = nd.id, proto.Nil, proto.Nil
+	m.From, m.J, m.Src = nd.id, proto.Ref{}, proto.Ref{}
 	out.Msgs = append(out.Msgs, m)
 }
 

@@ -37,7 +37,7 @@
 //
 // # Messages
 //
-// Every message has Cause Normal, J and Src Nil, no payload (the largest
+// Every message has Cause Normal, J and Src none, no payload (the largest
 // payload is 0 words for every n), and Stamp = the sender's Lamport clock; a
 // receiver sets its clock to max(clock, Stamp). Tag is the serial of the
 // request the message is about: the requester's for request, locked,

@@ -106,7 +106,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 // send sends m, or keeps it for the node itself: a node's own permission
 // is given without a message.
 func (n *Node) send(out *proto.Output, typ proto.MsgType, to proto.NodeID, tag uint32) {
-	m := proto.Message{Type: typ, Cause: proto.Normal, From: n.id, To: to, J: proto.Nil, Src: proto.Nil, Stamp: n.clock, Tag: tag}
+	m := proto.Message{Type: typ, Cause: proto.Normal, From: n.id, To: to, Stamp: n.clock, Tag: tag}
 	if to == n.id {
 		n.local = append(n.local, m)
 		return

@@ -82,7 +82,7 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 	nd.req[nd.id], nd.reqTag[nd.id] = int64(nd.clock), tag
 	for j := range proto.NodeID(nd.n) {
 		if j != nd.id {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j,
 				Stamp: nd.clock, Tag: tag})
 		}
 	}
@@ -104,7 +104,7 @@ func (nd *Node) release(out *proto.Output) {
 		j := proto.NodeID((int(nd.id) + k) % nd.n)
 		if nd.req[j] > nd.tok[j] {
 			nd.tokenHere = false
-			out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
+			out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j,
 				Tag: nd.reqTag[j], Payload: append([]int64(nil), nd.tok...)})
 			return
 		}

@@ -54,7 +54,7 @@ func (nd *Node) init(id proto.NodeID, n, ell int) {
 }
 
 func (nd *Node) msg(t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) proto.Message {
-	return proto.Message{Type: t, Cause: proto.Normal, From: nd.id, To: to, J: proto.Nil, Src: proto.Nil, Stamp: gen, Tag: tag}
+	return proto.Message{Type: t, Cause: proto.Normal, From: nd.id, To: to, Stamp: gen, Tag: tag}
 }
 
 // Step implements proto.Node.

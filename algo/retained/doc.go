@@ -44,7 +44,7 @@
 //     request it answers. Sent at once, or at exit_cs for a deferred
 //     request.
 //
-// J and Src are proto.Nil, Phase and Reply 0; no message has a payload.
+// J and Src are none, Phase and Reply 0; no message has a payload.
 //
 // # State of node i
 //

@@ -115,7 +115,7 @@ func (nd *Node) reply(out *proto.Output, j proto.NodeID, tag uint32) {
 
 func (nd *Node) send(out *proto.Output, t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: t, Cause: proto.Normal, From: nd.ID, To: to,
-		J: proto.Nil, Src: proto.Nil, Stamp: gen, Tag: tag})
+		Stamp: gen, Tag: tag})
 }
 
 // enterCS: stamp the request and ask every node whose permission is missing.

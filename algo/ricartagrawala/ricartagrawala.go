@@ -43,7 +43,7 @@ func (n *Node) init(id proto.NodeID, size int) {
 
 func (n *Node) reply(out *proto.Output, to proto.NodeID, ts uint64, tag uint32) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: Reply, Cause: proto.Normal, From: n.id, To: to,
-		J: proto.Nil, Src: proto.Nil, Stamp: ts, Tag: tag})
+		Stamp: ts, Tag: tag})
 }
 
 // Step implements proto.Node.
@@ -67,7 +67,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		for j := range n.n {
 			if proto.NodeID(j) != n.id {
 				out.Msgs = append(out.Msgs, proto.Message{Type: Request, Cause: proto.Normal, From: n.id, To: proto.NodeID(j),
-					J: proto.Nil, Src: proto.Nil, Stamp: n.ts, Tag: n.tag})
+					Stamp: n.ts, Tag: n.tag})
 			}
 		}
 		n.tryEnter(out)

@@ -27,7 +27,7 @@
 // Messages (Algorithm.MessageTypes):
 //
 //   - request (type 0): REQUEST(i, sn). From = J = the requester i, Stamp =
-//     sn = SN_i[i], Tag = i's serial for that request; Src = Nil; no
+//     sn = SN_i[i], Tag = i's serial for that request; Src = none; no
 //     payload.
 //   - token (type 1, the token): To = the node it is granted to, J = Src =
 //     Nil, Tag = the serial of the granted node's request (as the sender

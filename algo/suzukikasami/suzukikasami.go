@@ -89,7 +89,7 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 	nd.rnTag[nd.id] = tag
 	for j := range proto.NodeID(nd.n) {
 		if j != nd.id {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j,
 				Stamp: uint64(nd.rn[nd.id]), Tag: tag})
 		}
 	}
@@ -131,7 +131,7 @@ func (nd *Node) sendToken(j proto.NodeID, tag uint32, skip int, out *proto.Outpu
 	}
 	nd.q = nd.q[:0]
 	nd.tokenHere = false
-	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil, Tag: tag, Payload: p})
+	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, Tag: tag, Payload: p})
 }
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {

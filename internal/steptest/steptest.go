@@ -47,8 +47,8 @@ func (n *Net) Msg(m proto.Message) string {
 		arg = fmt.Sprint(m.Reply)
 	case show == "none":
 		arg = ""
-	case m.J != proto.Nil:
-		arg = fmt.Sprint(m.J + n.Base)
+	case !m.J.IsNil():
+		arg = fmt.Sprint(m.J.Node() + n.Base)
 	}
 	return fmt.Sprintf("%s(%s) %d→%d", name, arg, m.From+n.Base, m.To+n.Base)
 }
@@ -68,7 +68,7 @@ func (n *Net) Full(m proto.Message) string {
 		payload = fmt.Sprintf(", payload %v", m.Payload)
 	}
 	return fmt.Sprintf("%s {cause %s, phase %d, reply %d, j %s, src %s, stamp %d, tag %d%s}",
-		n.Msg(m), m.Cause, m.Phase, m.Reply, id(m.J), id(m.Src), m.Stamp, m.Tag, payload)
+		n.Msg(m), m.Cause, m.Phase, m.Reply, id(m.J.Node()), id(m.Src.Node()), m.Stamp, m.Tag, payload)
 }
 
 // Step steps node id (1-based if Base is 1) and returns the messages it sent,
