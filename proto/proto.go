@@ -11,7 +11,9 @@
 package proto
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -47,6 +49,23 @@ func (r Ref) String() string {
 		return "nil"
 	}
 	return fmt.Sprint(r.Node())
+}
+
+// GobEncode implements gob.GobEncoder (the MPI runtime gathers its trace
+// records, messages included, with encoding/gob): the id as a varint, -1
+// for none.
+func (r Ref) GobEncode() ([]byte, error) {
+	return binary.AppendVarint(nil, int64(r.Node())), nil
+}
+
+// GobDecode implements gob.GobDecoder.
+func (r *Ref) GobDecode(b []byte) error {
+	v, n := binary.Varint(b)
+	if n != len(b) || v < int64(Nil) || v > math.MaxInt32-1 {
+		return fmt.Errorf("proto: bad node reference % x", b)
+	}
+	*r = RefTo(NodeID(v))
+	return nil
 }
 
 // MsgType is the type of a message: a number that the algorithm defines
