@@ -40,7 +40,7 @@ func (r Ref) Node() NodeID { return NodeID(r.id1) - 1 }
 // IsNil reports whether r names no node.
 func (r Ref) IsNil() bool { return r.id1 == 0 }
 
-// Is reports whether r names node id (id ≠ Nil).
+// Is reports whether r names node id (Is(Nil) is IsNil).
 func (r Ref) Is(id NodeID) bool { return r.id1 == uint32(id+1) }
 
 // String returns the id r names, or "nil".
@@ -137,7 +137,9 @@ func (c Cause) String() string {
 }
 
 // Message is one message between two nodes. It is a plain value: the
-// runtimes copy, queue and encode it.
+// runtimes copy, queue and encode it. Each field means one thing in every
+// algorithm; a field left unset means nothing (no node for J and Src).
+// docs/design.md ("The message") says what every algorithm puts in each.
 type Message struct {
 	Type  MsgType
 	Cause Cause
