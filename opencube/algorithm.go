@@ -92,13 +92,13 @@ var messageTypes = func() []proto.MessageType {
 		proto.MessageType{Name: "enquiry", Arg: "none"},
 		proto.MessageType{Name: "enquiry_reply", Arg: "reply"},
 		proto.MessageType{Name: "test", Arg: "phase"},
-		proto.MessageType{Name: "answer", Arg: "reply"},
-		proto.MessageType{Name: "wait"},
-		proto.MessageType{Name: "regenerate"},
+		proto.MessageType{Name: "answer", Arg: "reply", Stamp: "with Reply AnswerHasToken, the newest token generation the sender knows"},
+		proto.MessageType{Name: "wait", Stamp: "the holder's incarnation"},
+		proto.MessageType{Name: "regenerate", Stamp: "the generation announced"},
 		proto.MessageType{Name: "probe"},
 		proto.MessageType{Name: "attach", Arg: "reply"},
 		proto.MessageType{Name: "reattach"},
-		proto.MessageType{Name: "chase"})
+		proto.MessageType{Name: "chase", Stamp: "the serial of the last hop's own request"})
 }()
 
 // MessageTypes implements proto.Algorithm.

@@ -218,7 +218,7 @@ func TestUnexpectedLoanKeepsFather(t *testing.T) {
 	net := ftNet(t, 8)
 	net.Enter(4, "request(4) 4→3")
 	net.Deliver("request(4) 4→3", "request(4) 3→1") // 3 is transit: father3 := 4
-	net.Pending = append(net.Pending, proto.Message{Type: scheme.Token, From: 0, To: 2, J: 0, Src: 2, Tag: 1})
+	net.Pending = append(net.Pending, proto.Message{Type: scheme.Token, From: 0, To: 2, J: proto.RefTo(0), Src: proto.RefTo(2), Tag: 1})
 	net.Deliver("token(1) 1→3", "token(nil) 3→1")
 	if f := net.Fathers(scheme.FatherOf)[2]; f != 4 {
 		t.Fatalf("father of 3 = %d, want 4", f)
@@ -433,7 +433,7 @@ func TestProbedHeadDroppedMeanwhile(t *testing.T) {
 	net.Enter(3, "request(3) 3→0")
 	net.Deliver("request(3) 3→0", "probe(nil) 0→2")
 	net.Enter(0) // 0's own request, queued behind 3's
-	net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 3, To: 0, J: 3, Src: 3, Tag: 99})
+	net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 3, To: 0, J: proto.RefTo(3), Src: proto.RefTo(3), Tag: 99})
 	net.Deliver("request(3) 3→0") // serial 99: the probed one is obsolete
 	net.Deliver("probe(nil) 0→2", "attach(1) 2→0")
 	net.Deliver("attach(1) 2→0") // no anomaly: 0 serves its own request and enters

@@ -223,7 +223,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	case proto.Receive:
 		n.receive(in.Msg, out)
 		if in.Msg.Type == scheme.Request {
-			heldJ, heldTag = in.Msg.J, in.Msg.Tag
+			heldJ, heldTag = in.Msg.J.Node(), in.Msg.Tag
 		}
 	case proto.Fire:
 		n.fire(in.Timer, out)
@@ -246,16 +246,16 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 func (n *Node) arm(out *proto.Output, start int) {
 	for _, m := range out.Msgs[start:] {
 		switch {
-		case m.Type == scheme.Request && m.J == n.core.ID:
+		case m.Type == scheme.Request && m.J.Is(n.core.ID):
 			n.watch(out)
-		case m.Type == scheme.Token && m.J == n.core.ID:
-			n.loanTag, n.loanSrc = m.Tag, m.Src
+		case m.Type == scheme.Token && m.J.Is(n.core.ID):
+			n.loanTag, n.loanSrc = m.Tag, m.Src.Node()
 			// The token comes back by then unless it is lost: with every
 			// delay exactly δ it comes back at that very instant, so the
 			// margin (an enquiry sent then is answered "sent back" and
 			// costs two messages for nothing).
 			wait := float64(n.rule.PMax+1) + n.cfg.CSEstimate + n.margin()
-			if m.To == m.Src {
+			if m.Src.Is(m.To) {
 				wait = n.roundTrip() + n.cfg.CSEstimate
 			}
 			n.loanSeq = n.timer(out, timerLoan, wait)
@@ -268,12 +268,12 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 	switch m.Type {
 	case scheme.Request:
 		switch {
-		case m.J == n.core.ID:
+		case m.J.Is(n.core.ID):
 			// A request of ours that came back to us is obsolete.
 			out.Events[EvDuplicateRequest]++
-		case n.core.Holds(m.J, m.Tag):
+		case n.core.Holds(m.J.Node(), m.Tag):
 			out.Events[EvDuplicateRequest]++
-		case m.Cause == proto.Failure && !n.cfg.Paper && !n.searching && n.rule.OnRequest(&n.core, m.J) == scheme.Reject:
+		case m.Cause == proto.Failure && !n.cfg.Paper && !n.searching && n.rule.OnRequest(&n.core, m.J.Node()) == scheme.Reject:
 			// A request sent again after a suspicion or a search, from
 			// beyond our power: rejected at once, not when served, since
 			// queued behind our own request it could wait on a node that
@@ -281,7 +281,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 			// requester as our father). Requests of failure-free operation
 			// are never rejected on arrival: our power may grow before we
 			// serve them.
-			n.send(out, scheme.NewAnomaly(m.J, m.From, m.Src, m.Tag))
+			n.send(out, scheme.NewAnomaly(m.J.Node(), m.From, m.Src.Node(), m.Tag))
 		default:
 			if !n.cfg.Paper && m.Src == m.J {
 				// A node's own requests have increasing serials, and it
@@ -289,14 +289,14 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 				// smaller serial than another we queue is from before j
 				// crashed or was served, and serving it could make j our
 				// father while j waits on us (docs/failures.md).
-				dropped, obsolete := n.core.Supersede(m.J, m.Tag)
+				dropped, obsolete := n.core.Supersede(m.J.Node(), m.Tag)
 				out.Events[EvObsoleteRequest] += int32(dropped)
 				if obsolete {
 					out.Events[EvObsoleteRequest]++
 					break
 				}
 			}
-			n.core.EnqueueFrom(m.J, m.From, m.Src, m.Tag)
+			n.core.EnqueueFrom(m.J.Node(), m.From, m.Src.Node(), m.Tag)
 		}
 	case scheme.Token:
 		n.receiveToken(m, out)
@@ -308,7 +308,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		case n.lastReturned == m.Tag && n.lastReturnedTo == m.From:
 			reply = ReplySentBack
 		}
-		n.send(out, proto.Message{Type: EnquiryReply, Cause: proto.Failure, To: m.From, Reply: reply, Tag: m.Tag, J: proto.Nil, Src: proto.Nil})
+		n.send(out, proto.Message{Type: EnquiryReply, Cause: proto.Failure, To: m.From, Reply: reply, Tag: m.Tag})
 	case EnquiryReply:
 		if n.enquirySeq == 0 || m.Tag != n.loanTag || !n.lending() {
 			return
@@ -335,32 +335,32 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 	case Regenerate:
 		c := &n.core
 		switch {
-		case c.TokenHere || c.Gen >= m.Gen || (n.confirming && c.ID < m.From):
+		case c.TokenHere || c.Gen >= m.Stamp || (n.confirming && c.ID < m.From):
 			// The token is alive here, or a newer generation than the one
 			// announced exists (its token may be in flight), or we are about
 			// to regenerate too and have the smaller id: object. A held
 			// token takes the announced generation, so that nodes that learned
 			// it do not discard it.
-			c.Gen = max(c.Gen, m.Gen)
-			n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: m.From, Reply: AnswerHasToken, Gen: c.Gen, J: proto.Nil, Src: proto.Nil})
-		case n.lending() && m.Gen > c.Gen:
+			c.Gen = max(c.Gen, m.Stamp)
+			n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: m.From, Reply: AnswerHasToken, Stamp: c.Gen})
+		case n.lending() && m.Stamp > c.Gen:
 			// The token we lent is of an older generation: it is lost or
 			// will be discarded. We are no longer the root: find a father,
 			// as a recovering node does.
-			c.Gen = m.Gen
+			c.Gen = m.Stamp
 			n.abandonLoan()
 			n.startSearch(1, out)
 		case n.confirming && m.From < c.ID:
 			// Two nodes about to regenerate: the smaller id goes on.
-			c.Gen = max(c.Gen, m.Gen)
+			c.Gen = max(c.Gen, m.Stamp)
 			n.abandonLoan()
 			n.startSearch(1, out)
 		default:
-			c.Gen = max(c.Gen, m.Gen)
+			c.Gen = max(c.Gen, m.Stamp)
 		}
 	case Answer:
 		if m.Reply == AnswerHasToken {
-			n.core.Gen = max(n.core.Gen, m.Gen)
+			n.core.Gen = max(n.core.Gen, m.Stamp)
 			if n.confirming {
 				// The token lives: search again, from phase 1 since the
 				// root may now be anywhere, even close by.
@@ -426,14 +426,14 @@ func (n *Node) waitingToken() bool {
 
 func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 	c := &n.core
-	if !n.cfg.Bare && (m.Gen < c.Gen || n.quietSeq != 0) {
+	if !n.cfg.Bare && (m.Stamp < c.Gen || n.quietSeq != 0) {
 		// Older than a generation we know, or sent to us before we
 		// recovered (it may be older than a generation announced while we
 		// were down): lost, as a token sent to a crashed node is.
 		out.Events[EvStaleToken]++
 		return
 	}
-	if m.J != proto.Nil && (!c.Asked || (m.Tag != c.Tag && !n.cfg.Paper)) {
+	if !m.J.IsNil() && (!c.Asked || (m.Tag != c.Tag && !n.cfg.Paper)) {
 		// Not waiting for this loan: a loan for a request that was served
 		// already (a request re-issued after a search, served twice), or
 		// for a request of ours from before a crash while we now ask for
@@ -446,15 +446,15 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// changes: the node's father may have changed since it asked (it
 		// was transit for a son), and a search it runs goes on.
 		out.Events[EvUnexpectedToken]++
-		c.Gen = m.Gen
-		n.send(out, proto.Message{Type: scheme.Token, To: m.J, J: proto.Nil, Src: m.Src, Gen: m.Gen, Tag: m.Tag})
+		c.Gen = m.Stamp
+		n.send(out, proto.Message{Type: scheme.Token, To: m.J.Node(), Src: m.Src, Stamp: m.Stamp, Tag: m.Tag})
 		return
 	}
 	n.stopSearch()
 	switch {
 	case c.Asked:
 		n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
-		gift := m.J == proto.Nil && c.Mandator != proto.Nil
+		gift := m.J.IsNil() && c.Mandator != proto.Nil
 		c.ReceiveToken(m, out)
 		if gift {
 			// Its sender gave the token up to us: it is our son now.
@@ -465,7 +465,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		// already: it makes this node the root (its sender made this node
 		// its father).
 		out.Events[EvUnexpectedToken]++
-		c.Gen = m.Gen
+		c.Gen = m.Stamp
 		c.TokenHere, c.Lender, c.Father = true, c.ID, proto.Nil
 		n.setSon(n.dist(m.From), m.From)
 	}
@@ -475,7 +475,7 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 	d, j := int(m.Phase), m.From
 	answer := func(r uint8) {
-		n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: r, J: proto.Nil, Src: proto.Nil})
+		n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: r})
 	}
 	if n.searching {
 		switch {
@@ -516,7 +516,7 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 		// through live holders, on this very search), and the head of
 		// that half of the cube, of power ≥ d, answers "ok" even while it
 		// asks (docs/failures.md).
-		n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: AnswerTryLater, J: n.core.Father, Src: proto.Nil})
+		n.send(out, proto.Message{Type: Answer, Cause: proto.Failure, To: j, Phase: m.Phase, Reply: AnswerTryLater, J: proto.RefTo(n.core.Father)})
 	}
 }
 
@@ -529,7 +529,7 @@ func (n *Node) fire(t proto.Timer, out *proto.Output) {
 	case timerLoan:
 		if t.Seq == n.loanSeq && n.lending() {
 			out.Events[EvEnquiry]++
-			n.send(out, proto.Message{Type: Enquiry, Cause: proto.Failure, To: n.loanSrc, Tag: n.loanTag, J: proto.Nil, Src: n.loanSrc})
+			n.send(out, proto.Message{Type: Enquiry, Cause: proto.Failure, To: n.loanSrc, Tag: n.loanTag, Src: proto.RefTo(n.loanSrc)})
 			n.enquirySeq = n.timer(out, timerEnquiry, n.roundTrip())
 		}
 	case timerEnquiry:
@@ -617,7 +617,7 @@ func (n *Node) startPhase(out *proto.Output) {
 
 // test sends test(phase) to node k.
 func (n *Node) test(k proto.NodeID, out *proto.Output) {
-	n.send(out, proto.Message{Type: Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), J: proto.Nil, Src: proto.Nil})
+	n.send(out, proto.Message{Type: Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase)})
 }
 
 func (n *Node) stopSearch() {
@@ -643,7 +643,7 @@ func (n *Node) conclude(k proto.NodeID, out *proto.Output) {
 // node it suspects (watch.go).
 func (n *Node) reissue(k proto.NodeID, out *proto.Output) {
 	c := &n.core
-	n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: k, J: c.ID, Src: c.Src, Gen: c.Gen, Tag: c.Tag})
+	n.send(out, proto.Message{Type: scheme.Request, Cause: proto.Failure, To: k, J: proto.RefTo(c.ID), Src: proto.RefTo(c.Src), Stamp: c.Gen, Tag: c.Tag})
 }
 
 // becomeRoot ends a search whose last phase failed: the node will become
@@ -691,7 +691,7 @@ func (n *Node) announce(out *proto.Output) {
 	n.announced = gen
 	for k := 0; k < 1<<n.rule.PMax; k++ {
 		if proto.NodeID(k) != n.core.ID {
-			n.send(out, proto.Message{Type: Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Gen: gen, J: proto.Nil, Src: proto.Nil})
+			n.send(out, proto.Message{Type: Regenerate, Cause: proto.Failure, To: proto.NodeID(k), Stamp: gen})
 		}
 	}
 	n.phaseSeq = n.timer(out, timerConfirm, n.roundTrip())
@@ -705,9 +705,9 @@ func (n *Node) regenerate(out *proto.Output) {
 	c := &n.core
 	n.suspectSeq, n.loanSeq, n.enquirySeq = 0, 0, 0
 	start := len(out.Msgs)
-	tok := proto.Message{Type: scheme.Token, From: c.ID, To: c.ID, J: proto.Nil, Gen: max(nextGen(c.Gen, c.ID), n.announced), Src: c.Src, Tag: c.Tag}
+	tok := proto.Message{Type: scheme.Token, From: c.ID, To: c.ID, Stamp: max(nextGen(c.Gen, c.ID), n.announced), Src: proto.RefTo(c.Src), Tag: c.Tag}
 	if !c.Asked {
-		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Gen
+		c.TokenHere, c.Lender, c.Father, c.Gen = true, c.ID, proto.Nil, tok.Stamp
 		return
 	}
 	c.ReceiveToken(tok, out)

@@ -90,7 +90,7 @@ func (n *Node) drain(out *proto.Output) {
 // request at the head of the queue waits.
 func (n *Node) probe(d int, out *proto.Output) {
 	n.probeSon, n.probeD = n.son(d), d
-	n.send(out, proto.Message{Type: Probe, Cause: proto.Failure, To: n.probeSon, J: proto.Nil, Src: proto.Nil})
+	n.send(out, proto.Message{Type: Probe, Cause: proto.Failure, To: n.probeSon})
 	n.probeSeq = n.timer(out, timerProbe, n.roundTrip())
 }
 
@@ -126,15 +126,15 @@ func (n *Node) receiveSons(m proto.Message, out *proto.Output) {
 		if !n.searching && c.Father == m.From {
 			r = AnswerOK
 		}
-		n.send(out, proto.Message{Type: Attach, Cause: proto.Failure, To: m.From, Reply: r, J: proto.Nil, Src: proto.Nil})
+		n.send(out, proto.Message{Type: Attach, Cause: proto.Failure, To: m.From, Reply: r})
 	case Attach:
 		if n.probeSeq != 0 && m.From == n.probeSon {
 			n.probed(m.Reply == AnswerOK, out)
 		}
 	case Reattach:
-		// A reattach to every node at some distance (J = Nil) is only for
+		// A reattach to every node at some distance (J = none) is only for
 		// the sons beyond the sender's power (Phase − 1).
-		if n.searching || c.Father != m.From || (m.J != c.ID && n.dist(m.From) < int(m.Phase)) {
+		if n.searching || c.Father != m.From || (!m.J.Is(c.ID) && n.dist(m.From) < int(m.Phase)) {
 			return
 		}
 		if c.Asked {
@@ -180,7 +180,7 @@ func (n *Node) attached(k proto.NodeID, out *proto.Output) {
 			// request, re-issued to it, passes through it).
 			n.sons[d] = proto.Nil
 		case s != proto.Nil:
-			n.send(out, proto.Message{Type: Reattach, Cause: proto.Failure, To: s, J: s, Src: proto.Nil})
+			n.send(out, proto.Message{Type: Reattach, Cause: proto.Failure, To: s, J: proto.RefTo(s)})
 			n.sons[d] = proto.Nil
 		case d <= n.transitTop:
 			// The nodes that were transit for our rejected request are
@@ -191,7 +191,7 @@ func (n *Node) attached(k proto.NodeID, out *proto.Output) {
 				if proto.NodeID(i) == k {
 					continue
 				}
-				n.send(out, proto.Message{Type: Reattach, Cause: proto.Failure, To: proto.NodeID(i), J: proto.Nil, Phase: uint8(p + 1), Src: proto.Nil})
+				n.send(out, proto.Message{Type: Reattach, Cause: proto.Failure, To: proto.NodeID(i), Phase: uint8(p + 1)})
 			}
 		}
 	}

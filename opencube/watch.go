@@ -107,10 +107,10 @@ func (n *Node) heartbeat(m proto.Message, out *proto.Output) {
 	if n.cfg.Paper || n.suspectSeq == 0 || n.searching || !n.waitingToken() || m.Tag != n.core.Tag {
 		return
 	}
-	n.holder, n.holderInc = m.From, uint32(m.Gen)
+	n.holder, n.holderInc = m.From, uint32(m.Stamp)
 	n.expect(out, n.beatPeriod()*float64(uint64(1)<<min(m.Phase, 40))+n.window())
 	if m.Phase >= chaseFrom && (m.Phase-chaseFrom)%2 == 0 {
-		n.send(out, proto.Message{Type: Chase, Cause: proto.Liveness, To: m.From, J: n.core.ID, Phase: 1, Src: proto.Nil, Tag: n.core.Tag, Gen: uint64(n.core.Tag)})
+		n.send(out, proto.Message{Type: Chase, Cause: proto.Liveness, To: m.From, J: proto.RefTo(n.core.ID), Phase: 1, Tag: n.core.Tag, Stamp: uint64(n.core.Tag)})
 	}
 }
 
@@ -134,16 +134,16 @@ func (n *Node) chaseHops() uint8 { return uint8(min(1<<n.rule.PMax, 4*n.rule.PMa
 // end of the chain (the node holding or lending the token, or a searcher).
 //
 // A chase carries, beside its initiator's id and serial (J, Tag), the serial
-// of its last hop's own request (Gen): each node passes it on only if it
+// of its last hop's own request (Stamp): each node passes it on only if it
 // still holds that request. A requester learns of its holder from
 // heartbeats, and its request may have moved on since the last one; a chase
 // that followed such a stale edge could come back through nodes that no
 // longer wait on one another (a false cycle, each costing a search).
 func (n *Node) chase(m proto.Message, out *proto.Output) {
-	if n.cfg.Paper || n.searching || !n.waitingToken() || !n.core.Holds(m.From, uint32(m.Gen)) {
+	if n.cfg.Paper || n.searching || !n.waitingToken() || !n.core.Holds(m.From, uint32(m.Stamp)) {
 		return
 	}
-	if m.J == n.core.ID {
+	if m.J.Is(n.core.ID) {
 		if m.Tag == n.core.Tag {
 			out.Events[EvWaitCycle]++
 			n.startSearch(n.firstPhase(), out)
@@ -153,7 +153,7 @@ func (n *Node) chase(m proto.Message, out *proto.Output) {
 	if n.holder == proto.Nil || m.Phase >= n.chaseHops() {
 		return
 	}
-	m.To, m.Phase, m.Gen = n.holder, m.Phase+1, uint64(n.core.Tag)
+	m.To, m.Phase, m.Stamp = n.holder, m.Phase+1, uint64(n.core.Tag)
 	n.send(out, m)
 }
 
@@ -178,6 +178,6 @@ func (n *Node) beat(t proto.Timer, out *proto.Output) {
 	for p := n.beatPeriod(); p < next && e < 40; p *= 2 {
 		e++
 	}
-	n.send(out, proto.Message{Type: Wait, Cause: proto.Liveness, To: j, J: n.core.ID, Phase: e, Gen: uint64(n.inc), Src: proto.Nil, Tag: tag})
+	n.send(out, proto.Message{Type: Wait, Cause: proto.Liveness, To: j, J: proto.RefTo(n.core.ID), Phase: e, Stamp: uint64(n.inc), Tag: tag})
 	out.Timers = append(out.Timers, proto.Timer{Kind: timerBeat, Seq: tag, Arg: j, After: next})
 }

@@ -212,7 +212,7 @@ func TestObsoleteRequestForgotten(t *testing.T) {
 		{22, []uint32{22}}, // newer: the old one (2) goes
 		{12, []uint32{22}}, // older, late: dropped itself
 	} {
-		net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 1, To: 0, J: 1, Src: 1, Tag: c.tag})
+		net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 1, To: 0, J: proto.RefTo(1), Src: proto.RefTo(1), Tag: c.tag})
 		net.Deliver("request(2) 2→1")
 		if e := net.Out().Events[EvObsoleteRequest]; e != 1 {
 			t.Fatalf("serial %d: obsolete requests dropped %d, want 1", c.tag, e)
@@ -229,27 +229,27 @@ func TestObsoleteRequestForgotten(t *testing.T) {
 // node that does not wait.
 //
 // A chase goes from a node to the holder of its request, and names that
-// request's serial (Gen): a node that does not hold it (the edge is stale,
+// request's serial (Stamp): a node that does not hold it (the edge is stale,
 // the request moved on) drops the chase.
 func TestChaseFindsCycle(t *testing.T) {
 	net := heardHolder(t)
 	// Node 3's request (serial 9) waits at 2, which waits on 1.
-	net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 2, To: 1, J: 2, Src: 2, Tag: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: scheme.Request, From: 2, To: 1, J: proto.RefTo(2), Src: proto.RefTo(2), Tag: 9})
 	net.Deliver("request(3) 3→2")
 	// A chase of node 4 comes from 3: 2 holds 3's request and passes it on,
 	// naming its own request's serial.
-	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: proto.RefTo(3), Phase: 1, Tag: 8, Stamp: 9})
 	net.Deliver("chase(4) 3→2", "chase(4) 2→1")
-	if m := net.Pending[len(net.Pending)-1]; m.Phase != 2 || m.Tag != 8 || m.Gen != 2 {
+	if m := net.Pending[len(net.Pending)-1]; m.Phase != 2 || m.Tag != 8 || m.Stamp != 2 {
 		t.Fatalf("chase passed on as %+v: want hop 2, serial 8, last hop's serial 2", m)
 	}
 	net.Deliver("chase(4) 2→1") // 1 holds the token: the chain ends here
 	// A chase over a stale edge (2 holds no request of 3 of serial 5) dies.
-	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 3, Phase: 1, Src: proto.Nil, Tag: 8, Gen: 5})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: proto.RefTo(3), Phase: 1, Tag: 8, Stamp: 5})
 	net.Deliver("chase(4) 3→2")
 	// Node 2's own chase comes back to it from 3, whose request it holds:
 	// its request waits on itself.
-	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: 1, Phase: 3, Src: proto.Nil, Tag: 2, Gen: 9})
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: proto.RefTo(1), Phase: 3, Tag: 2, Stamp: 9})
 	net.Deliver("chase(2) 3→2", "test(1) 2→1")
 	if net.Out().Events[EvWaitCycle] != 1 {
 		t.Fatalf("events %v: want a wait cycle", net.Out().Events)

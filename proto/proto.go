@@ -11,7 +11,9 @@
 package proto
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -19,8 +21,52 @@ import (
 // number nodes from 1.
 type NodeID = int32
 
-// Nil is the id that means "no node" (the papers' nil).
+// Nil is the id that means "no node" (the papers' nil), in the NodeID
+// fields of a node's state. A message names an optional node with a Ref.
 const Nil NodeID = -1
+
+// Ref is an optional reference to a node, the type of the message fields
+// that may name none (Message.J, Message.Src). Its zero value names no
+// node, so a field left out of a message literal means "none", never node
+// 0. It holds the id plus one; build one with RefTo.
+type Ref struct{ id1 uint32 }
+
+// RefTo returns the reference to node id; RefTo(Nil) is the zero Ref, none.
+func RefTo(id NodeID) Ref { return Ref{uint32(id + 1)} }
+
+// Node returns the node r names, or Nil if none.
+func (r Ref) Node() NodeID { return NodeID(r.id1) - 1 }
+
+// IsNil reports whether r names no node.
+func (r Ref) IsNil() bool { return r.id1 == 0 }
+
+// Is reports whether r names node id (Is(Nil) is IsNil).
+func (r Ref) Is(id NodeID) bool { return r.id1 == uint32(id+1) }
+
+// String returns the id r names, or "nil".
+func (r Ref) String() string {
+	if r.IsNil() {
+		return "nil"
+	}
+	return fmt.Sprint(r.Node())
+}
+
+// GobEncode implements gob.GobEncoder (the MPI runtime gathers its trace
+// records, messages included, with encoding/gob): the id as a varint, -1
+// for none.
+func (r Ref) GobEncode() ([]byte, error) {
+	return binary.AppendVarint(nil, int64(r.Node())), nil
+}
+
+// GobDecode implements gob.GobDecoder.
+func (r *Ref) GobDecode(b []byte) error {
+	v, n := binary.Varint(b)
+	if n != len(b) || v < int64(Nil) || v > math.MaxInt32-1 {
+		return fmt.Errorf("proto: bad node reference % x", b)
+	}
+	*r = RefTo(NodeID(v))
+	return nil
+}
 
 // MsgType is the type of a message: a number that the algorithm defines
 // and names (Algorithm.MessageTypes); below MaxMsgTypes.
@@ -54,8 +100,12 @@ type MessageType struct {
 	Token bool
 	// Payload says what Message.Payload holds, if anything.
 	Payload string
+	// Stamp says what Message.Stamp holds in messages of this type (a
+	// token generation, a logical clock, a request number, a round); ""
+	// if it is always 0.
+	Stamp string
 	// Arg is the field a step test shows as the message's argument, as in
-	// "request(8) 7→5": "" for J (nil when Nil), "phase", "reply", or
+	// "request(8) 7→5": "" for J ("nil" when none), "phase", "reply", or
 	// "none".
 	Arg string
 }
@@ -87,7 +137,9 @@ func (c Cause) String() string {
 }
 
 // Message is one message between two nodes. It is a plain value: the
-// runtimes copy, queue and encode it.
+// runtimes copy, queue and encode it. Each field means one thing in every
+// algorithm; a field left unset means nothing (no node for J and Src).
+// docs/design.md ("The message") says what every algorithm puts in each.
 type Message struct {
 	Type  MsgType
 	Cause Cause
@@ -95,9 +147,9 @@ type Message struct {
 	Reply uint8  // a reply code
 	From  NodeID // sender
 	To    NodeID // destination
-	J     NodeID // a node (the general scheme: a request's requester, a token's lender; Nil if none)
-	Src   NodeID // the node whose enter_cs the message serves (Nil if none)
-	Gen   uint64 // a counter (the open-cube: a token generation)
+	J     Ref    // a node (the general scheme: a request's requester, a token's lender; zero if none)
+	Src   Ref    // the node whose enter_cs the message serves (zero if none)
+	Stamp uint64 // a number whose meaning the message's type gives (a token generation, a logical clock, a round)
 	Tag   uint32 // the serial of the CS request the message serves (0: none)
 	// Payload carries what an algorithm's message holds beyond the fields
 	// above, as words (a token's vector of request numbers and queue,

@@ -48,7 +48,7 @@ func (b *bouncer) Step(in proto.Input, out *proto.Output) {
 	if in.Kind == proto.Receive {
 		b.got++
 		// One serial for all: the per-serial counters stay one entry long.
-		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: b.id, To: b.peer, J: b.id, Src: b.id, Tag: 1})
+		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: b.id, To: b.peer, J: proto.RefTo(b.id), Src: proto.RefTo(b.id), Tag: 1})
 	}
 }
 func (b *bouncer) View() proto.View           { return proto.View{Up: true} }
@@ -74,7 +74,7 @@ func BenchmarkRuntimeMessage(b *testing.B) {
 		j.runs = []*instance{in}
 		jobs[r] = j
 	}
-	first := proto.Message{Type: scheme.Request, From: 0, To: 1, J: 0, Src: 0, Tag: 1}
+	first := proto.Message{Type: scheme.Request, From: 0, To: 1, J: proto.RefTo(0), Src: proto.RefTo(0), Tag: 1}
 	jobs[0].runs[0].send(&first, 0)
 	jobs[0].flush()
 	b.ReportAllocs()

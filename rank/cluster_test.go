@@ -186,7 +186,7 @@ type misdirected struct{}
 
 func (misdirected) Step(in proto.Input, out *proto.Output) {
 	if in.Kind == proto.EnterCS {
-		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: 0, To: proto.Nil, J: 0, Src: 0, Tag: in.Tag})
+		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: 0, To: proto.Nil, J: proto.RefTo(0), Src: proto.RefTo(0), Tag: in.Tag})
 	}
 }
 func (misdirected) View() proto.View           { return proto.View{Up: true, Asked: true} }
@@ -272,7 +272,7 @@ func TestPayloadFrames(t *testing.T) {
 	to := proto.NodeID(in.n - 1) // on rank 1 (block placement)
 	var want []proto.Message
 	for k := range 40 {
-		m := proto.Message{Type: scheme.Token, From: 0, To: to, J: proto.Nil, Src: 0, Tag: uint32(k + 1)}
+		m := proto.Message{Type: scheme.Token, From: 0, To: to, Src: proto.RefTo(0), Tag: uint32(k + 1)}
 		for w := range 20 * k % wire.MaxPayload { // none for k = 0: decoded as nil
 			m.Payload = append(m.Payload, int64(k*1000+w))
 		}
@@ -303,7 +303,7 @@ func TestPayloadFrames(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("received %d messages, want %d, or their payloads differ", len(got), len(want))
 	}
-	in.send(&proto.Message{Type: scheme.Token, From: 0, To: to, J: proto.Nil, Src: 0, Payload: make([]int64, wire.MaxPayload+1)}, 0)
+	in.send(&proto.Message{Type: scheme.Token, From: 0, To: to, Src: proto.RefTo(0), Payload: make([]int64, wire.MaxPayload+1)}, 0)
 	if j.err == nil || !strings.Contains(j.err.Error(), "payload words") {
 		t.Errorf("an oversize payload: error %v", j.err)
 	}
@@ -314,7 +314,7 @@ func TestPayloadFrames(t *testing.T) {
 // dropped whole.
 func TestForeignMessageType(t *testing.T) {
 	j, in, _ := oneRun(t, bench.Spec{Algorithm: "raymond", Nodes: 4, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-3, CSTime: 1}, 2)
-	frame := wire.Encode(0, 0, []proto.Message{{Type: opencube.Test, From: 3, To: 0, J: proto.Nil, Src: proto.Nil}})
+	frame := wire.Encode(0, 0, []proto.Message{{Type: opencube.Test, From: 3, To: 0}})
 	j.handleData(frame, 1)
 	if in.malformed != 1 || !strings.Contains(in.malformedErr, "message type") || in.stats.Steps != 0 {
 		t.Errorf("malformed %d (%q), steps %d: want the frame dropped as malformed", in.malformed, in.malformedErr, in.stats.Steps)
@@ -383,7 +383,7 @@ func TestUnrequestedEntry(t *testing.T) {
 	j, in, _ := oneRun(t, bench.Spec{Algorithm: "opencube", Nodes: 4, Requests: 1, Workload: "poisson", Seed: 4, Delta: 1e-3, CSTime: 1}, 1)
 	in.start()
 	in.nodes[2] = &intruder{}
-	in.deliver(&proto.Message{Type: scheme.Request, From: 1, To: 2, J: 0, Src: 1, Tag: 7}, j.now())
+	in.deliver(&proto.Message{Type: scheme.Request, From: 1, To: 2, J: proto.RefTo(0), Src: proto.RefTo(1), Tag: 7}, j.now())
 	if j.err != nil {
 		t.Fatalf("the run failed: %v", j.err)
 	}

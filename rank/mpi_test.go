@@ -348,7 +348,7 @@ func TestMPIBurstToIdleRank(t *testing.T) {
 		case 0:
 			nap(100 * time.Millisecond) // rank 1 is asleep on its doorbell by now
 			start := time.Now()
-			m := proto.Message{Type: scheme.Request, From: 0, To: 1, J: 0, Src: 0, Tag: 1}
+			m := proto.Message{Type: scheme.Request, From: 0, To: 1, J: proto.RefTo(0), Src: proto.RefTo(0), Tag: 1}
 			for range frames * maxBatch {
 				in.send(&m, 0)
 			}

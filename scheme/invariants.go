@@ -86,9 +86,9 @@ func ATree(s proto.System) error {
 	s.ForEachInFlight(func(m *proto.Message) {
 		switch {
 		case !ok:
-		case m.Type == Request && views[m.J].Asked:
-			ok = set(m.J, m.To, "a2, in transit")
-		case m.Type == Token && m.J != proto.Nil && views[m.To].Asked:
+		case m.Type == Request && views[m.J.Node()].Asked:
+			ok = set(m.J.Node(), m.To, "a2, in transit")
+		case m.Type == Token && !m.J.IsNil() && views[m.To].Asked:
 			ok = set(m.To, m.From, "a4")
 		}
 	})

@@ -91,7 +91,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	case proto.Receive:
 		switch in.Msg.Type {
 		case Request:
-			n.Enqueue(in.Msg.J, in.Msg.Src, in.Msg.Tag)
+			n.Enqueue(in.Msg.J.Node(), in.Msg.Src.Node(), in.Msg.Tag)
 		case Token:
 			n.ReceiveToken(in.Msg, out)
 		}
@@ -212,7 +212,7 @@ func (n *Node) enterCS(e entry, out *proto.Output) {
 		return
 	}
 	n.Mandator = n.ID
-	n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: n.ID, Gen: n.Gen, Tag: e.tag})
+	n.send(out, proto.Message{Type: Request, To: n.Father, J: proto.RefTo(n.ID), Src: proto.RefTo(n.ID), Stamp: n.Gen, Tag: e.tag})
 }
 
 // ExitCS: upon a call to exit_cs by i, lines (3)–(4). It does nothing if
@@ -223,7 +223,7 @@ func (n *Node) ExitCS(out *proto.Output) {
 	}
 	n.InCS = false
 	if n.Lender != n.ID && n.Lender != proto.Nil {
-		n.send(out, proto.Message{Type: Token, To: n.Lender, J: proto.Nil, Src: n.ID, Gen: n.Gen, Tag: n.Tag})
+		n.send(out, proto.Message{Type: Token, To: n.Lender, Src: proto.RefTo(n.ID), Stamp: n.Gen, Tag: n.Tag})
 		n.TokenHere = false
 	}
 	n.Asked = false
@@ -239,19 +239,19 @@ func (n *Node) request(e entry, out *proto.Output) Behavior {
 		n.Asked = true
 		n.Src, n.Tag = e.src, e.tag
 		if n.TokenHere { // (6) i temporarily lends the token
-			n.send(out, proto.Message{Type: Token, To: e.j, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Token, To: e.j, J: proto.RefTo(n.ID), Src: proto.RefTo(e.src), Stamp: n.Gen, Tag: e.tag})
 			n.TokenHere = false
 			return b
 		}
 		n.Mandator = e.j // (7) i requires the token for j
-		n.send(out, proto.Message{Type: Request, To: n.Father, J: n.ID, Src: e.src, Gen: n.Gen, Tag: e.tag})
+		n.send(out, proto.Message{Type: Request, To: n.Father, J: proto.RefTo(n.ID), Src: proto.RefTo(e.src), Stamp: n.Gen, Tag: e.tag})
 	case Transit:
 		if n.TokenHere { // (8)–(9) i gives the token up
 			n.Lender = proto.Nil
-			n.send(out, proto.Message{Type: Token, To: e.j, J: proto.Nil, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Token, To: e.j, Src: proto.RefTo(e.src), Stamp: n.Gen, Tag: e.tag})
 			n.TokenHere = false
 		} else { // (10) i forwards the request
-			n.send(out, proto.Message{Type: Request, To: n.Father, J: e.j, Src: e.src, Gen: n.Gen, Tag: e.tag})
+			n.send(out, proto.Message{Type: Request, To: n.Father, J: proto.RefTo(e.j), Src: proto.RefTo(e.src), Stamp: n.Gen, Tag: e.tag})
 		}
 		n.Father = e.j
 	}
@@ -263,7 +263,7 @@ func (n *Node) request(e entry, out *proto.Output) Behavior {
 // the nodes between j and from were transit for it and are now j's sons,
 // the farthest at distance Phase from j (0 if from is j).
 func NewAnomaly(j, from, src proto.NodeID, tag uint32) proto.Message {
-	m := proto.Message{Type: Anomaly, Cause: proto.Failure, To: j, J: j, Src: src, Tag: tag}
+	m := proto.Message{Type: Anomaly, Cause: proto.Failure, To: j, J: proto.RefTo(j), Src: proto.RefTo(src), Tag: tag}
 	if from != j && from != proto.Nil {
 		m.Phase = uint8(hypercube.Dist(int(j), int(from)))
 	}
@@ -273,9 +273,9 @@ func NewAnomaly(j, from, src proto.NodeID, tag uint32) proto.Message {
 // ReceiveToken: upon the receipt of token(j) from k by i, lines (11)–(22).
 // It does not serve the queue; Step does, and so must a caller.
 func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
-	j, k := m.J, m.From
+	j, k := m.J.Node(), m.From
 	n.TokenHere = true // (11)
-	n.Gen = m.Gen
+	n.Gen = m.Stamp
 	switch n.Mandator {
 	case proto.Nil: // α: return of the token after a loan
 		n.Asked = false // (12)
@@ -291,7 +291,7 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 	default: // γ: i honours the request of its mandator
 		n.Asked = false // (15)
 		to := n.Mandator
-		tok := proto.Message{Type: Token, To: to, J: j, Src: n.Src, Gen: n.Gen, Tag: n.Tag}
+		tok := proto.Message{Type: Token, To: to, J: proto.RefTo(j), Src: proto.RefTo(n.Src), Stamp: n.Gen, Tag: n.Tag}
 		switch n.rule.OnToken(n) {
 		case Transit:
 			if j == proto.Nil {
@@ -302,7 +302,7 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 		default: // Proxy
 			if j == proto.Nil { // (16)–(17): i becomes the lender and lends the token
 				n.Lender, n.Father = n.ID, proto.Nil
-				tok.J = n.ID
+				tok.J = proto.RefTo(n.ID)
 				n.Asked = true
 			} else {
 				n.Father = k // (18)
@@ -493,7 +493,11 @@ const (
 	NumTypes                      // the first type an extension (package opencube) numbers its own from
 )
 
-var messageTypes = []proto.MessageType{{Name: "request"}, {Name: "token", Token: true}, {Name: "anomaly"}}
+var messageTypes = []proto.MessageType{
+	{Name: "request", Stamp: "the newest token generation the sender knows (0 without failures)"},
+	{Name: "token", Token: true, Stamp: "the token's generation (0 without failures)"},
+	{Name: "anomaly"},
+}
 
 // MessageTypes implements proto.Algorithm.
 func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }

@@ -96,7 +96,7 @@ func (s *Sim) CheckAtEnd() error {
 func (s *Sim) liveTokens() int {
 	t := s.tokenHolders
 	s.ForEachInFlight(func(m *proto.Message) {
-		if m.Type == s.token && !s.down[m.To] && m.Gen >= s.nodes[m.To].View().Gen {
+		if m.Type == s.token && !s.down[m.To] && m.Stamp >= s.nodes[m.To].View().Gen {
 			t++
 		}
 	})

@@ -359,9 +359,9 @@ func TestATreeRun(t *testing.T) {
 				}
 				f.v.TokenHere = false
 				if c.bug != "no father" {
-					f.v.Father = m.J
+					f.v.Father = m.J.Node()
 				}
-				out.Msgs = append(out.Msgs, token(f.id, m.J, lender, 0))
+				out.Msgs = append(out.Msgs, token(f.id, m.J.Node(), lender, 0))
 			}
 			fs[1].recv = func(f *fake, m proto.Message, out *proto.Output) {
 				f.v.TokenHere, f.v.Asked, f.v.InCS = true, false, true

@@ -47,7 +47,7 @@ func (f *fake) Step(in proto.Input, out *proto.Output) {
 		if f.recv != nil {
 			f.recv(f, in.Msg, out)
 		} else if in.Msg.Type == scheme.Token {
-			f.v.TokenHere, f.v.Gen = true, in.Msg.Gen
+			f.v.TokenHere, f.v.Gen = true, in.Msg.Stamp
 		}
 	case proto.Fire:
 		if len(f.pokes) > 0 {
@@ -129,13 +129,13 @@ func snapshot(cfg sim.Config, fs []*fake, by proto.NodeID, msgs ...proto.Message
 
 // request is a request(j) message from one node to another.
 func request(from, to, j proto.NodeID) proto.Message {
-	return proto.Message{Type: scheme.Request, From: from, To: to, J: j, Src: j}
+	return proto.Message{Type: scheme.Request, From: from, To: to, J: proto.RefTo(j), Src: proto.RefTo(j)}
 }
 
 // token is a token(k) message from one node to another: k is the lender,
 // proto.Nil for a token given for good.
 func token(from, to, k proto.NodeID, gen uint64) proto.Message {
-	return proto.Message{Type: scheme.Token, From: from, To: to, J: k, Gen: gen}
+	return proto.Message{Type: scheme.Token, From: from, To: to, J: proto.RefTo(k), Stamp: gen}
 }
 
 // wantErr checks that err is nil when want is "", and otherwise that it is

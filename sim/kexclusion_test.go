@@ -36,7 +36,7 @@ func (u *unitNode) Step(in proto.Input, out *proto.Output) {
 
 func (u *unitNode) Start(out *proto.Output) {
 	u.started++
-	out.Msgs = append(out.Msgs, proto.Message{Type: 1, From: u.id, To: 1, J: proto.Nil, Src: proto.Nil, Gen: 100 + uint64(u.id)})
+	out.Msgs = append(out.Msgs, proto.Message{Type: 1, From: u.id, To: 1, Stamp: 100 + uint64(u.id)})
 }
 
 func (u *unitNode) View() proto.View {
@@ -135,13 +135,13 @@ func TestStartAndFaults(t *testing.T) {
 			}
 			return nil
 		}}, ps, sim.Hooks{})
-	junk := proto.Message{Type: 0, From: 2, To: 1, J: proto.Nil, Src: proto.Nil, Gen: 7}
+	junk := proto.Message{Type: 0, From: 2, To: 1, Stamp: 7}
 	s.Inject(junk) // before the start: ahead of node 2's start message on link 2→1
 	s.After(0, func() {
 		var gens []uint64
 		s.ForEachInFlight(func(m *proto.Message) {
 			if m.From == 2 {
-				gens = append(gens, m.Gen)
+				gens = append(gens, m.Stamp)
 			}
 		})
 		if !slices.Equal(gens, []uint64{7, 102}) {

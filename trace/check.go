@@ -36,7 +36,7 @@ type traceLine struct {
 	Tag     uint32   `json:"tag"`
 	Phase   int64    `json:"phase"`
 	Reply   int64    `json:"reply"`
-	Gen     uint64   `json:"gen"`
+	Stamp   uint64   `json:"gen"` // Message.Stamp
 	Payload []int64  `json:"payload"`
 }
 
@@ -244,6 +244,6 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 // nodes and events aside).
 func sameMessage(sent, got *traceLine) bool {
 	return sent.Type == got.Type && *sent.From == *got.From && *sent.To == *got.To && sent.J == got.J &&
-		sent.Tag == got.Tag && sent.Phase == got.Phase && sent.Reply == got.Reply && sent.Gen == got.Gen &&
+		sent.Tag == got.Tag && sent.Phase == got.Phase && sent.Reply == got.Reply && sent.Stamp == got.Stamp &&
 		slices.Equal(sent.Payload, got.Payload)
 }

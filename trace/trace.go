@@ -66,7 +66,7 @@ func WriteMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeName st
 	w.WriteString(`,"msg":`)
 	w.WriteString(strconv.FormatUint(id, 10))
 	w.WriteString(`,"j":`)
-	w.WriteString(strconv.Itoa(int(m.J)))
+	w.WriteString(strconv.Itoa(int(m.J.Node())))
 	w.WriteString(`,"tag":`)
 	w.WriteString(strconv.FormatUint(uint64(m.Tag), 10))
 	if m.Phase != 0 {
@@ -77,9 +77,9 @@ func WriteMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeName st
 		w.WriteString(`,"reply":`)
 		w.WriteString(strconv.Itoa(int(m.Reply)))
 	}
-	if m.Gen != 0 {
+	if m.Stamp != 0 {
 		w.WriteString(`,"gen":`)
-		w.WriteString(strconv.FormatUint(m.Gen, 10))
+		w.WriteString(strconv.FormatUint(m.Stamp, 10))
 	}
 	if len(m.Payload) > 0 {
 		w.WriteString(`,"payload":[`)

@@ -104,9 +104,9 @@ func AppendMessage(buf []byte, m *proto.Message) []byte {
 	le := binary.LittleEndian
 	le.PutUint32(b[4:], uint32(m.From))
 	le.PutUint32(b[8:], uint32(m.To))
-	le.PutUint32(b[12:], uint32(m.J))
-	le.PutUint32(b[16:], uint32(m.Src))
-	le.PutUint64(b[20:], m.Gen)
+	le.PutUint32(b[12:], uint32(m.J.Node())) // -1 for none
+	le.PutUint32(b[16:], uint32(m.Src.Node()))
+	le.PutUint64(b[20:], m.Stamp)
 	le.PutUint32(b[28:], m.Tag)
 	le.PutUint16(b[32:], uint16(len(m.Payload)))
 	for k, w := range m.Payload {
@@ -185,9 +185,9 @@ func decodeRecord(b []byte, n int, m *proto.Message) (int, error) {
 	le := binary.LittleEndian
 	m.From = int32(le.Uint32(b[4:]))
 	m.To = int32(le.Uint32(b[8:]))
-	m.J = int32(le.Uint32(b[12:]))
-	m.Src = int32(le.Uint32(b[16:]))
-	m.Gen = le.Uint64(b[20:])
+	m.J = proto.RefTo(int32(le.Uint32(b[12:])))
+	m.Src = proto.RefTo(int32(le.Uint32(b[16:])))
+	m.Stamp = le.Uint64(b[20:])
 	m.Tag = le.Uint32(b[28:])
 	words := int(le.Uint16(b[32:]))
 	size := RecordSize + 8*words
@@ -222,10 +222,10 @@ func checkRecord(m *proto.Message, n int, b []byte) error {
 		return fmt.Errorf("sender %d of %d nodes", m.From, n)
 	case m.To < 0 || int(m.To) >= n:
 		return fmt.Errorf("destination %d of %d nodes", m.To, n)
-	case m.J < proto.Nil || int(m.J) >= n:
-		return fmt.Errorf("j = %d of %d nodes", m.J, n)
-	case m.Src < proto.Nil || int(m.Src) >= n:
-		return fmt.Errorf("src = %d of %d nodes", m.Src, n)
+	case m.J.Node() < proto.Nil || int(m.J.Node()) >= n:
+		return fmt.Errorf("j = %d of %d nodes", m.J.Node(), n)
+	case m.Src.Node() < proto.Nil || int(m.Src.Node()) >= n:
+		return fmt.Errorf("src = %d of %d nodes", m.Src.Node(), n)
 	}
 	return nil
 }

@@ -12,19 +12,19 @@ import (
 )
 
 var sample = []proto.Message{
-	{Type: scheme.Request, Cause: proto.Normal, From: 3, To: 1, J: 3, Src: 3, Gen: 1, Tag: 7},
-	{Type: scheme.Token, Cause: proto.Failure, From: 1, To: 3, J: proto.Nil, Src: 3, Gen: 5<<32 | 2, Tag: 7},
-	{Type: opencube.Test, Cause: proto.Failure, Phase: 5, From: 0, To: 31, J: proto.Nil, Src: proto.Nil},
-	{Type: opencube.Answer, Cause: proto.Failure, Reply: opencube.AnswerTryLater, From: 31, To: 0, J: proto.Nil, Src: proto.Nil},
-	{Type: opencube.Wait, Cause: proto.Liveness, From: 2, To: 4, J: 9, Src: proto.Nil, Gen: math.MaxUint64, Tag: math.MaxUint32},
+	{Type: scheme.Request, Cause: proto.Normal, From: 3, To: 1, J: proto.RefTo(3), Src: proto.RefTo(3), Stamp: 1, Tag: 7},
+	{Type: scheme.Token, Cause: proto.Failure, From: 1, To: 3, Src: proto.RefTo(3), Stamp: 5<<32 | 2, Tag: 7},
+	{Type: opencube.Test, Cause: proto.Failure, Phase: 5, From: 0, To: 31},
+	{Type: opencube.Answer, Cause: proto.Failure, Reply: opencube.AnswerTryLater, From: 31, To: 0},
+	{Type: opencube.Wait, Cause: proto.Liveness, From: 2, To: 4, J: proto.RefTo(9), Stamp: math.MaxUint64, Tag: math.MaxUint32},
 }
 
 // withPayload are messages with payloads: a token with a vector and a
 // queue, one word, and the most words a record carries.
 var withPayload = []proto.Message{
-	{Type: scheme.Token, From: 1, To: 2, J: proto.Nil, Src: 2, Tag: 4, Payload: []int64{3, 0, 7, -1, math.MaxInt64, math.MinInt64}},
-	{Type: scheme.Request, From: 0, To: 3, J: 0, Src: 0, Tag: 9, Payload: []int64{42}},
-	{Type: scheme.Token, From: 3, To: 0, J: proto.Nil, Src: 0, Tag: 9, Payload: make([]int64, MaxPayload)},
+	{Type: scheme.Token, From: 1, To: 2, Src: proto.RefTo(2), Tag: 4, Payload: []int64{3, 0, 7, -1, math.MaxInt64, math.MinInt64}},
+	{Type: scheme.Request, From: 0, To: 3, J: proto.RefTo(0), Src: proto.RefTo(0), Tag: 9, Payload: []int64{42}},
+	{Type: scheme.Token, From: 3, To: 0, Src: proto.RefTo(0), Tag: 9, Payload: make([]int64, MaxPayload)},
 }
 
 func TestRoundTrip(t *testing.T) {

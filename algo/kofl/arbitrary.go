@@ -36,14 +36,14 @@ func (nd *Node) Scramble(rng *rand.Rand) {
 func (nd *Node) Junk(rng *rand.Rand) proto.Message {
 	p := nd.p
 	m := proto.Message{Type: proto.MsgType(rng.IntN(int(numTypes))), Cause: proto.Normal,
-		From: nd.id, To: nd.next, J: proto.Nil, Src: proto.Nil}
+		From: nd.id, To: nd.next}
 	switch m.Type {
 	case CToken:
-		m.Gen = rng.Uint64N(p.mod)
+		m.Stamp = rng.Uint64N(p.mod)
 	case Allocate:
-		m.Gen, m.Phase = uint64(rng.IntN(p.maxTa+1)), uint8(rng.IntN(2))
+		m.Stamp, m.Phase = uint64(rng.IntN(p.maxTa+1)), uint8(rng.IntN(2))
 	case Collect:
-		m.Gen = uint64(rng.IntN(p.maxVc + 1))
+		m.Stamp = uint64(rng.IntN(p.maxVc + 1))
 	}
 	return m
 }

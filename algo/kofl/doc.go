@@ -33,19 +33,19 @@
 // # Messages
 //
 // Every message goes from a node to its successor on the ring, with Cause
-// proto.Normal, J = Src = proto.Nil, Reply = 0, no payload, and Tag = 0:
+// proto.Normal, J = Src = none, Reply = 0, no payload, and Tag = 0:
 // no message serves one request (the tokens are anonymous; the CToken and
 // the pool serve all), so a runtime does not attribute them.
 //
-//   - ctoken (type 0): <CToken, Seq>, Gen = Seq in 0..MaxSeq.
+//   - ctoken (type 0): <CToken, Seq>, Stamp = Seq in 0..MaxSeq.
 //   - enabled_token (type 1): <Enabled_Token>, one enabled token reported.
 //   - token (type 2): <Token>, one free enabled token.
-//   - allocate (type 3): <Allocate, T_a, Order>, Gen = T_a (the pool),
+//   - allocate (type 3): <Allocate, T_a, Order>, Stamp = T_a (the pool),
 //     Phase = Order (0 or 1; Root's MyOrder).
-//   - collect (type 4): <Collect, T_c>, Gen = T_c (tokens collected).
+//   - collect (type 4): <Collect, T_c>, Stamp = T_c (tokens collected).
 //   - disable (type 5): <Disable>.
 //
-// The largest payload is none; Gen carries at most max(MaxSeq, ℓ).
+// The largest payload is none; Stamp carries at most max(MaxSeq, ℓ).
 //
 // # State of a node
 //

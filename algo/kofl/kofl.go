@@ -11,21 +11,21 @@ import (
 // The message types. Every message goes from a node to its successor on
 // the Gray ring; none carries a payload.
 const (
-	CToken       proto.MsgType = iota // <CToken, Seq>: Gen = Seq
+	CToken       proto.MsgType = iota // <CToken, Seq>: Stamp = Seq
 	EnabledToken                      // <Enabled_Token>
 	Token                             // <Token>: one free enabled token
-	Allocate                          // <Allocate, T_a, Order>: Gen = T_a, Phase = Order (0 or 1)
-	Collect                           // <Collect, T_c>: Gen = T_c
+	Allocate                          // <Allocate, T_a, Order>: Stamp = T_a, Phase = Order (0 or 1)
+	Collect                           // <Collect, T_c>: Stamp = T_c
 	Disable                           // <Disable>
 	numTypes
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "ctoken", Arg: "none"},
+	{Name: "ctoken", Arg: "none", Stamp: "Seq, the ring's sequence number (0..MaxSeq)"},
 	{Name: "enabled_token", Arg: "none"},
 	{Name: "token", Arg: "none"},
-	{Name: "allocate", Arg: "none"},
-	{Name: "collect", Arg: "none"},
+	{Name: "allocate", Arg: "none", Stamp: "T_a, the tokens the allocation pool holds"},
+	{Name: "collect", Arg: "none", Stamp: "T_c, the tokens collected"},
 	{Name: "disable", Arg: "none"},
 }
 
@@ -204,7 +204,7 @@ func (nd *Node) lock() bool {
 
 func (nd *Node) send(out *proto.Output, t proto.MsgType, gen uint64, phase uint8) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: t, Cause: proto.Normal, Phase: phase,
-		From: nd.id, To: nd.next, J: proto.Nil, Src: proto.Nil, Gen: gen})
+		From: nd.id, To: nd.next, Stamp: gen})
 }
 
 func (nd *Node) sendN(out *proto.Output, t proto.MsgType, k int) {
@@ -286,15 +286,15 @@ func (nd *Node) receive(m *proto.Message, out *proto.Output) {
 	switch m.Type {
 	case CToken:
 		if nd.Root() {
-			if m.Gen == nd.st.MySeq { // A_c1
+			if m.Stamp == nd.st.MySeq { // A_c1
 				nd.st.MySeq = (nd.st.MySeq + 1) % nd.p.mod
 				nd.start(out)
 				nd.sendCToken(out)
 			}
 			return
 		}
-		if nd.st.MySeq != m.Gen { // A_c4
-			nd.st.MySeq = m.Gen
+		if nd.st.MySeq != m.Stamp { // A_c4
+			nd.st.MySeq = m.Stamp
 			nd.sendN(out, EnabledToken, nd.enabled())
 		}
 		nd.send(out, CToken, nd.st.MySeq, 0)
@@ -322,9 +322,9 @@ func (nd *Node) receive(m *proto.Message, out *proto.Output) {
 			nd.send(out, Token, 0, 0)
 		}
 	case Allocate:
-		nd.allocate(int(m.Gen), m.Phase != 0, out)
+		nd.allocate(int(m.Stamp), m.Phase != 0, out)
 	case Collect:
-		tc := int(m.Gen)
+		tc := int(m.Stamp)
 		if nd.Root() { // A_l5: the pool collected by this traversal, and Root's own
 			nd.st.MyTc = min(nd.st.MyTc+tc, nd.p.maxVc)
 			if nd.lock() {

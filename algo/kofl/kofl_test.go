@@ -37,7 +37,7 @@ func (e *example) check(what string) {
 }
 
 // deliver delivers msg, which must be the oldest message of its link, and
-// checks what its receipt sends and the Gen of the message delivered.
+// checks what its receipt sends and the Stamp of the message delivered.
 func (e *example) deliver(msg string, gen uint64, want ...string) {
 	e.t.Helper()
 	k := -1
@@ -51,8 +51,8 @@ func (e *example) deliver(msg string, gen uint64, want ...string) {
 		e.t.Fatalf("no pending %s", msg)
 	}
 	m := e.net.Pending[k]
-	if m.Gen != gen {
-		e.t.Fatalf("%s carries %d, want %d", msg, m.Gen, gen)
+	if m.Stamp != gen {
+		e.t.Fatalf("%s carries %d, want %d", msg, m.Stamp, gen)
 	}
 	for _, o := range e.net.Pending[:k] { // FIFO: no older message on its link
 		if o.From == m.From && o.To == m.To {

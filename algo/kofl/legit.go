@@ -65,7 +65,7 @@ func tokensIn(m *proto.Message) int {
 	case Token:
 		return 1
 	case Allocate, Collect:
-		return int(m.Gen)
+		return int(m.Stamp)
 	}
 	return 0
 }
@@ -196,7 +196,7 @@ func legitimate(s proto.System, backed bool) error {
 	if cts != 1 {
 		return fmt.Errorf("%d CTokens in flight", cts)
 	}
-	seq := r.links[cr][cq].Gen
+	seq := r.links[cr][cq].Stamp
 	if seq != root.st.MySeq {
 		return fmt.Errorf("the CToken carries %d, Root's MySeq is %d", seq, root.st.MySeq)
 	}

@@ -194,9 +194,9 @@ func TestPredicateCatches(t *testing.T) {
 }
 
 func (nd *Node) junkOf(ty proto.MsgType) proto.Message {
-	m := proto.Message{Type: ty, Cause: proto.Normal, From: nd.id, To: nd.next, J: proto.Nil, Src: proto.Nil}
+	m := proto.Message{Type: ty, Cause: proto.Normal, From: nd.id, To: nd.next}
 	if ty == CToken {
-		m.Gen = nd.st.MySeq
+		m.Stamp = nd.st.MySeq
 	}
 	return m
 }

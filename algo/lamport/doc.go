@@ -17,16 +17,16 @@
 //
 // # Messages
 //
-// Every message has Cause proto.Normal, J = Src = proto.Nil, Phase = Reply
+// Every message has Cause proto.Normal, J = Src = none, Phase = Reply
 // = 0 and no payload.
 //
-//   - request (type 0), i → j: i asks for the critical section. Gen is the
+//   - request (type 0), i → j: i asks for the critical section. Stamp is the
 //     request's timestamp (i's clock when it asked); Tag is i's serial.
-//   - reply (type 1), j → i: j has queued i's request. Gen is j's clock
+//   - reply (type 1), j → i: j has queued i's request. Stamp is j's clock
 //     when it replied (greater than the request's timestamp); Tag is the
 //     serial of the request answered (i's).
 //   - release (type 2), i → j: i left the critical section and removed its
-//     request. Gen is i's clock when it left; Tag is i's serial.
+//     request. Stamp is i's clock when it left; Tag is i's serial.
 //
 // # State of a node
 //
@@ -39,7 +39,7 @@
 //
 //   - Clock: the clock ticks once for each local event that sends messages
 //     (a request, the replies to a request, a release); a receipt sets it to
-//     max(clock, Gen) first. So a reply's timestamp always exceeds the
+//     max(clock, Stamp) first. So a reply's timestamp always exceeds the
 //     request's, and a request's exceeds every timestamp its node has seen.
 //   - Ties between equal timestamps are broken by node id (smaller first).
 //   - Entry condition: the survey's — a reply from each of the n−1 others

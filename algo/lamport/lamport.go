@@ -7,15 +7,15 @@ import (
 
 // The message types.
 const (
-	Request proto.MsgType = iota // request(ts): Gen = the request's timestamp
-	Reply                        // reply: Gen = the replier's clock
-	Release                      // release: Gen = the releaser's clock
+	Request proto.MsgType = iota // request(ts): Stamp = the request's timestamp
+	Reply                        // reply: Stamp = the replier's clock
+	Release                      // release: Stamp = the releaser's clock
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Arg: "none"},
-	{Name: "reply", Arg: "none"},
-	{Name: "release", Arg: "none"},
+	{Name: "request", Arg: "none", Stamp: "the request's Lamport timestamp"},
+	{Name: "reply", Arg: "none", Stamp: "the replier's Lamport clock"},
+	{Name: "release", Arg: "none", Stamp: "the releaser's Lamport clock"},
 }
 
 // Node is one node of Lamport's algorithm. Only Step changes it.
@@ -44,7 +44,7 @@ func (n *Node) init(id proto.NodeID, size int) {
 }
 
 func (n *Node) broadcast(out *proto.Output, m proto.Message) {
-	m.Cause, m.From, m.J, m.Src = proto.Normal, n.id, proto.Nil, proto.Nil
+	m.Cause, m.From, m.J, m.Src = proto.Normal, n.id, proto.Ref{}, proto.Ref{}
 	for j := range n.queue {
 		if proto.NodeID(j) != n.id {
 			m.To = proto.NodeID(j)
@@ -86,7 +86,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.clock++
 		n.asked, n.tag, n.ts, n.replies = true, in.Tag, n.clock, 0
 		n.enqueue(n.id, n.ts)
-		n.broadcast(out, proto.Message{Type: Request, Gen: n.ts, Tag: n.tag})
+		n.broadcast(out, proto.Message{Type: Request, Stamp: n.ts, Tag: n.tag})
 		n.tryEnter(out)
 	case proto.ExitCS:
 		if !n.inCS {
@@ -95,18 +95,18 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		n.inCS, n.asked = false, false
 		n.dequeue(n.id)
 		n.clock++
-		n.broadcast(out, proto.Message{Type: Release, Gen: n.clock, Tag: n.tag})
+		n.broadcast(out, proto.Message{Type: Release, Stamp: n.clock, Tag: n.tag})
 	case proto.Receive:
 		m := &in.Msg
-		n.clock = max(n.clock, m.Gen)
+		n.clock = max(n.clock, m.Stamp)
 		switch m.Type {
 		case Request:
-			n.enqueue(m.From, m.Gen)
+			n.enqueue(m.From, m.Stamp)
 			n.clock++
 			out.Msgs = append(out.Msgs, proto.Message{Type: Reply, Cause: proto.Normal, From: n.id, To: m.From,
-				J: proto.Nil, Src: proto.Nil, Gen: n.clock, Tag: m.Tag})
+				Stamp: n.clock, Tag: m.Tag})
 		case Reply:
-			if n.asked && !n.inCS && m.Gen > n.ts {
+			if n.asked && !n.inCS && m.Stamp > n.ts {
 				n.replies++
 				n.tryEnter(out)
 			}

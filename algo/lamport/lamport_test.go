@@ -9,12 +9,12 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// gens returns the timestamps (Gen) of the pending messages, by their
+// gens returns the timestamps (Stamp) of the pending messages, by their
 // short form.
 func gens(net *steptest.Net) map[string]uint64 {
 	g := map[string]uint64{}
 	for _, m := range net.Pending {
-		g[net.Msg(m)] = m.Gen
+		g[net.Msg(m)] = m.Stamp
 	}
 	return g
 }
@@ -106,10 +106,10 @@ func TestNeedsFIFO(t *testing.T) {
 	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{}.NewNodes(2)}
 	net.Enter(1, "request() 1→2")
 	net.Drop("request() 1→2") // held back: delivered after the release below
-	req := proto.Message{Type: Request, Cause: proto.Normal, From: 0, To: 1, J: proto.Nil, Src: proto.Nil, Gen: 1, Tag: 1}
+	req := proto.Message{Type: Request, Cause: proto.Normal, From: 0, To: 1, Stamp: 1, Tag: 1}
 	// Node 1 cannot have entered without node 2's reply; give it one as if
 	// node 2 had replied to the request, then let the release overtake it.
-	net.Step(1, proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Reply, From: 1, To: 0, J: proto.Nil, Src: proto.Nil, Gen: 2, Tag: 1}})
+	net.Step(1, proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Reply, From: 1, To: 0, Stamp: 2, Tag: 1}})
 	net.InCS(1)
 	net.Exit(1, "release() 1→2")
 	net.Deliver("release() 1→2")

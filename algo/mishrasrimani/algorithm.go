@@ -83,7 +83,7 @@ func (Algorithm) FaultModel() proto.FaultModel {
 // The message types: Suzuki–Kasami's two, then the failure protocol's.
 const (
 	Request = suzukikasami.Request // request(j, RN[j])
-	Token   = suzukikasami.Token   // PRIVILEGE(Q, LN), Gen = its generation
+	Token   = suzukikasami.Token   // PRIVILEGE(Q, LN), Stamp = its generation
 )
 
 // The failure protocol's message types (Cause proto.Failure).
@@ -92,9 +92,9 @@ const (
 	RepCritical                              // "I hold the token"
 	NoCrit                                   // "I do not hold the token, and I am not regenerating it"
 	FalseAlarm                               // the check found the token: stop waiting for a regeneration
-	CreatePrivilege                          // CREATE_PRIVILEGE(k): k is about to regenerate the token of generation Gen
+	CreatePrivilege                          // CREATE_PRIVILEGE(k): k is about to regenerate the token of generation Stamp
 	Update                                   // the answer to CREATE_PRIVILEGE (Reply says which)
-	Recovered                                // the token of generation Gen is regenerated: the system recovered
+	Recovered                                // the token of generation Stamp is regenerated: the system recovered
 	Restart                                  // a recovered node asks for the state it lost
 	RestartReply                             // the answer to Restart
 	numTypes
@@ -109,17 +109,17 @@ const (
 
 var messageTypes = func() []proto.MessageType {
 	t := append([]proto.MessageType(nil), suzukikasami.Algorithm{}.MessageTypes()...)
-	t[Token].Payload += "; Gen = the token's generation"
+	t[Token].Stamp = "the token's generation"
 	return append(t,
-		proto.MessageType{Name: "privilege_check", Payload: "[round] (Gen = the checker's generation)", Arg: "none"},
-		proto.MessageType{Name: "rep_critical", Payload: "[round] (Gen = the holder's generation)", Arg: "none"},
-		proto.MessageType{Name: "no_crit", Payload: "[round] (Gen = the node's generation)", Arg: "none"},
+		proto.MessageType{Name: "privilege_check", Payload: "[round]", Arg: "none", Stamp: "the checker's generation"},
+		proto.MessageType{Name: "rep_critical", Payload: "[round]", Arg: "none", Stamp: "the holder's generation"},
+		proto.MessageType{Name: "no_crit", Payload: "[round]", Arg: "none", Stamp: "the node's generation"},
 		proto.MessageType{Name: "false_alarm", Arg: "none"},
-		proto.MessageType{Name: "create_privilege", Payload: "none (Gen = the proposed generation)", Arg: "none"},
-		proto.MessageType{Name: "update", Payload: "update: [RN[k], serial, asking]; newer: [generation] (Gen = the proposed generation)", Arg: "reply"},
-		proto.MessageType{Name: "recovered", Payload: "none (Gen = the new generation)", Arg: "none"},
+		proto.MessageType{Name: "create_privilege", Payload: "none", Arg: "none", Stamp: "the proposed generation"},
+		proto.MessageType{Name: "update", Payload: "update: [RN[k], serial, asking]; newer: [generation]", Arg: "reply", Stamp: "the proposed generation, echoed"},
+		proto.MessageType{Name: "recovered", Payload: "none", Arg: "none", Stamp: "the new generation"},
 		proto.MessageType{Name: "restart", Arg: "none"},
-		proto.MessageType{Name: "restart_reply", Payload: "[RN[k], serial, RN[j]] (Gen = the node's generation)", Arg: "none"})
+		proto.MessageType{Name: "restart_reply", Payload: "[RN[k], serial, RN[j]]", Arg: "none", Stamp: "the node's generation"})
 }()
 
 // The countable events (proto.Output.Events).

@@ -34,7 +34,7 @@
 //     token — LN[k] = RN[k] (−1 if k waits), Q = the waiting nodes in
 //     ascending order — sends the recovery notice to every node and enters
 //     the critical section.
-//   - Duplicates: a token carries its generation (Message.Gen), and a node
+//   - Duplicates: a token carries its generation (Message.Stamp), and a node
 //     discards a token older than the newest generation it knows
 //     (stale_tokens_discarded). A node that answered UPDATE(g) no longer
 //     accepts the old token, and a holder stamps g on its token, so a
@@ -52,20 +52,20 @@
 // # Messages
 //
 // Request and Token are Suzuki–Kasami's (Cause Normal, Tag = the request's
-// serial); Token's Gen is the token's generation. The failure protocol's
-// messages have Cause Failure, Tag 0, J and Src Nil:
+// serial); Token's Stamp is the token's generation. The failure protocol's
+// messages have Cause Failure, Tag 0, J and Src none:
 //
-//   - privilege_check (2): Gen = the checker's generation; Payload [round].
-//   - rep_critical (3), no_crit (4): Gen = the responder's generation;
+//   - privilege_check (2): Stamp = the checker's generation; Payload [round].
+//   - rep_critical (3), no_crit (4): Stamp = the responder's generation;
 //     Payload [round] echoed.
 //   - false_alarm (5): no field.
-//   - create_privilege (6): Gen = the proposed generation.
-//   - update (7): Gen = the proposed generation echoed; Reply 1 (UPDATE,
+//   - create_privilege (6): Stamp = the proposed generation.
+//   - update (7): Stamp = the proposed generation echoed; Reply 1 (UPDATE,
 //     Payload [RN[k], serial, waiting 0/1]), 2 (a newer generation,
 //     Payload [it]) or 3 (holds the token).
-//   - recovered (8): Gen = the regenerated token's generation.
+//   - recovered (8): Stamp = the regenerated token's generation.
 //   - restart (9): no field.
-//   - restart_reply (10): Gen = the responder's generation; Payload [RN[k],
+//   - restart_reply (10): Stamp = the responder's generation; Payload [RN[k],
 //     serial of k's request, RN[j] or the token's LN[j] if larger].
 //   - A request sent again after REP_CRITICAL is a request (type 0) with
 //     Cause Failure.

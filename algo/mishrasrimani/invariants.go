@@ -45,8 +45,8 @@ func TokenGen(s proto.System) error {
 	}
 	var bad error
 	s.ForEachInFlight(func(m *proto.Message) {
-		if bad == nil && m.Type == Token && m.Gen > newest {
-			bad = fmt.Errorf("a token of generation %x travels %d→%d, newer than any node knows (%x)", m.Gen, m.From, m.To, newest)
+		if bad == nil && m.Type == Token && m.Stamp > newest {
+			bad = fmt.Errorf("a token of generation %x travels %d→%d, newer than any node knows (%x)", m.Stamp, m.From, m.To, newest)
 		}
 	})
 	return bad

@@ -87,8 +87,8 @@ func TestRegeneration(t *testing.T) {
 	net.Deliver("recovered() 2→3")
 	net.Deliver("recovered() 2→4")
 	net.Exit(2, "token() 2→3")
-	if m := net.Pending[len(net.Pending)-1]; m.Gen != g {
-		t.Fatalf("the token travels with generation %x, want %x", m.Gen, g)
+	if m := net.Pending[len(net.Pending)-1]; m.Stamp != g {
+		t.Fatalf("the token travels with generation %x, want %x", m.Stamp, g)
 	}
 	net.Deliver("token() 2→3")
 	net.InCS(3)
@@ -256,8 +256,8 @@ func TestRestart(t *testing.T) {
 		net.Deliver("restart_reply() " + k + "→4")
 	}
 	net.Fire(4, timerSync, to("request()", 4, 4)...)
-	if m := net.Pending[len(net.Pending)-1]; m.Gen != 2 || m.Tag != 4 {
-		t.Fatalf("node 4 asks with request number %d, serial %d; want 2, 4", m.Gen, m.Tag)
+	if m := net.Pending[len(net.Pending)-1]; m.Stamp != 2 || m.Tag != 4 {
+		t.Fatalf("node 4 asks with request number %d, serial %d; want 2, 4", m.Stamp, m.Tag)
 	}
 	net.Deliver("request() 4→2", "token() 2→4")
 	net.Deliver("token() 2→4")

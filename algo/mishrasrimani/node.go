@@ -155,7 +155,7 @@ func (nd *Node) base(in proto.Input, out *proto.Output) {
 	nd.Node.Step(in, out)
 	for i := k; i < len(out.Msgs); i++ {
 		if out.Msgs[i].Type == Token {
-			out.Msgs[i].Gen = nd.gen
+			out.Msgs[i].Stamp = nd.gen
 		}
 	}
 	if !nd.waiting() {
@@ -174,7 +174,7 @@ func (nd *Node) stopTimer(kind uint8) { nd.seq[kind]++ }
 // send sends a failure-protocol message to j.
 func (nd *Node) send(t proto.MsgType, j proto.NodeID, gen uint64, reply uint8, payload []int64, out *proto.Output) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: t, Cause: proto.Failure, Reply: reply, From: nd.ID(), To: j,
-		J: proto.Nil, Src: proto.Nil, Gen: gen, Payload: payload})
+		Stamp: gen, Payload: payload})
 }
 
 // broadcast sends a failure-protocol message to every other node.
@@ -202,21 +202,21 @@ func (nd *Node) receive(m proto.Message, out *proto.Output) {
 			if nd.waiting() {
 				r, tag := nd.RN(nd.ID())
 				out.Msgs = append(out.Msgs, proto.Message{Type: Request, Cause: proto.Failure, From: nd.ID(), To: m.From,
-					J: proto.Nil, Src: proto.Nil, Gen: uint64(r), Tag: tag})
+					Stamp: uint64(r), Tag: tag})
 			}
 		}
 	case NoCrit:
 		if nd.phase == checking && len(m.Payload) == 1 && m.Payload[0] == nd.round && !nd.got[m.From] {
 			nd.got[m.From] = true
 			nd.answers++
-			nd.newest = max(nd.newest, m.Gen)
+			nd.newest = max(nd.newest, m.Stamp)
 			if nd.answers >= max(nd.N()-2, 1) {
 				nd.create(out)
 			}
 		}
 	case FalseAlarm, Recovered:
 		if m.Type == Recovered {
-			nd.gen = max(nd.gen, m.Gen)
+			nd.gen = max(nd.gen, m.Stamp)
 		}
 		if nd.observing != proto.Nil {
 			nd.observing = proto.Nil
@@ -237,7 +237,7 @@ func (nd *Node) receive(m proto.Message, out *proto.Output) {
 		nd.send(RestartReply, m.From, nd.gen, 0, []int64{r, int64(tag), rj}, out)
 	case RestartReply:
 		if nd.syncing && len(m.Payload) == 3 {
-			nd.gen = max(nd.gen, m.Gen)
+			nd.gen = max(nd.gen, m.Stamp)
 			nd.learn(m.From, m.Payload[0], uint32(m.Payload[1]), out)
 			nd.syncRN = max(nd.syncRN, m.Payload[2])
 		}
@@ -247,7 +247,7 @@ func (nd *Node) receive(m proto.Message, out *proto.Output) {
 // learn records k's request number r (of serial tag), as a request from
 // k would.
 func (nd *Node) learn(k proto.NodeID, r int64, tag uint32, out *proto.Output) {
-	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Request, From: k, To: nd.ID(), J: proto.Nil, Src: proto.Nil, Gen: uint64(r), Tag: tag}}, out)
+	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Request, From: k, To: nd.ID(), Stamp: uint64(r), Tag: tag}}, out)
 }
 
 // token receives the token: a syncing node sets it aside, a node that
@@ -265,11 +265,11 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 		nd.aside.Payload = slices.Clone(m.Payload) // kept: a copy
 		return
 	}
-	if m.Gen < nd.gen {
+	if m.Stamp < nd.gen {
 		out.Events[EvStaleToken]++
 		return
 	}
-	nd.gen = m.Gen
+	nd.gen = m.Stamp
 	nd.base(proto.Input{Kind: proto.Receive, Msg: m}, out)
 	if nd.phase != idle {
 		nd.abort(nd.wait, out) // the token came while checking: a false alarm
@@ -301,14 +301,14 @@ func (nd *Node) privilegeCheck(m proto.Message, out *proto.Output) {
 }
 
 func (nd *Node) createPrivilege(m proto.Message, out *proto.Output) {
-	g, j := m.Gen, m.From
-	aside := nd.syncing && nd.hasAside && nd.aside.Gen >= g
+	g, j := m.Stamp, m.From
+	aside := nd.syncing && nd.hasAside && nd.aside.Stamp >= g
 	switch {
 	case nd.TokenHere() || aside:
 		// The token exists: it takes the proposed generation.
 		nd.gen = max(nd.gen, g)
 		if aside {
-			nd.aside.Gen = nd.gen
+			nd.aside.Stamp = nd.gen
 		}
 		nd.send(Update, j, g, ReplyHolder, nil, out)
 		return
@@ -340,7 +340,7 @@ func (nd *Node) createPrivilege(m proto.Message, out *proto.Output) {
 
 func (nd *Node) update(m proto.Message, out *proto.Output) {
 	k := m.From
-	if nd.phase != creating || m.Gen != nd.proposal || nd.got[k] {
+	if nd.phase != creating || m.Stamp != nd.proposal || nd.got[k] {
 		return
 	}
 	nd.got[k] = true
@@ -471,8 +471,8 @@ func (nd *Node) regenerate(out *proto.Output) {
 	}
 	out.Events[EvTokenRegenerated]++
 	nd.broadcast(Recovered, nd.gen, nil, out)
-	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Token, From: nd.ID(), To: nd.ID(), J: proto.Nil, Src: proto.Nil,
-		Gen: nd.gen, Tag: nd.Tag(), Payload: p}}, out)
+	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Token, From: nd.ID(), To: nd.ID(),
+		Stamp: nd.gen, Tag: nd.Tag(), Payload: p}}, out)
 }
 
 // restart brings a crashed node back: empty state, no token; with the

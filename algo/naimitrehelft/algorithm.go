@@ -113,15 +113,15 @@ const (
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request"},
-	{Name: "token", Token: true, Arg: "none"},
-	{Name: "consult"},
-	{Name: "consult_ack"},
-	{Name: "query"},
-	{Name: "query_ack"},
-	{Name: "election"},
-	{Name: "elected"},
-	{Name: "resend"},
+	{Name: "request", Stamp: "the sender's token generation"},
+	{Name: "token", Token: true, Arg: "none", Stamp: "the token's generation"},
+	{Name: "consult", Stamp: "the asker's round"},
+	{Name: "consult_ack", Stamp: "the round answered"},
+	{Name: "query", Stamp: "the asker's round"},
+	{Name: "query_ack", Stamp: "the round answered"},
+	{Name: "election", Stamp: "the candidate's round"},
+	{Name: "elected", Stamp: "the new token's generation"},
+	{Name: "resend", Stamp: "the hops so far (dropped after 2n)"},
 }
 
 // MessageTypes implements proto.Algorithm.

@@ -55,23 +55,23 @@
 //
 // # Messages
 //
-// Src = Nil, Reply = 0 and no payload on every message. Tag is the serial
+// Src = none, Reply = 0 and no payload on every message. Tag is the serial
 // of the request concerned (the requester's; a token's: the request it
 // serves). Failure-free messages have Cause Normal; consult, query,
 // election, their answers, candidate_elected, resend, and a request sent
 // again to the elected root have Cause Failure.
 //
-//   - request (0), J = requester; Gen = the sender's generation; Phase =
+//   - request (0), J = requester; Stamp = the sender's generation; Phase =
 //     the requester's sending number mod 256 (a requester recognises its own
 //     latest request come back round a cycle of LAST pointers).
-//   - token (1), J = Nil; Gen = the token's generation.
-//   - consult (2), query (4), election (6): J = the asker i; Gen = i's
+//   - token (1), J = none; Stamp = the token's generation.
+//   - consult (2), query (4), election (6): J = the asker i; Stamp = i's
 //     round (one per presumption of failure).
 //   - consult_ack (3), query_ack (5): J = the answering node (the holder,
-//     for query_ack); Gen = the round answered.
-//   - elected (7): candidate_elected; J = the elected node; Gen = the new
+//     for query_ack); Stamp = the round answered.
+//   - elected (7): candidate_elected; J = the elected node; Stamp = the new
 //     generation.
-//   - resend (8): J = the requester; Gen = hops so far; Phase = 1 if the
+//   - resend (8): J = the requester; Stamp = hops so far; Phase = 1 if the
 //     sender forwarded it along NEXT.
 //
 // # Decisions where the survey is silent

@@ -51,7 +51,7 @@ func each(name string, from proto.NodeID, n int) []string {
 	var out []string
 	for k := proto.NodeID(1); k <= proto.NodeID(n); k++ {
 		if k != from {
-			out = append(out, (&steptest.Net{Base: 1, Types: messageTypes}).Msg(proto.Message{Type: typeNamed(name), J: from - 1, From: from - 1, To: k - 1}))
+			out = append(out, (&steptest.Net{Base: 1, Types: messageTypes}).Msg(proto.Message{Type: typeNamed(name), J: proto.RefTo(from - 1), From: from - 1, To: k - 1}))
 		}
 	}
 	return out

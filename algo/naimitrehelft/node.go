@@ -122,7 +122,7 @@ func (n *Node) Last() proto.NodeID { return n.last }
 func (n *Node) Next() proto.NodeID { return n.next }
 
 func (n *Node) send(out *proto.Output, m proto.Message) {
-	m.From, m.Src = n.id, proto.Nil
+	m.From, m.Src = n.id, proto.Ref{}
 	out.Msgs = append(out.Msgs, m)
 }
 
@@ -223,7 +223,7 @@ func (n *Node) sendRequest(to proto.NodeID, cause proto.Cause, out *proto.Output
 	n.held = false
 	n.sends++
 	if to != n.id {
-		n.send(out, proto.Message{Type: Request, Cause: cause, To: to, J: n.id, Gen: n.gen, Tag: n.tag, Phase: n.sends})
+		n.send(out, proto.Message{Type: Request, Cause: cause, To: to, J: proto.RefTo(n.id), Stamp: n.gen, Tag: n.tag, Phase: n.sends})
 	}
 	if n.next == proto.Nil {
 		n.last = n.id
@@ -251,14 +251,14 @@ func (n *Node) exitCS(out *proto.Output) {
 }
 
 func (n *Node) passToken(to proto.NodeID, tag uint32, out *proto.Output) {
-	n.send(out, proto.Message{Type: Token, To: to, J: proto.Nil, Gen: n.gen, Tag: tag})
+	n.send(out, proto.Message{Type: Token, To: to, Stamp: n.gen, Tag: tag})
 	n.tokenHere = false
 	n.passedTo = to
 }
 
 func (n *Node) receive(m proto.Message, out *proto.Output) {
 	if m.Type == Request || m.Type == Token || m.Type == Elected {
-		n.see(m.Gen) // the others carry a round in Gen
+		n.see(m.Stamp) // the others carry a round in Stamp
 	}
 	switch m.Type {
 	case Request:
@@ -266,31 +266,31 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 	case Token:
 		n.receiveToken(m, out)
 	case Consult:
-		if n.next == m.J && (n.asked || n.tokenHere) {
-			n.send(out, proto.Message{Type: ConsultAck, Cause: proto.Failure, To: m.J, J: n.id, Gen: m.Gen, Tag: m.Tag})
+		if n.next == m.J.Node() && (n.asked || n.tokenHere) {
+			n.send(out, proto.Message{Type: ConsultAck, Cause: proto.Failure, To: m.J.Node(), J: proto.RefTo(n.id), Stamp: m.Stamp, Tag: m.Tag})
 			return
 		}
-		n.record(question{j: m.J, round: m.Gen, tag: m.Tag, consult: true}, n.tm.Consult+n.tm.Query, out)
+		n.record(question{j: m.J.Node(), round: m.Stamp, tag: m.Tag, consult: true}, n.tm.Consult+n.tm.Query, out)
 	case ConsultAck:
-		if n.asked && !n.tokenHere && m.Gen == n.round && (n.st == consulting || n.st == querying) {
+		if n.asked && !n.tokenHere && m.Stamp == n.round && (n.st == consulting || n.st == querying) {
 			out.Events[EvConsultAcked]++
 			n.consults = true
 			n.enter(waiting, out)
 		}
 	case Query:
 		if n.tokenHere {
-			n.send(out, proto.Message{Type: QueryAck, Cause: proto.Failure, To: m.J, J: n.id, Gen: m.Gen, Tag: m.Tag})
+			n.send(out, proto.Message{Type: QueryAck, Cause: proto.Failure, To: m.J.Node(), J: proto.RefTo(n.id), Stamp: m.Stamp, Tag: m.Tag})
 			return
 		}
-		n.record(question{j: m.J, round: m.Gen, tag: m.Tag}, n.tm.Query+n.tm.Elect, out)
+		n.record(question{j: m.J.Node(), round: m.Stamp, tag: m.Tag}, n.tm.Query+n.tm.Elect, out)
 	case QueryAck:
-		if n.asked && !n.tokenHere && m.Gen == n.round && (n.st == querying || n.st == candidate) {
+		if n.asked && !n.tokenHere && m.Stamp == n.round && (n.st == querying || n.st == candidate) {
 			if n.st == candidate {
 				out.Events[EvElectionAborted]++
 			}
 			out.Events[EvResent]++
 			n.consults = false
-			n.resend(m.J, out)
+			n.resend(m.J.Node(), out)
 		}
 	case Election:
 		n.receiveElection(m, out)
@@ -307,7 +307,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 func (n *Node) resend(h proto.NodeID, out *proto.Output) {
 	n.held = false
 	n.sends++
-	n.send(out, proto.Message{Type: Resend, Cause: proto.Failure, To: h, J: n.id, Tag: n.tag})
+	n.send(out, proto.Message{Type: Resend, Cause: proto.Failure, To: h, J: proto.RefTo(n.id), Tag: n.tag})
 	if n.next == proto.Nil {
 		n.last = n.id
 	}
@@ -317,11 +317,11 @@ func (n *Node) resend(h proto.NodeID, out *proto.Output) {
 // receiveResend places j's request sent again at the tail of the token's
 // queue: from the holder it follows NEXT (Phase 1) to the last node that
 // waits, and from a node that held the token it follows the token's path
-// (passedTo) to the holder. Gen counts its hops; after 2n it is dropped.
+// (passedTo) to the holder. Stamp counts its hops; after 2n it is dropped.
 func (n *Node) receiveResend(m proto.Message, out *proto.Output) {
-	j := m.J
+	j := m.J.Node()
 	fwd := func(to proto.NodeID, viaNext uint8) {
-		n.send(out, proto.Message{Type: Resend, Cause: proto.Failure, To: to, J: j, Tag: m.Tag, Gen: m.Gen + 1, Phase: viaNext})
+		n.send(out, proto.Message{Type: Resend, Cause: proto.Failure, To: to, J: proto.RefTo(j), Tag: m.Tag, Stamp: m.Stamp + 1, Phase: viaNext})
 	}
 	switch {
 	case j == n.id:
@@ -331,7 +331,7 @@ func (n *Node) receiveResend(m proto.Message, out *proto.Output) {
 	case n.tokenHere && !n.inCS:
 		n.passToken(j, m.Tag, out)
 		n.last = j
-	case m.Gen >= uint64(2*n.n):
+	case m.Stamp >= uint64(2*n.n):
 		out.Events[EvResendDropped]++
 	case n.next != proto.Nil:
 		fwd(n.next, 1)
@@ -350,7 +350,7 @@ func (n *Node) receiveResend(m proto.Message, out *proto.Output) {
 
 // receiveRequest: the request of j reaches node i.
 func (n *Node) receiveRequest(m proto.Message, out *proto.Output) {
-	j := m.J
+	j := m.J.Node()
 	switch {
 	case j == n.id: // it went round a cycle of LAST pointers
 		out.Events[EvOwnRequest]++
@@ -369,7 +369,7 @@ func (n *Node) receiveRequest(m proto.Message, out *proto.Output) {
 		n.next, n.nextTag, n.last = j, m.Tag, j
 		n.answerConsult(j, out)
 	default: // forward along LAST; j is the new LAST
-		n.send(out, proto.Message{Type: Request, Cause: m.Cause, To: n.last, J: j, Gen: n.gen, Tag: m.Tag, Phase: m.Phase})
+		n.send(out, proto.Message{Type: Request, Cause: m.Cause, To: n.last, J: proto.RefTo(j), Stamp: n.gen, Tag: m.Tag, Phase: m.Phase})
 		n.last = j
 	}
 }
@@ -380,11 +380,11 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 		out.Events[EvRecoveryDiscard]++
 		return
 	}
-	if m.Gen < n.gen {
+	if m.Stamp < n.gen {
 		out.Events[EvStale]++
 		return
 	}
-	n.gen = m.Gen
+	n.gen = m.Stamp
 	n.tokenHere = true
 	n.answerToken(out)
 	if n.asked && !n.inCS {
@@ -408,12 +408,12 @@ func (n *Node) receiveToken(m proto.Message, out *proto.Output) {
 
 func (n *Node) receiveElection(m proto.Message, out *proto.Output) {
 	if n.tokenHere {
-		n.send(out, proto.Message{Type: QueryAck, Cause: proto.Failure, To: m.J, J: n.id, Gen: m.Gen, Tag: m.Tag})
+		n.send(out, proto.Message{Type: QueryAck, Cause: proto.Failure, To: m.J.Node(), J: proto.RefTo(n.id), Stamp: m.Stamp, Tag: m.Tag})
 		return
 	}
-	n.record(question{j: m.J, round: m.Gen, tag: m.Tag}, n.tm.Observe, out)
+	n.record(question{j: m.J.Node(), round: m.Stamp, tag: m.Tag}, n.tm.Observe, out)
 	if n.st == candidate {
-		if m.J > n.id {
+		if m.J.Node() > n.id {
 			return // the smaller candidate stays
 		}
 		out.Events[EvElectionLost]++
@@ -423,11 +423,11 @@ func (n *Node) receiveElection(m proto.Message, out *proto.Output) {
 
 // receiveElected: candidate_elected(E) with the new generation.
 func (n *Node) receiveElected(m proto.Message, out *proto.Output) {
-	if m.Gen <= n.gen {
+	if m.Stamp <= n.gen {
 		return // the node has the generation already (its token came first)
 	}
-	n.gen, n.root = m.Gen, m.J
-	n.last, n.next, n.passedTo = m.J, proto.Nil, m.J
+	n.gen, n.root = m.Stamp, m.J.Node()
+	n.last, n.next, n.passedTo = m.J.Node(), proto.Nil, m.J.Node()
 	n.questions = n.questions[:0]
 	if n.tokenHere && !n.inCS {
 		out.Events[EvStale]++
@@ -448,7 +448,7 @@ func (n *Node) receiveElected(m proto.Message, out *proto.Output) {
 		return
 	}
 	n.consults = false
-	n.sendRequest(m.J, cause, out)
+	n.sendRequest(m.J.Node(), cause, out)
 }
 
 func (n *Node) fire(t proto.Timer, out *proto.Output) {
@@ -483,7 +483,7 @@ func (n *Node) expire(out *proto.Output) {
 		out.Suspect = proto.Suspicion{Yes: true, Of: proto.Nil, Window: n.tm.Wait}
 		n.round++
 		if !n.consults {
-			n.broadcast(out, proto.Message{Type: Consult, Cause: proto.Failure, J: n.id, Gen: n.round, Tag: n.tag})
+			n.broadcast(out, proto.Message{Type: Consult, Cause: proto.Failure, J: proto.RefTo(n.id), Stamp: n.round, Tag: n.tag})
 			n.enter(consulting, out)
 			return
 		}
@@ -492,7 +492,7 @@ func (n *Node) expire(out *proto.Output) {
 		n.query(out)
 	case querying:
 		out.Events[EvElection]++
-		n.broadcast(out, proto.Message{Type: Election, Cause: proto.Failure, J: n.id, Gen: n.round, Tag: n.tag})
+		n.broadcast(out, proto.Message{Type: Election, Cause: proto.Failure, J: proto.RefTo(n.id), Stamp: n.round, Tag: n.tag})
 		n.enter(candidate, out)
 	case candidate:
 		n.regenerate(out)
@@ -511,7 +511,7 @@ func (n *Node) expire(out *proto.Output) {
 }
 
 func (n *Node) query(out *proto.Output) {
-	n.broadcast(out, proto.Message{Type: Query, Cause: proto.Failure, J: n.id, Gen: n.round, Tag: n.tag})
+	n.broadcast(out, proto.Message{Type: Query, Cause: proto.Failure, J: proto.RefTo(n.id), Stamp: n.round, Tag: n.tag})
 	n.enter(querying, out)
 }
 
@@ -523,7 +523,7 @@ func (n *Node) regenerate(out *proto.Output) {
 	n.seen, n.root = n.gen, n.id
 	n.last, n.next, n.passedTo = n.id, proto.Nil, proto.Nil
 	n.questions = n.questions[:0]
-	n.broadcast(out, proto.Message{Type: Elected, Cause: proto.Failure, J: n.id, Gen: n.gen, Tag: n.tag})
+	n.broadcast(out, proto.Message{Type: Elected, Cause: proto.Failure, J: proto.RefTo(n.id), Stamp: n.gen, Tag: n.tag})
 	n.tokenHere = true
 	n.inCS = true
 	out.Enter = true
@@ -550,7 +550,7 @@ func (n *Node) record(q question, after float64, out *proto.Output) {
 func (n *Node) answerConsult(j proto.NodeID, out *proto.Output) {
 	for k, q := range n.questions {
 		if q.j == j && q.consult {
-			n.send(out, proto.Message{Type: ConsultAck, Cause: proto.Failure, To: j, J: n.id, Gen: q.round, Tag: q.tag})
+			n.send(out, proto.Message{Type: ConsultAck, Cause: proto.Failure, To: j, J: proto.RefTo(n.id), Stamp: q.round, Tag: q.tag})
 			n.questions = slices.Delete(n.questions, k, k+1)
 			return
 		}
@@ -567,7 +567,7 @@ func (n *Node) answerToken(out *proto.Output) {
 			k++
 			continue
 		}
-		n.send(out, proto.Message{Type: QueryAck, Cause: proto.Failure, To: q.j, J: n.id, Gen: q.round, Tag: q.tag})
+		n.send(out, proto.Message{Type: QueryAck, Cause: proto.Failure, To: q.j, J: proto.RefTo(n.id), Stamp: q.round, Tag: q.tag})
 	}
 	n.questions = n.questions[:k]
 }

@@ -35,9 +35,9 @@
 //
 //   - request (type 0): REQUEST(k, origin). From = k, the neighbour that
 //     sends or forwards it; J = origin, the requester; Tag = the origin's
-//     serial; Src = Nil, Gen = 0, no payload.
+//     serial; Src = none, Stamp = 0, no payload.
 //   - token (type 1, the token; the paper's PRIVILEGE): To = the requester
-//     it is granted to; Tag = that requester's serial; J = Src = Nil; no
+//     it is granted to; Tag = that requester's serial; J = Src = none; no
 //     payload.
 //
 // Decisions where the survey is silent (docs/algorithms/neilsen-mizuno.md):

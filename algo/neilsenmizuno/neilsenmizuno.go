@@ -67,7 +67,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 }
 
 func (nd *Node) send(out *proto.Output, m proto.Message) {
-	m.From, m.Cause, m.Src = nd.id, proto.Normal, proto.Nil
+	m.From, m.Cause, m.Src = nd.id, proto.Normal, proto.Ref{}
 	out.Msgs = append(out.Msgs, m)
 }
 
@@ -81,20 +81,20 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 		out.Enter = true
 		return
 	}
-	nd.send(out, proto.Message{Type: Request, To: nd.last, J: nd.id, Tag: tag})
+	nd.send(out, proto.Message{Type: Request, To: nd.last, J: proto.RefTo(nd.id), Tag: tag})
 	nd.last = proto.Nil
 }
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
-	origin := m.J
+	origin := m.J.Node()
 	switch {
 	case nd.last == proto.Nil && nd.holding:
 		nd.holding = false
-		nd.send(out, proto.Message{Type: Token, To: origin, J: proto.Nil, Tag: m.Tag})
+		nd.send(out, proto.Message{Type: Token, To: origin, Tag: m.Tag})
 	case nd.last == proto.Nil:
 		nd.next, nd.nextTag = origin, m.Tag
 	default:
-		nd.send(out, proto.Message{Type: Request, To: nd.last, J: origin, Tag: m.Tag})
+		nd.send(out, proto.Message{Type: Request, To: nd.last, J: proto.RefTo(origin), Tag: m.Tag})
 	}
 	nd.last = m.From
 }
@@ -116,7 +116,7 @@ func (nd *Node) exitCS(out *proto.Output) {
 		nd.holding = true
 		return
 	}
-	nd.send(out, proto.Message{Type: Token, To: nd.next, J: proto.Nil, Tag: nd.nextTag})
+	nd.send(out, proto.Message{Type: Token, To: nd.next, Tag: nd.nextTag})
 	nd.next, nd.nextTag = proto.Nil, 0
 }
 

@@ -24,7 +24,7 @@
 // # The failure protocol (Algorithm.FT set; WithFailures)
 //
 // Every node keeps an age, the age of the most recent token it knows of
-// (View.Gen); the token carries its age (Message.Gen). Node 0's initial
+// (View.Gen); the token carries its age (Message.Stamp). Node 0's initial
 // token has age 0.
 //
 //   - A token younger than the receiver's age is a duplicate: it is
@@ -49,21 +49,21 @@
 //
 // # Messages
 //
-//   - Request (type 0, "request"): From = j, Gen = RN[j], Tag = j's serial;
+//   - Request (type 0, "request"): From = j, Stamp = RN[j], Tag = j's serial;
 //     Cause normal, or failure when sent again (after a NACK or a discarded
 //     duplicate). No payload.
-//   - Token (type 1, "token", the token): Gen = its age, Tag = the
+//   - Token (type 1, "token", the token): Stamp = its age, Tag = the
 //     grantee's serial; payload LN[0..N−1], N words (within MPI's 480
 //     words up to N = 256).
-//   - TokenMissing (type 2, "token_missing"): Gen = the proposed age, Tag =
+//   - TokenMissing (type 2, "token_missing"): Stamp = the proposed age, Tag =
 //     the candidate's serial; Cause failure; no payload.
-//   - Ack (type 3, "ack"): Gen = the proposed age acknowledged, Tag = the
+//   - Ack (type 3, "ack"): Stamp = the proposed age acknowledged, Tag = the
 //     candidate's serial; payload [granted], 1 word; Cause failure.
-//   - Nack (type 4, "nack"): Gen = the sender's age, Reply = NackHolder or
+//   - Nack (type 4, "nack"): Stamp = the sender's age, Reply = NackHolder or
 //     NackConflict, Tag = the candidate's serial; payload [the proposal
 //     refused], 1 word; Cause failure.
 //
-// J and Src are Nil in every message.
+// J and Src are none in every message.
 //
 // # Decisions where the survey is silent
 //

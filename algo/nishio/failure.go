@@ -70,7 +70,7 @@ func (nd *Node) fire(t proto.Timer, out *proto.Output) {
 		out.Events[EvUnanswered]++
 		for j := range proto.NodeID(nd.n) {
 			if j != nd.id && !nd.acked[j] {
-				nd.send(out, proto.Message{Type: TokenMissing, Cause: proto.Failure, To: j, Gen: nd.proposal, Tag: nd.tag})
+				nd.send(out, proto.Message{Type: TokenMissing, Cause: proto.Failure, To: j, Stamp: nd.proposal, Tag: nd.tag})
 			}
 		}
 		nd.seq++
@@ -91,7 +91,7 @@ func (nd *Node) startRound(out *proto.Output) {
 	}
 	clear(nd.acked)
 	out.Events[EvRound]++
-	nd.broadcast(out, proto.Message{Type: TokenMissing, Cause: proto.Failure, Gen: nd.proposal, Tag: nd.tag})
+	nd.broadcast(out, proto.Message{Type: TokenMissing, Cause: proto.Failure, Stamp: nd.proposal, Tag: nd.tag})
 	nd.seq++
 	out.Timers = append(out.Timers, proto.Timer{Kind: timerAnswers, Seq: nd.seq, Arg: proto.Nil, After: answerTimeout})
 }
@@ -103,7 +103,7 @@ func (nd *Node) startRound(out *proto.Output) {
 // NACK otherwise, with its age. A holder's NACK raises the token's age to
 // p: the nodes that acknowledged p still accept it.
 func (nd *Node) tokenMissing(m proto.Message, out *proto.Output) {
-	p := m.Gen
+	p := m.Stamp
 	nd.seen = max(nd.seen, p)
 	top := nd.age
 	if nd.cand {
@@ -111,14 +111,14 @@ func (nd *Node) tokenMissing(m proto.Message, out *proto.Output) {
 	}
 	switch {
 	case nd.tokenHere:
-		nd.send(out, proto.Message{Type: Nack, Cause: proto.Failure, To: m.From, Gen: nd.age, Reply: NackHolder, Tag: m.Tag, Payload: []int64{int64(p)}})
+		nd.send(out, proto.Message{Type: Nack, Cause: proto.Failure, To: m.From, Stamp: nd.age, Reply: NackHolder, Tag: m.Tag, Payload: []int64{int64(p)}})
 		nd.age = max(nd.age, p)
 	case p <= top:
-		nd.send(out, proto.Message{Type: Nack, Cause: proto.Failure, To: m.From, Gen: top, Reply: NackConflict, Tag: m.Tag, Payload: []int64{int64(p)}})
+		nd.send(out, proto.Message{Type: Nack, Cause: proto.Failure, To: m.From, Stamp: top, Reply: NackConflict, Tag: m.Tag, Payload: []int64{int64(p)}})
 	default:
 		nd.age = p
 		nd.cand = false // a higher proposal wins
-		nd.send(out, proto.Message{Type: Ack, Cause: proto.Failure, To: m.From, Gen: p, Tag: m.Tag,
+		nd.send(out, proto.Message{Type: Ack, Cause: proto.Failure, To: m.From, Stamp: p, Tag: m.Tag,
 			Payload: []int64{nd.granted, nd.rn[nd.id], int64(nd.rnTag[nd.id])}})
 		if nd.waiting() {
 			nd.await(out) // give the candidate time
@@ -129,7 +129,7 @@ func (nd *Node) tokenMissing(m proto.Message, out *proto.Output) {
 // ack counts an ACK of the node's round; with N−1 of them it regenerates
 // the token with the proposed age, LN from the ACKs, and enters.
 func (nd *Node) ack(m proto.Message, out *proto.Output) {
-	if !nd.cand || m.Gen != nd.proposal || nd.acked[m.From] {
+	if !nd.cand || m.Stamp != nd.proposal || nd.acked[m.From] {
 		return
 	}
 	j := m.From
@@ -160,7 +160,7 @@ func (nd *Node) nack(m proto.Message, out *proto.Output) {
 		return
 	}
 	nd.cand = false
-	nd.seen = max(nd.seen, m.Gen)
+	nd.seen = max(nd.seen, m.Stamp)
 	out.Events[EvNack]++
 	nd.sendRequest(proto.Failure, out)
 }

@@ -23,7 +23,7 @@ func tokens(net *steptest.Net) int {
 		}
 	}
 	for _, m := range net.Pending {
-		if v := net.Nodes[m.To].View(); m.Type == Token && v.Up && m.Gen >= v.Gen {
+		if v := net.Nodes[m.To].View(); m.Type == Token && v.Up && m.Stamp >= v.Gen {
 			t++
 		}
 	}

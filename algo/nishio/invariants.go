@@ -46,7 +46,7 @@ func TokenState(s proto.System) error {
 			return fmt.Errorf("node %d runs a round and does not wait for the token", i)
 		}
 	}
-	at, err := sktoken.Find(s, nd, view, func(m *proto.Message) bool { return m.Type == Token && m.Gen >= nd[m.To].age })
+	at, err := sktoken.Find(s, nd, view, func(m *proto.Message) bool { return m.Type == Token && m.Stamp >= nd[m.To].age })
 	if err != nil {
 		return err
 	}

@@ -13,11 +13,11 @@ const (
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Payload: "none (Gen = the request number RN[j])", Arg: "none"},
-	{Name: "token", Token: true, Payload: "LN[0..N−1]: the number of each node's request granted most recently (Gen = the token's age)", Arg: "none"},
-	{Name: "token_missing", Payload: "none (Gen = the proposed age)", Arg: "none"},
-	{Name: "ack", Payload: "3 words: the sender's most recent granted request number, its own RN and that request's serial (Gen = the proposed age acknowledged)", Arg: "none"},
-	{Name: "nack", Payload: "one word: the proposed age refused (Gen = the sender's age; Reply = why)", Arg: "reply"},
+	{Name: "request", Payload: "none", Arg: "none", Stamp: "the request number RN[j]"},
+	{Name: "token", Token: true, Payload: "LN[0..N−1]: the number of each node's request granted most recently", Arg: "none", Stamp: "the token's age"},
+	{Name: "token_missing", Payload: "none", Arg: "none", Stamp: "the proposed age"},
+	{Name: "ack", Payload: "3 words: the sender's most recent granted request number, its own RN and that request's serial", Arg: "none", Stamp: "the proposed age acknowledged"},
+	{Name: "nack", Payload: "one word: the proposed age refused", Arg: "reply", Stamp: "the sender's age"},
 }
 
 // Why a node refuses a TOKEN_MISSING (Nack's Reply).
@@ -132,7 +132,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 }
 
 func (nd *Node) send(out *proto.Output, m proto.Message) {
-	m.From, m.J, m.Src = nd.id, proto.Nil, proto.Nil
+	m.From, m.J, m.Src = nd.id, proto.Ref{}, proto.Ref{}
 	out.Msgs = append(out.Msgs, m)
 }
 
@@ -163,7 +163,7 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 // sendRequest sends the node's current request to the N−1 others and
 // (with the failure protocol) waits for the token until the time-out.
 func (nd *Node) sendRequest(cause proto.Cause, out *proto.Output) {
-	nd.broadcast(out, proto.Message{Type: Request, Cause: cause, Gen: uint64(nd.rn[nd.id]), Tag: nd.tag})
+	nd.broadcast(out, proto.Message{Type: Request, Cause: cause, Stamp: uint64(nd.rn[nd.id]), Tag: nd.tag})
 	nd.await(out)
 }
 
@@ -184,14 +184,14 @@ func (nd *Node) release(out *proto.Output) {
 		j := proto.NodeID((int(nd.id) + k) % nd.n)
 		if nd.rn[j] > nd.ln[j] {
 			nd.tokenHere = false
-			nd.send(out, proto.Message{Type: Token, To: j, Gen: nd.age, Tag: nd.rnTag[j], Payload: append([]int64(nil), nd.ln...)})
+			nd.send(out, proto.Message{Type: Token, To: j, Stamp: nd.age, Tag: nd.rnTag[j], Payload: append([]int64(nil), nd.ln...)})
 			return
 		}
 	}
 }
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
-	j, r := m.From, int64(m.Gen)
+	j, r := m.From, int64(m.Stamp)
 	if r > nd.rn[j] {
 		nd.rn[j], nd.rnTag[j] = r, m.Tag
 	}
@@ -201,7 +201,7 @@ func (nd *Node) request(m proto.Message, out *proto.Output) {
 }
 
 func (nd *Node) token(m proto.Message, out *proto.Output) {
-	if m.Gen < nd.age || nd.tokenHere {
+	if m.Stamp < nd.age || nd.tokenHere {
 		// A duplicate: a token older than the most recent one this node
 		// knows of. Discard it, and send the request again.
 		out.Events[EvStaleToken]++
@@ -210,7 +210,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 		}
 		return
 	}
-	nd.age = m.Gen
+	nd.age = m.Stamp
 	if nd.cand {
 		// The token came while this node ran a round: it stops, and the
 		// token takes the proposed age, which the nodes that acknowledged

@@ -22,7 +22,7 @@ func lastToken(t *testing.T, net *steptest.Net) ([]int64, uint64, uint32) {
 	t.Helper()
 	for _, m := range net.Out().Msgs {
 		if m.Type == Token {
-			return m.Payload, m.Gen, m.Tag
+			return m.Payload, m.Stamp, m.Tag
 		}
 	}
 	t.Fatal("the last step sent no token")

@@ -37,15 +37,15 @@
 //
 // # Messages
 //
-// Every message has Cause Normal, J and Src Nil, no payload (the largest
-// payload is 0 words for every n), and Gen = the sender's Lamport clock; a
-// receiver sets its clock to max(clock, Gen). Tag is the serial of the
+// Every message has Cause Normal, J and Src none, no payload (the largest
+// payload is 0 words for every n), and Stamp = the sender's Lamport clock; a
+// receiver sets its clock to max(clock, Stamp). Tag is the serial of the
 // request the message is about: the requester's for request, locked,
 // failed and release; the lock holder's for inquire and relinquish. A
 // requester ignores locked, failed and inquire about a request that is not
 // its current one.
 //
-//   - request (0), requester → arbiter: Gen is the request's timestamp.
+//   - request (0), requester → arbiter: Stamp is the request's timestamp.
 //   - locked (1), arbiter → requester: the arbiter's permission.
 //   - failed (2), arbiter → requester: a request of higher priority holds
 //     or waits for the arbiter.

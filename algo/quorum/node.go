@@ -8,7 +8,7 @@ import (
 
 // The message types (doc.go describes their fields).
 const (
-	Request    proto.MsgType = iota // requester → arbiter: Gen = the request's Lamport timestamp
+	Request    proto.MsgType = iota // requester → arbiter: Stamp = the request's Lamport timestamp
 	Locked                          // arbiter → requester: the arbiter's permission (grant)
 	Failed                          // arbiter → requester: a request of higher priority holds or waits for the arbiter
 	Inquire                         // arbiter → the requester it is locked for: will you give the permission back?
@@ -18,12 +18,12 @@ const (
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Arg: "none"},
-	{Name: "locked", Arg: "none"},
-	{Name: "failed", Arg: "none"},
-	{Name: "inquire", Arg: "none"},
-	{Name: "relinquish", Arg: "none"},
-	{Name: "release", Arg: "none"},
+	{Name: "request", Arg: "none", Stamp: "the request's Lamport timestamp"},
+	{Name: "locked", Arg: "none", Stamp: "the sender's Lamport clock"},
+	{Name: "failed", Arg: "none", Stamp: "the sender's Lamport clock"},
+	{Name: "inquire", Arg: "none", Stamp: "the sender's Lamport clock"},
+	{Name: "relinquish", Arg: "none", Stamp: "the sender's Lamport clock"},
+	{Name: "release", Arg: "none", Stamp: "the sender's Lamport clock"},
 }
 
 // The state of one member of a requester's quorum, as the requester knows
@@ -106,7 +106,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 // send sends m, or keeps it for the node itself: a node's own permission
 // is given without a message.
 func (n *Node) send(out *proto.Output, typ proto.MsgType, to proto.NodeID, tag uint32) {
-	m := proto.Message{Type: typ, Cause: proto.Normal, From: n.id, To: to, J: proto.Nil, Src: proto.Nil, Gen: n.clock, Tag: tag}
+	m := proto.Message{Type: typ, Cause: proto.Normal, From: n.id, To: to, Stamp: n.clock, Tag: tag}
 	if to == n.id {
 		n.local = append(n.local, m)
 		return
@@ -140,10 +140,10 @@ func (n *Node) exitCS(out *proto.Output) {
 }
 
 func (n *Node) receive(m proto.Message, out *proto.Output) {
-	n.clock = max(n.clock, m.Gen)
+	n.clock = max(n.clock, m.Stamp)
 	switch m.Type {
 	case Request:
-		n.arbitrate(req{ts: m.Gen, id: m.From, tag: m.Tag}, out)
+		n.arbitrate(req{ts: m.Stamp, id: m.From, tag: m.Tag}, out)
 	case Relinquish:
 		if n.locked && n.lock.id == m.From && n.lock.tag == m.Tag {
 			back := n.lock

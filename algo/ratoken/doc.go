@@ -28,12 +28,12 @@
 //
 // # Messages
 //
-//   - Request (type 0, "request"): request(t, j). From = j, Gen = t (j's
-//     request timestamp), Tag = j's serial for this request; J and Src Nil;
+//   - Request (type 0, "request"): request(t, j). From = j, Stamp = t (j's
+//     request timestamp), Tag = j's serial for this request; J and Src none;
 //     no payload.
 //   - Token (type 1, "token", the token): sent to the node it grants. Tag =
 //     the grantee's serial (the releaser has received the grantee's
-//     request, since it saw request[j] > token[j]); J and Src Nil; Gen 0.
+//     request, since it saw request[j] > token[j]); J and Src none; Stamp 0.
 //     Payload: token[0..N−1], N words. Within the MPI runtime's 480 words
 //     (wire.MaxPayload) for every N ≤ 256; from N = 512 on the token does not
 //     fit (the simulator has no limit).

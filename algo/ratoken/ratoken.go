@@ -12,7 +12,7 @@ const (
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Payload: "none (Gen = the request's timestamp)", Arg: "none"},
+	{Name: "request", Payload: "none", Arg: "none", Stamp: "the request's timestamp"},
 	{Name: "token", Token: true, Payload: "token[0..N−1]: the timestamp of each node's request granted most recently", Arg: "none"},
 }
 
@@ -82,8 +82,8 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 	nd.req[nd.id], nd.reqTag[nd.id] = int64(nd.clock), tag
 	for j := range proto.NodeID(nd.n) {
 		if j != nd.id {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
-				Gen: nd.clock, Tag: tag})
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j,
+				Stamp: nd.clock, Tag: tag})
 		}
 	}
 }
@@ -104,7 +104,7 @@ func (nd *Node) release(out *proto.Output) {
 		j := proto.NodeID((int(nd.id) + k) % nd.n)
 		if nd.req[j] > nd.tok[j] {
 			nd.tokenHere = false
-			out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
+			out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j,
 				Tag: nd.reqTag[j], Payload: append([]int64(nil), nd.tok...)})
 			return
 		}
@@ -112,7 +112,7 @@ func (nd *Node) release(out *proto.Output) {
 }
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
-	j, t := m.From, m.Gen
+	j, t := m.From, m.Stamp
 	nd.clock = max(nd.clock, t)
 	if int64(t) > nd.req[j] {
 		nd.req[j], nd.reqTag[j] = int64(t), m.Tag

@@ -46,8 +46,8 @@ func TestRoundRobinExample(t *testing.T) {
 	net.Deliver("request() 3→4")
 	net.Enter(4, "request() 4→1", "request() 4→2", "request() 4→3")
 	for _, m := range net.Pending {
-		if want := map[proto.NodeID]uint64{1: 1, 2: 1, 3: 2}[m.From]; m.Type == Request && m.Gen != want {
-			t.Fatalf("request of node %d has timestamp %d, want %d", m.From+1, m.Gen, want)
+		if want := map[proto.NodeID]uint64{1: 1, 2: 1, 3: 2}[m.From]; m.Type == Request && m.Stamp != want {
+			t.Fatalf("request of node %d has timestamp %d, want %d", m.From+1, m.Stamp, want)
 		}
 	}
 	net.Deliver("request() 2→3")

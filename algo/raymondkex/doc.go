@@ -30,12 +30,12 @@
 //
 // # Messages
 //
-//   - Request (type 0, "request"): From = the requester, Gen = the
-//     request's Lamport timestamp, Tag = its serial; J and Src Nil; no
+//   - Request (type 0, "request"): From = the requester, Stamp = the
+//     request's Lamport timestamp, Tag = its serial; J and Src none; no
 //     payload.
-//   - Reply (type 1, "reply"): Gen = c ≥ 1, the number of the receiver's
+//   - Reply (type 1, "reply"): Stamp = c ≥ 1, the number of the receiver's
 //     requests it answers; Tag = the serial of the latest of them; J and
-//     Src Nil; no payload.
+//     Src none; no payload.
 //
 // The largest payload is none. Memory is O(N) per node (owed, deferred).
 //

@@ -51,7 +51,7 @@ func Conserved(s proto.System) error {
 		case Request:
 			requests++
 		case Reply:
-			answered += int(m.Gen)
+			answered += int(m.Stamp)
 		}
 	})
 	if owed != requests+held+answered {

@@ -9,13 +9,13 @@ import (
 
 // The message types.
 const (
-	Request proto.MsgType = iota // request: Gen = the request's timestamp
-	Reply                        // reply: Gen = the number of requests it answers (≥ 1)
+	Request proto.MsgType = iota // request: Stamp = the request's timestamp
+	Reply                        // reply: Stamp = the number of requests it answers (≥ 1)
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Payload: "none (Gen = the Lamport timestamp)", Arg: "none"},
-	{Name: "reply", Payload: "none (Gen = the number of the receiver's requests answered)", Arg: "none"},
+	{Name: "request", Payload: "none", Arg: "none", Stamp: "the request's Lamport timestamp"},
+	{Name: "reply", Payload: "none", Arg: "none", Stamp: "the number of the receiver's requests answered (≥ 1)"},
 }
 
 // Config is the ℓ-exclusion of one run (kexcl.Unit): ℓ units, requests of K = 1 unit.
@@ -54,7 +54,7 @@ func (nd *Node) init(id proto.NodeID, n, ell int) {
 }
 
 func (nd *Node) msg(t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) proto.Message {
-	return proto.Message{Type: t, Cause: proto.Normal, From: nd.id, To: to, J: proto.Nil, Src: proto.Nil, Gen: gen, Tag: tag}
+	return proto.Message{Type: t, Cause: proto.Normal, From: nd.id, To: to, Stamp: gen, Tag: tag}
 }
 
 // Step implements proto.Node.
@@ -103,8 +103,8 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		m := &in.Msg
 		switch m.Type {
 		case Request:
-			nd.clock = max(nd.clock, m.Gen)
-			if nd.inCS || nd.asked && tsorder.Before(nd.ts, nd.id, m.Gen, m.From) {
+			nd.clock = max(nd.clock, m.Stamp)
+			if nd.inCS || nd.asked && tsorder.Before(nd.ts, nd.id, m.Stamp, m.From) {
 				nd.deferred[m.From]++
 				nd.deferTag[m.From] = max(nd.deferTag[m.From], m.Tag)
 				nd.deferredSum++
@@ -112,7 +112,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 				out.Msgs = append(out.Msgs, nd.msg(Reply, m.From, 1, m.Tag))
 			}
 		case Reply:
-			c := int32(m.Gen)
+			c := int32(m.Stamp)
 			if c <= 0 || c > nd.owed[m.From] {
 				return // cannot happen: every reply answers requests sent
 			}

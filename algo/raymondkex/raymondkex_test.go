@@ -77,7 +77,7 @@ func TestWorkedExample(t *testing.T) {
 	e.InCSNow(1, 3)
 	e.Exit(1)
 	e.Exit(3, "reply() 3→1")
-	if c := e.Find("reply() 3→1").Gen; c != 2 {
+	if c := e.Find("reply() 3→1").Stamp; c != 2 {
 		t.Fatalf("node 3's reply answers %d requests, want 2", c)
 	}
 	if tag := e.Pending[0].Tag; tag != 9 {

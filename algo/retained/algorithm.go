@@ -44,13 +44,13 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 func (Algorithm) Family() proto.Family { return proto.PermissionBased }
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Arg: "none", Payload: "none; Gen = the request's Lamport timestamp"},
+	{Name: "request", Arg: "none", Payload: "none", Stamp: "the request's Lamport timestamp"},
 	{Name: "reply", Arg: "none", Payload: "none"},
 }
 
 var singhalTypes = []proto.MessageType{
 	messageTypes[Request],
-	{Name: "reply", Arg: "none", Payload: "none; Gen = the sender's Lamport clock"},
+	{Name: "reply", Arg: "none", Payload: "none", Stamp: "the sender's Lamport clock"},
 }
 
 // MessageTypes implements proto.Algorithm.

@@ -34,17 +34,17 @@
 //
 // # Messages
 //
-//   - request (type 0): From asks To for its permission. Gen = the request's
+//   - request (type 0): From asks To for its permission. Stamp = the request's
 //     Lamport timestamp (ties broken by From, the smaller id first); Tag =
 //     the requester's serial. Sent on enter_cs to every node whose
 //     permission is missing, and again by a requesting node that has just
 //     given up a permission it held (to get it back).
-//   - reply (type 1): From's permission, which To keeps. Gen = 0
+//   - reply (type 1): From's permission, which To keeps. Stamp = 0
 //     (Singhal: From's clock when it replied); Tag = the serial of the
 //     request it answers. Sent at once, or at exit_cs for a deferred
 //     request.
 //
-// J and Src are proto.Nil, Phase and Reply 0; no message has a payload.
+// J and Src are none, Phase and Reply 0; no message has a payload.
 //
 // # State of node i
 //

@@ -10,7 +10,7 @@ import (
 // The message types.
 const (
 	Request proto.MsgType = iota // request(ts): From asks To for its permission
-	Reply                        // reply: From's permission, kept by To (Singhal: Gen = From's clock)
+	Reply                        // reply: From's permission, kept by To (Singhal: Stamp = From's clock)
 )
 
 // deferral is a request a node answers at its exit.
@@ -96,7 +96,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.request(in.Msg, out)
 		case Reply:
 			if nd.alg.clockInReplies {
-				nd.highest = max(nd.highest, in.Msg.Gen)
+				nd.highest = max(nd.highest, in.Msg.Stamp)
 			}
 			nd.take(in.Msg.From)
 			nd.tryEnter(out)
@@ -115,7 +115,7 @@ func (nd *Node) reply(out *proto.Output, j proto.NodeID, tag uint32) {
 
 func (nd *Node) send(out *proto.Output, t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: t, Cause: proto.Normal, From: nd.ID, To: to,
-		J: proto.Nil, Src: proto.Nil, Gen: gen, Tag: tag})
+		Stamp: gen, Tag: tag})
 }
 
 // enterCS: stamp the request and ask every node whose permission is missing.
@@ -154,8 +154,8 @@ func (nd *Node) tryEnter(out *proto.Output) {
 // request: receipt of request(ts) from j.
 func (nd *Node) request(m proto.Message, out *proto.Output) {
 	j := m.From
-	nd.highest = max(nd.highest, m.Gen)
-	if nd.inCS || (nd.requesting && tsorder.Before(nd.ts, nd.ID, m.Gen, j)) {
+	nd.highest = max(nd.highest, m.Stamp)
+	if nd.inCS || (nd.requesting && tsorder.Before(nd.ts, nd.ID, m.Stamp, j)) {
 		nd.deferred = append(nd.deferred, deferral{j: j, tag: m.Tag})
 		return
 	}

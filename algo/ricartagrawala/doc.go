@@ -17,13 +17,13 @@
 //
 // # Messages
 //
-// Every message has Cause proto.Normal, J = Src = proto.Nil, Phase = Reply
+// Every message has Cause proto.Normal, J = Src = none, Phase = Reply
 // = 0 and no payload.
 //
-//   - request (type 0), i → j: i asks for the critical section. Gen is the
+//   - request (type 0), i → j: i asks for the critical section. Stamp is the
 //     request's timestamp; Tag is i's serial.
 //   - reply (type 1), j → i: j gives i its permission, at once or on leaving
-//     the critical section. Gen is the timestamp of the request answered;
+//     the critical section. Stamp is the timestamp of the request answered;
 //     Tag is its serial (i's).
 //
 // # State of a node
@@ -47,7 +47,7 @@
 //     asks with an earlier request. (In the critical section every
 //     incoming request is later than its own, so this is the paper's rule;
 //     it is written out so that it does not depend on that argument.)
-//   - A reply whose Gen is not the current request's timestamp is ignored;
+//   - A reply whose Stamp is not the current request's timestamp is ignored;
 //     it cannot happen (see above) and would otherwise be counted for the
 //     wrong request.
 //   - Failures: the algorithm is failure-free. On Crash a node is down and

@@ -7,13 +7,13 @@ import (
 
 // The message types.
 const (
-	Request proto.MsgType = iota // request: Gen = the request's timestamp
-	Reply                        // reply: Gen = the timestamp of the request answered
+	Request proto.MsgType = iota // request: Stamp = the request's timestamp
+	Reply                        // reply: Stamp = the timestamp of the request answered
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Arg: "none"},
-	{Name: "reply", Arg: "none"},
+	{Name: "request", Arg: "none", Stamp: "the request's timestamp"},
+	{Name: "reply", Arg: "none", Stamp: "the timestamp of the request answered"},
 }
 
 // pending is a request whose reply a node defers.
@@ -43,7 +43,7 @@ func (n *Node) init(id proto.NodeID, size int) {
 
 func (n *Node) reply(out *proto.Output, to proto.NodeID, ts uint64, tag uint32) {
 	out.Msgs = append(out.Msgs, proto.Message{Type: Reply, Cause: proto.Normal, From: n.id, To: to,
-		J: proto.Nil, Src: proto.Nil, Gen: ts, Tag: tag})
+		Stamp: ts, Tag: tag})
 }
 
 // Step implements proto.Node.
@@ -67,7 +67,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		for j := range n.n {
 			if proto.NodeID(j) != n.id {
 				out.Msgs = append(out.Msgs, proto.Message{Type: Request, Cause: proto.Normal, From: n.id, To: proto.NodeID(j),
-					J: proto.Nil, Src: proto.Nil, Gen: n.ts, Tag: n.tag})
+					Stamp: n.ts, Tag: n.tag})
 			}
 		}
 		n.tryEnter(out)
@@ -85,14 +85,14 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		m := &in.Msg
 		switch m.Type {
 		case Request:
-			n.highest = max(n.highest, m.Gen)
-			if n.inCS || n.asked && tsorder.Before(n.ts, n.id, m.Gen, m.From) {
-				n.deferred = append(n.deferred, pending{j: m.From, tag: m.Tag, ts: m.Gen})
+			n.highest = max(n.highest, m.Stamp)
+			if n.inCS || n.asked && tsorder.Before(n.ts, n.id, m.Stamp, m.From) {
+				n.deferred = append(n.deferred, pending{j: m.From, tag: m.Tag, ts: m.Stamp})
 			} else {
-				n.reply(out, m.From, m.Gen, m.Tag)
+				n.reply(out, m.From, m.Stamp, m.Tag)
 			}
 		case Reply:
-			if n.asked && !n.inCS && m.Gen == n.ts {
+			if n.asked && !n.inCS && m.Stamp == n.ts {
 				n.replies++
 				n.tryEnter(out)
 			}

@@ -18,8 +18,8 @@ func TestTwoConcurrentRequests(t *testing.T) {
 	net.Enter(1, "request() 1→2", "request() 1→3")
 	net.Enter(2, "request() 2→1", "request() 2→3")
 	for _, m := range net.Pending {
-		if m.Gen != 1 {
-			t.Fatalf("%s has timestamp %d, want 1 (a tie)", net.Msg(m), m.Gen)
+		if m.Stamp != 1 {
+			t.Fatalf("%s has timestamp %d, want 1 (a tie)", net.Msg(m), m.Stamp)
 		}
 	}
 	net.Deliver("request() 1→2", "reply() 2→1") // (1, 1) precedes node 2's (1, 2)
@@ -48,7 +48,7 @@ func TestRequestOvertakesReply(t *testing.T) {
 	net.Enter(1, "request() 1→2", "request() 1→3")
 	net.Deliver("request() 1→2", "reply() 2→1")
 	net.Enter(2, "request() 2→1", "request() 2→3")
-	if ts := net.Pending[len(net.Pending)-1].Gen; ts != 2 {
+	if ts := net.Pending[len(net.Pending)-1].Stamp; ts != 2 {
 		t.Fatalf("node 2's request has timestamp %d, want 2 (it saw node 1's 1)", ts)
 	}
 	net.Deliver("request() 2→1") // overtakes reply() 2→1; deferred

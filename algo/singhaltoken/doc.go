@@ -26,12 +26,12 @@
 //
 // Messages (Algorithm.MessageTypes):
 //
-//   - request (type 0): REQUEST(i, sn). From = J = the requester i, Gen =
-//     sn = SN_i[i], Tag = i's serial for that request; Src = Nil; no
+//   - request (type 0): REQUEST(i, sn). From = J = the requester i, Stamp =
+//     sn = SN_i[i], Tag = i's serial for that request; Src = none; no
 //     payload.
 //   - token (type 1, the token): To = the node it is granted to, J = Src =
 //     Nil, Tag = the serial of the granted node's request (as the sender
-//     knows it: the sender has that request in its vectors), Gen = 0.
+//     knows it: the sender has that request in its vectors), Stamp = 0.
 //     Payload: the token's vectors, one word per node j:
 //     Tag_j<<32 | TSN[j]<<2 | TSV[j], where Tag_j is the serial of j's
 //     request number TSN[j] (so that a later holder can put it in the
@@ -39,7 +39,7 @@
 //     between MPI ranks, so n ≤ 256 there (any n in the simulator).
 //   - relay (type 2): REQUEST(j, sn) on its way towards the token (decision
 //     D1). J = the requester j, From = the requester (first hop) or the
-//     node relaying it, Gen = sn, Tag = j's serial; no payload.
+//     node relaying it, Stamp = sn, Tag = j's serial; no payload.
 //
 // D1, the relay (not in the survey nor in the textbook rules): the rules
 // above lose requests. A request may reach only nodes that are in state N

@@ -23,9 +23,9 @@ const (
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Payload: ""},
+	{Name: "request", Stamp: "sn, the requester's sequence number SN_i[i]"},
 	{Name: "token", Token: true, Arg: "none", Payload: "n words, word j = serial_j<<32 | TSN[j]<<2 | TSV[j]"},
-	{Name: "relay"},
+	{Name: "relay", Stamp: "sn, the relayed request's sequence number"},
 }
 
 // textbook disables the relay (decision D1), for the test that shows why
@@ -126,7 +126,7 @@ func (nd *Node) sendRequest(out *proto.Output, to proto.NodeID) {
 		t = Relay
 		nd.relayed[nd.id] = nd.sn[nd.id]
 	}
-	nd.send(out, proto.Message{Type: t, To: to, J: nd.id, Src: proto.Nil, Gen: uint64(nd.sn[nd.id]), Tag: nd.tag})
+	nd.send(out, proto.Message{Type: t, To: to, J: proto.RefTo(nd.id), Stamp: uint64(nd.sn[nd.id]), Tag: nd.tag})
 }
 
 // enterCS: the holder of the idle token enters at once; any other node
@@ -157,7 +157,7 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 
 // request: the receipt of REQUEST(j, sn), from j or relayed.
 func (nd *Node) request(m proto.Message, out *proto.Output) {
-	j, sn := m.J, uint32(m.Gen)
+	j, sn := m.J.Node(), uint32(m.Stamp)
 	if sn < nd.sn[j] || (sn == nd.sn[j] && nd.sv[j] != R) {
 		return // outdated: served or superseded
 	}
@@ -199,12 +199,12 @@ func (nd *Node) relay(out *proto.Output, j proto.NodeID, sn, tag uint32) {
 		return
 	}
 	nd.relayed[j] = sn
-	nd.send(out, proto.Message{Type: Relay, To: to, J: j, Src: proto.Nil, Gen: uint64(sn), Tag: tag})
+	nd.send(out, proto.Message{Type: Relay, To: to, J: proto.RefTo(j), Stamp: uint64(sn), Tag: tag})
 }
 
 func (nd *Node) sendToken(out *proto.Output, to proto.NodeID) {
 	nd.tokenTo = to
-	nd.send(out, proto.Message{Type: Token, To: to, J: proto.Nil, Src: proto.Nil, Tag: nd.tags[to], Payload: nd.tok})
+	nd.send(out, proto.Message{Type: Token, To: to, Tag: nd.tags[to], Payload: nd.tok})
 	nd.tok = nil // sent: never touched again
 }
 

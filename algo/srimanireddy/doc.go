@@ -46,9 +46,9 @@
 // # Messages
 //
 //   - Request (type 0, "request"): request(j, s). From = j, Tag = s, the
-//     serial of j's request; Gen 0; J and Src Nil; no payload.
+//     serial of j's request; Stamp 0; J and Src none; no payload.
 //   - Token (type 1, "token"): PRIVILEGE(Q, LN) sent to the request it
-//     grants. Tag = that request's serial; Gen 0; J and Src Nil. Payload:
+//     grants. Tag = that request's serial; Stamp 0; J and Src none. Payload:
 //     LN[0..N−1] (N words, serials), then Q head first, one word j<<32 |
 //     serial per queued request. N + |Q| words, |Q| ≤ N−2, so at most
 //     2N−2: within the MPI runtime's 480 words (wire.MaxPayload) for every

@@ -84,7 +84,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		for j := range nd.n {
 			if proto.NodeID(j) != nd.id {
 				out.Msgs = append(out.Msgs, proto.Message{Type: Request, Cause: proto.Normal, From: nd.id, To: proto.NodeID(j),
-					J: proto.Nil, Src: proto.Nil, Tag: nd.tag})
+					Tag: nd.tag})
 			}
 		}
 	case proto.ExitCS:
@@ -188,7 +188,7 @@ func (nd *Node) dispatch(out *proto.Output) {
 		}
 		nd.held--
 		out.Msgs = append(out.Msgs, proto.Message{Type: Token, Cause: proto.Normal, From: nd.id, To: j,
-			J: proto.Nil, Src: proto.Nil, Tag: t, Payload: p})
+			Tag: t, Payload: p})
 	}
 }
 

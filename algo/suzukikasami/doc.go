@@ -25,11 +25,11 @@
 //
 // # Messages
 //
-//   - Request (type 0, "request"): request(j, r). From = j, Gen = r (j's
+//   - Request (type 0, "request"): request(j, r). From = j, Stamp = r (j's
 //     request number RN[j]), Tag = j's serial for this request; J and Src are
 //     Nil; no payload.
 //   - Token (type 1, "token", the token): PRIVILEGE(Q, LN) sent to the node
-//     it grants. Tag = the grantee's serial; J and Src Nil; Gen 0. Payload:
+//     it grants. Tag = the grantee's serial; J and Src none; Stamp 0. Payload:
 //     LN[0..N−1] (N words), then Q from head to tail, one word per queued
 //     node j, packed as j<<32 | serial of j's request (see below). The
 //     payload is N + |Q| words, |Q| ≤ N−2 (neither the sender nor the

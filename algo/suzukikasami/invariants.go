@@ -57,7 +57,7 @@ func TokenState(s proto.System) error {
 	// A token older than its destination's generation (a variant with a
 	// failure protocol) is discarded on arrival: it is not the token.
 	at, err := sktoken.Find(s, nd, view, func(m *proto.Message) bool {
-		return m.Type == Token && len(m.Payload) >= n && m.Gen >= ps[m.To].View().Gen
+		return m.Type == Token && len(m.Payload) >= n && m.Stamp >= ps[m.To].View().Gen
 	})
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ const (
 )
 
 var messageTypes = []proto.MessageType{
-	{Name: "request", Payload: "none (Gen = the request number RN[j])", Arg: "none"},
+	{Name: "request", Payload: "none", Arg: "none", Stamp: "the request number RN[j]"},
 	{Name: "token", Token: true, Payload: "LN[0..N−1], then Q: one word j<<32 | serial per queued node, head first", Arg: "none"},
 }
 
@@ -89,8 +89,8 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 	nd.rnTag[nd.id] = tag
 	for j := range proto.NodeID(nd.n) {
 		if j != nd.id {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil,
-				Gen: uint64(nd.rn[nd.id]), Tag: tag})
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j,
+				Stamp: uint64(nd.rn[nd.id]), Tag: tag})
 		}
 	}
 }
@@ -131,11 +131,11 @@ func (nd *Node) sendToken(j proto.NodeID, tag uint32, skip int, out *proto.Outpu
 	}
 	nd.q = nd.q[:0]
 	nd.tokenHere = false
-	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, J: proto.Nil, Src: proto.Nil, Tag: tag, Payload: p})
+	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, Tag: tag, Payload: p})
 }
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
-	j, r := m.From, int64(m.Gen)
+	j, r := m.From, int64(m.Stamp)
 	if r > nd.rn[j] {
 		nd.rn[j], nd.rnTag[j] = r, m.Tag
 	}

@@ -118,7 +118,7 @@ func Carried(token proto.MsgType) func(m *proto.Message) proto.NodeID {
 		if m.Type == token {
 			return m.To
 		}
-		return m.J
+		return m.J.Node()
 	}
 }
 
@@ -128,8 +128,8 @@ func Carried(token proto.MsgType) func(m *proto.Message) proto.NodeID {
 func PlainMessages(s proto.System) error {
 	var err error
 	s.ForEachInFlight(func(m *proto.Message) {
-		if err == nil && (m.J != proto.Nil || m.Src != proto.Nil) {
-			err = fmt.Errorf("message %d→%d (type %d) names node %d (J) or %d (Src)", m.From, m.To, m.Type, m.J, m.Src)
+		if err == nil && (!m.J.IsNil() || !m.Src.IsNil()) {
+			err = fmt.Errorf("message %d→%d (type %d) names node %v (J) or %v (Src)", m.From, m.To, m.Type, m.J, m.Src)
 		}
 	})
 	return err

@@ -47,14 +47,14 @@ func (n *Net) Msg(m proto.Message) string {
 		arg = fmt.Sprint(m.Reply)
 	case show == "none":
 		arg = ""
-	case m.J != proto.Nil:
-		arg = fmt.Sprint(m.J + n.Base)
+	case !m.J.IsNil():
+		arg = fmt.Sprint(m.J.Node() + n.Base)
 	}
 	return fmt.Sprintf("%s(%s) %d→%d", name, arg, m.From+n.Base, m.To+n.Base)
 }
 
 // Full formats every field of a message with the net's numbering, e.g.
-// "request(8) 7→5 {cause normal, phase 0, reply 0, j 8, src 8, gen 0,
+// "request(8) 7→5 {cause normal, phase 0, reply 0, j 8, src 8, stamp 0,
 // tag 8}": Msg's short form, which tests match, then the rest.
 func (n *Net) Full(m proto.Message) string {
 	id := func(k proto.NodeID) string {
@@ -67,8 +67,8 @@ func (n *Net) Full(m proto.Message) string {
 	if len(m.Payload) > 0 {
 		payload = fmt.Sprintf(", payload %v", m.Payload)
 	}
-	return fmt.Sprintf("%s {cause %s, phase %d, reply %d, j %s, src %s, gen %d, tag %d%s}",
-		n.Msg(m), m.Cause, m.Phase, m.Reply, id(m.J), id(m.Src), m.Gen, m.Tag, payload)
+	return fmt.Sprintf("%s {cause %s, phase %d, reply %d, j %s, src %s, stamp %d, tag %d%s}",
+		n.Msg(m), m.Cause, m.Phase, m.Reply, id(m.J.Node()), id(m.Src.Node()), m.Stamp, m.Tag, payload)
 }
 
 // Step steps node id (1-based if Base is 1) and returns the messages it sent,
