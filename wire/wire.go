@@ -64,9 +64,6 @@ func RecordLen(m *proto.Message) int { return RecordSize + 8*len(m.Payload) }
 // MaxRecords is the largest number of records in one frame.
 const MaxRecords = math.MaxUint16
 
-// MaxPhase is the largest search phase a record may carry (pmax ≤ 63).
-const MaxPhase = 63
-
 // ErrMalformed is wrapped by every decoding error.
 var ErrMalformed = errors.New("malformed frame")
 
@@ -215,9 +212,6 @@ func checkRecord(m *proto.Message, n int, b []byte) error {
 		return fmt.Errorf("message type %d", b[0])
 	case m.Cause >= proto.NumCauses:
 		return fmt.Errorf("cause %d", b[1])
-	case m.Phase > MaxPhase:
-		return fmt.Errorf("phase %d", m.Phase)
-
 	case m.From < 0 || int(m.From) >= n:
 		return fmt.Errorf("sender %d of %d nodes", m.From, n)
 	case m.To < 0 || int(m.To) >= n:
