@@ -58,7 +58,7 @@
 //   - TokenMissing (type 2, "token_missing"): Stamp = the proposed age, Tag =
 //     the candidate's serial; Cause failure; no payload.
 //   - Ack (type 3, "ack"): Stamp = the proposed age acknowledged, Tag = the
-//     candidate's serial; payload [granted], 1 word; Cause failure.
+//     candidate's serial; payload [granted, own RN, that request's serial], 3 words; Cause failure.
 //   - Nack (type 4, "nack"): Stamp = the sender's age, Reply = NackHolder or
 //     NackConflict, Tag = the candidate's serial; payload [the proposal
 //     refused], 1 word; Cause failure.
