@@ -483,7 +483,11 @@ func (s *Sim) post(m proto.Message, injected bool) {
 		s.tokensInFlight++
 	}
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
-		s.hooks.FailureSend(&m)
+		// The hook gets a copy, so that only this branch puts a
+		// message on the heap (&m would move every m there).
+		hm := m
+		s.hooks.FailureSend(&hm)
+		m = hm
 	}
 	s.traceMsg(TraceSend, m.From, &m, s.msgID)
 	s.schedule(at, payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now})
