@@ -285,6 +285,16 @@ func (s *Sim) alloc() int32 {
 	return int32(len(s.slab) - 1)
 }
 
+// release frees slot i of the slab. Only the fields that hold pointers are
+// cleared, for the garbage collector: schedule writes every field of a slot
+// it takes.
+func (s *Sim) release(i int32) {
+	p := &s.slab[i]
+	p.fn, p.msg.Payload = nil, nil
+	p.next = s.free
+	s.free = i
+}
+
 func (s *Sim) schedule(t float64, p payload) {
 	i := s.alloc()
 	p.next = -1
@@ -314,9 +324,11 @@ func (s *Sim) Run() error {
 	for len(s.heap) > 0 && !s.stopped && s.err == nil {
 		it := s.heap.pop()
 		s.now = it.t
-		p := s.slab[it.idx]
-		s.slab[it.idx] = payload{next: s.free}
-		s.free = it.idx
+		// The event's slot is freed once the event is done, so p stays
+		// its own while it runs: no event scheduled meanwhile takes it.
+		// (If the slab grows meanwhile, p still reads the old copy, which
+		// nothing writes.)
+		p := &s.slab[it.idx]
 		switch p.kind {
 		case evCall:
 			p.fn()
@@ -327,9 +339,10 @@ func (s *Sim) Run() error {
 				s.step(p.node, proto.Input{Kind: proto.Fire, Timer: p.timer})
 			}
 		case evDeliver:
-			s.deliver(&p)
+			s.deliver(p)
 		}
 		// evDestroyed: nothing arrives
+		s.release(it.idx)
 	}
 	if s.trace != nil {
 		if err := s.trace.Flush(); err != nil && s.err == nil {
@@ -340,7 +353,7 @@ func (s *Sim) Run() error {
 }
 
 func (s *Sim) deliver(p *payload) {
-	m := p.msg
+	m := &p.msg
 	s.inFlight--
 	if m.Type == s.token {
 		s.tokensInFlight--
@@ -350,12 +363,12 @@ func (s *Sim) deliver(p *payload) {
 	}
 	if s.down[m.To] {
 		s.Stats.Dropped++
-		s.traceMsg(TraceDrop, m.To, &m, p.msgID)
+		s.traceMsg(TraceDrop, m.To, m, p.msgID)
 		return
 	}
 	s.Stats.Delivered++
-	s.traceMsg(TraceRecv, m.To, &m, p.msgID)
-	s.step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+	s.traceMsg(TraceRecv, m.To, m, p.msgID)
+	s.step(m.To, proto.Input{Kind: proto.Receive, Msg: *m})
 }
 
 // step runs one input through a node and carries out its output.
@@ -416,8 +429,10 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 	if after.InCS {
 		s.units += after.Units
 	}
-	for k, c := range s.out.Events {
-		s.Stats.Events[k] += int64(c)
+	if s.out.Events != ([proto.MaxEvents]int32{}) { // most steps count none
+		for k, c := range s.out.Events {
+			s.Stats.Events[k] += int64(c)
+		}
 	}
 	for _, m := range s.out.Msgs {
 		s.send(m)
