@@ -175,7 +175,7 @@ type Sim struct {
 	cfg   Config
 	nodes []proto.Node
 	down  []bool
-	rng   *rand.Rand
+	rng   *rand.PCG // the delays' stream, drawn by float64
 	now   float64
 	seq   uint64
 	heap  eventHeap
@@ -230,7 +230,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		cfg:   cfg,
 		nodes: nodes,
 		down:  make([]bool, len(nodes)),
-		rng:   rand.New(rand.NewPCG(cfg.Seed, 0x6f70656e63756265)),
+		rng:   rand.NewPCG(cfg.Seed, 0x6f70656e63756265),
 		free:  -1,
 		hooks: hooks,
 
@@ -275,6 +275,12 @@ func (s *Sim) Stop() { s.stopped = true }
 // Err returns the first invariant violation, or nil.
 func (s *Sim) Err() error { return s.err }
 
+// float64 returns a number uniform in [0, 1) from the delays' stream, as
+// rand.New(s.rng).Float64 does, without its call through an interface.
+func (s *Sim) float64() float64 {
+	return float64(s.rng.Uint64()<<11>>11) / (1 << 53)
+}
+
 func (s *Sim) alloc() int32 {
 	if s.free >= 0 {
 		i := s.free
@@ -286,8 +292,8 @@ func (s *Sim) alloc() int32 {
 }
 
 // release frees slot i of the slab. Only the fields that hold pointers are
-// cleared, for the garbage collector: schedule writes every field of a slot
-// it takes.
+// cleared, for the garbage collector: the callers of schedule write every
+// field of a slot it takes.
 func (s *Sim) release(i int32) {
 	p := &s.slab[i]
 	p.fn, p.msg.Payload = nil, nil
@@ -295,23 +301,24 @@ func (s *Sim) release(i int32) {
 	s.free = i
 }
 
-func (s *Sim) schedule(t float64, p payload) {
+// schedule queues an event at time t and returns its payload to fill in
+// (every field: the slot may hold an earlier event's).
+func (s *Sim) schedule(t float64) *payload {
 	i := s.alloc()
-	p.next = -1
-	s.slab[i] = p
 	s.seq++
 	s.heap.push(item{t: t, seq: s.seq, idx: i})
+	return &s.slab[i]
 }
 
 // Input schedules an input (EnterCS with its request serial tag, ExitCS,
 // Crash or Recover) for node id, dt seconds from now.
 func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint32) {
-	s.schedule(s.now+dt, payload{kind: evInput, in: kind, node: id, tag: tag})
+	*s.schedule(s.now + dt) = payload{kind: evInput, in: kind, node: id, tag: tag, next: -1}
 }
 
 // After calls fn dt seconds from now, between steps.
 func (s *Sim) After(dt float64, fn func()) {
-	s.schedule(s.now+dt, payload{kind: evCall, fn: fn})
+	*s.schedule(s.now + dt) = payload{kind: evCall, fn: fn, next: -1}
 }
 
 // Run processes events until none is left, Stop is called, or an invariant
@@ -438,7 +445,7 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 		s.send(m)
 	}
 	for _, t := range s.out.Timers {
-		s.schedule(s.now+t.After*s.cfg.Delta, payload{kind: evTimer, node: id, timer: t})
+		*s.schedule(s.now + t.After*s.cfg.Delta) = payload{kind: evTimer, node: id, timer: t, next: -1}
 	}
 	if s.out.Enter {
 		s.traceEv(TraceEnter, id)
@@ -480,10 +487,10 @@ func (s *Sim) post(m proto.Message, injected bool) {
 		}
 		s.Stats.PerTag[m.Tag]++
 	}
-	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.rng.Float64()))
-	if s.cfg.LateFraction > 0 && s.rng.Float64() < s.cfg.LateFraction {
+	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.float64()))
+	if s.cfg.LateFraction > 0 && s.float64() < s.cfg.LateFraction {
 		s.Stats.Late++
-		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.rng.Float64()))
+		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.float64()))
 	}
 	at := s.now + d
 	if s.fifo != nil {
@@ -505,7 +512,7 @@ func (s *Sim) post(m proto.Message, injected bool) {
 		m = hm
 	}
 	s.traceMsg(TraceSend, m.From, &m, s.msgID)
-	s.schedule(at, payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now})
+	*s.schedule(at) = payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now, next: -1}
 }
 
 func b2i(b bool) int {
