@@ -340,10 +340,10 @@ func (s *Sim) Run() error {
 		case evCall:
 			p.fn()
 		case evInput:
-			s.step(p.node, proto.Input{Kind: p.in, Tag: p.tag})
+			s.step(p.node, &proto.Input{Kind: p.in, Tag: p.tag})
 		case evTimer:
 			if !s.down[p.node] {
-				s.step(p.node, proto.Input{Kind: proto.Fire, Timer: p.timer})
+				s.step(p.node, &proto.Input{Kind: proto.Fire, Timer: p.timer})
 			}
 		case evDeliver:
 			s.deliver(p)
@@ -375,11 +375,12 @@ func (s *Sim) deliver(p *payload) {
 	}
 	s.Stats.Delivered++
 	s.traceMsg(TraceRecv, m.To, m, p.msgID)
-	s.step(m.To, proto.Input{Kind: proto.Receive, Msg: *m})
+	s.step(m.To, &proto.Input{Kind: proto.Receive, Msg: *m})
 }
 
-// step runs one input through a node and carries out its output.
-func (s *Sim) step(id proto.NodeID, in proto.Input) {
+// step runs one input through a node and carries out its output. The
+// input comes by pointer: it is large, and only the node gets a copy.
+func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	n := s.nodes[id]
 	before := n.View()
 	s.out.Reset()
@@ -396,8 +397,8 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 	if in.Kind == proto.ExitCS {
 		s.traceEv(TraceExit, id)
 	}
-	n.Step(in, &s.out)
-	s.finish(id, in, before)
+	n.Step(*in, &s.out)
+	s.finish(id, in.Kind, before)
 }
 
 // start calls Start on every node that implements proto.Starter, in id
@@ -411,13 +412,14 @@ func (s *Sim) start() {
 		before := n.View()
 		s.out.Reset()
 		st.Start(&s.out)
-		s.finish(proto.NodeID(i), proto.Input{Kind: proto.Fire}, before)
+		s.finish(proto.NodeID(i), proto.Fire, before)
 	}
 }
 
 // finish carries out the output of a step of node id, which was before as
-// its view before the step, and checks the invariants.
-func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
+// its view before the step, of an input of kind in, and checks the
+// invariants.
+func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 	n := s.nodes[id]
 	s.Stats.Steps++
 	after := n.View()
@@ -441,8 +443,8 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 			s.Stats.Events[k] += int64(c)
 		}
 	}
-	for _, m := range s.out.Msgs {
-		s.send(m)
+	for i := range s.out.Msgs {
+		s.post(&s.out.Msgs[i], false)
 	}
 	for _, t := range s.out.Timers {
 		*s.schedule(s.now + t.After*s.cfg.Delta) = payload{kind: evTimer, node: id, timer: t, next: -1}
@@ -450,8 +452,8 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 	if s.out.Enter {
 		s.traceEv(TraceEnter, id)
 	}
-	s.check(id, in)
-	if in.Kind == proto.Crash && s.hooks.Crash != nil {
+	s.check(id)
+	if in == proto.Crash && s.hooks.Crash != nil {
 		s.hooks.Crash(id)
 	}
 	if s.out.Enter && s.hooks.Enter != nil {
@@ -462,11 +464,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 	}
 }
 
-func (s *Sim) send(m proto.Message) { s.post(m, false) }
-
-// post sends m, or with injected puts it in its link as a fault does: it
-// is not counted as sent.
-func (s *Sim) post(m proto.Message, injected bool) {
+// post sends *m (a copy goes in the queue), or with injected puts it in its
+// link as a fault does: it is not counted as sent.
+func (s *Sim) post(m *proto.Message, injected bool) {
 	if m.To < 0 || int(m.To) >= len(s.nodes) {
 		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, s.typeName(m.Type), m.To)
 		return
@@ -505,14 +505,10 @@ func (s *Sim) post(m proto.Message, injected bool) {
 		s.tokensInFlight++
 	}
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
-		// The hook gets a copy, so that only this branch puts a
-		// message on the heap (&m would move every m there).
-		hm := m
-		s.hooks.FailureSend(&hm)
-		m = hm
+		s.hooks.FailureSend(m)
 	}
-	s.traceMsg(TraceSend, m.From, &m, s.msgID)
-	*s.schedule(at) = payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now, next: -1}
+	s.traceMsg(TraceSend, m.From, m, s.msgID)
+	*s.schedule(at) = payload{kind: evDeliver, msg: *m, msgID: s.msgID, sent: s.now, next: -1}
 }
 
 func b2i(b bool) int {
