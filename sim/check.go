@@ -14,7 +14,7 @@ func (s *Sim) breach(format string, args ...any) {
 }
 
 // check runs the invariants after a step of node id.
-func (s *Sim) check(id proto.NodeID, in proto.Input) {
+func (s *Sim) check(id proto.NodeID) {
 	if !s.checkStab() {
 		return // before stabilization the configuration is arbitrary
 	}

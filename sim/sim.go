@@ -176,7 +176,7 @@ type Sim struct {
 	cfg   Config
 	nodes []proto.Node
 	down  []bool
-	rng   *rand.Rand
+	rng   *rand.PCG // the delays' stream, drawn by float64
 	now   float64
 	seq   uint64
 	heap  eventHeap
@@ -231,7 +231,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		cfg:   cfg,
 		nodes: nodes,
 		down:  make([]bool, len(nodes)),
-		rng:   rand.New(rand.NewPCG(cfg.Seed, 0x6f70656e63756265)),
+		rng:   rand.NewPCG(cfg.Seed, 0x6f70656e63756265),
 		free:  -1,
 		hooks: hooks,
 
@@ -276,6 +276,12 @@ func (s *Sim) Stop() { s.stopped = true }
 // Err returns the first invariant violation, or nil.
 func (s *Sim) Err() error { return s.err }
 
+// float64 returns a number uniform in [0, 1) from the delays' stream, as
+// rand.New(s.rng).Float64 does, without its call through an interface.
+func (s *Sim) float64() float64 {
+	return float64(s.rng.Uint64()<<11>>11) / (1 << 53)
+}
+
 func (s *Sim) alloc() int32 {
 	if s.free >= 0 {
 		i := s.free
@@ -286,23 +292,34 @@ func (s *Sim) alloc() int32 {
 	return int32(len(s.slab) - 1)
 }
 
-func (s *Sim) schedule(t float64, p payload) {
+// release frees slot i of the slab. Only the fields that hold pointers are
+// cleared, for the garbage collector: the callers of schedule write every
+// field of a slot it takes.
+func (s *Sim) release(i int32) {
+	p := &s.slab[i]
+	p.fn, p.msg.Payload = nil, nil
+	p.next = s.free
+	s.free = i
+}
+
+// schedule queues an event at time t and returns its payload to fill in
+// (every field: the slot may hold an earlier event's).
+func (s *Sim) schedule(t float64) *payload {
 	i := s.alloc()
-	p.next = -1
-	s.slab[i] = p
 	s.seq++
 	s.heap.push(item{t: t, seq: s.seq, idx: i})
+	return &s.slab[i]
 }
 
 // Input schedules an input (EnterCS with its request serial tag, ExitCS,
 // Crash or Recover) for node id, dt seconds from now.
 func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint32) {
-	s.schedule(s.now+dt, payload{kind: evInput, in: kind, node: id, tag: tag})
+	*s.schedule(s.now + dt) = payload{kind: evInput, in: kind, node: id, tag: tag, next: -1}
 }
 
 // After calls fn dt seconds from now, between steps.
 func (s *Sim) After(dt float64, fn func()) {
-	s.schedule(s.now+dt, payload{kind: evCall, fn: fn})
+	*s.schedule(s.now + dt) = payload{kind: evCall, fn: fn, next: -1}
 }
 
 // Run processes events until none is left, Stop is called, or an invariant
@@ -315,22 +332,25 @@ func (s *Sim) Run() error {
 	for len(s.heap) > 0 && !s.stopped && s.err == nil {
 		it := s.heap.pop()
 		s.now = it.t
-		p := s.slab[it.idx]
-		s.slab[it.idx] = payload{next: s.free}
-		s.free = it.idx
+		// The event's slot is freed once the event is done, so p stays
+		// its own while it runs: no event scheduled meanwhile takes it.
+		// (If the slab grows meanwhile, p still reads the old copy, which
+		// nothing writes.)
+		p := &s.slab[it.idx]
 		switch p.kind {
 		case evCall:
 			p.fn()
 		case evInput:
-			s.step(p.node, proto.Input{Kind: p.in, Tag: p.tag})
+			s.step(p.node, &proto.Input{Kind: p.in, Tag: p.tag})
 		case evTimer:
 			if !s.down[p.node] {
-				s.step(p.node, proto.Input{Kind: proto.Fire, Timer: p.timer})
+				s.step(p.node, &proto.Input{Kind: proto.Fire, Timer: p.timer})
 			}
 		case evDeliver:
-			s.deliver(&p)
+			s.deliver(p)
 		}
 		// evDestroyed: nothing arrives
+		s.release(it.idx)
 	}
 	if s.trace != nil {
 		if err := s.trace.Flush(); err != nil && s.err == nil {
@@ -341,7 +361,7 @@ func (s *Sim) Run() error {
 }
 
 func (s *Sim) deliver(p *payload) {
-	m := p.msg
+	m := &p.msg
 	s.inFlight--
 	if m.Type == s.token {
 		s.tokensInFlight--
@@ -351,16 +371,17 @@ func (s *Sim) deliver(p *payload) {
 	}
 	if s.down[m.To] {
 		s.Stats.Dropped++
-		s.traceMsg(trace.Drop, m.To, &m, p.msgID)
+		s.traceMsg(trace.Drop, m.To, m, p.msgID)
 		return
 	}
 	s.Stats.Delivered++
-	s.traceMsg(trace.Recv, m.To, &m, p.msgID)
-	s.step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
+	s.traceMsg(trace.Recv, m.To, m, p.msgID)
+	s.step(m.To, &proto.Input{Kind: proto.Receive, Msg: *m})
 }
 
-// step runs one input through a node and carries out its output.
-func (s *Sim) step(id proto.NodeID, in proto.Input) {
+// step runs one input through a node and carries out its output. The
+// input comes by pointer: it is large, and only the node gets a copy.
+func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	n := s.nodes[id]
 	before := n.View()
 	s.out.Reset()
@@ -377,8 +398,8 @@ func (s *Sim) step(id proto.NodeID, in proto.Input) {
 	if in.Kind == proto.ExitCS {
 		s.traceEv(trace.Exit, id)
 	}
-	n.Step(in, &s.out)
-	s.finish(id, in, before)
+	n.Step(*in, &s.out)
+	s.finish(id, in.Kind, before)
 }
 
 // start calls Start on every node that implements proto.Starter, in id
@@ -392,13 +413,14 @@ func (s *Sim) start() {
 		before := n.View()
 		s.out.Reset()
 		st.Start(&s.out)
-		s.finish(proto.NodeID(i), proto.Input{Kind: proto.Fire}, before)
+		s.finish(proto.NodeID(i), proto.Fire, before)
 	}
 }
 
 // finish carries out the output of a step of node id, which was before as
-// its view before the step, and checks the invariants.
-func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
+// its view before the step, of an input of kind in, and checks the
+// invariants.
+func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 	n := s.nodes[id]
 	s.Stats.Steps++
 	after := n.View()
@@ -417,20 +439,22 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 	if after.InCS {
 		s.units += after.Units
 	}
-	for k, c := range s.out.Events {
-		s.Stats.Events[k] += int64(c)
+	if s.out.Events != ([proto.MaxEvents]int32{}) { // most steps count none
+		for k, c := range s.out.Events {
+			s.Stats.Events[k] += int64(c)
+		}
 	}
-	for _, m := range s.out.Msgs {
-		s.send(m)
+	for i := range s.out.Msgs {
+		s.post(&s.out.Msgs[i], false)
 	}
 	for _, t := range s.out.Timers {
-		s.schedule(s.now+t.After*s.cfg.Delta, payload{kind: evTimer, node: id, timer: t})
+		*s.schedule(s.now + t.After*s.cfg.Delta) = payload{kind: evTimer, node: id, timer: t, next: -1}
 	}
 	if s.out.Enter {
 		s.traceEv(trace.Enter, id)
 	}
-	s.check(id, in)
-	if in.Kind == proto.Crash && s.hooks.Crash != nil {
+	s.check(id)
+	if in == proto.Crash && s.hooks.Crash != nil {
 		s.hooks.Crash(id)
 	}
 	if s.out.Enter && s.hooks.Enter != nil {
@@ -441,11 +465,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 	}
 }
 
-func (s *Sim) send(m proto.Message) { s.post(m, false) }
-
-// post sends m, or with injected puts it in its link as a fault does: it
-// is not counted as sent.
-func (s *Sim) post(m proto.Message, injected bool) {
+// post sends *m (a copy goes in the queue), or with injected puts it in its
+// link as a fault does: it is not counted as sent.
+func (s *Sim) post(m *proto.Message, injected bool) {
 	if m.To < 0 || int(m.To) >= len(s.nodes) {
 		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, s.typeName(m.Type), m.To)
 		return
@@ -466,10 +488,10 @@ func (s *Sim) post(m proto.Message, injected bool) {
 		}
 		s.Stats.PerTag[m.Tag]++
 	}
-	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.rng.Float64()))
-	if s.cfg.LateFraction > 0 && s.rng.Float64() < s.cfg.LateFraction {
+	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.float64()))
+	if s.cfg.LateFraction > 0 && s.float64() < s.cfg.LateFraction {
 		s.Stats.Late++
-		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.rng.Float64()))
+		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.float64()))
 	}
 	at := s.now + d
 	if s.fifo != nil {
@@ -484,10 +506,10 @@ func (s *Sim) post(m proto.Message, injected bool) {
 		s.tokensInFlight++
 	}
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
-		s.hooks.FailureSend(&m)
+		s.hooks.FailureSend(m)
 	}
-	s.traceMsg(trace.Send, m.From, &m, s.msgID)
-	s.schedule(at, payload{kind: evDeliver, msg: m, msgID: s.msgID, sent: s.now})
+	s.traceMsg(trace.Send, m.From, m, s.msgID)
+	*s.schedule(at) = payload{kind: evDeliver, msg: *m, msgID: s.msgID, sent: s.now, next: -1}
 }
 
 func b2i(b bool) int {

@@ -84,7 +84,7 @@ func (s *Sim) Corrupt(id proto.NodeID, f func()) {
 // does (junk, or a duplicate): it is delivered like a message sent now,
 // behind the link's messages with FIFO, and counted in Stats.Injected,
 // not as sent.
-func (s *Sim) Inject(m proto.Message) { s.post(m, true) }
+func (s *Sim) Inject(m proto.Message) { s.post(&m, true) }
 
 // InFlightAt returns the k-th message in flight (0 ≤ k < InFlight()) in
 // delivery order, to duplicate or destroy it.
