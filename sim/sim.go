@@ -82,6 +82,10 @@ const (
 
 // Stats are the counters of a run.
 type Stats struct {
+	// Popped counts the events taken from the queue (steps, deliveries to
+	// nodes that are down, the workload's and the hooks' calls); Steps the
+	// nodes' steps.
+	Popped    int64
 	Steps     int64
 	Sent      [proto.MaxMsgTypes][proto.NumCauses]int64
 	Delivered int64
@@ -332,6 +336,7 @@ func (s *Sim) Run() error {
 	for len(s.heap) > 0 && !s.stopped && s.err == nil {
 		it := s.heap.pop()
 		s.now = it.t
+		s.Stats.Popped++
 		// The event's slot is freed once the event is done, so p stays
 		// its own while it runs: no event scheduled meanwhile takes it.
 		// (If the slab grows meanwhile, p still reads the old copy, which
