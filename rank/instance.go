@@ -1,11 +1,11 @@
 package rank
 
 import (
-	"container/heap"
 	"fmt"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/wire"
 )
@@ -27,7 +27,9 @@ type instance struct {
 	tgt   *targeting // targeted crashes (target.go)
 	tr    *tracer    // --trace (trace.go)
 
-	events  eventHeap
+	events  eventq.Queue // the timed actions, in (time, scheduling order) …
+	actions []func()     // … by eventq.Item.Idx; free lists the unused
+	free    []int32
 	seq     uint64
 	out     proto.Output
 	queue   []queued // messages between nodes of this rank, in sending order, from qhead on
@@ -128,7 +130,15 @@ func (in *instance) rankOf(id proto.NodeID) int { return int(in.owner[id]) }
 // at runs fn at time t (seconds since the start of the run).
 func (in *instance) at(t float64, fn func()) {
 	in.seq++
-	heap.Push(&in.events, event{t: t, seq: in.seq, fn: fn})
+	var i int32
+	if k := len(in.free); k > 0 {
+		i, in.free = in.free[k-1], in.free[:k-1]
+		in.actions[i] = fn
+	} else {
+		i = int32(len(in.actions))
+		in.actions = append(in.actions, fn)
+	}
+	in.events.Push(eventq.Item{T: t, Key: in.seq, Idx: i})
 }
 
 // runDue runs the events due by now and the messages queued between local
@@ -151,7 +161,7 @@ func (in *instance) runDue(now float64) bool {
 			in.deliver(&q.m, t)
 			continue
 		}
-		if len(in.events) == 0 || in.events[0].t > now {
+		if len(in.events) == 0 || in.events[0].T > now {
 			break
 		}
 		got, err := in.j.receive()
@@ -163,8 +173,11 @@ func (in *instance) runDue(now float64) bool {
 		if got {
 			continue
 		}
-		e := heap.Pop(&in.events).(event)
-		e.fn()
+		e := in.events.Pop()
+		fn := in.actions[e.Idx]
+		in.actions[e.Idx] = nil
+		in.free = append(in.free, e.Idx)
+		fn()
 	}
 	if in.qhead == len(in.queue) { // all delivered: reuse the buffer
 		in.queue, in.qhead = in.queue[:0], 0

@@ -556,7 +556,7 @@ func (j *job) loop() error {
 				busy = true
 			}
 			if len(in.events) > 0 {
-				next = min(next, in.events[0].t)
+				next = min(next, in.events[0].T)
 			}
 		}
 		j.flush()
@@ -869,28 +869,6 @@ func (j *job) drainWith(poll func(bool) (bool, error)) error {
 		return fmt.Errorf("rank %d: received %d frames more than were sent", j.rank, -left)
 	}
 	return j.err
-}
-
-// event is a timed action of an instance.
-type event struct {
-	t   float64
-	seq uint64
-	fn  func()
-}
-
-type eventHeap []event
-
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(a, b int) bool {
-	return h[a].t < h[b].t || (h[a].t == h[b].t && h[a].seq < h[b].seq)
-}
-func (h eventHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
 }
 
 // Runtime is the MPI runtime as a bench.Runtime: the ranks of Comm host the

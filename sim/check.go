@@ -108,12 +108,12 @@ func (s *Sim) liveTokens() int {
 func (s *Sim) ForEachInFlight(f func(m *proto.Message)) {
 	if s.cfg.OrderedInFlight {
 		for _, it := range s.orderedInFlight() {
-			f(&s.slab[it.idx].msg)
+			f(&s.slab[it.Idx].msg)
 		}
 		return
 	}
 	for _, it := range s.heap {
-		if p := &s.slab[it.idx]; p.kind == evDeliver {
+		if p := &s.slab[it.Idx]; p.kind == evDeliver {
 			f(&p.msg)
 		}
 	}

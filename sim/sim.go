@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 
+	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/trace"
 )
@@ -183,7 +184,7 @@ type Sim struct {
 	rng   *rand.PCG // the delays' stream, drawn by float64
 	now   float64
 	seq   uint64
-	heap  eventHeap
+	heap  eventq.Queue
 	slab  []payload
 	free  int32
 	out   proto.Output
@@ -202,7 +203,7 @@ type Sim struct {
 	units          int // KExclusion: the units in use (View.Units of the nodes in the CS)
 	started        bool
 	stab           Stab
-	ordered        []item // ForEachInFlight's scratch (OrderedInFlight)
+	ordered        []eventq.Item // ForEachInFlight's scratch (OrderedInFlight)
 	stopped        bool
 	err            error
 
@@ -311,7 +312,7 @@ func (s *Sim) release(i int32) {
 func (s *Sim) schedule(t float64) *payload {
 	i := s.alloc()
 	s.seq++
-	s.heap.push(item{t: t, seq: s.seq, idx: i})
+	s.heap.Push(eventq.Item{T: t, Key: s.seq, Idx: i})
 	return &s.slab[i]
 }
 
@@ -334,14 +335,14 @@ func (s *Sim) Run() error {
 		s.start()
 	}
 	for len(s.heap) > 0 && !s.stopped && s.err == nil {
-		it := s.heap.pop()
-		s.now = it.t
+		it := s.heap.Pop()
+		s.now = it.T
 		s.Stats.Popped++
 		// The event's slot is freed once the event is done, so p stays
 		// its own while it runs: no event scheduled meanwhile takes it.
 		// (If the slab grows meanwhile, p still reads the old copy, which
 		// nothing writes.)
-		p := &s.slab[it.idx]
+		p := &s.slab[it.Idx]
 		switch p.kind {
 		case evCall:
 			p.fn()
@@ -355,7 +356,7 @@ func (s *Sim) Run() error {
 			s.deliver(p)
 		}
 		// evDestroyed: nothing arrives
-		s.release(it.idx)
+		s.release(it.Idx)
 	}
 	if s.trace != nil {
 		if err := s.trace.Flush(); err != nil && s.err == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/trace"
 )
@@ -90,14 +91,14 @@ func (s *Sim) Inject(m proto.Message) { s.post(&m, true) }
 // delivery order, to duplicate or destroy it.
 func (s *Sim) InFlightAt(k int) proto.Message {
 	it := s.orderedInFlight()[k]
-	return s.slab[it.idx].msg
+	return s.slab[it.Idx].msg
 }
 
 // Destroy takes the k-th message in flight (in delivery order) out of its
 // link, as a transient fault does: it is never delivered.
 func (s *Sim) Destroy(k int) {
 	it := s.orderedInFlight()[k]
-	p := &s.slab[it.idx]
+	p := &s.slab[it.Idx]
 	p.kind = evDestroyed
 	s.inFlight--
 	if p.msg.Type == s.token {
@@ -109,18 +110,18 @@ func (s *Sim) Destroy(k int) {
 
 // orderedInFlight returns the heap's deliveries sorted in delivery order
 // (the order they will be popped in), in a scratch slice.
-func (s *Sim) orderedInFlight() []item {
+func (s *Sim) orderedInFlight() []eventq.Item {
 	s.ordered = s.ordered[:0]
 	for _, it := range s.heap {
-		if s.slab[it.idx].kind == evDeliver {
+		if s.slab[it.Idx].kind == evDeliver {
 			s.ordered = append(s.ordered, it)
 		}
 	}
-	slices.SortFunc(s.ordered, func(a, b item) int {
+	slices.SortFunc(s.ordered, func(a, b eventq.Item) int {
 		switch {
-		case a.less(b):
+		case a.Before(b):
 			return -1
-		case b.less(a):
+		case b.Before(a):
 			return 1
 		}
 		return 0
