@@ -110,9 +110,9 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	flight := map[uint64]traceMsg{}
-	used := map[uint64]bool{} // numbers of messages sent
+	used := map[uint64]bool{}       // numbers of messages sent
 	nodes := map[int64]*traceNode{} // by id: a trace names few nodes, or all of a large N
-	inCS := int64(-1) // the node in the critical section, if any
+	inCS := int64(-1)               // the node in the critical section, if any
 	last := math.Inf(-1)
 	for sc.Scan() {
 		sum.Lines++
