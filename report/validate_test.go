@@ -190,3 +190,65 @@ func TestPlotsExtremeValues(t *testing.T) {
 		t.Errorf("countTicks(0, 1e308): %d ticks", len(got))
 	}
 }
+
+// TestReportBoundsMarkdown: a saved run's strings (command, hosts, header,
+// commit) and the report's title inject no HTML and break no table in the
+// Markdown report; they show escaped.
+func TestReportBoundsMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "x<b>.json")
+	data := crafted(t, func(env, run map[string]any) {
+		env["command"] = "ocbench `--x` <script>alert(1)</script>"
+		env["hostnames"] = []any{"<img src=x onerror=alert(1)>", "a|b"}
+		env["header"] = []any{"```", "</pre><script>x</script>"}
+		env["commit"] = "[link](javascript:alert(1)) *bold* | pipe"
+	})
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ins, _, err := Load([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := Write(filepath.Join(dir, "out"), ins, Options{Title: "T <i>|</i>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	for _, bad := range []string{"<script>", "<img", "<b>", "<i>", "[link]", "*bold*", " | pipe"} {
+		if !inCode(s, bad) {
+			t.Errorf("the report has %q as markup:\n%s", bad, s)
+		}
+	}
+	for _, want := range []string{"&lt;img src=x onerror=alert(1)&gt;", "a\\|b", "\\[link\\]", "\\*bold\\*", "x&lt;b&gt;.json",
+		"# T &lt;i&gt;\\|&lt;/i&gt;", "`` ocbench `--x` <script>alert(1)</script> ``", "````\n```\n</pre><script>x</script>\n````"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the report lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// inCode reports whether every line of the page with x in it is inside a
+// code fence or has a code span (where Markdown shows it as text).
+func inCode(page, x string) bool {
+	fence := "" // the open fence, if any
+	for _, l := range strings.Split(page, "\n") {
+		ticks := strings.Trim(l, "`") == "" && len(l) >= 3
+		switch {
+		case fence == "" && ticks:
+			fence = l
+			continue
+		case fence != "" && ticks && len(l) >= len(fence):
+			fence = ""
+			continue
+		}
+		if strings.Contains(l, x) && fence == "" && !strings.Contains(l, "`` ") {
+			return false
+		}
+	}
+	return true
+}
