@@ -85,6 +85,14 @@ func TestRefusalInputs(t *testing.T) {
 		{with("--seed", "18446744073709551600", "--repeat", "17"), "give a seed ≤ 18446744073709551599"},
 		{with("--algo", "kofl", "--transient", "initial", "--seed", "18446744073709551615", "--search", "3"), "with --search 3"},
 		{[]string{"version", "extra"}, `ocbench version: unexpected argument "extra"`},
+		// Values that are no number, where the flag applies.
+		{with("--workload", "poisson", "--think", "NaN"), "ocbench: --think: NaN is not in [0.001, 1e6]"},
+		{with("--delta", "NaN"), "ocbench: --delta: NaN"},
+		{with("--crashes", "2", "--crash-every", "NaN"), "ocbench: --crash-every: NaN is not in (0, 1e6]"},
+		{with("--crashes", "2", "--permanent", "NaN"), "ocbench: --permanent: NaN"},
+		{with("--crashes", "2", "--downtime", "Inf"), "ocbench: --downtime: +Inf"},
+		{with("--ft", "--cs-estimate", "NaN"), "ocbench: --cs-estimate: NaN"},
+		{with("--delay-violations", "NaN"), "ocbench: --delay-violations: NaN"},
 	})
 }
 
