@@ -110,7 +110,7 @@ func (s *Spec) Validate() error {
 	if err := hypercube.Validate(s.Nodes, 2); err != nil {
 		return fieldErr("Nodes", "%w", err)
 	}
-	if s.Nodes > 1<<26 {
+	if s.Nodes > hypercube.MaxNodes {
 		return fieldErr("Nodes", "%d is more than the supported 2^26", s.Nodes)
 	}
 	if s.Requests <= 0 || s.Requests >= 1<<32-1 {

@@ -26,6 +26,11 @@ func Log2(n int) (int, bool) {
 	return bits.TrailingZeros(uint(n)), true
 }
 
+// MaxNodes is the largest N of a run (2^26): bench.Spec.Validate refuses
+// more, and the readers of saved runs and traces refuse node numbers and
+// counts beyond it.
+const MaxNodes = 1 << 26
+
 // Validate returns an error unless n is a power of two and at least min.
 func Validate(n, min int) error {
 	if _, ok := Log2(n); !ok || n < min {

@@ -81,8 +81,13 @@ func (errorBars) GlyphBoxes(*plot.Plot) []plot.GlyphBox { return nil }
 // labelled as the number up to 512 and as 2^k above (1048576 and its
 // neighbours ran together); with more than maxLog2Labels powers only every
 // second (third, …) tick is labelled.
+// Values that are not positive and finite are left out (Validate refuses
+// them in saved runs; with N = 0 the loop over powers never ended).
 func log2Axis(a *plot.Axis, xs []float64) {
-	lo, hi := minMax(xs)
+	lo, hi := minMax(positive(xs))
+	if !(lo <= hi) {
+		lo, hi = 1, 2 // no value: an empty axis
+	}
 	if lo >= hi {
 		lo, hi = lo/2, hi*2
 	}
@@ -111,8 +116,13 @@ func log2Axis(a *plot.Axis, xs []float64) {
 // maxLog2Labels is the most labelled ticks log2Axis puts on an axis.
 const maxLog2Labels = 11
 
-// logAxis sets a logarithmic axis labelled at 1, 2, 5 × powers of ten.
+// logAxis sets a logarithmic axis labelled at 1, 2, 5 × powers of ten,
+// from lo to hi, which must be positive and finite (otherwise the axis is
+// linear: a log axis from 0 never found its first decade).
 func logAxis(a *plot.Axis, lo, hi float64) {
+	if !finitePositive(lo) || !finitePositive(hi) || lo > hi {
+		return
+	}
 	a.Scale = plot.LogScale{}
 	a.Min, a.Max = lo/1.3, hi*1.3
 	var ticks []plot.Tick
@@ -185,6 +195,20 @@ func placeLegendRight(p *plot.Plot) {
 	p.Legend.Left = false
 	p.Legend.Top = true
 	p.Legend.XOffs = 0
+}
+
+// finitePositive reports whether x can be placed on a log axis.
+func finitePositive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
+
+// positive returns the values of xs that can be placed on a log axis.
+func positive(xs []float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		if finitePositive(x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // minMax returns the smallest and largest of xs, which are positive (+Inf
@@ -275,7 +299,8 @@ func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
 	byN := map[int][]*results.Run{}
 	var ns []int
 	for _, r := range runs {
-		if r.Workload != "poisson" || r.ThinkTime <= 0 || r.MsgsPerRequest.Count == 0 {
+		if r.Workload != "poisson" || !finitePositive(offeredLoad(r)) || r.MsgsPerRequest.Count == 0 {
+			// A load of 0 (cs-time 0) has no place on the log axis.
 			continue
 		}
 		if _, ok := byN[r.Nodes]; !ok {
@@ -365,7 +390,7 @@ func crashGap(r *results.Run) (float64, bool) {
 		return 0, false
 	}
 	g, err := strconv.ParseFloat(m[1], 64)
-	return g, err == nil
+	return g, err == nil && finitePositive(g) // a gap goes on a log axis
 }
 
 // crashSeries groups crash runs into series along N.
@@ -662,6 +687,9 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 			over.Weight++
 			continue
 		}
+		if x < 0 || math.IsNaN(x) {
+			continue // no count of messages (Validate refuses it)
+		}
 		bins[int(math.Round(x))].Weight++
 	}
 	h := &plotter.Histogram{Bins: bins, Width: 1, FillColor: plotutil.Color(2), LineStyle: plotter.DefaultLineStyle}
@@ -729,17 +757,26 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 // ten, with whole numbers.
 type countTicks struct{}
 
-// Ticks returns about five labelled ticks between lo and hi.
+// Ticks returns at most about six labelled ticks between lo and hi (none
+// if they are not finite: with a step of at most 10000 from 0 to 1e308,
+// the loop never ended).
 func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi < lo {
+		return nil
+	}
 	step := 1.0
-	for _, m := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
-		step = m
-		if (hi-lo)/m <= 6 {
-			break
+	for (hi-lo)/step > 6 {
+		switch d := step / math.Pow(10, math.Floor(math.Log10(step))); {
+		case d < 1.5:
+			step *= 2 // 1 → 2
+		case d < 3:
+			step *= 2.5 // 2 → 5
+		default:
+			step *= 2 // 5 → 10
 		}
 	}
 	var t []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+	for k, v := 0, math.Ceil(lo/step)*step; v <= hi && k < 16; k, v = k+1, v+step {
 		t = append(t, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
 	}
 	return t

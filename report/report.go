@@ -23,41 +23,71 @@ type Input struct {
 	Saved *results.Saved
 }
 
+// Skipped is a file of a directory that Load left out, and why.
+type Skipped struct {
+	Path string
+	Err  error
+}
+
 // Load reads saved-run files; a directory stands for the *.json files in it
-// (sorted by name).
-func Load(paths []string) ([]Input, error) {
-	var files []string
+// (sorted by name). Every file is checked (Validate) before anything uses
+// it: a file named in paths that cannot be read or is not a valid saved run
+// is an error, while such a file found in a directory is left out and
+// listed in skipped (a directory of runs may hold other JSON, or a run
+// saved by a broken build), unless the directory has no valid file at all.
+// Errors name the file, without a "report:" prefix.
+func Load(paths []string) (ins []Input, skipped []Skipped, err error) {
+	if len(paths) == 0 {
+		return nil, nil, errors.New("no files to read")
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
+			return nil, nil, err
 		}
 		if !st.IsDir() {
-			files = append(files, p)
+			in, err := loadOne(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			ins = append(ins, in)
 			continue
 		}
 		m, err := filepath.Glob(filepath.Join(p, "*.json"))
 		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", p, err)
+			return nil, nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("report: %s: no .json files in it", p)
+			return nil, nil, fmt.Errorf("%s: no .json files in it", p)
 		}
 		sort.Strings(m)
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		return nil, errors.New("report: no files to read")
-	}
-	var ins []Input
-	for _, f := range files {
-		s, err := results.LoadSaved(f)
-		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
+		good := 0
+		for _, f := range m {
+			in, err := loadOne(f)
+			if err != nil {
+				skipped = append(skipped, Skipped{f, err})
+				continue
+			}
+			ins = append(ins, in)
+			good++
 		}
-		ins = append(ins, Input{Path: f, Saved: s})
+		if good == 0 {
+			return nil, nil, fmt.Errorf("%s: none of its %d .json files is a valid saved run (%v)", p, len(m), skipped[len(skipped)-1].Err)
+		}
 	}
-	return ins, nil
+	return ins, skipped, nil
+}
+
+// loadOne reads and validates one saved-run file; its error names the file.
+func loadOne(path string) (Input, error) {
+	s, err := results.LoadSaved(path) // its error names the file
+	if err != nil {
+		return Input{}, err
+	}
+	if err := Validate(s); err != nil {
+		return Input{}, fmt.Errorf("%s: not a valid saved run: %w", path, err)
+	}
+	return Input{Path: path, Saved: s}, nil
 }
 
 // Options choose the report's form.
@@ -229,20 +259,26 @@ func distributionRun(runs []*results.Run) *results.Run {
 	return first
 }
 
+// UsageError is an error of Write that its caller's input caused: an
+// option out of its range, or an output directory that cannot be made or
+// written into (`ocbench report` exits with status 2 on it, as on any bad
+// input). Its message names the option.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *UsageError) Unwrap() error { return e.Err }
+
 // Write makes the report of ins in dir (created if needed): report.md and
 // one image file per figure, or one self-contained report.html. It returns
-// the report's path.
+// the report's path. Errors have no "report:" prefix; those of the options
+// and the output directory are a *UsageError.
 func Write(dir string, ins []Input, opt Options) (string, error) {
 	if err := opt.validate(); err != nil {
-		return "", err
+		return "", &UsageError{err}
 	}
-	figs, err := Figures(ins, opt.Image)
-	if err != nil {
-		return "", fmt.Errorf("report: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("report: %w", err)
-	}
+	outErr := func(err error) error { return &UsageError{fmt.Errorf("--output %s: %w", dir, err)} }
 	var page []byte
 	name := "report." + opt.Format
 	imgDir := dir
@@ -250,14 +286,22 @@ func Write(dir string, ins []Input, opt Options) (string, error) {
 		name = opt.Name + "." + opt.Format
 		imgDir = filepath.Join(dir, opt.Name)
 	}
+	mk := dir
 	if opt.Format == "md" {
-		if err := os.MkdirAll(imgDir, 0o755); err != nil {
-			return "", fmt.Errorf("report: %w", err)
-		}
+		mk = imgDir // the images go there
+	}
+	if err := os.MkdirAll(mk, 0o755); err != nil {
+		return "", outErr(err)
+	}
+	figs, err := Figures(ins, opt.Image)
+	if err != nil {
+		return "", err
+	}
+	if opt.Format == "md" {
 		for _, f := range figs {
 			p := filepath.Join(imgDir, f.Name+"."+opt.Image)
 			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				return "", fmt.Errorf("report: %w", err)
+				return "", outErr(err)
 			}
 		}
 		page = markdown(ins, figs, opt)
@@ -266,7 +310,7 @@ func Write(dir string, ins []Input, opt Options) (string, error) {
 	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, page, 0o644); err != nil {
-		return "", fmt.Errorf("report: %w", err)
+		return "", outErr(err)
 	}
 	return path, nil
 }
@@ -294,10 +338,13 @@ func runTable(runs []*results.Run) (head []string, rows [][]string) {
 	return head, rows
 }
 
-func envLines(e results.Environment) []string {
+// envLines describes a saved run's environment, a line per item; code
+// formats the command, text every other string of the saved run (escaped
+// for the page's format).
+func envLines(e results.Environment, code, text func(string) string) []string {
 	var l []string
 	if e.Command != "" {
-		l = append(l, "command: `"+e.Command+"`")
+		l = append(l, "command: "+code(e.Command))
 	}
 	build := "ocbench " + e.Version
 	if e.Commit != "" {
@@ -306,7 +353,7 @@ func envLines(e results.Environment) []string {
 	if e.GoVersion != "" {
 		build += ", " + e.GoVersion
 	}
-	l = append(l, build)
+	l = append(l, text(build))
 	rt := e.Runtime
 	if e.MPILibrary != "" {
 		rt += " (" + e.MPILibrary + ")"
@@ -314,16 +361,56 @@ func envLines(e results.Environment) []string {
 	if e.Placement != "" {
 		rt += ", placement " + e.Placement
 	}
-	l = append(l, fmt.Sprintf("runtime %s, %d rank(s) on %s; δ = %gs, seed %d, %d seed(s) per configuration; date %s",
-		rt, e.Ranks, strings.Join(e.Hostnames, ", "), e.DeltaSeconds, e.Seed, e.Repeat, e.Date))
+	l = append(l, text(fmt.Sprintf("runtime %s, %d rank(s) on %s; δ = %gs, seed %d, %d seed(s) per configuration; date %s",
+		rt, e.Ranks, strings.Join(e.Hostnames, ", "), e.DeltaSeconds, e.Seed, e.Repeat, e.Date)))
 	return l
+}
+
+// mdText escapes a string for Markdown text (a heading, a list item, a
+// table cell): line breaks become spaces, the characters Markdown gives a
+// meaning to (emphasis, code, links, table pipes, a heading's closing #) are escaped with a
+// backslash, and HTML's with entities, so that a saved run's strings show
+// as they are and inject no markup.
+func mdText(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune("\\`*_[]|~#", c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return html.EscapeString(b.String())
+}
+
+// mdCode formats a string as a Markdown code span: a fence of more
+// backticks than the string has in a row, so that nothing in it ends the
+// span (its content is shown as it is, HTML included).
+func mdCode(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	return fence + " " + s + " " + fence
+}
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c rune) int {
+	most, run := 0, 0
+	for _, r := range s {
+		if r == c {
+			run++
+			most = max(most, run)
+		} else {
+			run = 0
+		}
+	}
+	return most
 }
 
 func markdown(ins []Input, figs []*Figure, opt Options) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\n", opt.Title)
+	fmt.Fprintf(&b, "# %s\n\n", mdText(opt.Title))
 	if opt.Command != "" {
-		fmt.Fprintf(&b, "Made by `%s` from %d saved run file(s).\n\n", opt.Command, len(ins))
+		fmt.Fprintf(&b, "Made by %s from %d saved run file(s).\n\n", mdCode(opt.Command), len(ins))
 	}
 	if len(figs) > 0 {
 		b.WriteString("## Figures\n\n")
@@ -333,29 +420,43 @@ func markdown(ins []Input, figs []*Figure, opt Options) []byte {
 		if opt.Name != "" {
 			link = opt.Name + "/" + link
 		}
-		fmt.Fprintf(&b, "### %s\n\n![%s](%s)\n\n%s\n\n", f.Title, f.Title, link, f.Caption)
+		fmt.Fprintf(&b, "### %s\n\n![%s](%s)\n\n%s\n\n", mdText(f.Title), mdText(f.Title), link, mdText(f.Caption))
 	}
 	b.WriteString("## Runs\n\n")
 	for _, in := range ins {
-		fmt.Fprintf(&b, "### %s\n\n", filepath.Base(in.Path))
-		for _, l := range envLines(in.Saved.Environment) {
+		fmt.Fprintf(&b, "### %s\n\n", mdText(filepath.Base(in.Path)))
+		for _, l := range envLines(in.Saved.Environment, mdCode, mdText) {
 			fmt.Fprintf(&b, "- %s\n", l)
 		}
-		if len(in.Saved.Environment.Header) > 0 {
-			b.WriteString("\n```\n")
-			for _, h := range in.Saved.Environment.Header {
-				b.WriteString(h + "\n")
+		if h := in.Saved.Environment.Header; len(h) > 0 {
+			// A fence longer than any run of backticks in the lines: none
+			// of them ends it, and a code block shows HTML as text.
+			most := 0
+			for _, l := range h {
+				most = max(most, longestRun(l, '`'))
 			}
-			b.WriteString("```\n")
+			fence := strings.Repeat("`", max(3, most+1))
+			b.WriteString("\n" + fence + "\n")
+			for _, l := range h {
+				b.WriteString(strings.NewReplacer("\r", " ", "\n", " ").Replace(l) + "\n")
+			}
+			b.WriteString(fence + "\n")
 		}
 		head, rows := runTable(in.Saved.Runs)
-		b.WriteString("\n| " + strings.Join(head, " | ") + " |\n|")
+		cells := func(c []string) string {
+			out := make([]string, len(c))
+			for k, x := range c {
+				out[k] = mdText(x)
+			}
+			return "| " + strings.Join(out, " | ") + " |\n"
+		}
+		b.WriteString("\n" + cells(head) + "|")
 		for range head {
 			b.WriteString("---|")
 		}
 		b.WriteString("\n")
 		for _, r := range rows {
-			b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+			b.WriteString(cells(r))
 		}
 		b.WriteString("\n")
 	}
@@ -390,8 +491,9 @@ func htmlPage(ins []Input, figs []*Figure, opt Options) []byte {
 	b.WriteString("<h2>Runs</h2>\n")
 	for _, in := range ins {
 		fmt.Fprintf(&b, "<h3>%s</h3>\n<ul>\n", e(filepath.Base(in.Path)))
-		for _, l := range envLines(in.Saved.Environment) {
-			fmt.Fprintf(&b, "<li>%s</li>\n", e(strings.ReplaceAll(l, "`", "")))
+		code := func(s string) string { return "<code>" + e(s) + "</code>" }
+		for _, l := range envLines(in.Saved.Environment, code, e) {
+			fmt.Fprintf(&b, "<li>%s</li>\n", l)
 		}
 		b.WriteString("</ul>\n")
 		if h := in.Saved.Environment.Header; len(h) > 0 {

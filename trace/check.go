@@ -4,11 +4,24 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
+
+	"github.com/ocbench/ocbench/hypercube"
 )
+
+// ErrNotTrace is wrapped by Check's errors about input that is no trace of
+// any run, as opposed to a trace that breaks a check: a file with no
+// events, one that cannot be read (a directory), or a node number no run
+// has (node ids are below hypercube.MaxNodes, the largest N). Check
+// refuses such a node number before it uses it, so that a crafted line
+// cannot make it allocate the state of 2^31 nodes. `ocbench check-trace`
+// exits with status 2 on it, 1 on a broken check.
+var ErrNotTrace = errors.New("not a trace of any ocbench run")
 
 // Summary is what Check found in a trace.
 type Summary struct {
@@ -58,8 +71,9 @@ type traceNode struct {
 // satisfies, whichever runtime wrote it:
 //
 //   - every line is an object of the trace's fields, with a known event,
-//     a time, a node ≥ 0, and for a message event its type, sender,
-//     destination and number;
+//     a time, a node in 0..hypercube.MaxNodes−1 (-1 for an event of the
+//     whole system), and for a message event its type, sender,
+//     destination (both in that range) and number;
 //   - times never decrease from a line to the next;
 //   - a message is sent by its sender (node = from), once per number, by a
 //     node that is up; it is received or dropped at most once, at its
@@ -75,7 +89,9 @@ type traceNode struct {
 // An exit of a node that is not in the critical section is no step of
 // the protocol (the exit_cs of a stay that a crash ended, due after the
 // node's recovery or while it is down) and is allowed. It returns the
-// summary and the first failure, naming its line.
+// summary and the first failure, naming its line; a failure that wraps
+// ErrNotTrace says the input is no trace at all (no events, unreadable, a
+// node number beyond the largest N).
 func Check(r io.Reader) (Summary, error) { return CheckWith(r, Options{}) }
 
 // Options say what kind of run a trace is of.
@@ -94,9 +110,9 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	flight := map[uint64]traceMsg{}
-	used := map[uint64]bool{} // numbers of messages sent
-	var nodes []traceNode
-	inCS := int64(-1) // the node in the critical section, if any
+	used := map[uint64]bool{}       // numbers of messages sent
+	nodes := map[int64]*traceNode{} // by id: a trace names few nodes, or all of a large N
+	inCS := int64(-1)               // the node in the critical section, if any
 	last := math.Inf(-1)
 	for sc.Scan() {
 		sum.Lines++
@@ -131,17 +147,28 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		if id == -1 && (l.Ev == Fault || l.Ev == Legitimate) {
 			continue // an event of the whole system
 		}
-		if id < 0 || id >= 1<<31 {
-			return fail("node %d", id)
+		if err := nodeID("node", id); err != nil {
+			return sum, fmt.Errorf("trace line %d: %w", n, err)
 		}
-		for int64(len(nodes)) <= id {
-			nodes = append(nodes, traceNode{})
+		nd := nodes[id]
+		if nd == nil {
+			nd = &traceNode{}
+			nodes[id] = nd
 		}
-		sum.Nodes = len(nodes)
-		nd := &nodes[id]
+		sum.Nodes = max(sum.Nodes, int(id)+1)
 		isMsg := l.Ev == Send || l.Ev == Recv || l.Ev == Drop
 		if isMsg && (l.Type == "" || l.From == nil || l.To == nil || l.Msg == 0) {
 			return fail("a %s needs type, from, to and msg", l.Ev)
+		}
+		if isMsg {
+			for _, f := range []struct {
+				name string
+				id   int64
+			}{{"from", *l.From}, {"to", *l.To}} {
+				if err := nodeID(f.name, f.id); err != nil {
+					return sum, fmt.Errorf("trace line %d: %w", n, err)
+				}
+			}
 		}
 		if !isMsg && (l.Type != "" || l.From != nil || l.To != nil || l.Msg != 0) {
 			return fail("a %s has message fields", l.Ev)
@@ -234,10 +261,23 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return sum, fmt.Errorf("trace line %d: %w", sum.Lines+1, err)
+		return sum, fmt.Errorf("trace line %d: %w (%w)", sum.Lines+1, err, ErrNotTrace)
+	}
+	if sum.Lines == 0 {
+		return sum, fmt.Errorf("no events: %w (a trace has one line per event, and every run has events)", ErrNotTrace)
 	}
 	sum.InFlight = int64(len(flight))
 	return sum, nil
+}
+
+// nodeID refuses a node number (the line's node, or a message's from or
+// to) outside 0..hypercube.MaxNodes−1 with an error wrapping ErrNotTrace.
+func nodeID(field string, id int64) error {
+	if id >= 0 && id < hypercube.MaxNodes {
+		return nil
+	}
+	p := bits.Len(hypercube.MaxNodes) - 1
+	return fmt.Errorf("%s %d is not in 0..2^%d−1 (the largest N is 2^%d): %w", field, id, p, p, ErrNotTrace)
 }
 
 // sameMessage reports whether a receipt's fields are its send's (times,

@@ -1,8 +1,11 @@
 package trace
 
 import (
+	"errors"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestCheckTrace: a small valid trace passes; each way of breaking it is
@@ -83,5 +86,49 @@ func TestCheckTraceKExclusion(t *testing.T) {
 	}
 	if _, err := Check(strings.NewReader(lines)); err == nil || !strings.Contains(err.Error(), "while node 0 is in it") {
 		t.Errorf("the same trace checked for mutual exclusion: %v, want the overlap", err)
+	}
+}
+
+// TestCheckTraceBounds: crafted input that is no trace of any run (no
+// events, a node number beyond the largest N, a reader that fails) is
+// refused with an error wrapping ErrNotTrace, quickly and without
+// allocating per node number; a node at the bound's edge is a trace.
+func TestCheckTraceBounds(t *testing.T) {
+	cases := []struct {
+		name, input, want string
+	}{
+		{"empty", "", "no events"},
+		{"node 2^31-1", `{"t":0,"node":2147483647,"ev":"request"}`, "node 2147483647 is not in 0..2^26−1"},
+		{"node 2^26", `{"t":0,"node":67108864,"ev":"request"}`, "node 67108864 is not in"},
+		{"node 2^62", `{"t":0,"node":4611686018427387904,"ev":"crash"}`, "node 4611686018427387904"},
+		{"negative node", `{"t":0,"node":-5,"ev":"request"}`, "node -5 is not in"},
+		{"node -1, not a system event", `{"t":0,"node":-1,"ev":"request"}`, "node -1 is not in"},
+		{"destination beyond", `{"t":0,"node":0,"ev":"send","type":"request","from":0,"to":2147483647,"msg":1}`, "to 2147483647 is not in"},
+		{"sender beyond", `{"t":0,"node":0,"ev":"send","type":"request","from":-3,"to":1,"msg":1}`, "from -3 is not in"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Check(strings.NewReader(c.input))
+			runtime.ReadMemStats(&after)
+			if err == nil || !errors.Is(err, ErrNotTrace) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an ErrNotTrace with %q", err, c.want)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<24 {
+				t.Errorf("allocated %d bytes", grew)
+			}
+		})
+	}
+	if _, err := Check(iotest.ErrReader(errors.New("is a directory"))); !errors.Is(err, ErrNotTrace) {
+		t.Errorf("a failing reader: %v, want ErrNotTrace", err)
+	}
+	edge := `{"t":0,"node":67108863,"ev":"request"}`
+	if sum, err := Check(strings.NewReader(edge)); err != nil || sum.Nodes != 1<<26 {
+		t.Errorf("node 2^26−1: %+v, %v", sum, err)
+	}
+	// A check that fails is not ErrNotTrace.
+	if _, err := Check(strings.NewReader(`{"t":0,"node":0,"ev":"recover"}`)); err == nil || errors.Is(err, ErrNotTrace) {
+		t.Errorf("a broken check: %v, want an error other than ErrNotTrace", err)
 	}
 }

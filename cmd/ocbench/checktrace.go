@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ocbench/ocbench/trace"
 )
@@ -20,7 +22,9 @@ and enter in a sensible order; and mutual exclusion (no node enters the
 critical section while another is in it; not with --k-exclusion, for the
 traces of k-out-of-ℓ algorithms). Prints a summary per file.
 Exit status: 0 if every trace passes, 1 if one breaks a check, 2 if a file
-cannot be read.
+is no trace at all: it cannot be read (a directory), it has no events, or a
+line names a node beyond the largest N (node ids are in 0..2^26−1); the
+check stops there, with one line on stderr.
 `
 
 // runCheckTrace is `ocbench check-trace FILE…`.
@@ -38,15 +42,27 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 	if args[0] == "--k-exclusion" {
 		opt.KExclusion, args = true, args[1:]
 	}
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "ocbench: check-trace: no trace files given (see ocbench check-trace --help)")
+		return 2
+	}
 	code := 0
 	for _, name := range args {
-		f, err := os.Open(name)
+		if strings.HasPrefix(name, "-") {
+			fmt.Fprintf(stderr, "ocbench: check-trace: unknown flag %s (the only flag is --k-exclusion, first; see ocbench check-trace --help)\n", name)
+			return 2
+		}
+		f, err := openTraceFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "ocbench: check-trace: %v\n", err)
 			return 2
 		}
 		sum, err := trace.CheckWith(f, opt)
 		f.Close()
+		if errors.Is(err, trace.ErrNotTrace) {
+			fmt.Fprintf(stderr, "ocbench: check-trace: %s: %v\n", name, err)
+			return 2
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "ocbench: check-trace: %s: %v\n", name, err)
 			code = 1
@@ -56,4 +72,21 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 			name, sum.Lines, sum.End, sum.Nodes-1, sum.Sent, sum.Received, sum.Dropped, sum.InFlight, sum.MaxDelay, sum.Requests, sum.Entries, sum.Crashes, sum.Recovers)
 	}
 	return code
+}
+
+// openTraceFile opens a trace file for reading; a directory is refused (bad
+// input) before a read would fail on it.
+func openTraceFile(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || st.IsDir() {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, fmt.Errorf("%s is a directory, not a trace file (give the file that --trace wrote)", name)
+	}
+	return f, nil
 }

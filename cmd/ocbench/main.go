@@ -162,6 +162,13 @@ Bounds and budget:
   A value out of its range (given with each flag above) is refused: one line naming the flag and the
   range, exit status 2. Times in δ are at most 1e6; the poisson think time, given or N × cs-time (or
   10 × N × cs-time in the ipsc2 preset), is at least 0.001δ, so that virtual time moves on.
+  A flag given for a run it does not apply to is refused the same way, not ignored: --think without
+  the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
+  --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
+  --crashes or --ft; --late-factor without --delay-violations; --placement outside MPI; --link-cap
+  without --transient initial, --corruptions and --corrupt-every without --transient during. Only the
+  flags given count: a preset's values and the defaults are never refused. --seed S with --repeat R
+  (or --search R) needs S + R − 1 ≤ 2^64 − 1.
   Crashes keep 2 nodes up at all times: a crash waits for a recovery while only 2 are up, and at most
   N−3 nodes go down for good.
   Every simulated run has a budget of steps and of virtual time, 16 times what its workload and fault
@@ -195,6 +202,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		stdout, stderr = io.Discard, io.Discard
 	}
 	if len(args) > 0 && args[0] == "version" {
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "ocbench version: unexpected argument %q (it takes none)\n", args[1])
+			return 2
+		}
 		fmt.Fprintln(stdout, versionString())
 		return 0
 	}
@@ -293,6 +304,13 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		o.repeat = o.search
 	}
+	seedsFlag := "--repeat"
+	if o.search != 0 {
+		seedsFlag = "--search"
+	}
+	if err := checkSeeds(o.seed, o.repeat, seedsFlag); err != nil {
+		return nil, usageError{err}
+	}
 	// The spec reads 0 as the default: refuse an explicit 0.
 	switch {
 	case o.corruptions == 0:
@@ -340,6 +358,20 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		applyIPSC2(o, fs)
 	default:
 		return nil, usageError{fmt.Errorf("--preset: unknown preset %q (allowed: ipsc2)", o.preset)}
+	}
+	if len(expandAlgos(o.algos)) == 0 { // --algo "": nothing to run
+		return nil, usageError{fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, kexclusion, survey, ft)", strings.Join(bench.AlgorithmNames(), ", "))}
+	}
+	kind := runKind{workload: o.workload, protocol: o.ft, late: o.late != 0, mpi: o.runtimeInfo != nil, transient: o.transient}
+	for _, sh := range shapes {
+		kind.crashes = kind.crashes || sh.crashes > 0
+	}
+	kind.protocol = kind.protocol || kind.crashes
+	if err := notApplicable(fs, kind); err != nil {
+		return nil, usageError{err}
+	}
+	if o.lateFactor == 0 { // the spec reads 0 as the default, 10
+		return nil, usageError{fmt.Errorf("--late-factor: 0 is not in (1, %s] (a multiple of δ)", num(bench.MaxTime))}
 	}
 	var out []config
 	for _, sh := range shapes {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -18,10 +17,17 @@ Examples:
   ocbench report runs/                                 every saved run, into ocbench-report/report.md and SVG plots
   ocbench report --format html --image png -o r/ a.json b.json
                                                        one self-contained r/report.html with PNG plots
+
+Every saved run is checked before use (N a power of two in 2..2^26, numbers finite and in range, names
+without markup): a file named that fails is refused (exit status 2); one in a directory is skipped, with a
+warning that names it and the field.
 `
 
 // runReport is `ocbench report [flags] FILE…`: it reads saved runs (files,
-// or directories of .json files) and writes a report with plots.
+// or directories of .json files) and writes a report with plots. Every
+// saved run is validated before use (report.Validate): a file named that is
+// not valid is refused (one line, exit status 2); one found in a directory
+// is skipped, with a warning naming it.
 func runReport(args []string, stdout, stderr io.Writer) int {
 	var opt report.Options
 	var dir string
@@ -56,17 +62,20 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			filepath.Join(defaultOut, results.RunsDir))
 		return 2
 	}
-	ins, err := report.Load(fs.Args())
+	ins, skipped, err := report.Load(fs.Args())
 	if err != nil {
-		fmt.Fprintf(stderr, "ocbench %v\n", err)
+		fmt.Fprintf(stderr, "ocbench report: %v\n", err)
 		return 2
+	}
+	for _, sk := range skipped {
+		fmt.Fprintf(stderr, "ocbench report: warning: skipping %v\n", sk.Err) // the error names the file
 	}
 	opt.Command = results.QuoteCommand(append([]string{"ocbench", "report"}, args...))
 	path, err := report.Write(dir, ins, opt)
 	if err != nil {
 		code := 1
-		if strings.HasPrefix(err.Error(), "--") {
-			code = 2
+		if ue := (*report.UsageError)(nil); errors.As(err, &ue) {
+			code = 2 // an option, or an --output that cannot be written
 		}
 		fmt.Fprintf(stderr, "ocbench report: %v\n", err)
 		return code
