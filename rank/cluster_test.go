@@ -314,7 +314,7 @@ func TestPayloadFrames(t *testing.T) {
 // dropped whole.
 func TestForeignMessageType(t *testing.T) {
 	j, in, _ := oneRun(t, bench.Spec{Algorithm: "raymond", Nodes: 4, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-3, CSTime: 1}, 2)
-	frame := wire.Encode(0, 0, []proto.Message{{Type: opencube.Test, From: 3, To: 0}})
+	frame := wire.Encode(wire.Header{Digest: j.digest}, []proto.Message{{Type: opencube.Test, From: 3, To: 0}})
 	j.handleData(frame, 1)
 	if in.malformed != 1 || !strings.Contains(in.malformedErr, "message type") || in.stats.Steps != 0 {
 		t.Errorf("malformed %d (%q), steps %d: want the frame dropped as malformed", in.malformed, in.malformedErr, in.stats.Steps)
