@@ -392,3 +392,19 @@ func TestUnrequestedEntry(t *testing.T) {
 		t.Errorf("safety violations %d, violation %q; want 1, described", r.SafetyViolations, r.Violation)
 	}
 }
+
+// TestMinDelta: under MPI a δ below MinDelta is refused, naming the field:
+// at 1 ns a run printed every request served, a stall of 800δ (0.8 µs) and
+// δ held, all at once.
+func TestMinDelta(t *testing.T) {
+	s := bench.Spec{Algorithm: "opencube", Nodes: 2, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-9}
+	_, _, err := Check(s, "", 2)
+	var fe *bench.FieldError
+	if !errors.As(err, &fe) || fe.Field != "Delta" {
+		t.Errorf("δ = 1 ns: error %v, want a refusal of Delta", err)
+	}
+	s.Delta = MinDelta
+	if _, _, err := Check(s, "", 2); err != nil {
+		t.Errorf("δ = MinDelta: %v", err)
+	}
+}

@@ -68,6 +68,11 @@ type ValidationError struct{ Err error }
 func (e *ValidationError) Error() string { return e.Err.Error() }
 func (e *ValidationError) Unwrap() error { return e.Err }
 
+// MinDelta is the shortest δ under MPI, in seconds: the floor of the rule
+// of --delta auto (DeltaFloor), the wake-up of a sleeping rank with a
+// margin.
+const MinDelta = DeltaFloor
+
 // Check returns the normalized spec and placement for a run on p ranks, or
 // a ValidationError around the bench.FieldError at fault ("Ranks" for the
 // number of ranks, "Placement" for the placement).
@@ -109,6 +114,8 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("MinDelay", "only the simulator chooses delays; MPI delays are real")
 	case s.Repair:
 		return bad("Repair", "the repair pass needs the simulator")
+	case s.Delta < MinDelta:
+		return bad("Delta", "%gs is below %gs, the shortest δ under MPI: δ is wall-clock time there, and a sleeping rank takes tens of µs to wake (docs/mpi.md)", s.Delta, MinDelta)
 	}
 	return s, pl, nil
 }
