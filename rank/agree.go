@@ -65,44 +65,65 @@ const (
 
 // Agree makes the ranks of comm agree before anything runs: every rank
 // calls it once, with its own agreement, whether its input was good or not,
-// so that no rank waits for one that left. Rank 0 gathers every rank's
-// terms and compares them with its own: the first term that differs on
-// some rank ends the job ("ranks disagree: rank 2 has --nodes 3, rank 0 has
-// --nodes 8"); so does a refusal, when the ranks agree on every term they
-// share (the lowest refusing rank's, prefixed with its rank unless it is
-// rank 0). Every rank then returns the same verdict: the short digest of
-// the terms (ShortDigest), the same on every rank, or an *AgreementError.
-// Two collectives: a gather and a sum.
+// so that no rank waits for one that left. The ranks first exchange the
+// first 8 bytes of their digests and whether they refused (one sum of 2P
+// integers, each rank filling its own two); if every digest is rank 0's and
+// none refused, they agree. Otherwise rank 0 gathers every rank's terms and
+// compares them with its own: the first term that differs on some rank
+// ends the job ("ranks disagree: rank 2 has --nodes 3, rank 0 has --nodes
+// 8"); so does a refusal, when the ranks agree on every term they share
+// (the lowest refusing rank's, prefixed with its rank unless it is rank
+// 0). Every rank returns the same verdict: the short digest of the terms
+// (ShortDigest), the same on every rank, or an *AgreementError.
 func Agree(comm Comm, mine Agreement) (uint32, error) {
+	digest := mine.Digest()
+	p, me := comm.Size(), comm.Rank()
+	v := make([]int64, 2*p)
+	v[2*me] = int64(binary.LittleEndian.Uint64(digest[:]))
+	if mine.Refusal != "" {
+		v[2*me+1] = 1
+	}
+	all, err := comm.SumInt64(v)
+	if err != nil {
+		return 0, fmt.Errorf("rank: exchanging the agreement's digests: %w", err)
+	}
+	alike := true
+	for r := range p {
+		alike = alike && all[2*r] == all[0] && all[2*r+1] == 0
+	}
+	if alike {
+		return ShortDigest(digest), nil
+	}
+	// Every rank knows that they differ; rank 0 finds how.
 	buf, err := json.Marshal(mine)
 	if err != nil {
 		return 0, fmt.Errorf("rank: encoding the agreement: %w", err)
 	}
-	all, err := comm.Gather(buf)
+	parts, err := comm.Gather(buf)
 	if err != nil {
 		return 0, fmt.Errorf("rank: gathering the agreement: %w", err)
 	}
 	verdict, msg := agreed, ""
-	if comm.Rank() == 0 {
-		verdict, msg = judge(all)
+	if me == 0 {
+		verdict, msg = judge(parts)
 	}
-	v, err := comm.SumInt64([]int64{int64(verdict)})
+	verdicts, err := comm.SumInt64([]int64{int64(verdict)})
 	if err != nil {
 		return 0, fmt.Errorf("rank: giving the agreement's verdict: %w", err)
 	}
-	switch v[0] {
-	case agreed:
-		return ShortDigest(mine.Digest()), nil
+	switch verdicts[0] {
+	case agreed: // the digests differ, the terms as encoded do not (not UTF-8?)
+		return 0, &AgreementError{Msg: "ranks disagree: their digests differ, though no term as rank 0 reads it (a value that is not UTF-8?)"}
 	case disagreed, refused:
-		if comm.Rank() != 0 {
+		if me != 0 {
 			msg = "rank 0 ended the job: the ranks disagree or refused their input"
 			if mine.Refusal != "" {
 				msg = mine.Refusal
 			}
 		}
-		return 0, &AgreementError{Msg: msg, Refused: v[0] == refused}
+		return 0, &AgreementError{Msg: msg, Refused: verdicts[0] == refused}
 	}
-	return 0, fmt.Errorf("rank: the agreement's verdict is %d", v[0])
+	return 0, fmt.Errorf("rank: the agreement's verdict is %d", verdicts[0])
 }
 
 // judge compares every rank's agreement (encoded, in rank order) with rank

@@ -74,6 +74,11 @@ func TestAgree(t *testing.T) {
 			}
 			return a
 		}, "ranks disagree: rank 1 has run 1's Nodes 8, rank 0 has nothing there", false},
+		{"not UTF-8", func(r int) Agreement {
+			a := Agreement{Terms: terms("8", "opencube")}
+			a.Terms[0].Value += string([]byte{0xf0 + byte(r)}) // all read as U+FFFD
+			return a
+		}, "ranks disagree: their digests differ, though no term as rank 0 reads it (a value that is not UTF-8?)", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			digests := make([]uint32, 4)
