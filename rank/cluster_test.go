@@ -314,7 +314,7 @@ func TestPayloadFrames(t *testing.T) {
 // dropped whole.
 func TestForeignMessageType(t *testing.T) {
 	j, in, _ := oneRun(t, bench.Spec{Algorithm: "raymond", Nodes: 4, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-3, CSTime: 1}, 2)
-	frame := wire.Encode(0, 0, []proto.Message{{Type: opencube.Test, From: 3, To: 0}})
+	frame := wire.Encode(wire.Header{Digest: j.digest}, []proto.Message{{Type: opencube.Test, From: 3, To: 0}})
 	j.handleData(frame, 1)
 	if in.malformed != 1 || !strings.Contains(in.malformedErr, "message type") || in.stats.Steps != 0 {
 		t.Errorf("malformed %d (%q), steps %d: want the frame dropped as malformed", in.malformed, in.malformedErr, in.stats.Steps)
@@ -390,5 +390,21 @@ func TestUnrequestedEntry(t *testing.T) {
 	r := assemble(in, []*rankReport{in.report()})
 	if r.SafetyViolations != 1 || !strings.Contains(r.Violation, "node 2 entered the critical section without a request pending") {
 		t.Errorf("safety violations %d, violation %q; want 1, described", r.SafetyViolations, r.Violation)
+	}
+}
+
+// TestMinDelta: under MPI a δ below MinDelta is refused, naming the field:
+// at 1 ns a run printed every request served, a stall of 800δ (0.8 µs) and
+// δ held, all at once.
+func TestMinDelta(t *testing.T) {
+	s := bench.Spec{Algorithm: "opencube", Nodes: 2, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-9}
+	_, _, err := Check(s, "", 2)
+	var fe *bench.FieldError
+	if !errors.As(err, &fe) || fe.Field != "Delta" {
+		t.Errorf("δ = 1 ns: error %v, want a refusal of Delta", err)
+	}
+	s.Delta = MinDelta
+	if _, _, err := Check(s, "", 2); err != nil {
+		t.Errorf("δ = MinDelta: %v", err)
 	}
 }

@@ -312,7 +312,7 @@ func (in *instance) send(m *proto.Message, now float64) {
 		if in.batches[r] == nil {
 			in.batches[r] = in.j.frameBuffer()
 		}
-		in.batches[r] = wire.AppendHeader(in.batches[r][:0], in.id, 0, now)
+		in.batches[r] = wire.AppendHeader(in.batches[r][:0], in.j.digest, in.id, 0, now)
 		if !in.listed[r] {
 			in.listed[r] = true
 			in.j.filled = append(in.j.filled, filled{in, r})

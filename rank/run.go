@@ -22,7 +22,8 @@ const (
 	tagControl = 2 // control frames: baton, done, stop
 )
 
-// Control frames: kind, run, then a kind-specific payload.
+// Control frames: kind, run, a kind-specific payload (a uint32 and an
+// int32), then the job's digest (uint32), like data frames.
 const (
 	ctlBaton = 1 // sequential workload: issue request k (uint32) at node (int32)
 	ctlDone  = 2 // this rank's workload is over (to rank 0)
@@ -34,7 +35,7 @@ const (
 	ctlExited = 5
 	ctlProbe  = 6
 	ctlCount  = 7
-	ctlSize   = 10
+	ctlSize   = 14
 )
 
 // maxBatch caps the records of one frame, so that a frame stays below the
@@ -54,14 +55,23 @@ type Options struct {
 	// Placement names the hypercube placement of nodes on ranks (see
 	// hypercube.Placements); empty means the default.
 	Placement string
+	// Digest is what the ranks agreed on before (the short digest of
+	// Agree: the build and the options of the whole job), 0 if nothing.
+	// A job's digest, in every frame, hashes it with the job's specs.
+	Digest uint32
 }
 
-// ValidationError is bad input: every rank finds the same one before any
-// communication, so the job can end on every rank with a clear line.
+// ValidationError is bad input: found before the run, and agreed on by
+// every rank (Agree), so the job ends on every rank with a clear line.
 type ValidationError struct{ Err error }
 
 func (e *ValidationError) Error() string { return e.Err.Error() }
 func (e *ValidationError) Unwrap() error { return e.Err }
+
+// MinDelta is the shortest δ under MPI, in seconds: the floor of the rule
+// of --delta auto (DeltaFloor), the wake-up of a sleeping rank with a
+// margin.
+const MinDelta = DeltaFloor
 
 // Check returns the normalized spec and placement for a run on p ranks, or
 // a ValidationError around the bench.FieldError at fault ("Ranks" for the
@@ -104,6 +114,8 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("MinDelay", "only the simulator chooses delays; MPI delays are real")
 	case s.Repair:
 		return bad("Repair", "the repair pass needs the simulator")
+	case s.Delta < MinDelta:
+		return bad("Delta", "%gs is below %gs, the shortest δ under MPI: δ is wall-clock time there, and a sleeping rank takes tens of µs to wake (docs/mpi.md)", s.Delta, MinDelta)
 	}
 	return s, pl, nil
 }
@@ -140,27 +152,30 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 	if len(specs) == 0 || len(specs) > MaxConcurrent {
 		return nil, &ValidationError{fmt.Errorf("rank: %d runs at once (1 to %d)", len(specs), MaxConcurrent)}
 	}
-	norm := make([]bench.Spec, len(specs))
-	places := make([]hypercube.Placement, len(specs))
-	for k, spec := range specs {
-		s, p, err := Check(spec, opt.Placement, comm.Size())
-		if err != nil {
-			return nil, err
+	norm, places, bad := checkSeeds(comm, specs, opt)
+	// Every rank agrees on the job before it returns, even with bad input:
+	// a rank that left would leave the others waiting for it.
+	me := Agreement{Terms: append([]Term{{"job", fmt.Sprintf("%08x", opt.Digest)}, {"placement", opt.Placement}}, SpecTerms(specs)...)}
+	if bad != nil {
+		me.Refusal = bad.Error()
+	}
+	digest, err := Agree(comm, me)
+	switch {
+	case bad != nil:
+		return nil, bad
+	case err != nil:
+		var ae *AgreementError
+		if errors.As(err, &ae) {
+			return nil, &ValidationError{err}
 		}
-		if k > 0 && s.Delta != norm[0].Delta {
-			return nil, &ValidationError{fmt.Errorf("rank: runs at once must have the same δ")}
-		}
-		if k > 0 && s.Trace != nil {
-			return nil, &ValidationError{fmt.Errorf("rank: only the first of runs at once can be traced")}
-		}
-		norm[k], places[k] = s, p
+		return nil, err
 	}
 	s := norm[0]
 	wall := time.Now()
 	cpu0 := cpuSeconds()
 	_, own := comm.(MPI)
 	j := newJob(comm, comm.Rank(), comm.Size())
-	j.progress, j.ownThread = s.Progress, own
+	j.progress, j.ownThread, j.digest = s.Progress, own, digest
 	defer j.close() // on errors; after the drain it is checked below
 
 	crashRun := make([]int, len(norm)) // the index in j.runs of each spec's run
@@ -285,6 +300,27 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 	return recs, nil
 }
 
+// checkSeeds checks the specs of RunSeeds: the normalized specs and their
+// placements, or the *ValidationError of the first bad one.
+func checkSeeds(comm Comm, specs []bench.Spec, opt Options) ([]bench.Spec, []hypercube.Placement, error) {
+	norm := make([]bench.Spec, len(specs))
+	places := make([]hypercube.Placement, len(specs))
+	for k, spec := range specs {
+		s, p, err := Check(spec, opt.Placement, comm.Size())
+		if err != nil {
+			return nil, nil, err
+		}
+		if k > 0 && s.Delta != norm[0].Delta {
+			return nil, nil, &ValidationError{fmt.Errorf("rank: runs at once must have the same δ")}
+		}
+		if k > 0 && s.Trace != nil {
+			return nil, nil, &ValidationError{fmt.Errorf("rank: only the first of runs at once can be traced")}
+		}
+		norm[k], places[k] = s, p
+	}
+	return norm, places, nil
+}
+
 // failuresSoFar is the progress of the job's runs with crashes at now:
 // failures injected of those planned, summed over the runs.
 func (j *job) failuresSoFar(now float64) bench.Progress {
@@ -306,6 +342,7 @@ type job struct {
 	rank, size int
 	runs       []*instance
 	nodes      int       // the most nodes of its runs: frames are decoded against it
+	digest     uint32    // the job's digest (Agree), in every data frame's header
 	t0         time.Time // a reading of the clock (wall and monotonic) …
 	base       float64   // … and its time since time 0, in seconds
 	bell       *doorbell
@@ -467,6 +504,7 @@ func (j *job) control(kind byte, run uint8, a uint32, b int32, dest int) {
 	c[0], c[1] = kind, run
 	binary.LittleEndian.PutUint32(c[2:], a)
 	binary.LittleEndian.PutUint32(c[6:], uint32(b))
+	binary.LittleEndian.PutUint32(c[10:], j.digest)
 	if dest == j.rank {
 		j.handleControl(c, dest)
 		return
@@ -728,7 +766,13 @@ func (j *job) handleData(buf []byte, src int) {
 	// against the largest here, against the frame's run below.
 	h, msgs, err := wire.Decode(buf, j.nodes, j.msgs[:0])
 	in := j.instance(h.Run)
-	if err == nil && in == nil {
+	switch {
+	case err != nil:
+	case h.Digest != j.digest:
+		// A frame of another build or configuration (Agree): a rank
+		// of another job, or one that disagreed and was not stopped.
+		err = fmt.Errorf("frame of a foreign job (digest %08x, this job's %08x)", h.Digest, j.digest)
+	case in == nil:
 		err = fmt.Errorf("frame for run %d, this job has %d", h.Run, len(j.runs))
 	}
 	if err != nil {
@@ -762,6 +806,10 @@ func (j *job) handleData(buf []byte, src int) {
 func (j *job) handleControl(c []byte, src int) {
 	if len(c) != ctlSize {
 		j.malformed(fmt.Errorf("control frame of %d bytes from rank %d", len(c), src))
+		return
+	}
+	if d := binary.LittleEndian.Uint32(c[10:]); d != j.digest {
+		j.malformed(fmt.Errorf("control frame of a foreign job from rank %d (digest %08x, this job's %08x)", src, d, j.digest))
 		return
 	}
 	if c[0] == ctlHello {
@@ -877,6 +925,8 @@ func (j *job) drainWith(poll func(bool) (bool, error)) error {
 type Runtime struct {
 	Comm      Comm
 	Placement string
+	// Digest is what the ranks agreed on before (Options.Digest).
+	Digest uint32
 }
 
 // Name returns "mpi".
@@ -893,5 +943,5 @@ func (Runtime) Batch() int { return MaxConcurrent }
 
 // Run runs specs at once, as one job (RunSeeds).
 func (rt Runtime) Run(specs []bench.Spec) ([]*results.Run, error) {
-	return RunSeeds(rt.Comm, specs, Options{Placement: rt.Placement})
+	return RunSeeds(rt.Comm, specs, Options{Placement: rt.Placement, Digest: rt.Digest})
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end checks of ocbench on MPI (part of `make test`): bad input ends
-# every rank with status 2 and one line, every power-of-two number of ranks
+# End-to-end checks of ocbench on MPI (part of `make test`): bad input, and
+# ranks that disagree, end every rank with status 2 and one line, every power-of-two number of ranks
 # from 1 to 32 runs, and the default job (the ipsc2 preset) under
 # mpirun -np 32 prints both rows, safe wherever deliveries kept within δ.
 set -euo pipefail
@@ -36,6 +36,38 @@ bad 4 --workload sequential --crashes 3
 bad 4 --crashes 3 --workload poisson --crash-target power
 bad 4 --nodes 16 --trace "$tmp/no-such-dir/t.jsonl"
 bad 4 --nodes 16 --delta soon
+
+# Ranks agree or stop (issue 27): ranks that disagree (an MPMD launch with
+# different flags) or bad input on some ranks only end every rank with
+# exit 2 within the time limit, and rank 0's one line names the first
+# difference (or the bad input). Before, these hung or ran as rank 0 said.
+agree() {
+	local want=$1
+	shift
+	local code=0
+	timeout 60 "${run_cmd[@]}" "$@" >"$tmp/out" 2>"$tmp/err" || code=$?
+	if [ "$code" != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || [ -s "$tmp/out" ] || ! grep -qF -- "$want" "$tmp/err"; then
+		echo "FAIL: mpirun $* (want exit 2 and one line with \"$want\"): exit $code (124: time limit), stderr:"
+		cat "$tmp/err"
+		fail=1
+	else
+		echo "ok   mpirun $* -> exit 2: $(cat "$tmp/err")"
+	fi
+}
+small=(--requests 50 --no-save)
+agree "ocbench: ranks disagree: rank 2 has --nodes 3, rank 0 has --nodes 8" \
+	-np 2 "$bin" --nodes 8 "${small[@]}" : -np 2 "$bin" --nodes 3 "${small[@]}"
+agree "ocbench: ranks disagree: rank 2 has --algo raymond, rank 0 has --algo opencube" \
+	-np 2 "$bin" --nodes 8 "${small[@]}" : -np 2 "$bin" --algo raymond --nodes 8 "${small[@]}"
+agree "ocbench: ranks disagree: rank 2 has --delta 0.002, rank 0 has --delta 0.004" \
+	-np 2 "$bin" --nodes 8 "${small[@]}" : -np 2 "$bin" --delta 0.002 --nodes 8 "${small[@]}"
+agree "ocbench: ranks disagree: rank 2 has --crashes 5, rank 0 has --crashes 0" \
+	-np 2 "$bin" --nodes 8 --workload poisson "${small[@]}" : -np 2 "$bin" --nodes 8 --workload poisson --crashes 5 "${small[@]}"
+agree "ocbench: rank 3: unknown flag: --bogus" \
+	-np 3 "$bin" --nodes 8 "${small[@]}" : -np 1 "$bin" --nodes 8 "${small[@]}" --bogus
+agree "ocbench: --runtime sim: the simulator runs in one process" -np 4 "$bin" --runtime sim --nodes 8 "${small[@]}"
+agree "ocbench: --out: cannot create the results directory" -np 4 "$bin" --nodes 8 --requests 50 --out /dev/null/runs
+agree "ocbench: --delta: 1e-09s is below" -np 2 "$bin" --nodes 8 --delta 1e-9 "${small[@]}"
 
 # Every power-of-two number of ranks, N ≥ P.
 for np in 1 2 4 8 16 32; do

@@ -9,7 +9,8 @@
 //	1       1     run: which of the concurrent runs of the job the messages belong to
 //	2       2     count: number of records, ≥ 1
 //	4       8     sent: the sender's clock when the frame was sent, seconds (float64)
-//	12      …     count records
+//	12      4     digest: a hash of the job the ranks agreed on (build, flags, specs)
+//	16      …     count records
 //
 // and a record is 34 bytes and its payload:
 //
@@ -29,8 +30,10 @@
 // Decode rejects a frame of another version, a frame whose length is not
 // exactly that of its records, and any record with a field out of range for
 // the run's number of nodes, so a malformed or truncated frame is dropped
-// whole and never reaches a node. Version 1 had no payload (bytes 32 and 33
-// were zero).
+// whole and never reaches a node. The receiver compares the digest with its
+// own job's (Header.Digest): a frame of another build or configuration is
+// dropped too. Version 1 had no payload (bytes 32 and 33 were zero);
+// version 2 had no digest (a 12-byte header).
 package wire
 
 import (
@@ -44,12 +47,12 @@ import (
 )
 
 // Version is the version of the frame format written by Append.
-const Version = 2
+const Version = 3
 
 // Sizes of the frame header and of one record without its payload, in
 // bytes.
 const (
-	HeaderSize = 12
+	HeaderSize = 16
 	RecordSize = 34
 )
 
@@ -69,16 +72,19 @@ var ErrMalformed = errors.New("malformed frame")
 
 // Header is the frame header.
 type Header struct {
-	Run   uint8
-	Count int
-	Sent  float64
+	Digest uint32
+	Run    uint8
+	Count  int
+	Sent   float64
 }
 
-// AppendHeader appends a frame header for count records to buf.
-func AppendHeader(buf []byte, run uint8, count int, sent float64) []byte {
+// AppendHeader appends a frame header for count records to buf, for the
+// job of the given digest.
+func AppendHeader(buf []byte, digest uint32, run uint8, count int, sent float64) []byte {
 	buf = append(buf, Version, run)
 	buf = binary.LittleEndian.AppendUint16(buf, uint16(count))
-	return binary.LittleEndian.AppendUint64(buf, math.Float64bits(sent))
+	buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(sent))
+	return binary.LittleEndian.AppendUint32(buf, digest)
 }
 
 // SetCount overwrites the record count of the frame that starts buf.
@@ -112,14 +118,15 @@ func AppendMessage(buf []byte, m *proto.Message) []byte {
 	return buf
 }
 
-// Encode returns a frame of msgs (1 ≤ len(msgs) ≤ MaxRecords).
-func Encode(run uint8, sent float64, msgs []proto.Message) []byte {
+// Encode returns a frame of msgs (1 ≤ len(msgs) ≤ MaxRecords) with the
+// header h (its Count is len(msgs)).
+func Encode(h Header, msgs []proto.Message) []byte {
 	size := HeaderSize
 	for k := range msgs {
 		size += RecordLen(&msgs[k])
 	}
 	buf := make([]byte, 0, size)
-	buf = AppendHeader(buf, run, len(msgs), sent)
+	buf = AppendHeader(buf, h.Digest, h.Run, len(msgs), h.Sent)
 	for k := range msgs {
 		buf = AppendMessage(buf, &msgs[k])
 	}
@@ -135,7 +142,8 @@ func DecodeHeader(buf []byte) (Header, error) {
 	if buf[0] != Version {
 		return Header{}, fmt.Errorf("%w: version %d, this ocbench reads version %d (mixed ocbench builds in one job?)", ErrMalformed, buf[0], Version)
 	}
-	h := Header{Run: buf[1], Count: int(binary.LittleEndian.Uint16(buf[2:])), Sent: math.Float64frombits(binary.LittleEndian.Uint64(buf[4:]))}
+	le := binary.LittleEndian
+	h := Header{Run: buf[1], Count: int(le.Uint16(buf[2:])), Sent: math.Float64frombits(le.Uint64(buf[4:])), Digest: le.Uint32(buf[12:])}
 	if h.Count == 0 {
 		return Header{}, fmt.Errorf("%w: no records", ErrMalformed)
 	}

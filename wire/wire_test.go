@@ -28,7 +28,7 @@ var withPayload = []proto.Message{
 }
 
 func TestRoundTrip(t *testing.T) {
-	buf := Encode(3, 1.25, sample)
+	buf := Encode(Header{Digest: 0xdeadbeef, Run: 3, Sent: 1.25}, sample)
 	if len(buf) != HeaderSize+RecordSize*len(sample) {
 		t.Fatalf("frame of %d messages is %d bytes", len(sample), len(buf))
 	}
@@ -36,7 +36,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Run != 3 || h.Count != len(sample) || h.Sent != 1.25 {
+	if h.Run != 3 || h.Count != len(sample) || h.Sent != 1.25 || h.Digest != 0xdeadbeef {
 		t.Errorf("header %+v", h)
 	}
 	if !reflect.DeepEqual(got, sample) {
@@ -51,7 +51,7 @@ func TestEveryPhase(t *testing.T) {
 	for p := 0; p < 256; p++ {
 		m := sample[0]
 		m.Phase = uint8(p)
-		_, got, err := Decode(Encode(0, 0, []proto.Message{m}), 32, nil)
+		_, got, err := Decode(Encode(Header{}, []proto.Message{m}), 32, nil)
 		if err != nil || len(got) != 1 || got[0].Phase != uint8(p) {
 			t.Fatalf("phase %d: decoded %+v, %v", p, got, err)
 		}
@@ -63,7 +63,7 @@ func TestEveryPhase(t *testing.T) {
 // payload), and a frame's length is the sum of its records'.
 func TestPayloadRoundTrip(t *testing.T) {
 	msgs := append(append([]proto.Message{}, sample...), withPayload...)
-	buf := Encode(2, 0.5, msgs)
+	buf := Encode(Header{Run: 2, Sent: 0.5}, msgs)
 	size := HeaderSize
 	for k := range msgs {
 		size += RecordLen(&msgs[k])
@@ -79,14 +79,14 @@ func TestPayloadRoundTrip(t *testing.T) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", got, msgs)
 	}
 	// Decoding in place over messages that had payloads leaves none behind.
-	_, got, err = Decode(Encode(0, 0, sample[:1]), 32, got[:0])
+	_, got, err = Decode(Encode(Header{}, sample[:1]), 32, got[:0])
 	if err != nil || got[0].Payload != nil {
 		t.Errorf("payload %v left over (err %v)", got[0].Payload, err)
 	}
 }
 
 func TestDecodeRejects(t *testing.T) {
-	good := Encode(0, 0.5, sample[:2])
+	good := Encode(Header{Digest: 7, Sent: 0.5}, sample[:2])
 	rec := HeaderSize // first record
 	cases := []struct {
 		name string
@@ -99,7 +99,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"version", func(b []byte) []byte { b[0] = Version + 1; return b }},
 		{"zero count", func(b []byte) []byte { SetCount(b, 0); return b }},
 		{"count too large", func(b []byte) []byte { SetCount(b, 3); return b }},
-		{"nan time", func(b []byte) []byte { copy(b[4:], AppendHeader(nil, 0, 2, math.NaN())[4:]); return b }},
+		{"nan time", func(b []byte) []byte { copy(b[4:12], AppendHeader(nil, 7, 0, 2, math.NaN())[4:12]); return b }},
 		{"type", func(b []byte) []byte { b[rec] = byte(proto.MaxMsgTypes); return b }},
 		{"cause", func(b []byte) []byte { b[rec+1] = byte(proto.NumCauses); return b }},
 		{"from", func(b []byte) []byte { b[rec+4] = 32; return b }},
@@ -130,10 +130,10 @@ func TestDecodeRejects(t *testing.T) {
 // FuzzDecode checks that no input makes Decode panic, that what it accepts is
 // valid for the run, and that it re-encodes to the same bytes.
 func FuzzDecode(f *testing.F) {
-	f.Add(Encode(0, 0, sample), 32)
-	f.Add(Encode(1, 3.5, sample[:1]), 4)
+	f.Add(Encode(Header{}, sample), 32)
+	f.Add(Encode(Header{Digest: 1 << 31, Run: 1, Sent: 3.5}, sample[:1]), 4)
 	f.Add([]byte{Version, 0, 1, 0}, 2)
-	f.Add(Encode(2, 1, withPayload), 4)
+	f.Add(Encode(Header{Run: 2, Sent: 1}, withPayload), 4)
 	f.Fuzz(func(t *testing.T, b []byte, n int) {
 		if n < 1 || n > 1<<26 {
 			n = 32
@@ -150,7 +150,7 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("accepted invalid %+v", m)
 			}
 		}
-		if again := Encode(h.Run, h.Sent, msgs); string(again) != string(b) {
+		if again := Encode(h, msgs); string(again) != string(b) {
 			t.Fatalf("re-encoding differs")
 		}
 	})
@@ -161,7 +161,7 @@ func BenchmarkEncodeDecode(b *testing.B) {
 	b.ReportAllocs()
 	buf := make([]byte, 0, 256)
 	for i := 0; i < b.N; i++ {
-		buf = AppendHeader(buf[:0], 0, 1, 1)
+		buf = AppendHeader(buf[:0], 0, 0, 1, 1)
 		buf = AppendMessage(buf, &sample[0])
 		var err error
 		if _, msgs, err = Decode(buf, 32, msgs[:0]); err != nil {

@@ -223,6 +223,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			printHelp(stdout, fs)
 			return 0
 		}
+		if mpiJob() { // the other ranks may have accepted theirs
+			return runMPI(&o, fs, stdout, stderr, fmt.Errorf("%w (see ocbench --help)", err))
+		}
 		fmt.Fprintf(stderr, "ocbench: %v (see ocbench --help)\n", err)
 		return 2
 	}
@@ -231,18 +234,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ocbench: unexpected argument %q (see ocbench --help)\n", fs.Arg(0))
+		err := fmt.Errorf("unexpected argument %q (see ocbench --help)", fs.Arg(0))
+		if mpiJob() {
+			return runMPI(&o, fs, stdout, stderr, err)
+		}
+		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 		return 2
 	}
 	o.save.args = args
 	if defaultsToPreset(fs, o.algos) {
 		o.preset = "ipsc2"
 	}
-	if viaMPI, err := useMPI(&o); err != nil {
+	if viaMPI, err := useMPI(&o); err != nil && mpiJob() {
+		return runMPI(&o, fs, stdout, stderr, err)
+	} else if err != nil {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 		return 2
 	} else if viaMPI {
-		return runMPI(&o, fs, stdout, stderr)
+		return runMPI(&o, fs, stdout, stderr, nil)
 	}
 	if o.deltaAuto {
 		fmt.Fprintf(stderr, "ocbench: %v\n", errDeltaAuto)
@@ -456,14 +465,12 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 
 func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
 	list, err := configs(o, fs)
-	if err != nil {
-		return 2, err
+	var sv *saver
+	if err == nil {
+		sv, err = newSaver(&o.save, fs, stderr)
 	}
-	sv, err := newSaver(&o.save, fs, stderr)
-	if ri := o.runtimeInfo; ri != nil && err != nil {
-		// Every rank must go on to the runs: rank 0 says it and prints only.
-		fmt.Fprintf(stderr, "ocbench: warning: not saving this run: %v\n", err)
-		sv, err = nil, nil
+	if o.runtimeInfo != nil {
+		err = agreeRanks(o, fs, list, err) // every rank agrees, or stops (bad input on any rank)
 	}
 	if err != nil {
 		return 2, err // an --out that cannot be written is bad input, found before anything runs

@@ -39,11 +39,26 @@ func launcher() (size, me int, ok bool) {
 	return 1, 0, false
 }
 
-// useMPI decides the runtime from --runtime and the environment.
+// mpiJob reports whether this process is one of several ranks that an MPI
+// launcher started, in a build with MPI: then every rank starts MPI and
+// agrees with the others (agreeRanks) even on bad input, since another
+// rank may have accepted its own.
+func mpiJob() bool {
+	size, _, launched := launcher()
+	return launched && size > 1 && mpi.Compiled()
+}
+
+// useMPI decides the runtime from --runtime and the environment. The
+// simulator under an MPI launcher with several ranks is refused: every
+// rank would run the same runs and save them (four saves under -np 4); one
+// process is the simulator's whole job.
 func useMPI(o *options) (bool, error) {
 	size, _, launched := launcher()
 	switch o.runtime {
 	case "sim":
+		if launched && size > 1 {
+			return false, usageError{fmt.Errorf("--runtime sim: the simulator runs in one process, and mpirun started %d: each would run and save the same runs; run it without mpirun (or with -np 1)", size)}
+		}
 		return false, nil
 	case "mpi":
 		if !mpi.Compiled() {
@@ -66,9 +81,12 @@ func useMPI(o *options) (bool, error) {
 }
 
 // runMPI runs the experiments on the MPI ranks: every rank runs the same
-// code; rank 0 prints. Bad input ends every rank with status 2 and one line
-// from rank 0; a failure during a run aborts the job.
-func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
+// code; rank 0 prints. The ranks first agree on the build, the flags and
+// the runs (agreeRanks), with refusal the bad input this rank found before
+// (its flags, its runtime), if any: bad input on any rank, or ranks that
+// disagree, end every rank with status 2 and one line from rank 0. A
+// failure during a run aborts the job.
+func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal error) int {
 	if os.Getenv("GOMAXPROCS") == "" {
 		// One thread runs the nodes; a rank needs no more, and 32 ranks
 		// may share 2 cores.
@@ -94,6 +112,10 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 	o.runtimeInfo = &runtimeInfo{ranks: size, rank: me, library: mpi.LibraryVersion(), placement: o.placement}
 	var code int
 	err := mpi.OnThread(func() error {
+		if refusal != nil {
+			code = 2
+			return agreeRanks(o, fs, nil, refusal)
+		}
 		var err error
 		code, err = execute(o, fs, stdout, stderr)
 		return err
@@ -105,7 +127,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 		// This rank failed in the middle of a run: the others wait for it.
 		fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: %v\n", me, size, err)
 		mpi.Abort(1)
-	default: // bad input (code 2, found alike on every rank) or the verdict (rank 0)
+	default: // bad input (code 2, agreed on by every rank) or the verdict (rank 0)
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 	}
 	if err := mpi.Finalize(); err != nil {
