@@ -24,40 +24,55 @@ type Input struct {
 }
 
 // Load reads saved-run files; a directory stands for the *.json files in it
-// (sorted by name).
-func Load(paths []string) ([]Input, error) {
-	var files []string
+// (sorted by name). A file named on its own must read; one found in a
+// directory that does not (a 0-byte or half-written file left by an older
+// ocbench killed while saving, another program's JSON) is skipped: skipped
+// names it and says why. A directory with no readable file is an error.
+func Load(paths []string) (ins []Input, skipped []error, err error) {
+	type file struct {
+		path    string
+		fromDir bool
+	}
+	var files []file
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
+			return nil, nil, fmt.Errorf("report: %w", err)
 		}
 		if !st.IsDir() {
-			files = append(files, p)
+			files = append(files, file{p, false})
 			continue
 		}
 		m, err := filepath.Glob(filepath.Join(p, "*.json"))
 		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", p, err)
+			return nil, nil, fmt.Errorf("report: %s: %w", p, err)
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("report: %s: no .json files in it", p)
+			return nil, nil, fmt.Errorf("report: %s: no .json files in it", p)
 		}
 		sort.Strings(m)
-		files = append(files, m...)
+		for _, f := range m {
+			files = append(files, file{f, true})
+		}
 	}
 	if len(files) == 0 {
-		return nil, errors.New("report: no files to read")
+		return nil, nil, errors.New("report: no files to read")
 	}
-	var ins []Input
 	for _, f := range files {
-		s, err := results.LoadSaved(f)
-		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
+		s, err := results.LoadSaved(f.path)
+		if err != nil && f.fromDir {
+			skipped = append(skipped, err)
+			continue
 		}
-		ins = append(ins, Input{Path: f, Saved: s})
+		if err != nil {
+			return nil, nil, fmt.Errorf("report: %w", err)
+		}
+		ins = append(ins, Input{Path: f.path, Saved: s})
 	}
-	return ins, nil
+	if len(ins) == 0 {
+		return nil, skipped, fmt.Errorf("report: no readable saved runs (%d file(s) skipped)", len(skipped))
+	}
+	return ins, skipped, nil
 }
 
 // Options choose the report's form.

@@ -27,7 +27,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ins, err := Load(c.paths)
+			ins, _, err := Load(c.paths)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one containing %q", err, c.err)
@@ -51,7 +51,7 @@ func TestLoad(t *testing.T) {
 // TestWrite makes the report of the committed fixture in every form and
 // checks that every figure is there, as a valid image, and referenced.
 func TestWrite(t *testing.T) {
-	ins, err := Load([]string{"testdata"})
+	ins, _, err := Load([]string{"testdata"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestWrite(t *testing.T) {
 }
 
 func TestWriteBadOptions(t *testing.T) {
-	ins, err := Load([]string{"testdata/crashes.json"})
+	ins, _, err := Load([]string{"testdata/crashes.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestWriteBadOptions(t *testing.T) {
 }
 
 func TestCrashSeries(t *testing.T) {
-	ins, err := Load([]string{"testdata/crashes.json"})
+	ins, _, err := Load([]string{"testdata/crashes.json"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestSaveReadBack(t *testing.T) {
 	var paths []string
 	for k := 0; k < 2; k++ {
 		s := sampleSaved()
-		p, err := Save(dir, s)
+		p, err := Save(dir, s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestSaveCSVHeaderChanged(t *testing.T) {
 	if err := os.WriteFile(old, []byte("file,other\nx,y\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Save(dir, sampleSaved()); err != nil {
+	if _, err := Save(dir, sampleSaved(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(old); string(b) != "file,other\nx,y\n" {
@@ -108,7 +108,7 @@ func TestSaveUnwritable(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Save(filepath.Join(file, "sub"), sampleSaved()); err == nil || !strings.Contains(err.Error(), "saving the run") {
+	if _, err := Save(filepath.Join(file, "sub"), sampleSaved(), nil); err == nil || !strings.Contains(err.Error(), "saving the run") {
 		t.Errorf("error %v, want a 'saving the run' error", err)
 	}
 }

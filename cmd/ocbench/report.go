@@ -56,7 +56,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			filepath.Join(defaultOut, results.RunsDir))
 		return 2
 	}
-	ins, err := report.Load(fs.Args())
+	ins, skipped, err := report.Load(fs.Args())
+	for _, e := range skipped {
+		fmt.Fprintf(stderr, "ocbench report: skipping %v\n", e)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ocbench %v\n", err)
 		return 2
