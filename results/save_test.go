@@ -1,11 +1,16 @@
 package results
 
 import (
+	"bytes"
 	"encoding/csv"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -186,5 +191,159 @@ func TestReadSavedNamed(t *testing.T) {
 	}
 	if _, err := ReadSaved(strings.NewReader(`{"x": {"runs": []}}`)); err == nil || !strings.Contains(err.Error(), "no runs") {
 		t.Errorf("an empty document: %v", err)
+	}
+}
+
+// manySaved is a saved run of 40 runs: its rows, about 8 KiB, are more
+// than one 4 KiB chunk, which an append in chunks would tear.
+func manySaved() *Saved {
+	s := sampleSaved()
+	one := s.Runs[0]
+	s.Runs = nil
+	for k := range 40 {
+		r := *one
+		r.Nodes = 2 << (k % 10)
+		r.Seed = uint64(k)
+		s.Runs = append(s.Runs, &r)
+	}
+	return s
+}
+
+// checkRunsDir checks dir's runs/: the CSV has the header once, then rows
+// of the header's field count whose file is a readable saved run in runs/
+// (each with as many runs as it has rows), and nothing else is there but
+// tmp stale temporary files and the files named in also. It returns the
+// number of rows of each saved file (0 for a file without rows).
+func checkRunsDir(t *testing.T, dir string, tmp int, also ...string) map[string]int {
+	t.Helper()
+	runs := filepath.Join(dir, RunsDir)
+	ents, err := os.ReadDir(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]int{}
+	runsIn := map[string]int{}
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case name == CSVName || slices.Contains(also, name):
+		case strings.HasSuffix(name, ".json"):
+			s, err := LoadSaved(filepath.Join(runs, name))
+			if err != nil {
+				t.Errorf("a saved file does not read: %v", err)
+				continue
+			}
+			rows[name], runsIn[name] = 0, len(s.Runs)
+		case strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp"):
+			tmp--
+		default:
+			t.Errorf("unexpected file %s in %s", name, runs)
+		}
+	}
+	if tmp != 0 {
+		t.Errorf("%d temporary files more than expected", -tmp)
+	}
+	f, err := os.Open(filepath.Join(runs, CSVName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = len(CSVHeader())
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", CSVName, err)
+	}
+	if len(recs) == 0 || !reflect.DeepEqual(recs[0], CSVHeader()) {
+		t.Fatalf("%s does not start with the header", CSVName)
+	}
+	for k, rec := range recs[1:] {
+		if _, ok := rows[rec[0]]; !ok {
+			t.Errorf("row %d names %q, not a saved file", k+2, rec[0])
+			continue
+		}
+		rows[rec[0]]++
+	}
+	for name, n := range rows {
+		if n != 0 && n != runsIn[name] {
+			t.Errorf("%s: %d rows for its %d runs", name, n, runsIn[name])
+		}
+	}
+	return rows
+}
+
+// envSaver names, in a child process of TestSaveConcurrent, the directory
+// whose d1, d2, … it saves into.
+const envSaver = "OCBENCH_TEST_SAVER"
+
+// saveRounds is the number of directories eight savers save into at once.
+const saveRounds = 50
+
+// TestSaveConcurrent: eight savers save into one directory at once, in 50
+// fresh directories (so that they also race to create runs.csv): goroutines
+// of this process, then eight processes. Every saved file reads back and
+// has a whole row per run, all in runs.csv under one header.
+func TestSaveConcurrent(t *testing.T) {
+	const savers = 8
+	noWarn := func(msg string) { t.Errorf("warning: %s", msg) }
+	t.Run("goroutines", func(t *testing.T) {
+		base := t.TempDir()
+		for round := range saveRounds {
+			dir := filepath.Join(base, strconv.Itoa(round))
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for range savers {
+				wg.Go(func() {
+					<-start
+					if _, err := Save(dir, manySaved(), noWarn); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			if rows := checkRunsDir(t, dir, 0); len(rows) != savers {
+				t.Fatalf("round %d: %d saved files, want %d", round, len(rows), savers)
+			}
+		}
+	})
+	t.Run("processes", func(t *testing.T) {
+		base := t.TempDir()
+		var cmds []*exec.Cmd
+		var outs []*bytes.Buffer
+		for range savers {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSaverProcess$", "-test.count=1")
+			cmd.Env = append(os.Environ(), envSaver+"="+base)
+			out := new(bytes.Buffer)
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, outs = append(cmds, cmd), append(outs, out)
+		}
+		for k, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("a saver: %v\n%s", err, outs[k])
+			}
+		}
+		for round := range saveRounds {
+			dir := filepath.Join(base, "d"+strconv.Itoa(round))
+			if rows := checkRunsDir(t, dir, 0); len(rows) != savers {
+				t.Fatalf("%s: %d saved files, want %d", dir, len(rows), savers)
+			}
+		}
+	})
+}
+
+// TestSaverProcess is a saver of TestSaveConcurrent, in a child process.
+func TestSaverProcess(t *testing.T) {
+	base := os.Getenv(envSaver)
+	if base == "" {
+		t.Skip("the child process of TestSaveConcurrent")
+	}
+	for round := range saveRounds {
+		if _, err := Save(filepath.Join(base, "d"+strconv.Itoa(round)), manySaved(), func(msg string) { t.Errorf("warning: %s", msg) }); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
