@@ -398,7 +398,9 @@ func appendCSV(lock *os.File, path, file string, s *Saved, warn func(string)) er
 	for _, r := range s.Runs {
 		row := make([]string, len(csvColumns))
 		for k, c := range csvColumns {
-			row[k] = c.cell(file, &s.Environment, r)
+			// One line per row, whatever a cell holds (a version set
+			// with -ldflags): setAsideTorn cuts at the last newline.
+			row[k] = oneLine.Replace(c.cell(file, &s.Environment, r))
 		}
 		w.Write(row)
 	}
@@ -418,6 +420,9 @@ func appendCSV(lock *os.File, path, file string, s *Saved, warn func(string)) er
 	}
 	return nil
 }
+
+// oneLine replaces the line breaks of a CSV cell.
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
 // TornSuffix is added to the CSV file's name to name the file that gets
 // the partial rows set aside (runs.csv.torn), one a line.
