@@ -13,21 +13,42 @@ import (
 )
 
 func TestLoad(t *testing.T) {
+	withBad := t.TempDir() // a saved run, and a 0-byte and a half file
+	good, err := os.ReadFile("testdata/crashes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"a.json": nil, "b.json": good, "c.json": good[:len(good)/2]} {
+		if err := os.WriteFile(filepath.Join(withBad, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct {
-		name  string
-		paths []string
-		runs  int
-		err   string
+		name    string
+		paths   []string
+		runs    int
+		skipped []string // the files skipped, in order
+		err     string
 	}{
-		{"files", []string{"testdata/crashes.json", "testdata/failure-free.json"}, 2 + 12, ""},
-		{"directory", []string{"testdata"}, 14, ""},
-		{"missing", []string{"testdata/none.json"}, 0, "no such file"},
-		{"nothing", nil, 0, "no files"},
-		{"empty directory", []string{t.TempDir()}, 0, "no .json files"},
+		{"files", []string{"testdata/crashes.json", "testdata/failure-free.json"}, 2 + 12, nil, ""},
+		{"directory", []string{"testdata"}, 14, nil, ""},
+		{"directory with bad files", []string{withBad}, 2, []string{"a.json", "c.json"}, ""},
+		{"bad file named", []string{filepath.Join(withBad, "c.json")}, 0, nil, "c.json"},
+		{"missing", []string{"testdata/none.json"}, 0, nil, "no such file"},
+		{"nothing", nil, 0, nil, "no files"},
+		{"empty directory", []string{t.TempDir()}, 0, nil, "no .json files"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ins, _, err := Load(c.paths)
+			ins, skipped, err := Load(c.paths)
+			if len(skipped) != len(c.skipped) {
+				t.Fatalf("skipped %v, want %v", skipped, c.skipped)
+			}
+			for k, e := range skipped {
+				if !strings.Contains(e.Error(), filepath.Join(withBad, c.skipped[k])+": ") {
+					t.Errorf("skipped %v, want %s", e, c.skipped[k])
+				}
+			}
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one containing %q", err, c.err)
