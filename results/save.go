@@ -24,8 +24,9 @@ const SavedFormat = 1
 
 // Environment says where, when and how a saved run was made.
 type Environment struct {
-	// Version and Commit identify the ocbench build (Commit is empty when
-	// the build has no VCS information, e.g. under `go run` from a copy).
+	// Version and Commit identify the ocbench build (Commit is "unknown"
+	// when the build carries no VCS stamp, e.g. under `go run`; empty in
+	// files saved before that rule).
 	Version   string `json:"ocbench_version"`
 	Commit    string `json:"commit,omitempty"`
 	GoVersion string `json:"go_version"`

@@ -185,7 +185,7 @@ func TestHelp(t *testing.T) {
 		name, want string // want "": no default shown
 	}{
 		{"nodes", "(default 32)"}, {"out", `(default ".")`}, {"crashes", "(default 0)"}, {"workload", `(default "sequential")`},
-		{"preset", ""}, {"trace", ""}, {"json", ""}, {"no-save", ""}, {"quiet", ""}, {"fifo", ""},
+		{"preset", ""}, {"trace", ""}, {"json", ""}, {"no-save", ""}, {"quiet", ""}, {"force", ""}, {"fifo", ""},
 	} {
 		f := fs.Lookup(c.name)
 		line := ""
