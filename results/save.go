@@ -173,7 +173,7 @@ func Save(dir string, s *Saved, warn func(string)) (string, error) {
 	}
 	syncDir(runs)
 	if err := appendCSV(lock, csvPath, filepath.Base(path), s, warn); err != nil {
-		return path, fmt.Errorf("%w (the run itself is saved in %s)", err, path)
+		return path, fmt.Errorf("%w; the run itself is saved in %s", err, path)
 	}
 	return path, nil
 }
