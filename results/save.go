@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -164,7 +165,13 @@ func Save(dir string, s *Saved, warn func(string)) (string, error) {
 		return "", fmt.Errorf("saving the run: %w", err)
 	}
 	defer lock.Close() // releases the lock
-	if err := lockFile(lock); err != nil {
+	if err := lockFile(lock); errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.ENOLCK) {
+		// A file system without locks (some NFS mounts): save all the
+		// same, unguarded against a concurrent save.
+		if warn != nil {
+			warn(fmt.Sprintf("cannot lock %s (%v): saving without the lock, so a save into this directory at the same time may tear rows", csvPath, err))
+		}
+	} else if err != nil {
 		return "", fmt.Errorf("saving the run: locking %s: %w", csvPath, err)
 	}
 	path, err := renameUnique(tmp, filepath.Join(runs, base))
