@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -22,8 +25,9 @@ const SavedFormat = 1
 
 // Environment says where, when and how a saved run was made.
 type Environment struct {
-	// Version and Commit identify the ocbench build (Commit is empty when
-	// the build has no VCS information, e.g. under `go run` from a copy).
+	// Version and Commit identify the ocbench build (Commit is "unknown"
+	// when the build carries no VCS stamp, e.g. under `go run`; empty in
+	// files saved before that rule).
 	Version   string `json:"ocbench_version"`
 	Commit    string `json:"commit,omitempty"`
 	GoVersion string `json:"go_version"`
@@ -118,8 +122,19 @@ func baseName(s *Saved, when time.Time) string {
 // Save writes s under dir/RunsDir: one new JSON file (never overwriting an
 // existing one: a numeric suffix makes the name unique) and one row per run
 // appended to the CSV file. It creates the directories it needs and returns
-// the JSON file's path.
-func Save(dir string, s *Saved) (string, error) {
+// the JSON file's path (also when only the CSV append failed: the run is
+// saved then, its rows are not).
+//
+// Saves are atomic and safe to run concurrently, from any number of
+// processes: the JSON is written to a hidden temporary file in the same
+// directory (".<name>.<pid>-<k>.tmp") and renamed into place, so a save
+// that fails or is killed leaves no partial .json file (at most a stale
+// .tmp file, safe to delete); the rows are appended in one write under an
+// exclusive flock(2) lock on the CSV file, which also guards the choice of
+// the JSON's name. A partial last row, left by an append that failed or was
+// killed, is moved to the CSV's name + ".torn" before the next append
+// (setAsideTorn); warn, if not nil, gets a line saying so.
+func Save(dir string, s *Saved, warn func(string)) (string, error) {
 	if s.Format == 0 {
 		s.Format = SavedFormat
 	}
@@ -138,33 +153,115 @@ func Save(dir string, s *Saved) (string, error) {
 		return "", fmt.Errorf("saving the run: encoding JSON: %w", err)
 	}
 	data = append(data, '\n')
-	stem := filepath.Join(runs, baseName(s, when))
-	var path string
-	for k := 1; ; k++ {
-		path = stem + ".json"
+	base := baseName(s, when)
+	tmp, err := writeTemp(runs, base, data)
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp) // nothing once renamed
+	csvPath := filepath.Join(runs, CSVName)
+	lock, err := os.OpenFile(csvPath, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("saving the run: %w", err)
+	}
+	defer lock.Close() // releases the lock
+	if err := lockFile(lock); errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.ENOLCK) {
+		// A file system without locks (some NFS mounts): save all the
+		// same, unguarded against a concurrent save.
+		if warn != nil {
+			warn(fmt.Sprintf("cannot lock %s (%v): saving without the lock, so a save into this directory at the same time may tear rows", csvPath, err))
+		}
+	} else if err != nil {
+		return "", fmt.Errorf("saving the run: locking %s: %w", csvPath, err)
+	}
+	path, err := renameUnique(tmp, filepath.Join(runs, base))
+	if err != nil {
+		return "", err
+	}
+	syncDir(runs)
+	if err := appendCSV(lock, csvPath, filepath.Base(path), s, warn); err != nil {
+		return path, fmt.Errorf("%w; the run itself is saved in %s", err, path)
+	}
+	return path, nil
+}
+
+// writeHook, if set (tests), writes b to f in place of f.Write; what is
+// "json" or "csv". It stands for a disk that fills up, or a process killed
+// in the middle of a write.
+var writeHook func(what string, f *os.File, b []byte) (int, error)
+
+// write writes b to f, through writeHook if set.
+func write(what string, f *os.File, b []byte) error {
+	if writeHook != nil {
+		_, err := writeHook(what, f, b)
+		return err
+	}
+	_, err := f.Write(b)
+	return err
+}
+
+// tempSerial makes the names of one process's temporary files unique.
+var tempSerial atomic.Int64
+
+// writeTemp writes data, synced to disk, into a new hidden temporary file
+// in dir named after base, and returns its path. On failure it removes the
+// file.
+func writeTemp(dir, base string, data []byte) (string, error) {
+	var f *os.File
+	var err error
+	for range 1000 {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.%d-%d.tmp", base, os.Getpid(), tempSerial.Add(1)))
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("saving the run: %w", err)
+	}
+	err = write("json", f, data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("saving the run: writing %s: %w", filepath.Join(dir, base+".json"), err)
+	}
+	return f.Name(), nil
+}
+
+// renameUnique renames tmp to stem.json, or stem-2.json, stem-3.json, … if
+// that exists, and returns the new path. The caller holds the CSV's lock,
+// which every save takes before choosing a name.
+func renameUnique(tmp, stem string) (string, error) {
+	for k := 1; k <= 1000; k++ {
+		path := stem + ".json"
 		if k > 1 {
 			path = fmt.Sprintf("%s-%d.json", stem, k)
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) && k < 1000 {
+		if _, err := os.Lstat(path); err == nil {
 			continue
-		}
-		if err != nil {
+		} else if !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("saving the run: %w", err)
 		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if err := os.Rename(tmp, path); err != nil {
+			return "", fmt.Errorf("saving the run: %w", err)
 		}
-		if err != nil {
-			return "", fmt.Errorf("saving the run: %s: %w", path, err)
-		}
-		break
+		return path, nil
 	}
-	if err := appendCSV(filepath.Join(runs, CSVName), filepath.Base(path), s); err != nil {
-		return path, err
+	return "", fmt.Errorf("saving the run: %s.json and 999 numbered names beside it exist", stem)
+}
+
+// syncDir flushes dir's entries to disk (a rename is durable only then); a
+// failure is ignored: the file is in place, only a power cut could lose it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
 	}
-	return path, nil
 }
 
 // csvColumns are the CSV's columns; the header row names them.
@@ -262,55 +359,139 @@ func CSVHeader() []string {
 	return h
 }
 
-// appendCSV appends one row per run to the CSV file at path, writing the
-// header first if the file is new. A file whose header differs (an older
-// format) is left alone: the rows go to a new file beside it.
-func appendCSV(path, file string, s *Saved) error {
+// appendCSV appends one row per run to the CSV file at path, open in
+// lock (whose lock the caller holds), writing the header first if the file
+// is empty. A file whose header differs (an older format) is left alone:
+// the rows go to a new file beside it (runs-2.csv, …), under the same lock.
+// The rows go in one write; if it fails, the file is cut back to its
+// former size, and if that fails too the next save sets the partial row
+// aside.
+func appendCSV(lock *os.File, path, file string, s *Saved, warn func(string)) error {
 	header := CSVHeader()
+	line := strings.Join(header, ",") + "\n"
 	stem := strings.TrimSuffix(path, ".csv")
+	f := lock
 	for k := 2; ; k++ {
-		old, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
+		first := make([]byte, len(line))
+		n, err := f.ReadAt(first, 0)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("saving the run: reading %s: %w", path, err)
+		}
+		// The header, or the start of one (a partial header is torn and
+		// set aside below), or any line shorter than it (an older
+		// format: so is a header longer than the first line).
+		if i := bytes.IndexByte(first[:n], '\n'); i < 0 && strings.HasPrefix(line, string(first[:n])) || string(first[:n]) == line {
 			break
 		}
-		if err != nil {
-			return fmt.Errorf("saving the run: %w", err)
-		}
-		first, _, _ := strings.Cut(string(old), "\n")
-		if first == strings.Join(header, ",") {
-			break
+		if f != lock {
+			f.Close()
 		}
 		path = fmt.Sprintf("%s-%d.csv", stem, k)
+		if f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+			return fmt.Errorf("saving the run: %w", err)
+		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if f != lock {
+		defer f.Close()
+	}
+	size, err := setAsideTorn(f, path, warn)
 	if err != nil {
-		return fmt.Errorf("saving the run: %w", err)
+		return err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("saving the run: %w", err)
-	}
-	w := csv.NewWriter(f)
-	if st.Size() == 0 {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if size == 0 {
 		w.Write(header)
 	}
 	for _, r := range s.Runs {
 		row := make([]string, len(csvColumns))
 		for k, c := range csvColumns {
-			row[k] = c.cell(file, &s.Environment, r)
+			// One line per row, whatever a cell holds (a version set
+			// with -ldflags): setAsideTorn cuts at the last newline.
+			row[k] = oneLine.Replace(c.cell(file, &s.Environment, r))
 		}
 		w.Write(row)
 	}
 	w.Flush()
-	err = w.Error()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := w.Error(); err != nil {
 		return fmt.Errorf("saving the run: %s: %w", path, err)
 	}
+	err = write("csv", f, buf.Bytes())
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		if terr := f.Truncate(size); terr != nil {
+			return fmt.Errorf("saving the run: appending to %s: %w (and cutting off the partial row: %v; the next save sets it aside)", path, err, terr)
+		}
+		return fmt.Errorf("saving the run: appending to %s: %w (no row added)", path, err)
+	}
 	return nil
+}
+
+// oneLine replaces the line breaks of a CSV cell.
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
+// TornSuffix is added to the CSV file's name to name the file that gets
+// the partial rows set aside (runs.csv.torn), one a line.
+const TornSuffix = ".torn"
+
+// setAsideTorn moves a partial last row of the CSV file f at path (what
+// follows its last newline: an append that failed or was killed) to
+// path+TornSuffix, cuts it off f, and says so through warn. It returns f's
+// size after that. The partial row is appended to the .torn file before it
+// is cut off: a save killed in between leaves it in both, never in neither.
+func setAsideTorn(f *os.File, path string, warn func(string)) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("saving the run: %w", err)
+	}
+	size := st.Size()
+	cut := size // the offset just after the last newline
+	buf := make([]byte, 4096)
+	for cut > 0 {
+		n := int64(len(buf))
+		if n > cut {
+			n = cut
+		}
+		if _, err := f.ReadAt(buf[:n], cut-n); err != nil {
+			return 0, fmt.Errorf("saving the run: reading %s: %w", path, err)
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			cut = cut - n + int64(i) + 1
+			break
+		}
+		cut -= n
+	}
+	if cut == size {
+		return size, nil
+	}
+	torn := make([]byte, size-cut, size-cut+1)
+	if _, err := f.ReadAt(torn, cut); err != nil {
+		return 0, fmt.Errorf("saving the run: reading %s: %w", path, err)
+	}
+	tornPath := path + TornSuffix
+	t, err := os.OpenFile(tornPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("saving the run: %s ends in a partial row, which cannot be set aside: %w", path, err)
+	}
+	_, err = t.Write(append(torn, '\n'))
+	if err == nil {
+		err = t.Sync()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = f.Truncate(cut)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("saving the run: %s ends in a partial row, which cannot be set aside: %w", path, err)
+	}
+	if warn != nil {
+		warn(fmt.Sprintf("%s ended in a partial row (%d bytes, from a save that failed or was killed): moved it to %s", path, len(torn), tornPath))
+	}
+	return cut, nil
 }
 
 // ReadSaved reads a saved-run file. It also accepts the plain `--json`

@@ -35,6 +35,7 @@ var version = "0.2.0-dev"
 type usageError struct{ error }
 
 func main() {
+	ignoreSIGPIPE()
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	if _, rank, ok := launcher(); ok && rank != 0 && code == 2 && !mpiStarted {
 		// Bad input found before MPI started: rank 0 prints it. Give it
@@ -524,6 +525,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	if o.runtimeInfo != nil && o.runtimeInfo.rank != 0 {
 		return 0, nil
 	}
+	// Saved before anything is printed: a stdout that fails (a full
+	// disk, a closed pipe) loses no run.
+	saved, saveErr := sv.save(o, list, rep, stderr)
 	w := bufio.NewWriter(stdout)
 	if o.json {
 		err = rep.WriteJSON(w)
@@ -544,10 +548,10 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		err = w.Flush()
 	}
 	if err != nil {
-		return 1, err
+		return 1, outputError(err, saved, saveErr, stderr)
 	}
-	if err := sv.save(o, list, rep, stderr); err != nil {
-		return 1, err
+	if saveErr != nil {
+		return 1, saveErr
 	}
 	if violations > 0 {
 		return 1, fmt.Errorf("%d invariant violation(s); the output names the seed to replay", violations)

@@ -295,14 +295,14 @@ func checkSpec(o *options, s bench.Spec) error {
 func openTrace(o *options) (*os.File, io.Writer, error) {
 	ri := o.runtimeInfo
 	if ri == nil {
-		f, err := os.Create(o.trace)
+		f, err := createTrace(o.trace, o.save.force)
 		return f, f, err
 	}
 	var f *os.File
 	var err error
 	var failed int64
 	if ri.rank == 0 {
-		if f, err = os.Create(o.trace); err != nil {
+		if f, err = createTrace(o.trace, o.save.force); err != nil {
 			failed = 1
 		}
 	}

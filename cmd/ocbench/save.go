@@ -1,16 +1,15 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
-	"time"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -23,6 +22,7 @@ type saveOptions struct {
 	out    string
 	noSave bool
 	quiet  bool
+	force  bool     // --trace may overwrite an existing file
 	args   []string // the command line, for the saved environment
 }
 
@@ -34,6 +34,7 @@ func addSaveFlags(fs *pflag.FlagSet, o *saveOptions) {
 	fs.StringVar(&o.out, "out", defaultOut, "directory whose "+results.RunsDir+"/ gets every run, as a new JSON file and a row of runs.csv ('' or --no-save: don't save)")
 	fs.BoolVar(&o.noSave, "no-save", false, "don't save the run (same as --out '')")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar and no 'saved' line on stderr")
+	fs.BoolVar(&o.force, "force", false, "let --trace overwrite an existing file (refused without it)")
 }
 
 // saver saves the run's record once it is done; nil when saving is off.
@@ -61,24 +62,66 @@ func newSaver(o *saveOptions, fs *pflag.FlagSet, stderr io.Writer) (*saver, erro
 	return s, nil
 }
 
-// save writes rep with its environment; it reports where on stderr unless
-// quiet. A failure to save is returned only if the directory was explicit.
-func (s *saver) save(o *options, list []config, rep *results.Report, stderr io.Writer) error {
+// save writes rep with its environment and returns the saved file's path
+// ("" if not saved); it reports where on stderr unless quiet, and warns of
+// a partial CSV row it set aside (quiet or not). A failure to save is
+// returned only if the directory was explicit.
+func (s *saver) save(o *options, list []config, rep *results.Report, stderr io.Writer) (string, error) {
 	if s == nil {
-		return nil
+		return "", nil
 	}
 	saved := &results.Saved{Environment: environment(o, list), Runs: rep.Runs}
-	path, err := results.Save(s.dir, saved)
+	warn := func(msg string) { fmt.Fprintf(stderr, "ocbench: warning: %s\n", msg) }
+	path, err := results.Save(s.dir, saved, warn)
 	switch {
 	case err != nil && s.explicit:
-		return fmt.Errorf("--out: %w", err)
+		return path, fmt.Errorf("--out: %w", err)
 	case err != nil:
-		fmt.Fprintf(stderr, "ocbench: warning: %v\n", err)
+		warn(err.Error())
 	case !o.save.quiet:
 		fmt.Fprintf(stderr, "ocbench: saved %s (and a row per run in %s)\n", path, filepath.Join(s.dir, results.RunsDir, results.CSVName))
 	}
-	return nil
+	return path, nil
 }
+
+// createTrace creates the --trace file. An existing regular file is
+// refused unless force (--force): a mistyped path must not overwrite a
+// saved run, runs.csv or an earlier trace. A device or a named pipe
+// (/dev/stdout, a FIFO) is opened as it is, without truncating.
+func createTrace(path string, force bool) (*os.File, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.Mode().IsRegular() && !st.IsDir():
+		return os.OpenFile(path, os.O_WRONLY, 0)
+	case err == nil && !force:
+		return nil, fmt.Errorf("%s exists (--force overwrites it)", path)
+	case force:
+		return os.Create(path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("%s exists (--force overwrites it)", path)
+	}
+	return f, err
+}
+
+// outputError is the error of a run whose output could not be written
+// (err): it says whether the run was saved anyway, and prints a failure to
+// save (saveErr) first.
+func outputError(err error, saved string, saveErr error, stderr io.Writer) error {
+	if saveErr != nil {
+		fmt.Fprintf(stderr, "ocbench: %v\n", saveErr)
+	}
+	if saved != "" {
+		return fmt.Errorf("writing the output: %w (the run is saved in %s)", err, saved)
+	}
+	return fmt.Errorf("writing the output: %w", err)
+}
+
+// ignoreSIGPIPE makes a write to a closed pipe on stdout fail with EPIPE,
+// which execute reports in one line, instead of killing the process with
+// SIGPIPE (status 141): the run is saved before anything is printed.
+func ignoreSIGPIPE() { signal.Ignore(syscall.SIGPIPE) }
 
 // environment describes this run for the saved file.
 func environment(o *options, list []config) results.Environment {
@@ -123,8 +166,10 @@ func environment(o *options, list []config) results.Environment {
 var commitStamp = ""
 
 // commit returns the VCS revision the binary was built from (with "-dirty"
-// for uncommitted changes); under `go run` or `go test`, which do not stamp
-// it, the revision of the git checkout in the working directory, if any.
+// for uncommitted changes): commitStamp if set, else the revision `go
+// build` stamped, else "unknown" (`go run`, `go test`, -buildvcs=false
+// without the stamp). Never that of the git checkout the current directory
+// is in, which need not be the one the binary was built from.
 func commit() string {
 	if commitStamp != "" {
 		return commitStamp
@@ -146,15 +191,5 @@ func commit() string {
 			return rev
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	rev := strings.TrimSpace(string(out))
-	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
-		rev += "-dirty"
-	}
-	return rev
+	return "unknown"
 }
