@@ -202,13 +202,8 @@ type Sim struct {
 	stopped        bool
 	err            error
 
-	// incarnation[i] counts node i's recoveries (nil until the first
-	// crash); downNodes is the number of nodes down, lastCrash and lastUp
-	// the times of the last crash and recovery (-1: none). They judge
-	// suspicions.
-	incarnation       []uint32
-	downNodes         int
-	lastCrash, lastUp float64
+	// verdict judges the failures nodes suspect (Stats.FalseSuspicions).
+	verdict *Judge
 
 	// Stats are the run's counters.
 	Stats Stats
@@ -235,8 +230,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		free:  -1,
 		hooks: hooks,
 
-		lastCrash: -1,
-		lastUp:    -1,
+		verdict: NewJudge(len(nodes), cfg.Delta),
 
 		stormAt: stormInFlight(len(nodes)),
 	}
