@@ -107,9 +107,7 @@ type Stats struct {
 	// duplicates), and Destroyed those a fault took out of them.
 	Injected, Destroyed int64
 	// Suspicions counts the failures nodes suspected (proto.Suspicion);
-	// FalseSuspicions those of them that were false: the node suspected was
-	// up and in the incarnation last heard from (or, for a request lost on
-	// its way, no node had crashed in the window the suspecter waited).
+	// FalseSuspicions those of them that no failure explains (Judge.False).
 	// FirstFalseSuspicion describes the first false one.
 	Suspicions, FalseSuspicions int64
 	FirstFalseSuspicion         string
@@ -399,6 +397,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.Input, before proto.View) {
 	s.down[id] = !after.Up
 	if before.Up != after.Up {
 		s.upDown(id, after.Up)
+	}
+	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
+		s.verdict.HeardFailure(s.now)
 	}
 	if s.out.Suspect.Yes {
 		s.judge(id, s.out.Suspect)
