@@ -139,11 +139,14 @@ type Run struct {
 	StaleTokensDiscarded int64 `json:"stale_tokens_discarded" merge:"sum"`
 	SearchesStarted      int64 `json:"searches_started" merge:"sum"`
 	// Suspicions counts the failures nodes suspected (each starts a
-	// search); FalseSuspicions those whose suspected node was in fact up
-	// and had not crashed since it was last heard from (target 0). In the
-	// simulator it is exact without crashes and a lower bound with them (a
-	// suspicion while some node is down is not counted as false); under
-	// MPI it is exact without crashes and -1 (not judged) with them.
+	// search); FalseSuspicions those that no failure explains (target 0):
+	// the suspected node, if one is named, was up and had not crashed since
+	// it was last heard from, and no node was down, crashed, recovered or
+	// received a failure-protocol message during the silence waited
+	// (sim.Judge). In the simulator it is exact without crashes and a lower
+	// bound with them (a suspicion that overlaps a failure or its handling
+	// is not counted as false); under MPI it is exact without crashes and
+	// -1 (not judged) with them.
 	Suspicions      int64 `json:"suspicions" merge:"sum"`
 	FalseSuspicions int64 `json:"false_suspicions" merge:"custom"`
 	// FirstFalseSuspicion describes the first false suspicion, to replay;

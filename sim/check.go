@@ -120,36 +120,14 @@ func (s *Sim) ForEachInFlight(f func(m *proto.Message)) {
 }
 
 // upDown notes that node id crashed (up false) or recovered.
-func (s *Sim) upDown(id proto.NodeID, up bool) {
-	if s.incarnation == nil {
-		s.incarnation = make([]uint32, len(s.nodes))
-	}
-	if up {
-		s.incarnation[id]++
-		s.downNodes--
-		s.lastUp = s.now
-		return
-	}
-	s.downNodes++
-	s.lastCrash = s.now
-}
+func (s *Sim) upDown(id proto.NodeID, up bool) { s.verdict.UpDown(id, up, s.now) }
 
-// judge counts a suspicion of node id, and counts it as false if no node
-// was down at any time during the silence the suspecter waited (so nothing
-// can have lost its request) and the node it suspects is up, in the
-// incarnation it last heard from. In a run without crashes every suspicion
-// is false; in a run with crashes, a suspicion while some node is down is
-// given the benefit of the doubt, so FalseSuspicions is a lower bound there.
+// judge counts a suspicion of node id, and counts it as false if the
+// run's Judge says it was.
 func (s *Sim) judge(id proto.NodeID, sp proto.Suspicion) {
 	s.Stats.Suspicions++
-	from := s.now - sp.Window*s.cfg.Delta
-	if s.incarnation != nil {
-		if s.downNodes > 0 || s.lastUp >= from || s.lastCrash >= from {
-			return
-		}
-		if sp.Of != proto.Nil && (s.down[sp.Of] || s.incarnation[sp.Of] != sp.Inc) {
-			return
-		}
+	if !s.verdict.False(sp, s.now) {
+		return
 	}
 	s.Stats.FalseSuspicions++
 	if s.Stats.FirstFalseSuspicion == "" {

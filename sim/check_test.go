@@ -703,9 +703,12 @@ func TestKeepGoingTokenLoss(t *testing.T) {
 // TestSuspicions checks how the simulator judges the failures nodes
 // suspect (Stats.Suspicions, FalseSuspicions, FirstFalseSuspicion): false
 // when nothing crashed, or when the node suspected is up in the
-// incarnation the suspecter last heard from and no node was down or came
-// back during the silence the suspecter waited; given the benefit of the
-// doubt otherwise. δ is 1s; node 2 suspects.
+// incarnation the suspecter last heard from, no node was down or came back
+// during the silence the suspecter waited, and no node received a message
+// of the failure protocol during it or in the δ before it (sim.Judge);
+// given the benefit of the doubt otherwise. δ is 1s, every delay exactly
+// δ; node 2 suspects; in failures, node 0 sends node 1 a message of cause
+// failure that arrives at the time given.
 func TestSuspicions(t *testing.T) {
 	type ev struct {
 		t    float64
@@ -724,6 +727,7 @@ func TestSuspicions(t *testing.T) {
 		name      string
 		evs       []ev
 		suspects  []suspect
+		failures  []float64
 		falses    int64
 		firstFals string
 	}{
@@ -746,6 +750,13 @@ func TestSuspicions(t *testing.T) {
 		{name: "the way, a crash long ago", evs: crash1, suspects: []suspect{{10, of(proto.Nil, 0, 4)}}, falses: 1,
 			firstFals: "at step 3 (t=10.000000s): node 2 suspected the way to its request's holder after 4.0δ of silence"},
 		{name: "the way, a crash within the window", evs: crash1, suspects: []suspect{{10, of(proto.Nil, 0, 9)}}},
+		{name: "no crash: failure handling excuses nothing", failures: []float64{8}, suspects: []suspect{{10, of(proto.Nil, 0, 4)}}, falses: 1,
+			firstFals: "at step 3 (t=10.000000s): node 2 suspected the way to its request's holder after 4.0δ of silence"},
+		{name: "the way, a crash long ago, failure handling within the window", evs: crash1, failures: []float64{8}, suspects: []suspect{{10, of(proto.Nil, 0, 4)}}},
+		{name: "the way, a crash long ago, failure handling in the δ before the window", evs: crash1, failures: []float64{5.5}, suspects: []suspect{{10, of(proto.Nil, 0, 4)}}},
+		{name: "the way, a crash long ago, failure handling long before the window", evs: crash1, failures: []float64{4.5}, suspects: []suspect{{10, of(proto.Nil, 0, 4)}}, falses: 1,
+			firstFals: "at step 5 (t=10.000000s): node 2 suspected the way to its request's holder after 4.0δ of silence"},
+		{name: "suspected node came back long ago, failure handling within the window", evs: crash1, failures: []float64{8}, suspects: []suspect{{10, of(1, 1, 4)}}},
 		{name: "several: the first false one is recorded",
 			evs: []ev{{1, 1, proto.Crash}, {20, 1, proto.Recover}},
 			suspects: []suspect{
@@ -759,9 +770,14 @@ func TestSuspicions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fs := system(3)
-			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, Crashes: true}, nodes(fs), sim.Hooks{})
+			s := sim.New(sim.Config{Types: cubeTypes, Delta: 1, MinDelay: 1, Crashes: true}, nodes(fs), sim.Hooks{})
 			for _, e := range c.evs {
 				s.Input(e.t, e.node, e.kind, 0)
+			}
+			for _, at := range c.failures {
+				poke(s, at-1, fs[0], func(_ *fake, out *proto.Output) {
+					out.Msgs = append(out.Msgs, proto.Message{Type: opencube.Test, Cause: proto.Failure, From: 0, To: 1, Phase: 1})
+				})
 			}
 			var yes int64
 			for _, x := range c.suspects {

@@ -112,9 +112,7 @@ type Stats struct {
 	// duplicates), and Destroyed those a fault took out of them.
 	Injected, Destroyed int64
 	// Suspicions counts the failures nodes suspected (proto.Suspicion);
-	// FalseSuspicions those of them that were false: the node suspected was
-	// up and in the incarnation last heard from (or, for a request lost on
-	// its way, no node had crashed in the window the suspecter waited).
+	// FalseSuspicions those of them that no failure explains (Judge.False).
 	// FirstFalseSuspicion describes the first false one.
 	Suspicions, FalseSuspicions int64
 	FirstFalseSuspicion         string
@@ -207,13 +205,8 @@ type Sim struct {
 	stopped        bool
 	err            error
 
-	// incarnation[i] counts node i's recoveries (nil until the first
-	// crash); downNodes is the number of nodes down, lastCrash and lastUp
-	// the times of the last crash and recovery (-1: none). They judge
-	// suspicions.
-	incarnation       []uint32
-	downNodes         int
-	lastCrash, lastUp float64
+	// verdict judges the failures nodes suspect (Stats.FalseSuspicions).
+	verdict *Judge
 
 	// Stats are the run's counters.
 	Stats Stats
@@ -240,8 +233,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		free:  -1,
 		hooks: hooks,
 
-		lastCrash: -1,
-		lastUp:    -1,
+		verdict: NewJudge(len(nodes), cfg.Delta),
 
 		stormAt: stormInFlight(len(nodes)),
 	}
@@ -433,6 +425,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 	s.down[id] = !after.Up
 	if before.Up != after.Up {
 		s.upDown(id, after.Up)
+	}
+	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
+		s.verdict.HeardFailure(s.now)
 	}
 	if s.out.Suspect.Yes {
 		s.judge(id, s.out.Suspect)
