@@ -396,6 +396,9 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	if in.Kind == proto.ExitCS {
 		s.traceEv(trace.Exit, id)
 	}
+	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
+		s.verdict.HeardFailure(s.now) // a live node hears of a failure's handling
+	}
 	n.Step(*in, &s.out)
 	s.finish(id, in.Kind, before)
 }
@@ -425,9 +428,6 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 	s.down[id] = !after.Up
 	if before.Up != after.Up {
 		s.upDown(id, after.Up)
-	}
-	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
-		s.verdict.HeardFailure(s.now)
 	}
 	if s.out.Suspect.Yes {
 		s.judge(id, s.out.Suspect)
