@@ -50,6 +50,13 @@ func (s *Sim) sentByType() (out [proto.MaxMsgTypes]int64) {
 	return out
 }
 
+// At calls fn at time t (seconds, not before now), between steps, as After
+// does: a plan drawn ahead schedules its events one at a time at their
+// times, without the rounding of t − now.
+func (s *Sim) At(t float64, fn func()) {
+	s.schedule(max(t, s.now), payload{kind: evCall, fn: fn})
+}
+
 // Fault records that a transient fault struck now: the legitimacy
 // predicate no longer holds until a step makes it hold again, and the
 // stabilization time counts from here.
