@@ -50,17 +50,18 @@ func main() {
 const badInputGrace = 500 * time.Millisecond
 
 type options struct {
-	preset   string
-	algos    []string
-	nodes    []int
-	requests int64
-	workload string
-	seed     uint64
-	repeat   int
-	json     bool
-	trace    string
-	delta    float64
-	csTime   float64
+	maxMemory string // --max-memory ("": bench.DefaultMaxMemory)
+	preset    string
+	algos     []string
+	nodes     []int
+	requests  int64
+	workload  string
+	seed      uint64
+	repeat    int
+	json      bool
+	trace     string
+	delta     float64
+	csTime    float64
 	// deltaAuto: δ is measured before the runs (--delta auto; MPI only).
 	deltaAuto bool
 	think     float64
@@ -146,6 +147,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap) or during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected); all from the seed")
 	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
 	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
+	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
 	fs.IntVar(&o.linkCap, "link-cap", bench.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", bench.MaxLinkCap))
 	fs.IntVar(&o.search, "search", 0, "worst-case search: run this many seeds from --seed (each a different arbitrary configuration or fault plan) and report the worst stabilization with its seed and replay command (a random search; like --repeat, with the worst run singled out)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
@@ -342,6 +344,14 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		return nil, usageError{fmt.Errorf("--preset: unknown preset %q (allowed: ipsc2)", o.preset)}
 	}
 	var out []config
+	budget := bench.DefaultMaxMemory()
+	if o.maxMemory != "" {
+		b, err := bench.ParseBytes(o.maxMemory)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--max-memory: %w", err)}
+		}
+		budget = b
+	}
 	for _, sh := range shapes {
 		think := o.think
 		if o.thinkPerN != 0 { // a multiple of N·cs-time (presets)
@@ -371,6 +381,9 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		if err := checkSpec(o, s); err != nil {
 			return nil, usageError{flagError(err)}
+		}
+		if err := s.Budget(budget); err != nil {
+			return nil, usageError{err}
 		}
 		c := config{spec: s}
 		if sh.crashes > 0 && sh.algo == "opencube" { // the paper's figures are the open-cube's
