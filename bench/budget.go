@@ -34,8 +34,9 @@ const budgetSlack = 16
 // repair pass and four periods of the watchdog (which must see a stall
 // before the budget does).
 //
-// Steps: per request, its messages and the failure protocol's timers and
-// beats while it waits (at most N requests ahead of it); per crash, the
+// Steps: per request, its messages (and with ℓ units, ℓ(N + 4) more) and
+// the failure protocol's timers and beats while it waits (at most N
+// requests ahead of it); per crash, the
 // searches it causes (every node testing half the others at worst, N²/2
 // messages, and their answers); and a node's share of the steps per δ of
 // the time above, for the timers of the failure protocol.
@@ -61,6 +62,9 @@ func budgetFor(spec Spec, until float64) budget {
 	if spec.Repair {
 		steps += n * (path + 4) * (1 + n)
 	}
+	// A k-exclusion request moves up to ℓ tokens, each a message, and a
+	// traversal counts them (kofl: about 5ℓ messages per request at N = 8).
+	steps += r * float64(spec.Ell) * (n + 4)
 	return budget{
 		steps:   int64(math.Min(budgetSlack*(steps+1e5), math.MaxInt64/2)),
 		virtual: budgetSlack * need * spec.Delta,

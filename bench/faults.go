@@ -51,7 +51,8 @@ type FaultPlan struct {
 }
 
 // Validate returns a *FieldError naming the first bad field, with
-// the accepted range (the bounds are Validate's: MaxCrashes, MaxTime, MinUp).
+// the accepted range (the bounds are Validate's: MaxCrashes, MaxTime, MinGap,
+// MinUp).
 func (f *FaultPlan) Validate(nodes int) error {
 	if f.Crashes < 0 || f.Crashes > MaxCrashes {
 		return fieldErr("Faults.Crashes", "%d is not in 0..%d", f.Crashes, MaxCrashes)
@@ -65,13 +66,13 @@ func (f *FaultPlan) Validate(nodes int) error {
 	if err := oneOf("spacing", f.Spacing, Dists); err != nil {
 		return &FieldError{Field: "Faults.Spacing", Err: err}
 	}
-	if err := inRange("Faults.Every", f.Every, 0, MaxTime, true, "δ"); err != nil {
+	if err := inRange("Faults.Every", f.Every, MinGap, MaxTime, false, "δ; closer crashes pile up at one instant"); err != nil {
 		return err
 	}
 	if err := oneOf("distribution", f.DownDist, Dists); err != nil {
 		return &FieldError{Field: "Faults.DownDist", Err: err}
 	}
-	if err := inRange("Faults.Down", f.Down, 0, MaxTime, true, "δ"); err != nil {
+	if err := inRange("Faults.Down", f.Down, MinGap, MaxTime, false, "δ"); err != nil {
 		return err
 	}
 	if !(f.Permanent >= 0 && f.Permanent <= 1) {

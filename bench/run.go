@@ -489,9 +489,19 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 			}
 			tr.Sweep(all)
 		}
-		for _, at := range corruptions {
-			s.After(at, tr.corrupt)
+		// One corruption event in the queue at a time, each scheduling the
+		// next at its planned time: 10^6 events all queued at once made
+		// every ordered read of the messages in flight scan them.
+		var next func(k int)
+		next = func(k int) {
+			if k < len(corruptions) {
+				s.At(corruptions[k], func() {
+					next(k + 1)
+					tr.corrupt()
+				})
+			}
 		}
+		next(0)
 		o.transient = tr
 	}
 	targets := TargetRand(spec.Seed)

@@ -393,6 +393,16 @@ type QuorumAlgorithm interface {
 	QuorumSize(n int) int
 }
 
+// MemoryEstimator is implemented by an algorithm whose state is not O(1)
+// per node: MemoryPerNode(n) is the heap one node of an n-node system
+// takes in its initial state, in bytes (measured: bench's
+// TestMemoryEstimates checks it against runtime.ReadMemStats). A runtime
+// estimates a run's memory from it before the run (bench.Spec.Budget);
+// an algorithm without it is taken as a few hundred bytes per node.
+type MemoryEstimator interface {
+	MemoryPerNode(n int) int64
+}
+
 // Cost is the message cost of one critical section that an algorithm's
 // authors or the survey state: from Low to High messages (equal when
 // exact), and Text as the paper writes it ("2(N−1)", "3√N … 5√N").

@@ -36,8 +36,8 @@ func (s *Sim) check(id proto.NodeID) {
 	if s.cfg.Family == proto.TokenBased && !s.checkTokens(id) {
 		return
 	}
-	if s.cfg.Check < CheckFull {
-		return
+	if s.cfg.Check < CheckFull || s.skipped {
+		return // skipped: not this step's turn (ClosureCost)
 	}
 	for _, inv := range s.cfg.Invariants {
 		switch {

@@ -184,3 +184,47 @@ func TestStartAndFaults(t *testing.T) {
 		t.Errorf("stabilization %+v", st)
 	}
 }
+
+// TestClosureStride: once legitimate, the predicate is evaluated after a
+// step only when the steps since its last evaluation reach (N + messages
+// in flight)/ClosureCost — every step in a small system, a fraction of
+// them in a large one — and a lasting lapse is still reported.
+func TestClosureStride(t *testing.T) {
+	for _, c := range []struct {
+		n           int
+		breakAt     float64 // 0: never
+		everyStep   bool
+		wantClosure bool
+	}{
+		{n: 16, everyStep: true},
+		{n: 16, breakAt: 5, everyStep: true, wantClosure: true},
+		{n: 1024},
+		{n: 1024, breakAt: 5, wantClosure: true},
+	} {
+		_, ps := unitNodes(c.n)
+		calls := 0
+		var s *sim.Sim
+		s = sim.New(sim.Config{Types: unitTypes, Delta: 1, Family: proto.KExclusion, Units: 1, FIFO: true, OrderedInFlight: true,
+			Legitimate: func(proto.System) error {
+				calls++
+				if c.breakAt > 0 && s.Now() >= c.breakAt {
+					return errors.New("broken")
+				}
+				return nil
+			}}, ps, sim.Hooks{})
+		for k := range 20 {
+			s.Input(1+float64(k)/2, 0, []proto.InputKind{proto.EnterCS, proto.ExitCS}[k%2], 1)
+		}
+		err := s.Run()
+		steps := int(s.Stats.Steps)
+		var v *sim.Violation
+		switch {
+		case c.wantClosure != (errors.As(err, &v) && strings.HasPrefix(v.What, "closure:")):
+			t.Errorf("N=%d: got %v, want a closure violation: %v", c.n, err, c.wantClosure)
+		case c.everyStep && calls != steps:
+			t.Errorf("N=%d: %d evaluations after %d steps, want one per step", c.n, calls, steps)
+		case !c.everyStep && calls > 2+steps/(c.n/sim.ClosureCost):
+			t.Errorf("N=%d: %d evaluations after %d steps, want at most one per N/%d", c.n, calls, steps, sim.ClosureCost)
+		}
+	}
+}

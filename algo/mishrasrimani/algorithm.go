@@ -44,6 +44,10 @@ type Algorithm struct {
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "mishra-srimani" }
 
+// MemoryPerNode implements proto.MemoryEstimator: the request numbers at every node, and the token's, about 12 bytes
+// per node of the system at each node (measured at N = 256..4096).
+func (Algorithm) MemoryPerNode(n int) int64 { return 12*int64(n) + 512 }
+
 // NewNodes implements proto.Algorithm: node 0 holds the token, of
 // generation 0.
 func (a Algorithm) NewNodes(n int) []proto.Node {

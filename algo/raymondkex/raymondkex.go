@@ -173,6 +173,10 @@ type Algorithm struct{ Config }
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "raymond-kex" }
 
+// MemoryPerNode implements proto.MemoryEstimator: per-node counters of every other node, about 12 bytes
+// per node of the system at each node (measured at N = 256..4096).
+func (Algorithm) MemoryPerNode(n int) int64 { return 12*int64(n) + 128 }
+
 // NewNodes implements proto.Algorithm. It panics on a bad Config: check
 // Config.Validate first.
 func (a Algorithm) NewNodes(n int) []proto.Node {

@@ -31,6 +31,10 @@ var (
 // Name implements proto.Algorithm.
 func (a Algorithm) Name() string { return a.name }
 
+// MemoryPerNode implements proto.MemoryEstimator: a bit per node of the
+// system at each node and a few hundred bytes (measured at N = 256..4096).
+func (Algorithm) MemoryPerNode(n int) int64 { return int64(n)/8 + 160 }
+
 // NewNodes implements proto.Algorithm.
 func (a Algorithm) NewNodes(n int) []proto.Node {
 	out := make([]proto.Node, n)

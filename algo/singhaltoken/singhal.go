@@ -299,6 +299,10 @@ type Algorithm struct{}
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "singhal-token" }
 
+// MemoryPerNode implements proto.MemoryEstimator: the state and request vectors at every node, and the token's, about 14 bytes
+// per node of the system at each node (measured at N = 256..4096).
+func (Algorithm) MemoryPerNode(n int) int64 { return 14*int64(n) + 128 }
+
 // NewNodes implements proto.Algorithm.
 func (Algorithm) NewNodes(n int) []proto.Node {
 	out := make([]proto.Node, n)

@@ -227,6 +227,10 @@ type Algorithm struct{ Config }
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "srimani-reddy" }
 
+// MemoryPerNode implements proto.MemoryEstimator: the request numbers at every node, and the token's, about 9 bytes
+// per node of the system at each node (measured at N = 256..4096).
+func (Algorithm) MemoryPerNode(n int) int64 { return 9*int64(n) + 128 }
+
 // NewNodes implements proto.Algorithm. It panics on a bad Config: check
 // Config.Validate first.
 func (a Algorithm) NewNodes(n int) []proto.Node {

@@ -196,6 +196,10 @@ type Algorithm struct{}
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "suzuki-kasami" }
 
+// MemoryPerNode implements proto.MemoryEstimator: RN at every node, and the token's LN, about 12 bytes
+// per node of the system at each node (measured at N = 256..4096).
+func (Algorithm) MemoryPerNode(n int) int64 { return 12*int64(n) + 64 }
+
 // NewNodes implements proto.Algorithm: node 0 holds the token.
 func (Algorithm) NewNodes(n int) []proto.Node {
 	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n) })

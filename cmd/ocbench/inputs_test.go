@@ -43,8 +43,10 @@ func TestNoInputHangs(t *testing.T) {
 		{[]string{"--think", "-1"}, "--think", "[0.001, 1e6]"},
 		{[]string{"--nodes", "8", "--workload", "poisson", "--think", "-1", "--requests", "10"}, "--think", "[0.001, 1e6]"},
 		{[]string{"--nodes", "8", "--workload", "poisson", "--cs-time", "0", "--requests", "10"}, "--think", "[0.001, 1e6]"},
-		{[]string{"--crashes", "1", "--crash-every", "1e308"}, "--crash-every", "(0, 1e6]"},
-		{[]string{"--crashes", "1", "--crash-every", "1", "--downtime", "1e308", "--workload", "poisson"}, "--downtime", "(0, 1e6]"},
+		{[]string{"--crashes", "1", "--crash-every", "1e308"}, "--crash-every", "[0.001, 1e6]"},
+		{[]string{"--crashes", "1", "--crash-every", "1", "--downtime", "1e308", "--workload", "poisson"}, "--downtime", "[0.001, 1e6]"},
+		{[]string{"--crashes", "1000000", "--crash-every", "1e-300", "--downtime", "1e-300"}, "--crash-every", "[0.001, 1e6]"}, // was a message storm
+		{[]string{"--crashes", "5", "--downtime", "1e-300", "--workload", "poisson"}, "--downtime", "[0.001, 1e6]"},
 		{[]string{"--crashes", "1", "--crash-start", "1e308", "--workload", "poisson"}, "--crash-start", "[0, 1e6]"},
 		{[]string{"--crashes", "2000000", "--workload", "poisson"}, "--crashes", "0..1000000"},
 		{[]string{"--nodes", "2", "--crashes", "1", "--workload", "poisson"}, "--crashes", "N ≥ 4"},

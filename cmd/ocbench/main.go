@@ -51,17 +51,18 @@ func main() {
 const badInputGrace = 500 * time.Millisecond
 
 type options struct {
-	preset   string
-	algos    []string
-	nodes    []int
-	requests int64
-	workload string
-	seed     uint64
-	repeat   int
-	json     bool
-	trace    string
-	delta    float64
-	csTime   float64
+	maxMemory string // --max-memory ("": bench.DefaultMaxMemory)
+	preset    string
+	algos     []string
+	nodes     []int
+	requests  int64
+	workload  string
+	seed      uint64
+	repeat    int
+	json      bool
+	trace     string
+	delta     float64
+	csTime    float64
 	// deltaAuto: δ is measured before the runs (--delta auto; MPI only).
 	deltaAuto bool
 	think     float64
@@ -129,9 +130,9 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
 	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject, 0..1000000 (algorithms with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+"; 2 nodes stay up at all times, so N ≥ 4: a crash waits for a recovery while only 2 are up)")
 	fs.StringVar(&o.crashSpacing, "crash-spacing", "exp", "gaps between crashes: exp (exponential, mean --crash-every) or fixed")
-	fs.Float64Var(&o.crashEvery, "crash-every", 200, "mean (or fixed) gap between crashes, in δ, in (0, 1e6]")
+	fs.Float64Var(&o.crashEvery, "crash-every", 200, "mean (or fixed) gap between crashes, in δ, in [0.001, 1e6]")
 	fs.Float64Var(&o.crashStart, "crash-start", 0, "time from which crash gaps are counted, in δ, in [0, 1e6]")
-	fs.Float64Var(&o.downtime, "downtime", 20, "downtime of a crashed node, in δ, in (0, 1e6]: mean (exp) or exact (fixed)")
+	fs.Float64Var(&o.downtime, "downtime", 20, "downtime of a crashed node, in δ, in [0.001, 1e6]: mean (exp) or exact (fixed)")
 	fs.StringVar(&o.downtimeDist, "downtime-dist", "exp", "downtime distribution: exp or fixed")
 	fs.Float64Var(&o.permanent, "permanent", 0, "fraction of crashes from which the node never recovers, in [0, 1]; at most N−3 nodes go down for good (so 2 stay up and a third can recover): a plan that expects more is refused, and a crash drawn permanent beyond that recovers after its downtime")
 	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+bench.Join(bench.Targets))
@@ -147,6 +148,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap) or during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected); all from the seed")
 	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
 	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
+	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
 	fs.IntVar(&o.linkCap, "link-cap", bench.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", bench.MaxLinkCap))
 	fs.IntVar(&o.search, "search", 0, "worst-case search: run this many seeds from --seed (each a different arbitrary configuration or fault plan) and report the worst stabilization with its seed and replay command (a random search; like --repeat, with the worst run singled out)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
@@ -384,6 +386,14 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		return nil, usageError{fmt.Errorf("--late-factor: 0 is not in (1, %s] (a multiple of δ)", num(bench.MaxTime))}
 	}
 	var out []config
+	budget := bench.DefaultMaxMemory()
+	if o.maxMemory != "" {
+		b, err := bench.ParseBytes(o.maxMemory)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--max-memory: %w", err)}
+		}
+		budget = b
+	}
 	for _, sh := range shapes {
 		think := o.think
 		if o.thinkPerN != 0 { // a multiple of N·cs-time (presets)
@@ -413,6 +423,9 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		if err := checkSpec(o, s); err != nil {
 			return nil, usageError{flagError(err)}
+		}
+		if err := s.Budget(budget); err != nil {
+			return nil, usageError{err}
 		}
 		c := config{spec: s}
 		if sh.crashes > 0 && sh.algo == "opencube" { // the paper's figures are the open-cube's

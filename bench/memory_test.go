@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// liveHeap returns the heap that what f returns keeps alive, in bytes.
+func liveHeap(f func() any) float64 {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	x := f()
+	runtime.GC()
+	runtime.ReadMemStats(&b)
+	runtime.KeepAlive(x)
+	return float64(b.HeapAlloc) - float64(a.HeapAlloc)
+}
+
+// TestMemoryEstimates measures the heap per node of every algorithm's
+// initial state at a few N: a proto.MemoryEstimator's MemoryPerNode is
+// within a factor of 2 of it, and an algorithm without one takes no more
+// than NodeBytes (else it needs one).
+func TestMemoryEstimates(t *testing.T) {
+	for _, name := range AlgorithmNames() {
+		a := lookup(name)
+		for _, n := range []int{256, 1024, 4096} {
+			if testing.Short() && n > 1024 {
+				continue
+			}
+			got := liveHeap(func() any { return a.NewNodes(n) }) / float64(n)
+			m, ok := a.(proto.MemoryEstimator)
+			switch {
+			case ok && (float64(m.MemoryPerNode(n)) > 2*got || 2*float64(m.MemoryPerNode(n)) < got):
+				t.Errorf("%s at N = %d: MemoryPerNode %d bytes, measured %.0f", name, n, m.MemoryPerNode(n), got)
+			case !ok && got > NodeBytes:
+				t.Errorf("%s at N = %d: %.0f bytes per node measured, more than NodeBytes = %d: implement proto.MemoryEstimator", name, n, got, NodeBytes)
+			}
+		}
+	}
+}
+
+// TestMemoryBudget: a run above the budget is refused with one line naming the
+// estimate, the budget and --max-memory; Lamport at N = 65536 is refused
+// by 8 GiB, N = 1024 taken.
+func TestMemoryBudget(t *testing.T) {
+	big := Spec{Algorithm: "lamport", Nodes: 65536, Requests: 10, Workload: "sequential"}
+	err := big.Budget(8 << 30)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--max-memory") || !strings.Contains(err.Error(), "8 GiB") {
+		t.Errorf("lamport N=65536: %v", err)
+	}
+	if err := (Spec{Algorithm: "lamport", Nodes: 1024, Requests: 10, Workload: "sequential"}).Budget(8 << 30); err != nil {
+		t.Errorf("lamport N=1024: %v", err)
+	}
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{{"1024", 1024}, {"2K", 2048}, {"1.5GiB", 1.5 * (1 << 30)}, {"3G", 3 << 30}, {"1T", 1 << 40}} {
+		if got, err := ParseBytes(c.in); err != nil || got != c.want {
+			t.Errorf("ParseBytes(%q) = %g, %v; want %g", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "-1", "0", "x", "1e400"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) took it", bad)
+		}
+	}
+	if m, err := memTotal("/proc/meminfo"); err == nil && m <= 0 {
+		t.Errorf("MemTotal %g", m)
+	}
+}
