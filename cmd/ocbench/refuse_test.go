@@ -88,7 +88,7 @@ func TestRefusalInputs(t *testing.T) {
 		// Values that are no number, where the flag applies.
 		{with("--workload", "poisson", "--think", "NaN"), "ocbench: --think: NaN is not in [0.001, 1e6]"},
 		{with("--delta", "NaN"), "ocbench: --delta: NaN"},
-		{with("--crashes", "2", "--crash-every", "NaN"), "ocbench: --crash-every: NaN is not in (0, 1e6]"},
+		{with("--crashes", "2", "--crash-every", "NaN"), "ocbench: --crash-every: NaN is not in [0.001, 1e6]"},
 		{with("--crashes", "2", "--permanent", "NaN"), "ocbench: --permanent: NaN"},
 		{with("--crashes", "2", "--downtime", "Inf"), "ocbench: --downtime: +Inf"},
 		{with("--ft", "--cs-estimate", "NaN"), "ocbench: --cs-estimate: NaN"},
