@@ -116,11 +116,25 @@ safety=$(grep '"safety_violations"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -
 late=$(grep '"delays_over_delta"' "$tmp/ipsc2.json" | tr -dc '0-9\n' | paste -sd' ' -)
 delta=$(grep -m1 '"delta_seconds"' "$tmp/ipsc2.json" | sed -E 's/.*: ([-0-9.e]+).*/\1/' || true)
 pvalues=$(grep '"p_value"' "$tmp/ipsc2.json" | sed -E 's/.*: ([-0-9.e]+).*/\1/' | paste -sd' ' - || true)
-if [ "$rows" != 2 ] || [ "$safety" != "0 0" ] || [ "$code" != 0 ]; then
+# A row whose deliveries all kept within δ must be safe; a row with late
+# deliveries (an oversubscribed or loaded machine breaks δ in wall-clock
+# time) promises nothing, and is reported, not failed.
+unsafe=0
+if [ "$rows" = 2 ]; then
+	read -r s1 s2 <<<"$safety"
+	read -r l1 l2 <<<"$late"
+	if { [ "$s1" != 0 ] && [ "$l1" = 0 ]; } || { [ "$s2" != 0 ] && [ "$l2" = 0 ]; }; then
+		unsafe=1
+	fi
+fi
+if [ "$rows" != 2 ] || [ "$unsafe" != 0 ] || { [ "$code" != 0 ] && [ "$safety" = "0 0" ]; }; then
 	echo "FAIL: mpirun -np 32 ocbench --repeat 1 --delta 0.004 --json (exit $code): $rows rows, safety violations per row: $safety, deliveries over δ: $late"
 	grep -E '"(nodes|violation|max_delay_delta)"' "$tmp/ipsc2.json" || true # what broke, where, and how late the latest delivery was
 	cat "$tmp/ipsc2.err"
 	fail=1
+elif [ "$safety" != "0 0" ]; then
+	echo "warn mpirun -np 32 ocbench --repeat 1 --delta 0.004 --json: safety violations per row $safety, each in a row with deliveries later than δ ($late): this machine broke δ, which safety rests on (issue 26: virtual time)"
+	grep -E '"(nodes|violation|max_delay_delta)"' "$tmp/ipsc2.json" || true
 else
 	echo "ok   mpirun -np 32 ocbench --repeat 1 --delta 0.004 --json: both ipsc2 rows in ${secs}s at δ = ${delta}s; safety violations per row: $safety; deliveries later than δ: $late; parity p-values: $pvalues"
 fi
