@@ -6,11 +6,12 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test short vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
 	@echo "make test          gofmt, vet, staticcheck + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
+	@echo "make short         the tests with -short: every package, each sweep cut to a sample (about a minute; not MPI, not vet)"
 	@echo "make fuzz          fuzz the wire frame decoder for FUZZTIME (10s)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
@@ -49,6 +50,11 @@ unit:
 	$(GO) test -count=1 -timeout 30m ./...
 
 test: vet unit fuzz mpi-test
+
+# Every package's tests, the sweeps cut to a sample (testing.Short): the
+# quick check while working; make test stays the full one.
+short:
+	$(GO) test -short -count=1 ./...
 
 # The frame decoder, fuzzed for a while (its seed corpus also runs in unit).
 fuzz:

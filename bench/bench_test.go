@@ -27,7 +27,7 @@ func TestSeedSweep(t *testing.T) {
 					// Algorithms that send O(N) or O(√N) messages per
 					// request where the token trees send O(log N) get a
 					// tenth of the seeds, which costs about as much.
-					count := *seeds
+					count := shortened("seeds", *seeds, 50) // -short: 50, so 5 where a tenth run (seed 5: FIFO)
 					if costly(algo) || IsKExclusion(algo) {
 						count = max(1, count/10)
 					}
@@ -88,12 +88,16 @@ func costly(algo string) bool {
 // message is attributed to a request: the per-request counts add up to the
 // total, and the open-cube stays within its bound.
 func TestSequentialAttribution(t *testing.T) {
+	requests := int64(2000)
+	if testing.Short() {
+		requests = 400
+	}
 	for _, algo := range AlgorithmNames() {
 		if IsKExclusion(algo) {
 			continue // anonymous tokens: no message serves one request (TestKofl)
 		}
 		for _, n := range []int{2, 16, 64} {
-			r, err := Run(Spec{Algorithm: algo, Nodes: n, Requests: 2000, Workload: "sequential", Seed: 3, CSTime: 1, Check: CheckFull})
+			r, err := Run(Spec{Algorithm: algo, Nodes: n, Requests: requests, Workload: "sequential", Seed: 3, CSTime: 1, Check: CheckFull})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +105,7 @@ func TestSequentialAttribution(t *testing.T) {
 				t.Fatalf("%s N=%d: %s", algo, n, r.Violation)
 			}
 			sum := r.MsgsPerRequest.Mean * float64(r.MsgsPerRequest.Count)
-			if r.MsgsPerRequest.Count != 2000 || int64(sum+0.5) != r.MessagesTotal {
+			if int64(r.MsgsPerRequest.Count) != requests || int64(sum+0.5) != r.MessagesTotal {
 				t.Errorf("%s N=%d: %d requests carry %.0f messages, the run sent %d", algo, n, r.MsgsPerRequest.Count, sum, r.MessagesTotal)
 			}
 		}

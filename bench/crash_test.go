@@ -52,7 +52,7 @@ func (c crashConfig) spec(seed uint64) Spec {
 // an open-cube (of the live nodes, when some stay down).
 func TestCrashSweep(t *testing.T) {
 	configs := crashConfigs
-	per := max(*crashSeeds/len(configs), 1)
+	per := max(shortened("crash-seeds", *crashSeeds, 20*len(configs))/len(configs), 1)
 	for _, c := range configs {
 		t.Run(fmt.Sprintf("N=%d/crashes=%d/every=%g/down=%g/%s", c.nodes, c.crashes, c.every, c.down, c.target), func(t *testing.T) {
 			t.Parallel()

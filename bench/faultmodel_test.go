@@ -88,7 +88,7 @@ func TestFaultModelSweep(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/N=%d/think=%g/%s", a, c.nodes, c.think, c.target), func(t *testing.T) {
 				t.Parallel()
 				crashes := min(6, c.nodes-3)
-				for seed := uint64(1); seed <= uint64(*ftSeeds); seed++ {
+				for seed := uint64(1); seed <= uint64(shortened("ft-seeds", *ftSeeds, 12)); seed++ {
 					s := Spec{Algorithm: a, Nodes: c.nodes, Requests: int64(10 * c.nodes), Workload: "poisson", Seed: seed,
 						CSTime: 1, Think: c.think, NoBaseline: true, Check: CheckFull, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3],
 						Faults: FaultPlan{Crashes: crashes, Spacing: "fixed", Every: 100, Down: 20, DownDist: "fixed", Permanent: perm, Target: c.target}}

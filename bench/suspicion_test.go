@@ -38,6 +38,9 @@ func TestNoFalseSuspicion(t *testing.T) {
 				if n > 64 {
 					requests = 1500
 				}
+				if testing.Short() && !flagGiven("suspicion-seeds") {
+					requests /= 5
+				}
 				for k := 0; k < *suspicionSeeds; k++ {
 					seed := uint64(k + 1)
 					s := Spec{Algorithm: "opencube", Nodes: n, Requests: requests, Workload: workload, Seed: seed,
