@@ -85,6 +85,28 @@ func WorkloadEnd(s Spec, plan []Fault) float64 {
 	return until
 }
 
+// Duration estimates how long a run of s (filled) with the fault plan plan
+// lasts, in seconds of its clock: until the end of the plan, or the time
+// its workload needs if longer. A poisson workload's node issues its share
+// of the requests (N × share ≥ Requests), each after a think time and a
+// critical section; the other workloads serve the requests one critical
+// section after another, the sequential one with a few message delays
+// between them. The MPI runtime's runs last as long in wall-clock time.
+func Duration(s Spec, plan []Fault) float64 {
+	end := WorkloadEnd(s, plan)
+	var work float64
+	switch s.Workload {
+	case Poisson:
+		share := (s.Requests + int64(s.Nodes) - 1) / int64(s.Nodes)
+		work = float64(share) * (s.Think + s.CSTime) * s.Delta
+	case Sequential:
+		work = float64(s.Requests) * (s.CSTime + 2) * s.Delta
+	default:
+		work = float64(s.Requests) * s.CSTime * s.Delta
+	}
+	return max(end, work) + Settle(s)
+}
+
 // WatchPeriod is the watchdog's period (Watchdog), in seconds: a run in
 // which no request was served for a period while one waited for a whole
 // period is stuck (a liveness violation).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
@@ -68,4 +69,23 @@ func runtimeOf(ri *runtimeInfo) bench.Runtime {
 		return rank.Runtime{}
 	}
 	return bench.Simulator{}
+}
+
+// TestWarnLong: under MPI a job that the estimate makes longer than ten
+// minutes of wall-clock time is announced with its length; a short one is
+// not.
+func TestWarnLong(t *testing.T) {
+	mpi := &runtimeInfo{ranks: 4}
+	for _, c := range []struct {
+		think float64
+		want  string
+	}{{1e6, "ocbench: warning: under MPI these runs last about 1h6m"}, {16, ""}} {
+		s := bench.Spec{Algorithm: "opencube", Nodes: 8, Requests: 8, Workload: bench.Poisson, Delta: 4e-3, CSTime: 1, Think: c.think}
+		o := &options{repeat: 1, runtimeInfo: mpi, rt: runtimeOf(mpi)}
+		var errb strings.Builder
+		warnLong(o, []config{{spec: s}}, &errb)
+		if got := errb.String(); c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, c.want) {
+			t.Errorf("think %gδ: %q, want %q…", c.think, got, c.want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/rank"
@@ -74,7 +75,7 @@ func measureDelta(o *options, list []config, stderr io.Writer) error {
 }
 
 // jobSeconds estimates how long the runs of list last under MPI: the
-// longest fault plan or workload of each batch (its runs go at once).
+// longest run of each batch (bench.Duration; its runs go at once).
 func jobSeconds(o *options, list []config) float64 {
 	est := 0.0
 	for _, b := range batches(o, list) {
@@ -83,7 +84,7 @@ func jobSeconds(o *options, list []config) float64 {
 			s := list[r.c].spec
 			s.Seed += uint64(r.k)
 			plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
-			longest = max(longest, bench.WorkloadEnd(s, plan)+bench.Settle(s))
+			longest = max(longest, bench.Duration(s, plan))
 		}
 		est += longest
 	}
@@ -140,4 +141,19 @@ func checkParity(o *options, spec bench.Spec, r *results.Run) error {
 		SimSamples: len(sim), SimMean: results.Estimated(sim).Mean,
 		MPISamples: len(r.OverheadSamples), MPIMean: r.OverheadPerFailure.Mean}
 	return nil
+}
+
+// longJob is the wall-clock time beyond which an MPI job's estimate is
+// printed before it starts.
+const longJob = 10 * 60.0
+
+// warnLong says, before an MPI job starts, how long it will take when that
+// is longer than longJob: its timers are wall-clock time, so a think time
+// of 10^6 δ makes a job of hours (the simulator's runs take what their
+// events take).
+func warnLong(o *options, list []config, stderr io.Writer) {
+	if secs := jobSeconds(o, list); secs > longJob && !o.save.quiet {
+		fmt.Fprintf(stderr, "ocbench: warning: under MPI these runs last about %s of wall-clock time (δ = %gs; the think time, the requests and the fault plan set it); Ctrl-C ends them\n",
+			time.Duration(secs*float64(time.Second)).Round(time.Second), list[0].spec.Delta)
+	}
 }

@@ -494,6 +494,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 			return 1, err
 		}
 	}
+	if o.runtimeInfo != nil {
+		warnLong(o, list, stderr)
+	}
 	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
 	if o.trace != "" {
