@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,8 +37,31 @@ const (
 	ctlExited = 5
 	ctlProbe  = 6
 	ctlCount  = 7
-	ctlSize   = 14
+	// ctlAlive: every rank tells rank 0 it is running, once per aliveEvery.
+	ctlAlive = 8
+	ctlSize  = 14
 )
+
+// Every rank other than 0 sends rank 0 a frame at least once per
+// aliveEvery of wall-clock time while the runs last; rank 0 ends the job
+// (Abort) when a rank has sent nothing for silentLimit: a rank stopped
+// (SIGSTOP), or whose host is gone, would otherwise keep the others waiting
+// for its end of the workload for ever. A rank descheduled on an
+// oversubscribed machine is silent for tens of milliseconds, not seconds.
+// OCBENCH_SILENT_SECONDS sets silentLimit (tests: scripts/mpi-check.sh).
+var (
+	aliveEvery  = 1.0 // seconds
+	silentLimit = envSeconds("OCBENCH_SILENT_SECONDS", 30)
+)
+
+// envSeconds returns the positive number of seconds in the environment
+// variable name, or def.
+func envSeconds(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil && v > 0 && !math.IsInf(v, 0) {
+		return v
+	}
+	return def
+}
 
 // maxBatch caps the records of one frame, so that a frame stays below the
 // usual eager limit of shared-memory MPI transports (4 KiB). Such a send can
@@ -361,7 +386,11 @@ type job struct {
 	posted postedReceiver // the Comm's receive posted ahead, while the run lasts
 	msgs   []proto.Message
 	ctl    []byte // its own allocation: cgo checks the whole object a pointer points into
-	err    error
+	// heard[r] is when rank 0 last received a frame from rank r; alive is
+	// when this rank last told rank 0 it runs.
+	heard []float64
+	alive float64
+	err   error
 }
 
 // filled names a frame being filled: run in's frame for rank dest.
@@ -601,6 +630,7 @@ func (j *job) loop() error {
 		if !live {
 			break
 		}
+		j.keepAlive(now)
 		if j.progress != nil && j.rank == 0 && now-lastProgress >= 1 {
 			lastProgress = now
 			if p := j.failuresSoFar(now); p.FailuresPlanned > 0 {
@@ -704,6 +734,9 @@ func (j *job) received(src int) {
 // handle dispatches a frame received from src.
 func (j *job) handle(buf []byte, src, tag int) {
 	j.received(src)
+	if j.heard != nil {
+		j.heard[src] = j.now()
+	}
 	switch tag {
 	case tagData:
 		j.handleData(buf, src)
@@ -812,8 +845,11 @@ func (j *job) handleControl(c []byte, src int) {
 		j.malformed(fmt.Errorf("control frame of a foreign job from rank %d (digest %08x, this job's %08x)", src, d, j.digest))
 		return
 	}
-	if c[0] == ctlHello {
+	switch c[0] {
+	case ctlHello:
 		j.hellos++
+		return
+	case ctlAlive: // heard (handle)
 		return
 	}
 	in := j.instance(c[1])
@@ -944,4 +980,31 @@ func (Runtime) Batch() int { return MaxConcurrent }
 // Run runs specs at once, as one job (RunSeeds).
 func (rt Runtime) Run(specs []bench.Spec) ([]*results.Run, error) {
 	return RunSeeds(rt.Comm, specs, Options{Placement: rt.Placement, Digest: rt.Digest})
+}
+
+// keepAlive sends rank 0 a ctlAlive frame once per aliveEvery (ranks other
+// than 0), and on rank 0 fails the job if a rank has sent nothing for
+// silentLimit.
+func (j *job) keepAlive(now float64) {
+	if j.size == 1 || now-j.alive < aliveEvery {
+		return
+	}
+	j.alive = now
+	if j.rank != 0 {
+		j.control(ctlAlive, 0, 0, 0, 0)
+		return
+	}
+	if j.heard == nil {
+		j.heard = make([]float64, j.size)
+		for r := range j.heard {
+			j.heard[r] = now
+		}
+		return
+	}
+	for r := 1; r < j.size; r++ {
+		if now-j.heard[r] > silentLimit {
+			j.fail(fmt.Errorf("rank %d has sent nothing for %.0f s (stopped, or its host is gone): ending the job", r, now-j.heard[r]))
+			return
+		}
+	}
 }

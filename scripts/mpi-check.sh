@@ -69,6 +69,40 @@ agree "ocbench: --runtime sim: the simulator runs in one process" -np 4 "$bin" -
 agree "ocbench: --out: cannot create the results directory" -np 4 "$bin" --nodes 8 --requests 50 --out /dev/null/runs
 agree "ocbench: --delta: 1e-09s is below" -np 2 "$bin" --nodes 8 --delta 1e-9 "${small[@]}"
 
+# A rank killed (SIGKILL) or stopped (SIGSTOP) in the middle of a run: the
+# job ends on every rank, non-zero, within a bound (the stopped rank: rank 0
+# hears nothing from it for OCBENCH_SILENT_SECONDS and aborts the job).
+faulty_rank() {
+	local sig=$1 want=$2 code=0 victim="" start
+	start=$(date +%s)
+	OCBENCH_SILENT_SECONDS=5 timeout 120 "${run_cmd[@]}" -x OCBENCH_SILENT_SECONDS -np 4 "$bin" --nodes 16 --workload poisson \
+		--think 2000 --requests 64 --no-save >"$tmp/f.out" 2>"$tmp/f.err" &
+	local job=$!
+	for _ in $(seq 50); do # rank 1's process, once it runs
+		for p in $(pgrep -f "^$bin " || true); do
+			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then
+				victim=$p
+			fi
+		done
+		[ -n "$victim" ] && break
+		sleep 0.2
+	done
+	sleep 3
+	[ -n "$victim" ] && kill "-$sig" "$victim" 2>/dev/null || true
+	wait "$job" || code=$?
+	pkill -KILL -f "^$bin " 2>/dev/null || true
+	local secs=$(($(date +%s) - start))
+	if [ -z "$victim" ] || [ "$code" = 0 ] || [ "$code" = 124 ] || { [ -n "$want" ] && ! grep -q "$want" "$tmp/f.err" "$tmp/f.out"; }; then
+		echo "FAIL: mpirun -np 4 ocbench, rank 1 sent SIG$sig: exit $code after ${secs}s (124: time limit), victim '${victim}', output:"
+		cat "$tmp/f.err" "$tmp/f.out"
+		fail=1
+	else
+		echo "ok   mpirun -np 4 ocbench, rank 1 sent SIG$sig: the job ended in ${secs}s, exit $code${want:+: $(grep -h -m1 "$want" "$tmp/f.err" "$tmp/f.out")}"
+	fi
+}
+faulty_rank KILL '' # mpirun ends the job (-q: without its note)
+faulty_rank STOP 'has sent nothing'
+
 # Every power-of-two number of ranks, N ≥ P.
 for np in 1 2 4 8 16 32; do
 	run -np "$np" "$bin" --nodes 32 --requests 50 --no-save --json >"$tmp/p$np.json"
