@@ -26,6 +26,7 @@ type runKind struct {
 	late      bool // --delay-violations > 0
 	mpi       bool
 	transient string
+	trace     bool // --trace
 }
 
 // conditional is a group of flags that apply only to some runs.
@@ -62,6 +63,8 @@ var conditionals = []conditional{
 		func(runKind) string { return "it applies only to --transient initial; give it or drop --link-cap" }},
 	{[]string{"corruptions", "corrupt-every"}, func(k runKind) bool { return k.transient == "during" },
 		func(runKind) string { return "it applies only to --transient during; give it or drop the flag" }},
+	{[]string{"force"}, func(k runKind) bool { return k.trace },
+		func(runKind) string { return "it lets --trace overwrite a file; give --trace FILE or drop it" }},
 }
 
 // notApplicable returns an error naming the first flag given on the

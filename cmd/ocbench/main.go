@@ -169,9 +169,9 @@ Bounds and budget:
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
   --crashes or --ft; --late-factor without --delay-violations; --placement outside MPI; --link-cap
-  without --transient initial, --corruptions and --corrupt-every without --transient during. Only the
-  flags given count: a preset's values and the defaults are never refused. --seed S with --repeat R
-  (or --search R) needs S + R − 1 ≤ 2^64 − 1.
+  without --transient initial, --corruptions and --corrupt-every without --transient during; --force
+  without --trace. Only the flags given count: a preset's values and the defaults are never refused.
+  --seed S with --repeat R (or --search R) needs S + R − 1 ≤ 2^64 − 1.
   Crashes keep 2 nodes up at all times: a crash waits for a recovery while only 2 are up, and at most
   N−3 nodes go down for good.
   Every simulated run has a budget of steps and of virtual time, 16 times what its workload and fault
@@ -374,7 +374,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	if len(expandAlgos(o.algos)) == 0 { // --algo "": nothing to run
 		return nil, usageError{fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, kexclusion, survey, ft)", strings.Join(bench.AlgorithmNames(), ", "))}
 	}
-	kind := runKind{workload: o.workload, protocol: o.ft, late: o.late != 0, mpi: o.runtimeInfo != nil, transient: o.transient}
+	kind := runKind{workload: o.workload, protocol: o.ft, late: o.late != 0, mpi: o.runtimeInfo != nil, transient: o.transient, trace: o.trace != ""}
 	for _, sh := range shapes {
 		kind.crashes = kind.crashes || sh.crashes > 0
 	}

@@ -79,6 +79,7 @@ func TestRefusalInputs(t *testing.T) {
 		{with("--delay-violations", "0.1", "--late-factor", "0"), "ocbench: --late-factor: 0 is not in (1, 1e6]"},
 		{with("--placement", "nosuch"), "ocbench: --placement: it places nodes on MPI ranks, and this run is in the simulator"},
 		{with("--placement", "block"), "ocbench: --placement: "},
+		{with("--force"), "ocbench: --force: it lets --trace overwrite a file"},
 		{with("--algo", "kofl", "--link-cap", "3"), "ocbench: --link-cap: it applies only to --transient initial"},
 		{with("--algo", "kofl", "--transient", "initial", "--corruptions", "3"), "ocbench: --corruptions: it applies only to --transient during"},
 		{with("--seed", "18446744073709551615", "--repeat", "2"), "ocbench: --seed: 18446744073709551615 with --repeat 2 runs seeds beyond 2^64−1"},
