@@ -533,16 +533,18 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		rep.Runs = append(rep.Runs, r)
 	}
 	prog.finish()
+	var traceErr error
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {
-			return 1, fmt.Errorf("--trace: %w", err)
+			traceErr = fmt.Errorf("--trace: %w", err)
 		}
 	}
 	if o.runtimeInfo != nil && o.runtimeInfo.rank != 0 {
 		return 0, nil
 	}
 	// Saved before anything is printed: a stdout that fails (a full
-	// disk, a closed pipe) loses no run.
+	// disk, a closed pipe) loses no run, nor does a trace that could not
+	// be written whole.
 	saved, saveErr := sv.save(o, list, rep, stderr)
 	w := bufio.NewWriter(stdout)
 	if o.json {
@@ -568,6 +570,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	}
 	if saveErr != nil {
 		return 1, saveErr
+	}
+	if traceErr != nil {
+		return 1, traceErr
 	}
 	if violations > 0 {
 		return 1, fmt.Errorf("%d invariant violation(s); the output names the seed to replay", violations)
