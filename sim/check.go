@@ -37,7 +37,7 @@ func (s *Sim) check(id proto.NodeID) {
 		return
 	}
 	if s.cfg.Check < CheckFull || s.skipped {
-		return // skipped: not this step's turn (ClosureCost)
+		return // skipped: not this step's turn (ClosureSmall)
 	}
 	for _, inv := range s.cfg.Invariants {
 		switch {

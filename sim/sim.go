@@ -207,7 +207,7 @@ type Sim struct {
 	orderedKey     [4]uint64
 	orderedOK      bool  // ordered holds the messages in flight of orderedKey
 	lastClosure    int64 // the step of the legitimacy predicate's last evaluation
-	skipped        bool  // this step's closure check is not due (ClosureCost)
+	skipped        bool  // this step's closure check is not due (ClosureSmall)
 	stopped        bool
 	err            error
 
