@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,18 +20,7 @@ import (
 // fails the test if a rank fails.
 func onLocalRanks(t *testing.T, p int, f func(r int, c Comm) error) {
 	t.Helper()
-	comms := Local(p)
-	errs := make([]error, p)
-	var wg sync.WaitGroup
-	for r := range comms {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			errs[r] = f(r, comms[r])
-		}(r)
-	}
-	wg.Wait()
-	for r, err := range errs {
+	for r, err := range onRanks(p, f) {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/results"
+	"github.com/spf13/pflag"
 )
 
 // runWithin runs run(args) and fails the test if it takes more than limit,
@@ -128,15 +129,8 @@ func TestReplayCommand(t *testing.T) {
 		{"--algo", "kofl", "--nodes", "16", "--ell", "4", "--transient", "during", "--corruptions", "9", "--corrupt-every", "12.5", "--workload", "poisson"},
 		{"--algo", "kofl", "--nodes", "8"},
 	} {
-		var o options
-		fs := newFlags(&o)
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		if defaultsToPreset(fs, o.algos) {
-			o.preset = "ipsc2"
-		}
-		list, err := configs(&o, fs)
+		o, fs := parseArgs(t, args)
+		list, err := configs(o, fs)
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
@@ -178,4 +172,19 @@ func (brokenBaseline) Run(specs []bench.Spec) ([]*results.Run, error) {
 		r.OverheadDifferential = results.Estimate{}
 	}
 	return out, err
+}
+
+// parseArgs parses args as run does (the ipsc2 preset when they name no
+// experiment), failing the test on a parse error.
+func parseArgs(t *testing.T, args []string) (*options, *pflag.FlagSet) {
+	t.Helper()
+	o := &options{}
+	fs := newFlags(o)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if defaultsToPreset(fs, o.algos) {
+		o.preset = "ipsc2"
+	}
+	return o, fs
 }

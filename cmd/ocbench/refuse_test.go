@@ -114,15 +114,8 @@ func TestPresetValuesNotRefused(t *testing.T) {
 		{"--nodes", "8", "--seed", "18446744073709551614", "--repeat", "2"},
 		{"--nodes", "8", "--seed", "18446744073709551615"},
 	} {
-		var o options
-		fs := newFlags(&o)
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		if defaultsToPreset(fs, o.algos) {
-			o.preset = "ipsc2"
-		}
-		if _, err := configs(&o, fs); err != nil {
+		o, fs := parseArgs(t, args)
+		if _, err := configs(o, fs); err != nil {
 			t.Errorf("%q: %v", args, err)
 		}
 	}
