@@ -34,7 +34,8 @@ const (
 // Rule is a behaviour rule of the general scheme. A node keeps its rule as
 // a two-byte index into a table of the rules in use, so that the node fits
 // in a 64-byte cache line: equal rules of a comparable type share an entry,
-// and each Init of a rule of another type takes a new one (at most 65536).
+// and a rule of another type takes a new one at each Init or NewNodes (at
+// most 65536 in all).
 type Rule interface {
 	// Name is the algorithm's flag value.
 	Name() string
