@@ -235,7 +235,7 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 	}
 	r.MsgsPerRequest = results.Summarize(perRequest)
 	r.WaitDelta = results.Summarize(t.Waits)
-	r.ResponseDelta = results.Summarize(t.Waits)
+	r.ResponseDelta = r.WaitDelta // the same samples: summarized once
 	if r.ResponseDelta.Count > 0 {
 		r.ResponseDelta.Mean += spec.CSTime
 		r.ResponseDelta.Median += spec.CSTime

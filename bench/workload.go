@@ -79,6 +79,10 @@ type Workload struct {
 	// poll, if not nil, is called at every request issued (the run's
 	// budget: budgetCheck).
 	poll func()
+	// The method values next, issue and exited, made once: each method
+	// value taken allocates.
+	nextFn            func()
+	issueFn, exitedFn func(proto.NodeID)
 }
 
 // WorkloadConfig says what a Workload issues. Times are in seconds.
@@ -121,6 +125,7 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet,
 		busy: make([]bool, n), inCS: make([]bool, n),
 		reqTag: make([]uint32, n), life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
+	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited
 	if c.PerNode {
 		d.quota = (c.Requests + int64(n) - 1) / int64(n)
 		d.nodeIssued = make([]int64, n)
@@ -158,14 +163,14 @@ func (d *Workload) IssuedAt(id proto.NodeID) float64 { return d.since[id] }
 func (d *Workload) Start() {
 	switch d.kind {
 	case "sequential":
-		d.host.After(0, d.next)
+		d.host.After(0, d.nextFn)
 	case "poisson":
 		for _, id := range d.hosted {
 			d.scheduleThink(id)
 		}
 	case "saturated":
 		for _, id := range d.hosted {
-			d.later(id, 0, d.issue)
+			d.later(id, 0, d.issueFn)
 		}
 	}
 }
@@ -198,7 +203,7 @@ func splitmix(x uint64) uint64 {
 }
 
 func (d *Workload) scheduleThink(id proto.NodeID) {
-	d.later(id, d.thinkTime(id), d.issue)
+	d.later(id, d.thinkTime(id), d.issueFn)
 }
 
 // more reports whether node id (any node: Nil) may issue another request.
@@ -250,7 +255,7 @@ func (d *Workload) next() {
 			return
 		}
 	}
-	d.host.After(d.csTime+1e-9, d.next) // every node is down: try later
+	d.host.After(d.csTime+1e-9, d.nextFn) // every node is down: try later
 }
 
 // IssueSequential makes node id call enter_cs for the k-th request of the
@@ -271,7 +276,7 @@ func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 	d.sync.Entered(d.host.Now())
 	d.waits = append(d.waits, d.host.Now()-d.since[id])
 	d.host.Input(d.csTime, id, proto.ExitCS, 0)
-	d.later(id, d.csTime, d.exited)
+	d.later(id, d.csTime, d.exitedFn)
 }
 
 func (d *Workload) exited(id proto.NodeID) {
@@ -288,7 +293,7 @@ func (d *Workload) exited(id proto.NodeID) {
 	case "sequential":
 		if d.neverQuiet && d.pending {
 			d.pending = false
-			d.host.After(0, d.next)
+			d.host.After(0, d.nextFn)
 		}
 	}
 	d.check()
@@ -370,7 +375,7 @@ func (d *Workload) Stalled(lastServed int64, period, delta float64) string {
 func (d *Workload) Quiet() {
 	if d.kind == "sequential" && d.pending && d.served+d.abandoned == d.issued {
 		d.pending = false
-		d.host.After(0, d.next)
+		d.host.After(0, d.nextFn)
 	}
 }
 

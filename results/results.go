@@ -15,6 +15,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/montanaflynn/stats"
@@ -30,11 +32,27 @@ type Summary struct {
 	Max    float64 `json:"max"`
 }
 
-// Summarize returns the summary of xs.
+// Summarize returns the summary of xs: the statistics of package stats
+// (stats.Median, stats.Percentile(99), stats.Max). For a large sample with
+// no NaN, the median and the 99th percentile are found by selection
+// (summarizeSelect) rather than by sorting: the same order statistics, in
+// linear time.
 func Summarize(xs []float64) Summary {
 	if len(xs) == 0 {
 		return Summary{}
 	}
+	if len(xs) >= selectMin && !slices.ContainsFunc(xs, math.IsNaN) {
+		return summarizeSelect(xs)
+	}
+	return summarizeSort(xs)
+}
+
+// selectMin is the smallest sample that summarizeSelect takes: at that
+// size the median's ranks lie below the 99th percentile's.
+const selectMin = 64
+
+// summarizeSort is Summarize by sorting a copy of xs.
+func summarizeSort(xs []float64) Summary {
 	mean, _ := stats.Float64Data(xs).Mean() // summed in the order of xs
 	// Median and Percentile each sort a copy of their input: sorted once
 	// here, those sorts cost a pass each.
@@ -281,4 +299,79 @@ type Parity struct {
 	SimMean    float64  `json:"sim_mean"`
 	MPISamples int      `json:"mpi_samples"`
 	MPIMean    float64  `json:"mpi_mean"`
+}
+
+// summarizeSelect is Summarize of a sample of at least selectMin values
+// with no NaN, which takes from a copy of xs, by selection, the values
+// whose ranks stats.Median and stats.Percentile(99) read in the sorted
+// sample, and computes from them what those do.
+func summarizeSelect(xs []float64) Summary {
+	l := len(xs)
+	mean, _ := stats.Float64Data(xs).Mean() // summed in the order of xs
+	mx, _ := stats.Float64Data(xs).Max()
+	d := slices.Clone(xs)
+	// stats.Percentile: rank (percent/100)·(n−1), interpolated between
+	// the values of ranks k and k+1.
+	rank := (float64(99) / 100) * float64(l-1)
+	k := int(rank)
+	f := rank - float64(k)
+	selectRank(d, k)
+	ck := d[k]
+	p99 := ck
+	if k+1 < l && f != 0 {
+		if ck1 := slices.Min(d[k+1:]); ck1 != ck {
+			delta := ck1 - ck
+			if math.IsInf(delta, 1) {
+				p99 = (1-f)*ck + f*ck1
+			} else {
+				p99 = ck + f*delta
+			}
+		}
+	}
+	// stats.Median: the middle value, or the mean of the two middle ones.
+	m := l / 2 // < k, as l ≥ selectMin
+	selectRank(d[:k], m)
+	med := d[m]
+	if l%2 == 0 {
+		med, _ = stats.Float64Data{slices.Max(d[:m]), d[m]}.Mean()
+	}
+	return Summary{Count: l, Mean: mean, Median: med, P99: p99, Max: mx}
+}
+
+// selectRank reorders d, which holds no NaN, so that d[k] is the value of
+// rank k of the sorted d, with no larger value before it and no smaller
+// one after it (a quickselect: Hoare's partition around a median of
+// three, and a sort of what is left if it takes too many rounds).
+func selectRank(d []float64, k int) {
+	lo, hi := 0, len(d)-1
+	for rounds := 2*bits.Len(uint(len(d))) + 8; hi > lo; rounds-- {
+		if rounds == 0 || hi-lo < 16 {
+			slices.Sort(d[lo : hi+1])
+			return
+		}
+		a, b, c := d[lo], d[lo+(hi-lo)/2], d[hi]
+		p := max(min(a, b), min(max(a, b), c))
+		i, j := lo, hi
+		for i <= j {
+			for d[i] < p {
+				i++
+			}
+			for d[j] > p {
+				j--
+			}
+			if i <= j {
+				d[i], d[j] = d[j], d[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default: // d[j+1 : i] are all p
+			return
+		}
+	}
 }

@@ -12,6 +12,11 @@
 package scheme
 
 import (
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -26,7 +31,11 @@ const (
 	Reject                  // i cannot be the father of j: it answers with an anomaly message
 )
 
-// Rule is a behaviour rule of the general scheme.
+// Rule is a behaviour rule of the general scheme. A node keeps its rule as
+// a two-byte index into a table of the rules in use, so that the node fits
+// in a 64-byte cache line: equal rules of a comparable type share an entry,
+// and a rule of another type takes a new one at each Init or NewNodes (at
+// most 65536 in all).
 type Rule interface {
 	// Name is the algorithm's flag value.
 	Name() string
@@ -56,6 +65,8 @@ type Node struct {
 	Father    proto.NodeID
 	Lender    proto.NodeID
 	Mandator  proto.NodeID
+	rule      uint16 // the node's Rule: (*rules.list.Load())[rule]
+	queued    bool   // first holds the oldest waiting request
 	// Gen is the generation of the token this node last held or received.
 	Gen uint64
 	// Src and Tag identify the CS request the node is serving (its own, its
@@ -63,14 +74,67 @@ type Node struct {
 	Src proto.NodeID
 	Tag uint32
 
-	rule  Rule
-	queue []entry
-	head  int
+	// The FIFO queue of waiting requests: first (if queued), then rest's.
+	// Most nodes never hold more than one request, which then lives in the
+	// node's own cache line; rest is allocated by the first node that
+	// holds two.
+	first entry
+	rest  *fifo
+}
+
+// fifo is the tail of a node's queue: buf[head:], oldest first.
+type fifo struct {
+	buf  []entry
+	head int
+}
+
+func (q *fifo) len() int { return len(q.buf) - q.head }
+
+// rules is the table of the rules the nodes use, indexed by Node.rule.
+// Adding a rule, under the lock, publishes a new copy of the list.
+var rules struct {
+	sync.Mutex
+	list  atomic.Pointer[[]Rule]
+	index map[Rule]uint16 // the comparable rules' entries
+}
+
+// ruleIndex returns rule's index in rules, adding it if it is new (or not
+// comparable).
+func ruleIndex(rule Rule) uint16 {
+	rules.Lock()
+	defer rules.Unlock()
+	shared := reflect.TypeOf(rule).Comparable()
+	if shared {
+		if k, ok := rules.index[rule]; ok {
+			return k
+		}
+	}
+	var list []Rule
+	if l := rules.list.Load(); l != nil {
+		list = *l
+	}
+	if len(list) > 1<<16-1 {
+		panic(fmt.Sprintf("scheme: more than %d rules", 1<<16))
+	}
+	k := uint16(len(list))
+	list = append(list[:len(list):len(list)], rule)
+	rules.list.Store(&list)
+	if shared {
+		if rules.index == nil {
+			rules.index = make(map[Rule]uint16)
+		}
+		rules.index[rule] = k
+	}
+	return k
 }
 
 // Init puts n in the initial state of node id of an n-node system.
 func (n *Node) Init(rule Rule, id proto.NodeID, size int) {
-	*n = Node{ID: id, rule: rule, Father: rule.InitialFather(id, size), Lender: proto.Nil, Mandator: proto.Nil, Src: proto.Nil}
+	n.init(rule, ruleIndex(rule), id, size)
+}
+
+func (n *Node) init(rule Rule, k uint16, id proto.NodeID, size int) {
+	*n = Node{ID: id, rule: k, Father: rule.InitialFather(id, size), Lender: proto.Nil, Mandator: proto.Nil, Src: proto.Nil}
 	if n.Father == proto.Nil {
 		n.TokenHere = true
 		n.Lender = id
@@ -78,7 +142,7 @@ func (n *Node) Init(rule Rule, id proto.NodeID, size int) {
 }
 
 // Rule returns the node's behaviour rule.
-func (n *Node) Rule() Rule { return n.rule }
+func (n *Node) Rule() Rule { return (*rules.list.Load())[n.rule] }
 
 // Step implements proto.Node for the failure-free protocol: EnterCS, ExitCS,
 // and the receipt of Request and Token messages. Other inputs are ignored.
@@ -106,10 +170,39 @@ func (n *Node) Enqueue(j, src proto.NodeID, tag uint32) { n.EnqueueFrom(j, j, sr
 // EnqueueFrom is Enqueue for a request received from node from: the node
 // that sent it, which was a son of this node when it did.
 func (n *Node) EnqueueFrom(j, from, src proto.NodeID, tag uint32) {
-	if n.head > 0 && n.head == len(n.queue) {
-		n.queue, n.head = n.queue[:0], 0
+	e := entry{j: j, from: from, src: src, tag: tag}
+	if !n.queued {
+		n.first, n.queued = e, true
+		return
 	}
-	n.queue = append(n.queue, entry{j: j, from: from, src: src, tag: tag})
+	if n.rest == nil {
+		n.rest = &fifo{}
+	}
+	q := n.rest
+	if q.head > 0 && q.head == len(q.buf) {
+		q.buf, q.head = q.buf[:0], 0
+	}
+	q.buf = append(q.buf, e)
+}
+
+// at returns the k-th waiting request, oldest first (k < Queued()).
+func (n *Node) at(k int) *entry {
+	if k == 0 {
+		return &n.first
+	}
+	return &n.rest.buf[n.rest.head+k-1]
+}
+
+// truncate keeps the k oldest waiting requests.
+func (n *Node) truncate(k int) {
+	if k == 0 {
+		n.first, n.queued = entry{}, false
+	}
+	if q := n.rest; q != nil {
+		end := q.head + max(k-1, 0)
+		clear(q.buf[end:])
+		q.buf = q.buf[:end]
+	}
 }
 
 // Holds reports whether the node already holds request(j) of serial tag:
@@ -118,8 +211,8 @@ func (n *Node) Holds(j proto.NodeID, tag uint32) bool {
 	if n.Asked && n.Mandator == j && n.Tag == tag {
 		return true
 	}
-	for _, e := range n.queue[n.head:] {
-		if e.j == j && e.tag == tag {
+	for k := range n.Queued() {
+		if e := n.at(k); e.j == j && e.tag == tag {
 			return true
 		}
 	}
@@ -132,30 +225,38 @@ func (n *Node) Holds(j proto.NodeID, tag uint32) bool {
 // reports how many it removed and whether one of a larger serial is queued
 // (the request is then the obsolete one).
 func (n *Node) Supersede(j proto.NodeID, tag uint32) (dropped int, obsolete bool) {
-	k := n.head
-	for _, e := range n.queue[n.head:] {
+	k, total := 0, n.Queued()
+	for i := range total {
+		e := *n.at(i)
 		own := e.j == j && e.src == j
 		if own && e.tag > tag {
 			obsolete = true
 		}
 		if !own || e.tag >= tag {
-			n.queue[k] = e
+			*n.at(k) = e
 			k++
 		}
 	}
-	dropped = len(n.queue) - k
-	clear(n.queue[k:])
-	n.queue = n.queue[:k]
+	dropped = total - k
+	n.truncate(k)
 	return dropped, obsolete
 }
 
 // Queued returns the number of requests waiting in the node's queue.
-func (n *Node) Queued() int { return len(n.queue) - n.head }
+func (n *Node) Queued() int {
+	if !n.queued {
+		return 0
+	}
+	if n.rest == nil {
+		return 1
+	}
+	return 1 + n.rest.len()
+}
 
 // Drain serves waiting requests, oldest first, while the node is not busy
 // ("wait (not asked_i)").
 func (n *Node) Drain(out *proto.Output) {
-	for !n.Asked && n.head < len(n.queue) {
+	for !n.Asked && n.queued {
 		n.ServeNext(out)
 	}
 }
@@ -164,11 +265,10 @@ func (n *Node) Drain(out *proto.Output) {
 // the node from which it came (j itself for a local enter_cs), if the node
 // is not busy and a request waits.
 func (n *Node) Next() (j, from proto.NodeID, ok bool) {
-	if n.Asked || n.head == len(n.queue) {
+	if n.Asked || !n.queued {
 		return proto.Nil, proto.Nil, false
 	}
-	e := n.queue[n.head]
-	return e.j, e.from, true
+	return n.first.j, n.first.from, true
 }
 
 // ServeNext serves the oldest waiting request, as Drain does, and returns
@@ -191,9 +291,14 @@ func (n *Node) DropNext() (j, src proto.NodeID, tag uint32) {
 }
 
 func (n *Node) pop() entry {
-	e := n.queue[n.head]
-	n.queue[n.head] = entry{}
-	n.head++
+	e := n.first
+	if q := n.rest; q != nil && q.head < len(q.buf) {
+		n.first = q.buf[q.head]
+		q.buf[q.head] = entry{}
+		q.head++
+	} else {
+		n.first, n.queued = entry{}, false
+	}
 	return e
 }
 
@@ -231,7 +336,7 @@ func (n *Node) ExitCS(out *proto.Output) {
 
 // request: upon receipt of request(j) by i, lines (5)–(10).
 func (n *Node) request(e entry, out *proto.Output) Behavior {
-	b := n.rule.OnRequest(n, e.j)
+	b := (*rules.list.Load())[n.rule].OnRequest(n, e.j)
 	switch b {
 	case Reject:
 		n.send(out, NewAnomaly(e.j, e.from, e.src, e.tag))
@@ -292,7 +397,7 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 		n.Asked = false // (15)
 		to := n.Mandator
 		tok := proto.Message{Type: Token, To: to, J: proto.RefTo(j), Src: proto.RefTo(n.Src), Stamp: n.Gen, Tag: n.Tag}
-		switch n.rule.OnToken(n) {
+		switch (*rules.list.Load())[n.rule].OnToken(n) {
 		case Transit:
 			if j == proto.Nil {
 				n.Lender, n.Father = proto.Nil, to // (19)–(20)
@@ -358,8 +463,8 @@ func TreeOf(n proto.Node) (TreeView, bool) {
 
 // Waiting implements proto.Node.
 func (n *Node) Waiting(f func(j proto.NodeID)) {
-	for _, e := range n.queue[n.head:] {
-		f(e.j)
+	for k := range n.Queued() {
+		f(n.at(k).j)
 	}
 }
 
@@ -374,8 +479,9 @@ func (a Algorithm) Name() string { return a.Rule.Name() }
 func (a Algorithm) NewNodes(size int) []proto.Node {
 	nodes := make([]Node, size)
 	out := make([]proto.Node, size)
+	k := ruleIndex(a.Rule)
 	for i := range nodes {
-		nodes[i].Init(a.Rule, proto.NodeID(i), size)
+		nodes[i].init(a.Rule, k, proto.NodeID(i), size)
 		out[i] = &nodes[i]
 	}
 	return out

@@ -3,6 +3,7 @@ package scheme
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/ocbench/ocbench/internal/steptest"
 	"github.com/ocbench/ocbench/proto"
@@ -156,5 +157,11 @@ func TestSupersede(t *testing.T) {
 				t.Fatalf("left %v, want %v", left, c.left)
 			}
 		})
+	}
+}
+
+func TestNodeSize(t *testing.T) {
+	if s := unsafe.Sizeof(Node{}); s != 64 {
+		t.Errorf("scheme.Node is %d bytes, want 64 (one cache line)", s)
 	}
 }

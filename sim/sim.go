@@ -295,6 +295,15 @@ func (s *Sim) alloc() int32 {
 	return int32(len(s.slab) - 1)
 }
 
+// set fills in the fields of p that are not the payload of one kind of
+// event (msg, timer, fn), leaving those zero: the caller then writes the
+// one its kind uses. Writing field by field spares the copy of a whole
+// payload built aside.
+func (p *payload) set(kind uint8, node proto.NodeID, msgID uint64, sent float64) {
+	p.kind, p.in, p.node, p.tag, p.msgID, p.sent, p.next = kind, 0, node, 0, msgID, sent, -1
+	p.msg, p.timer, p.fn = proto.Message{}, proto.Timer{}, nil
+}
+
 // release frees slot i of the slab. Only the fields that hold pointers are
 // cleared, for the garbage collector: the callers of schedule write every
 // field of a slot it takes.
@@ -306,7 +315,8 @@ func (s *Sim) release(i int32) {
 }
 
 // schedule queues an event at time t and returns its payload to fill in
-// (every field: the slot may hold an earlier event's).
+// (every field, by set and then the kind's own: the slot may hold an
+// earlier event's).
 func (s *Sim) schedule(t float64) *payload {
 	i := s.alloc()
 	s.seq++
@@ -317,12 +327,16 @@ func (s *Sim) schedule(t float64) *payload {
 // Input schedules an input (EnterCS with its request serial tag, ExitCS,
 // Crash or Recover) for node id, dt seconds from now.
 func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint32) {
-	*s.schedule(s.now + dt) = payload{kind: evInput, in: kind, node: id, tag: tag, next: -1}
+	p := s.schedule(s.now + dt)
+	p.set(evInput, id, 0, 0)
+	p.in, p.tag = kind, tag
 }
 
 // After calls fn dt seconds from now, between steps.
 func (s *Sim) After(dt float64, fn func()) {
-	*s.schedule(s.now + dt) = payload{kind: evCall, fn: fn, next: -1}
+	p := s.schedule(s.now + dt)
+	p.set(evCall, 0, 0, 0)
+	p.fn = fn
 }
 
 // Run processes events until none is left, Stop is called, or an invariant
@@ -456,7 +470,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 		s.post(&s.out.Msgs[i], false)
 	}
 	for _, t := range s.out.Timers {
-		*s.schedule(s.now + t.After*s.cfg.Delta) = payload{kind: evTimer, node: id, timer: t, next: -1}
+		p := s.schedule(s.now + t.After*s.cfg.Delta)
+		p.set(evTimer, id, 0, 0)
+		p.timer = t
 	}
 	if s.out.Enter {
 		s.traceEv(trace.Enter, id)
@@ -517,7 +533,9 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		s.hooks.FailureSend(m)
 	}
 	s.traceMsg(trace.Send, m.From, m, s.msgID)
-	*s.schedule(at) = payload{kind: evDeliver, msg: *m, msgID: s.msgID, sent: s.now, next: -1}
+	p := s.schedule(at)
+	p.set(evDeliver, 0, s.msgID, s.now)
+	p.msg = *m
 }
 
 func b2i(b bool) int {

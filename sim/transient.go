@@ -55,7 +55,9 @@ func (s *Sim) sentByType() (out [proto.MaxMsgTypes]int64) {
 // does: a plan drawn ahead schedules its events one at a time at their
 // times, without the rounding of t − now.
 func (s *Sim) At(t float64, fn func()) {
-	*s.schedule(max(t, s.now)) = payload{kind: evCall, fn: fn, next: -1}
+	p := s.schedule(max(t, s.now))
+	p.set(evCall, 0, 0, 0)
+	p.fn = fn
 }
 
 // Fault records that a transient fault struck now: the legitimacy
