@@ -103,6 +103,7 @@ type options struct {
 	runtimeInfo *runtimeInfo
 	save        saveOptions
 	help        bool
+	version     bool
 
 	// thinkPerN, if not 0, makes the think time thinkPerN × N × cs-time
 	// (a preset's choice; --think overrides it).
@@ -155,6 +156,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
 	addSaveFlags(fs, &o.save)
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
+	fs.BoolVarP(&o.version, "version", "v", false, "print the version (as ocbench version)")
 	return fs
 }
 
@@ -196,7 +198,8 @@ Examples:
   ocbench check-trace run.jsonl                                  check a trace (message order, mutual exclusion, …)
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
   ocbench report runs/                                           a report with plots of the saved runs (ocbench report --help)
-  ocbench version                                                version, commit, Go version, MPI support
+  ocbench --algo list                                            the algorithms and their groups (all, survey, ft, kexclusion)
+  ocbench version                                                version, commit, Go version, MPI support (also --version, -v)
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -221,11 +224,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := newFlags(&o)
 	fs.SetOutput(io.Discard)
+	if len(args) == 1 && args[0] == "help" {
+		printHelp(stdout, fs)
+		return 0
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			printHelp(stdout, fs)
 			return 0
 		}
+		err = parseError(err)
 		if mpiJob() { // the other ranks may have accepted theirs
 			return runMPI(&o, fs, stdout, stderr, fmt.Errorf("%w (see ocbench --help)", err))
 		}
@@ -234,6 +242,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.help {
 		printHelp(stdout, fs)
+		return 0
+	}
+	if o.version {
+		if fs.NFlag() > 1 || fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "ocbench: --version: it prints the version and takes no other flag or argument\n")
+			return 2
+		}
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	}
+	if len(o.algos) == 1 && o.algos[0] == "list" && fs.NFlag() == 1 && fs.NArg() == 0 {
+		printAlgorithms(stdout)
 		return 0
 	}
 	if fs.NArg() > 0 {
@@ -784,4 +804,56 @@ func allFaultTolerant(algos []string) bool {
 		}
 	}
 	return true
+}
+
+// parseError rewrites pflag's error for a value that does not parse
+// ("invalid argument "-5" for "--seed" flag: strconv.ParseUint: …") as one
+// line that names the flag and what it takes; other errors are returned as
+// they are.
+func parseError(err error) error {
+	msg := err.Error()
+	var value, flag string
+	if _, e := fmt.Sscanf(msg, "invalid argument %q for %q flag:", &value, &flag); e != nil {
+		return err
+	}
+	var what string
+	switch {
+	case strings.Contains(msg, "ParseUint"):
+		what = "an integer in 0..2^64−1"
+	case strings.Contains(msg, "ParseInt"), strings.Contains(msg, "Atoi"):
+		what = "an integer"
+	case strings.Contains(msg, "ParseFloat"):
+		what = "a number"
+	case strings.Contains(msg, "ParseBool"):
+		what = "true or false"
+	default:
+		return err
+	}
+	if i := strings.Index(flag, "--"); i >= 0 {
+		flag = flag[i:]
+	}
+	return fmt.Errorf("%s: %q is not %s", flag, value, what)
+}
+
+// printAlgorithms writes the algorithms --algo takes, with the groups each
+// belongs to, and the groups (--algo list).
+func printAlgorithms(w io.Writer) {
+	fmt.Fprintln(w, "algorithms (--algo NAME[,NAME…]), with their groups:")
+	for _, n := range bench.AlgorithmNames() {
+		var groups []string
+		if !bench.IsKExclusion(n) {
+			groups = append(groups, "all")
+		}
+		if slices.Contains(bench.Survey, n) {
+			groups = append(groups, "survey")
+		}
+		if slices.Contains(bench.FaultTolerant(), n) {
+			groups = append(groups, "ft")
+		}
+		if bench.IsKExclusion(n) {
+			groups = append(groups, "kexclusion")
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", n, strings.Join(groups, ", "))
+	}
+	fmt.Fprintln(w, "groups: all (every mutual-exclusion algorithm), survey (Velazquez's survey), ft (with a failure protocol), kexclusion")
 }

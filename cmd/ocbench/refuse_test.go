@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocbench/ocbench/bench"
 )
 
 // refusal is a command line that must be refused: exit status 2, exactly
@@ -184,6 +187,41 @@ func TestConditionalInputs(t *testing.T) {
 			if !strings.Contains(strings.Join(strings.Fields(limits), " "), "--"+name) {
 				t.Errorf("--%s: the help's rule does not name it", name)
 			}
+		}
+	}
+}
+
+// TestHelpVersionList: `ocbench help`, --version (-v) and --algo list print
+// and exit 0; --version with anything else, and a value that does not parse,
+// are refused in one line that names the flag and what it takes.
+func TestHelpVersionList(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		code     int
+		out, err string // prefixes
+	}{
+		{[]string{"help"}, 0, "ocbench ", ""},
+		{[]string{"--version"}, 0, "ocbench ", ""},
+		{[]string{"-v"}, 0, "ocbench ", ""},
+		{[]string{"--algo", "list"}, 0, "algorithms (--algo", ""},
+		{[]string{"--version", "--nodes", "8"}, 2, "", "ocbench: --version: it prints the version and takes no other"},
+		{[]string{"--seed", "-5"}, 2, "", `ocbench: --seed: "-5" is not an integer in 0..2^64−1`},
+		{[]string{"--think", "abc"}, 2, "", `ocbench: --think: "abc" is not a number`},
+		{[]string{"--nodes", "x"}, 2, "", `ocbench: --nodes: "x" is not an integer`},
+		{[]string{"--fifo=maybe"}, 2, "", `ocbench: --fifo: "maybe" is not true or false`},
+	} {
+		var out, errb strings.Builder
+		code := run(c.args, &out, &errb)
+		if code != c.code || !strings.HasPrefix(out.String(), c.out) || !strings.HasPrefix(errb.String(), c.err) ||
+			c.code == 2 && strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %.60q, stderr %q; want exit %d, stdout %q…, stderr %q…", c.args, code, out.String(), errb.String(), c.code, c.out, c.err)
+		}
+	}
+	var out strings.Builder
+	run([]string{"--algo", "list"}, &out, io.Discard)
+	for _, n := range bench.AlgorithmNames() {
+		if !strings.Contains(out.String(), "  "+n+" ") {
+			t.Errorf("--algo list does not name %s", n)
 		}
 	}
 }
