@@ -2,8 +2,8 @@ package bench
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/ocbench/ocbench/results"
 )
 
 // Bounds of a Spec's inputs. Validate refuses values outside them, each with
@@ -45,13 +45,8 @@ const (
 	MinGap = 1e-3
 )
 
-// num formats a bound or a value for an error message: 1e6, not 1e+06.
-func num(x float64) string {
-	s := strconv.FormatFloat(x, 'g', -1, 64)
-	s = strings.Replace(s, "e+0", "e", 1)
-	s = strings.Replace(s, "e+", "e", 1)
-	return strings.Replace(s, "e-0", "e-", 1)
-}
+// num formats a number for a message (results.Number).
+func num(x float64) string { return results.Number(x) }
 
 // FieldError is a spec that cannot run, for a reason that belongs to one
 // of its fields: Field names it as a Go path in Spec ("Nodes",

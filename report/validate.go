@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ocbench/ocbench/hypercube"
@@ -160,8 +159,5 @@ func number(path string, x float64) error {
 	return nil
 }
 
-// num formats a number for an error: 1e18, not 1e+18.
-func num(x float64) string {
-	s := strconv.FormatFloat(x, 'g', -1, 64)
-	return strings.NewReplacer("e+0", "e", "e+", "e", "e-0", "e-").Replace(s)
-}
+// num formats a number for a message (results.Number).
+func num(x float64) string { return results.Number(x) }

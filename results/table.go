@@ -151,6 +151,13 @@ func Shown(cols []Column, runs []*Run) []Column {
 	return out
 }
 
+// Number formats x for a message in its shortest form, with a plain
+// exponent: 1e6, not 1e+06; 2.5e-5, not 2.5e-05.
+func Number(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	return strings.NewReplacer("e+0", "e", "e+", "e", "e-0", "e-").Replace(s)
+}
+
 // num formats x with at most two decimals and no trailing zeros.
 func num(x float64) string {
 	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)

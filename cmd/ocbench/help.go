@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/ocbench/ocbench/results"
 	"github.com/spf13/pflag"
 )
 
@@ -46,13 +46,8 @@ func flagUsages(fs *pflag.FlagSet) string {
 	return b.String()
 }
 
-// num formats a number for a message: 1e6, not 1e+06.
-func num(x float64) string {
-	s := strconv.FormatFloat(x, 'g', -1, 64)
-	s = strings.Replace(s, "e+0", "e", 1)
-	s = strings.Replace(s, "e+", "e", 1)
-	return strings.Replace(s, "e-0", "e-", 1)
-}
+// num formats a number for a message (results.Number).
+func num(x float64) string { return results.Number(x) }
 
 func typeName(t string) string {
 	switch t {
