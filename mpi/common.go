@@ -146,3 +146,22 @@ func checkRecvTag(tag int) error {
 	}
 	return checkTag(tag)
 }
+
+// checkLens validates the buffer lengths that the ranks contribute to a
+// gather (lens, indexed by rank) against the MPI count limit, each and in
+// total, since the receive buffer's displacements are C ints too, and
+// returns the total. Every rank sees the same lens, so every rank fails
+// alike and none is left alone in the collective.
+func checkLens(what string, lens []int64) (int64, error) {
+	var total int64
+	for r, l := range lens {
+		if l < 0 || l > maxCount {
+			return 0, fmt.Errorf("mpi: %s: rank %d contributes %d bytes, over the MPI count limit of %d", what, r, l, maxCount)
+		}
+		total += l
+	}
+	if total > maxCount {
+		return 0, fmt.Errorf("mpi: %s: %d bytes in total from %d ranks, over the MPI count limit of %d", what, total, len(lens), maxCount)
+	}
+	return total, nil
+}

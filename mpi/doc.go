@@ -5,8 +5,8 @@
 // any source posted ahead (PostRecv, then TestRecv or TestRecvOnce until a
 // message has come, CancelRecv to end it), memory that MPI allocates for
 // buffers sent often (AllocMem, FreeMem), a few collectives (Barrier,
-// AllreduceInt64, AllreduceFloat64, GatherBytes, BcastBytes), timing
-// (Wtime, PingPong) and Abort.
+// AllreduceInt64, AllreduceFloat64, GatherBytes, AllgatherBytes,
+// BcastBytes), timing (Wtime, PingPong) and Abort.
 //
 // # Two builds
 //

@@ -749,6 +749,60 @@ func GatherBytes(buf []byte, root int) ([][]byte, error) {
 	return out, nil
 }
 
+// AllgatherBytes collects every rank's buf, whose lengths may differ (any
+// length, empty included), on every rank: it returns one slice per rank,
+// indexed by rank (empty, not nil, for ranks that sent nothing). The slices
+// are new memory, sub-slices of one buffer capped at their ends, so
+// appending to one never overwrites the next.
+//
+// The lengths are exchanged first with MPI_Allgather, so that every rank
+// knows the layout and checks the total against the MPI count limit (an
+// error then on every rank alike); then the data is gathered with
+// MPI_Allgatherv into one buffer. If every buf is empty, no data is
+// exchanged.
+func AllgatherBytes(buf []byte) ([][]byte, error) {
+	var out [][]byte
+	err := do("allgather", func() error {
+		n := WorldSize()
+		lens := make([]int64, n)
+		if rc := C.ocb_allgather_i64(C.int64_t(len(buf)), (*C.int64_t)(unsafe.Pointer(&lens[0]))); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "allgather: allgather of lengths")
+		}
+		total, err := checkLens("allgather", lens)
+		if err != nil {
+			return err
+		}
+		out = make([][]byte, n)
+		if total == 0 {
+			for r := range out {
+				out[r] = []byte{}
+			}
+			return nil
+		}
+		counts := make([]C.int, n)
+		displs := make([]C.int, n)
+		var off int64
+		for r, l := range lens {
+			counts[r], displs[r] = C.int(l), C.int(off)
+			off += l
+		}
+		all := make([]byte, total)
+		if rc := C.ocb_allgatherv(bufPtr(buf), C.int(len(buf)), unsafe.Pointer(&all[0]), &counts[0], &displs[0]); rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "allgather %d bytes from %d ranks", total, n)
+		}
+		off = 0
+		for r, l := range lens {
+			out[r] = all[off : off+l : off+l] // capped: appending to one never overwrites the next
+			off += l
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BcastBytes sends root's buf to every rank: it returns buf itself on root
 // and a new slice with the same contents elsewhere (empty, not nil, for an
 // empty message). The other ranks' buf argument is ignored. The length is

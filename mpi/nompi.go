@@ -224,6 +224,16 @@ func GatherBytes(buf []byte, root int) ([][]byte, error) {
 	return [][]byte{append([]byte{}, buf...)}, nil
 }
 
+// AllgatherBytes collects every rank's buf on every rank, one slice per
+// rank in rank order. With a single rank the result is a one-element slice
+// holding a copy of buf (empty, not nil, if buf is empty).
+func AllgatherBytes(buf []byte) ([][]byte, error) {
+	if err := checkInit("allgather"); err != nil {
+		return nil, err
+	}
+	return [][]byte{append([]byte{}, buf...)}, nil
+}
+
 // BcastBytes sends root's buf to every rank and returns it; the buf argument
 // of the other ranks is ignored. With a single rank, root must be 0 and buf is
 // returned as is.

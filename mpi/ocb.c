@@ -213,6 +213,12 @@ int ocb_allgather_i64(int64_t mine, int64_t *all) {
 	return MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, MPI_COMM_WORLD);
 }
 
+int ocb_allgatherv(const void *sbuf, int scount, void *rbuf,
+		const int *counts, const int *displs) {
+	return MPI_Allgatherv(sbuf, scount, MPI_BYTE, rbuf, counts, displs, MPI_BYTE,
+		MPI_COMM_WORLD);
+}
+
 int ocb_gatherv(const void *sbuf, int scount, void *rbuf,
 		const int *counts, const int *displs, int root) {
 	return MPI_Gatherv(sbuf, scount, MPI_BYTE, rbuf, counts, displs, MPI_BYTE,

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -36,6 +37,9 @@ func (c *pipeComm) Recv(buf []byte, src, tag int) (int, error) {
 }
 func (c *pipeComm) SumInt64(in []int64) ([]int64, error) { return in, nil }
 func (c *pipeComm) Gather(buf []byte) ([][]byte, error)  { return [][]byte{buf}, nil }
+func (c *pipeComm) AllGather(buf []byte) ([][]byte, error) {
+	return nil, fmt.Errorf("pipe comm: no all-gather between two ranks of one goroutine")
+}
 
 // bouncer is a node that answers every message with one message back, for
 // measuring the runtime's cost per message (here and in TestMPIMessageCost).

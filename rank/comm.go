@@ -25,6 +25,10 @@ type Comm interface {
 	SumInt64(in []int64) ([]int64, error)
 	// Gather returns every rank's buf on rank 0 (in rank order), nil elsewhere.
 	Gather(buf []byte) ([][]byte, error)
+	// AllGather returns every rank's buf, in rank order, on every rank
+	// (empty, not nil, for a rank that sent nothing). The slices are the
+	// caller's to keep.
+	AllGather(buf []byte) ([][]byte, error)
 }
 
 // MPI is the Comm of package mpi (MPI_COMM_WORLD). mpi.Init must have
@@ -109,6 +113,9 @@ func (MPI) SumInt64(in []int64) ([]int64, error) { return mpi.AllreduceInt64(in,
 
 // Gather is mpi.GatherBytes to rank 0.
 func (MPI) Gather(buf []byte) ([][]byte, error) { return mpi.GatherBytes(buf, 0) }
+
+// AllGather is mpi.AllgatherBytes.
+func (MPI) AllGather(buf []byte) ([][]byte, error) { return mpi.AllgatherBytes(buf) }
 
 // Local returns p Comms that connect p goroutines of one process, for tests
 // of the runtime without MPI. Messages are copied and never lost; a pair of
@@ -233,4 +240,15 @@ func (c *localComm) Gather(buf []byte) ([][]byte, error) {
 		return nil, nil
 	}
 	return all, nil
+}
+
+// AllGather returns copies of every rank's contribution: the result of
+// collective is shared by all ranks.
+func (c *localComm) AllGather(buf []byte) ([][]byte, error) {
+	all := c.collective(buf)
+	out := make([][]byte, len(all))
+	for r, b := range all {
+		out[r] = append([]byte{}, b...)
+	}
+	return out, nil
 }
