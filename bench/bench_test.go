@@ -276,7 +276,7 @@ func BenchmarkSimulator(b *testing.B) {
 // the run of spec (not timed: the run is replayed).
 func popped(spec Spec) int64 {
 	spec.fill()
-	return simulate(spec, budgetFor).sim.Stats.Popped
+	return simulate(spec, budgetFor).stats.Popped
 }
 
 // bareSink keeps the bare loop's result alive.

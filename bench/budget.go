@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/ocbench/ocbench/hypercube"
-	"github.com/ocbench/ocbench/sim"
 )
 
 // budget is the most a simulated run may take: steps (every input a node
@@ -71,58 +69,8 @@ func budgetFor(spec Spec, until float64) budget {
 	}
 }
 
-// budgetCheck follows a run against its budget at no cost per step. The
-// run's hooks (a CS entry, a quiet system, a failure message, a crash) and
-// the workload's requests poll it, which catches a loop at one instant of
-// virtual time (a CS time of 0 could make one); a tick polls it every 1/1024
-// of the virtual budget while the run is busy, which catches runs that go
-// on in time without calling a hook. The tick stops after a period with no
-// step and no message in flight, so that a run that has nothing left to do
-// still ends when its events do (its verdict is then its own, not the
-// budget's); a hook, a request or a watchdog tick starts it again: when the
-// tick is off, every step comes from one of those, or from a node's timer,
-// and only the failure protocol sets timers, under its watchdog.
-type budgetCheck struct {
-	budget
-	s *sim.Sim
-	// over describes the budget spent, once it is.
-	over      string
-	ticking   bool
-	lastSteps int64 // steps at the last tick
-}
-
-// poll stops the run if its budget is spent, and starts the tick if it is
-// off.
-func (c *budgetCheck) poll() {
-	if c.s.Stats.Steps >= c.steps || c.s.Now() > c.virtual {
-		c.spent()
-		return
-	}
-	if !c.ticking && c.over == "" {
-		c.ticking = true
-		c.lastSteps = c.s.Stats.Steps
-		c.s.After(c.virtual/1024, c.tick)
-	}
-}
-
-func (c *budgetCheck) tick() {
-	c.ticking = false
-	if c.s.Stats.Steps == c.lastSteps && c.s.InFlight() == 0 {
-		return // idle: the next hook or request starts the tick again
-	}
-	c.poll()
-}
-
-// spent stops the run and describes why.
-func (c *budgetCheck) spent() {
-	if c.over != "" {
-		return
-	}
-	what := fmt.Sprintf("%d steps", c.s.Stats.Steps)
-	if c.s.Now() > c.virtual {
-		what = fmt.Sprintf("a virtual time of %.6gs", c.s.Now())
-	}
-	c.over = fmt.Sprintf("the run reached %s, the end of its budget (%d steps and %.6gs of virtual time: %d× what its workload and fault plan need), at t=%.6fs",
-		what, c.steps, c.virtual, budgetSlack, c.s.Now())
-	c.s.Stop()
-}
+// The budget is checked at every window boundary (Part.observe), against
+// the whole run's steps and the virtual time; within a window, each part
+// stops at the budget's steps (sim.Config.MaxSteps), which catches a loop
+// at one instant of virtual time (a CS time of 0 could make one) that no
+// boundary would end.

@@ -52,7 +52,7 @@ func TestBudget(t *testing.T) {
 		zeno.fill()
 		o := simulate(zeno, budgetFor)
 		if !strings.Contains(o.stuck, "end of its budget") {
-			t.Errorf("saturated: a loop at one instant was not stopped by the budget: stuck %q, err %v, t=%gs, %d steps", o.stuck, o.err, o.sim.Now(), o.sim.Stats.Steps)
+			t.Errorf("saturated: a loop at one instant was not stopped by the budget: stuck %q, err %v, t=%gs, %d steps", o.stuck, o.err, o.now, o.stats.Steps)
 		}
 	})
 	zeno.Workload = "poisson"
@@ -88,9 +88,9 @@ func TestBudgetHeadroom(t *testing.T) {
 			b = budgetFor(s, until)
 			return b
 		})
-		if o.stuck != "" || o.err != nil || float64(o.sim.Stats.Steps) > float64(b.steps)/4 || o.sim.Now() > b.virtual/4 {
+		if o.stuck != "" || o.err != nil || float64(o.stats.Steps) > float64(b.steps)/4 || o.now > b.virtual/4 {
 			t.Errorf("%s N=%d %s: %d steps of %d, %gs of %gs; stuck %q, err %v", s.Algorithm, s.Nodes, s.Workload,
-				o.sim.Stats.Steps, b.steps, o.sim.Now(), b.virtual, o.stuck, o.err)
+				o.stats.Steps, b.steps, o.now, b.virtual, o.stuck, o.err)
 		}
 	}
 }

@@ -378,22 +378,17 @@ func IsTarget(target Target, i int, n proto.Node, k, pmax int) bool {
 // and MPI rank 0's.
 func TargetRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, streamTargets)) }
 
-// pickTarget chooses the victim of a targeted crash from the run's state.
-// k is the number of crashes so far.
-func pickTarget(target Target, nodes []proto.Node, down func(proto.NodeID) bool, tokenDest proto.NodeID, rng *rand.Rand, k int) proto.NodeID {
-	var cands []proto.NodeID
-	pmax, _ := hypercube.Log2(len(nodes))
-	for i, n := range nodes {
-		if IsTarget(target, i, n, k, pmax) {
-			cands = append(cands, proto.NodeID(i))
-		}
-	}
-	if target == "token" && len(cands) == 0 && tokenDest != proto.Nil && !down(tokenDest) {
+// pickTarget chooses the victim of a targeted crash: among the nodes that
+// qualify (cands, in id order: IsTarget), else for the token target the
+// destination of the token in flight that arrives first, else among the
+// live nodes.
+func pickTarget(target Target, cands []proto.NodeID, down []bool, tokenDest proto.NodeID, rng *rand.Rand) proto.NodeID {
+	if target == "token" && len(cands) == 0 && tokenDest != proto.Nil && !down[tokenDest] {
 		cands = append(cands, tokenDest)
 	}
 	if len(cands) == 0 {
-		for i := range nodes {
-			if !down(proto.NodeID(i)) {
+		for i := range down {
+			if !down[i] {
 				cands = append(cands, proto.NodeID(i))
 			}
 		}

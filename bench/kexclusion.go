@@ -114,11 +114,11 @@ func KExclusionNames() string {
 	return out
 }
 
-// kDistribution counts the requests of tags 1..issued by their k.
-func kDistribution(a proto.KExclusionAlgorithm, issued int64) map[string]int64 {
+// kDistribution counts the requests of the given tags by their k.
+func kDistribution(a proto.KExclusionAlgorithm, tags []uint32) map[string]int64 {
 	d := map[string]int64{}
-	for tag := int64(1); tag <= issued; tag++ {
-		d[strconv.Itoa(a.NeedOf(uint32(tag)))]++
+	for _, tag := range tags {
+		d[strconv.Itoa(a.NeedOf(tag))]++
 	}
 	return d
 }
@@ -128,12 +128,11 @@ func kDistribution(a proto.KExclusionAlgorithm, issued int64) map[string]int64 {
 // after stabilization, and the stabilization time.
 func recordK(r *results.Run, spec Spec, o *outcome) {
 	algo := RunAlgorithm(spec)
-	s := o.sim
-	st := s.Stab()
-	total := s.Stats.MessagesTotal()
+	st := o.stab
+	total := o.stats.MessagesTotal()
 	if k, ok := kexclusion(algo); ok {
 		r.Ell, r.KMax = k.Units()
-		r.KDistribution = kDistribution(k, o.drv.issued)
+		r.KDistribution = kDistribution(k, o.tags)
 		// Messages serve no one request: count them per entry.
 		r.MsgsPerRequest = results.Summary{}
 		if r.RequestsServed > 0 {
@@ -173,7 +172,7 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 	if o.transient != nil {
 		stab.InventedCS = o.transient.Invented()
 	}
-	stab.Injected, stab.Destroyed = s.Stats.Injected, s.Stats.Destroyed
+	stab.Injected, stab.Destroyed = o.stats.Injected, o.stats.Destroyed
 	stab.Runs = []results.StabRun{run}
 	stab.Summarize()
 	r.Stabilization = stab

@@ -23,7 +23,7 @@ func Replay(s Spec) string {
 	if s.Workload == "poisson" {
 		args = append(args, "--think", f(s.Think))
 	}
-	if s.MinDelay != 0 {
+	if s.MinDelay != DefaultMinDelay {
 		args = append(args, "--min-delay", f(s.MinDelay))
 	}
 	if s.FIFO {

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
-	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -221,17 +220,26 @@ const (
 	streamTargets  = 4
 )
 
-// outcome is what one simulation leaves for the record.
+// outcome is what a run leaves for the record: its parts' counts added
+// up.
 type outcome struct {
-	sim *sim.Sim
-	drv *Workload
-	err error
-	// tally holds the crashes (Crashed as they happen), the attribution
-	// of failure-cause messages to them and the recoveries.
-	tally       Tally
-	victimPower []int // the power of each crash's victim when it crashed
-	shape       error
-	stuck       string
+	err   error
+	stats sim.Stats
+	// tally holds the crashes, the attribution of failure-cause messages
+	// to them and the recoveries.
+	tally                     Tally
+	now                       float64
+	until                     float64
+	issued, served, abandoned int64
+	waits                     []float64 // seconds
+	stays                     []Stay
+	tags                      []uint32 // the requests issued
+	falses                    int64
+	firstFalse                string
+	victimPower               []int // the power of each crash's victim when it crashed
+	shape                     error
+	stuck                     string
+	stab                      sim.Stab
 	// openCubeAtEnd: the father relation was an open-cube when the run
 	// ended (without a repair pass, anomalies may be left unrepaired: §5).
 	openCubeAtEnd bool
@@ -309,39 +317,26 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 	}
 	start := time.Now()
 	o := simulate(spec, budgetOf)
+	var bo *outcome
 	var v *sim.Violation
-	if o.err != nil && !errors.As(o.err, &v) {
-		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
+	if NeedsBaseline(spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
+		bo = simulateUntil(baselineOf(spec), o.until, baselineBudget)
 	}
-	r := record(spec, o)
-	if spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
-		if err := baseline(spec, o, r, baselineBudget); err != nil {
-			return nil, err
-		}
-	}
-	if r.Violation != "" {
-		r.Violation += "; replay: " + Replay(spec)
+	r, err := assemble(spec, o, bo)
+	if err != nil {
+		return nil, err
 	}
 	r.WallSeconds = time.Since(start).Seconds()
 	return r, nil
 }
 
-// baseline runs the crash-free baseline of the crash run o of spec, with the
-// same workload until the same time, and puts the differential overhead in
-// its record r. A baseline that ends with a violation (safety, liveness, or
-// a budget spent) fails the run: r gets the violation, prefixed
-// "baseline: ", and no differential (dividing by a partial baseline would
-// give a wrong figure, silently).
-func baseline(spec Spec, o *outcome, r *results.Run, budgetOf budgeter) error {
-	base := spec
-	base.Faults = FaultPlan{}
-	base.Trace = nil
-	base.Progress = nil
-	bo := simulateUntil(base, o.drv.until, budgetOf)
-	var v *sim.Violation
-	if bo.err != nil && !errors.As(bo.err, &v) {
-		return fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
-	}
+// baseline puts into r, the record of the crash run o of spec, the
+// differential overhead against its crash-free baseline bo (base: its
+// spec), run with the same workload until the same time. A baseline that
+// ends with a violation (safety, liveness, or a budget spent) fails the
+// run: r gets the violation, prefixed "baseline: ", and no differential
+// (dividing by a partial baseline would give a wrong figure, silently).
+func baseline(base Spec, o, bo *outcome, r *results.Run) {
 	if br := record(base, bo); br.Violation != "" {
 		r.SafetyViolations += br.SafetyViolations
 		r.LivenessViolations += br.LivenessViolations
@@ -353,12 +348,11 @@ func baseline(spec Spec, o *outcome, r *results.Run, budgetOf budgeter) error {
 			why = r.Violation + "; " + why
 		}
 		r.Violation = why
-		return nil
+		return
 	}
-	diff := float64(o.sim.Stats.MessagesTotal()-bo.sim.Stats.MessagesTotal()) / float64(o.tally.Crashes)
+	diff := float64(o.stats.MessagesTotal()-bo.stats.MessagesTotal()) / float64(o.tally.Crashes)
 	r.OverheadDifferential = results.Estimated([]float64{diff})
-	r.BaselineMessages = bo.sim.Stats.MessagesTotal()
-	return nil
+	r.BaselineMessages = bo.stats.MessagesTotal()
 }
 
 func simulate(spec Spec, budgetOf budgeter) *outcome { return simulateUntil(spec, -1, budgetOf) }
@@ -371,265 +365,46 @@ type budgeter func(spec Spec, until float64) budget
 // with until ≥ 0, the workload issues requests until that time (a
 // crash-free baseline of a crash run).
 func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
-	algo := RunAlgorithm(spec) // Validate checked the name
-	nodes := NewNodes(spec)
-	token := proto.TokenType(algo.MessageTypes())
-	o := &outcome{tally: NewTally()}
-	delta := spec.Delta
-	plan := spec.Faults.plan(spec.Seed, spec.Nodes, delta)
-	settle := Settle(spec)
-	if until < 0 {
-		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
-	}
-	ss, selfStab := algo.(proto.SelfStabilizingAlgorithm)
-	var tr *transient
-	var junk []proto.Message
-	var corruptions []float64
-	if spec.Transient.On() {
-		tr = &transient{InventedCS: &InventedCS{nodes: nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
-			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
-		corruptions = spec.Transient.corruptionTimes(tr.rng, delta)
-		if spec.Transient.Mode == "initial" {
-			junk = arbitrary(nodes, tr.rng, spec.Transient.LinkCap) // ArbitraryConfiguration's draws
-		}
-		if k := len(corruptions); k > 0 {
-			until = max(until, corruptions[k-1]+settle)
-		}
-	}
-	var legit func(proto.System) error
-	if selfStab {
-		legit = ss.Legitimate
-	}
-	ell := 0
-	if k, ok := kexclusion(algo); ok {
-		ell, _ = k.Units()
-	}
-	limit := &budgetCheck{budget: budgetOf(spec, until)}
-	var s *sim.Sim
-	var drv *Workload
-	var repair *repairPass
-	var report func(done bool)
-	if spec.Progress != nil {
-		report = func(done bool) {
-			spec.Progress(Progress{Served: drv.served, Issued: drv.issued, Requests: spec.Requests,
-				Failures: o.tally.Crashes, FailuresPlanned: len(plan), Virtual: s.Now(), Done: done})
-		}
-	}
-	attribute := func(m *proto.Message) {
-		o.tally.Failure(m, s.Now())
-	}
-	s = sim.New(sim.Config{
-		Delta:        delta,
-		MinDelay:     spec.MinDelay,
-		FIFO:         spec.FIFO,
-		Seed:         spec.Seed,
-		Check:        simCheck(spec.Check),
-		Family:       algo.Family(),
-		Types:        algo.MessageTypes(),
-		Invariants:   algo.Invariants(spec.Faults.Crashes > 0),
-		Trace:        spec.Trace,
-		Crashes:      spec.Faults.Crashes > 0,
-		LateFraction: spec.LateFraction,
-		LateFactor:   spec.LateFactor,
-		KeepGoing:    spec.LateFraction > 0,
-		Units:        ell,
-		Legitimate:   legit,
-		// The legitimacy predicate reads each link in delivery order.
-		OrderedInFlight: selfStab,
-	}, nodes, sim.Hooks{
-		Enter: func(id proto.NodeID, tag uint32) {
-			limit.poll()
-			if repair != nil {
-				repair.entered(id)
-				return
-			}
-			if tr != nil && tr.Entered(id, tag) {
-				return
-			}
-			if ell > 0 && s.Stab().Legit {
-				o.entriesStable++
-			}
-			o.tally.Entered(s.Now())
-			drv.Entered(id, tag)
-			if report != nil && drv.served%ProgressEvery == 0 {
-				report(false)
-			}
-		},
-		Quiet: func() {
-			limit.poll()
-			if repair != nil {
-				repair.quiet()
-				return
-			}
-			drv.Quiet()
-		},
-		FailureSend: func(m *proto.Message) {
-			limit.poll()
-			attribute(m)
-		},
-		Crash: func(id proto.NodeID) {
-			limit.poll()
-			drv.Crashed(id)
-		},
-	})
-	limit.s = s
-	drv = NewWorkload(s, WorkloadConfig{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
-		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta, NeverQuiet: selfStab})
-	drv.poll = limit.poll
-	if tr != nil {
-		tr.s, tr.host, tr.drv = s, s, drv
-		for _, m := range junk {
-			s.Inject(m)
-		}
-		if spec.Transient.Mode == "initial" {
-			s.Fault()
-			all := make([]proto.NodeID, spec.Nodes)
-			for i := range all {
-				all[i] = proto.NodeID(i)
-			}
-			tr.Sweep(all)
-		}
-		// One corruption event in the queue at a time, each scheduling the
-		// next at its planned time: 10^6 events all queued at once made
-		// every ordered read of the messages in flight scan them.
-		var next func(k int)
-		next = func(k int) {
-			if k < len(corruptions) {
-				s.At(corruptions[k], func() {
-					next(k + 1)
-					tr.corrupt()
-				})
-			}
-		}
-		next(0)
-		o.transient = tr
-	}
-	targets := TargetRand(spec.Seed)
-	for _, f := range plan {
-		f := f
-		s.After(f.At, func() {
-			inject(s, drv, o, nodes, f, spec.Faults.Target, token, targets, delta)
-			if report != nil {
-				report(false)
-			}
-		})
-	}
-	drv.OnDone = func() {
-		if spec.Repair && spec.Faults.Crashes > 0 {
-			repair = &repairPass{s: s, n: spec.Nodes, cs: spec.CSTime * delta, wait: true}
-			s.After(settle, repair.next)
-			return
-		}
-		if selfStab {
-			// The run never goes quiet (a self-stabilizing algorithm's
-			// rounds go on for ever): stop once legitimate.
-			s.After(settle, func() { awaitLegitimate(s, spec, &o.stuck) })
-			return
-		}
-		// Let the last messages land (a lent token going back), then stop:
-		// stale timers of the failure protocol may still be pending.
-		s.After(settle, s.Stop)
-	}
-	if spec.FT || selfStab {
-		(&Watchdog{Host: s, Work: drv, Period: WatchPeriod(spec), Delta: delta,
-			Over:   func() bool { return drv.done },
-			Judged: func() bool { return s.Stab().Legit },
-			Poll:   limit.poll,
-			Stuck:  func(why string) { o.stuck = why; s.Stop() },
-		}).Start()
-	}
-	drv.Start()
-	o.err = s.Run()
-	o.sim, o.drv = s, drv
-	if st := s.Stats.Storm; st != "" && o.stuck == "" {
-		o.stuck = fmt.Sprintf("%s (seed %d)", st, spec.Seed)
-	}
-	if limit.over != "" && o.stuck == "" {
-		o.stuck = fmt.Sprintf("%s: %d of %d requests served, %d waiting (seed %d)",
-			limit.over, drv.served, drv.issued, drv.issued-drv.served-drv.abandoned, spec.Seed)
-	}
-	if report != nil {
-		report(true)
-	}
-	switch {
-	case repair != nil && o.err == nil && o.stuck == "":
-		if !repair.done {
-			o.stuck = fmt.Sprintf("the repair pass after the run did not complete (node %d, seed %d)", repair.i, spec.Seed)
+	p := newPart(spec, until, nil, budgetOf, spec.Trace)
+	err := p.Drive()
+	o := merge(spec, []*Result{p.Result(err)})
+	o.stab, o.transient = p.s.Stab(), p.tr
+	if p.repair != nil && o.err == nil && o.stuck == "" {
+		if !p.repair.done {
+			o.stuck = fmt.Sprintf("the repair pass after the run did not complete (node %d, seed %d)", p.repair.i, spec.Seed)
 		} else {
-			o.shape = repair.shape
+			o.shape = p.repair.shape
 		}
-	case o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0:
-		o.openCubeAtEnd = s.CheckAtEnd() == nil
 	}
 	return o
-}
-
-// inject crashes the planned or targeted victim and schedules its recovery.
-func inject(s *sim.Sim, drv *Workload, o *outcome, nodes []proto.Node, f fault, target Target, token proto.MsgType, rng *rand.Rand, delta float64) {
-	victim := proto.NodeID(f.Node)
-	if victim < 0 {
-		live := 0
-		for i := range nodes {
-			if !s.Down(proto.NodeID(i)) {
-				live++
-			}
-		}
-		if live < 3 {
-			return // keep two nodes alive
-		}
-		tokenDest := proto.Nil
-		s.ForEachInFlight(func(m *proto.Message) {
-			if m.Type == token {
-				tokenDest = m.To
-			}
-		})
-		victim = pickTarget(target, nodes, s.Down, tokenDest, rng, o.tally.Crashes)
-	}
-	if s.Down(victim) {
-		return
-	}
-	pmax, _ := hypercube.Log2(len(nodes))
-	o.victimPower = append(o.victimPower, hypercube.PowerWith(int(victim), int(scheme.FatherOf(nodes[victim])), pmax))
-	o.tally.Crashed(s.Now())
-	s.Input(0, victim, proto.Crash, 0)
-	if f.Up >= 0 {
-		s.After(f.Up-f.At, func() {
-			o.tally.Recoveries++
-			s.Input(0, victim, proto.Recover, 0)
-			s.After(0, func() { drv.Recovered(victim) })
-		})
-	}
 }
 
 // record turns an outcome of the simulator into the run's record (Record,
 // and what only the simulator measures).
 func record(spec Spec, o *outcome) *results.Run {
-	s, drv := o.sim, o.drv
-	st := &s.Stats
+	st := &o.stats
 	t := o.tally
-	for k := range t.Sent {
-		t.Sent[k] = st.Sent[k][:]
-	}
-	t.Events = st.Events[:]
-	t.Waits = make([]float64, len(drv.waits))
-	for k, w := range drv.waits {
+	t.Waits = make([]float64, len(o.waits))
+	for k, w := range o.waits {
 		t.Waits[k] = w / spec.Delta
 	}
-	for _, x := range drv.SyncDelays() {
+	slices.Sort(t.Waits)
+	for _, x := range SyncDelaysOf(o.stays) {
 		t.Sync = append(t.Sync, x/spec.Delta)
 	}
-	t.Abandoned = drv.abandoned
-	perReq := make([]float64, 0, drv.served)
-	for tag := 1; tag <= int(drv.issued); tag++ {
+	t.Abandoned = o.abandoned
+	tags := slices.Sorted(slices.Values(o.tags))
+	perReq := make([]float64, 0, len(tags))
+	for _, tag := range tags {
 		var c uint32
-		if tag < len(st.PerTag) {
+		if int(tag) < len(st.PerTag) {
 			c = st.PerTag[tag]
 		}
 		perReq = append(perReq, float64(c))
 	}
-	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: spec.Check.String(), Issued: drv.issued, Served: drv.served,
-		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: st.FalseSuspicions,
-		FirstFalseSuspicion: st.FirstFalseSuspicion, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
+	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: spec.Check.String(), Issued: o.issued, Served: o.served,
+		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: o.falses,
+		FirstFalseSuspicion: o.firstFalse, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
 	if spec.LateFraction > 0 {
 		out.Safety = append(out.Safety, Finding{Count: int(st.OverlappingCS + st.DuplicateTokens)})
 	}
@@ -645,7 +420,7 @@ func record(spec Spec, o *outcome) *results.Run {
 		out.Breach = fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
 	}
 	r := Record(spec, out)
-	r.VirtualSeconds = s.Now()
+	r.VirtualSeconds = o.now
 	recordK(r, spec, o)
 	if spec.Faults.Crashes > 0 {
 		r.VictimPowers = o.victimPower

@@ -44,6 +44,8 @@ type Stay struct {
 	Crashed bool         `json:"c,omitempty"`
 	// Units is the units the stay used (k-exclusion: View.Units).
 	Units int `json:"u,omitempty"`
+	// Key orders entries at equal times as the run does (sim.Mark).
+	Key uint64 `json:"k,omitempty"`
 }
 
 // SyncDelaysOf measures the synchronization delays of a run from all its

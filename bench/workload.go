@@ -57,6 +57,15 @@ type Workload struct {
 	stride   uint32
 	// neverQuiet: WorkloadConfig.NeverQuiet
 	neverQuiet bool
+	// nodeTags: WorkloadConfig.NodeTags; seqIssued counts the sequential
+	// requests the controller issued; unbooked marks a request issued and
+	// not yet stepped (Requested books it).
+	nodeTags  bool
+	seqIssued int64
+	unbooked  []bool
+	// ctlDown, if not nil, is the controller's view of the crashed nodes,
+	// from which the sequential order draws (Part).
+	ctlDown func(proto.NodeID) bool
 
 	issued, served, abandoned int64
 	pending                   bool      // sequential: a request is outstanding
@@ -76,9 +85,6 @@ type Workload struct {
 	// section of request tag, before anything else is issued.
 	OnExit func(id proto.NodeID, tag uint32)
 	done   bool
-	// poll, if not nil, is called at every request issued (the run's
-	// budget: budgetCheck).
-	poll func()
 	// The method values next, issue and exited, made once: each method
 	// value taken allocates.
 	nextFn            func()
@@ -109,6 +115,13 @@ type WorkloadConfig struct {
 	// issued here (k = 1, 2, …) has tag TagBase + (k−1)·TagStride, so
 	// that ranks draw disjoint tags (0: 1 and 1).
 	TagBase, TagStride uint32
+	// NodeTags: the workload runs on the window driver (Part). The k-th
+	// request of node id (k = 0, 1, …) has tag k·N + id + 1 and the
+	// sequential order's k-th request tag k; a request is booked
+	// (issued, its wait started) when its node steps its enter_cs
+	// (Requested), and the controller, not the workload, says when the
+	// run is over.
+	NodeTags bool
 }
 
 // NewWorkload returns the workload of c on host; Start starts it.
@@ -122,7 +135,7 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 	n := c.Nodes
 	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, streamWorkload)), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
-		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet,
+		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, unbooked: make([]bool, n),
 		busy: make([]bool, n), inCS: make([]bool, n),
 		reqTag: make([]uint32, n), life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
 	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited
@@ -166,13 +179,23 @@ func (d *Workload) Start() {
 		d.host.After(0, d.nextFn)
 	case "poisson":
 		for _, id := range d.hosted {
-			d.scheduleThink(id)
+			d.as(id, func() { d.scheduleThink(id) })
 		}
 	case "saturated":
 		for _, id := range d.hosted {
-			d.later(id, 0, d.issueFn)
+			d.as(id, func() { d.later(id, 0, d.issueFn) })
 		}
 	}
+}
+
+// as runs fn as node id on a host that tells nodes' events from the
+// controller's (the simulator: sim.Sim.As), else just runs it.
+func (d *Workload) as(id proto.NodeID, fn func()) {
+	if h, ok := d.host.(interface{ As(proto.NodeID, func()) }); ok {
+		h.As(id, fn)
+		return
+	}
+	fn()
 }
 
 // later calls f(id) dt seconds from now unless node id crashes meanwhile.
@@ -219,6 +242,18 @@ func (d *Workload) more(id proto.NodeID) bool {
 
 // issue makes node id call enter_cs, if requests remain.
 func (d *Workload) issue(id proto.NodeID) {
+	if d.nodeTags {
+		k := uint64(d.issued)
+		if d.quota > 0 {
+			k = uint64(d.nodeIssued[id])
+		}
+		if !d.more(id) || d.busy[id] || d.host.Down(id) || k*uint64(d.n)+uint64(id)+1 >= math.MaxUint32 {
+			return
+		}
+		d.busy[id], d.unbooked[id], d.reqTag[id] = true, true, uint32(k*uint64(d.n)+uint64(id)+1)
+		d.host.Input(0, id, proto.EnterCS, d.reqTag[id])
+		return
+	}
 	if !d.more(id) || d.busy[id] || d.host.Down(id) || uint64(d.tagBase)+uint64(d.issued+1)*uint64(d.stride) >= math.MaxUint32 {
 		d.check()
 		return
@@ -226,11 +261,51 @@ func (d *Workload) issue(id proto.NodeID) {
 	d.enter(id, d.tagBase+uint32(d.issued)*d.stride)
 }
 
+// Requested books the request of serial tag when node id steps its
+// enter_cs (NodeTags), and reports whether it was a new request: not an
+// enter_cs again for a request booked already, nor an input that is no
+// workload's (tag 0), nor one at a node that is down.
+func (d *Workload) Requested(id proto.NodeID, tag uint32) bool {
+	if tag == 0 || d.host.Down(id) || d.busy[id] && !d.unbooked[id] {
+		return false
+	}
+	d.busy[id], d.unbooked[id], d.reqTag[id] = true, false, tag
+	d.issued++
+	if d.quota > 0 {
+		d.nodeIssued[id]++
+	}
+	d.since[id] = d.host.Now()
+	return true
+}
+
+// busyNodes counts the hosted nodes with a request not yet over.
+func (d *Workload) busyNodes() int64 {
+	var k int64
+	for _, id := range d.hosted {
+		if d.busy[id] {
+			k++
+		}
+	}
+	return k
+}
+
+// quotaLeft counts the live hosted nodes with requests of their quota
+// still to issue (PerNode; 0 otherwise).
+func (d *Workload) quotaLeft() int64 {
+	if d.quota == 0 {
+		return 0
+	}
+	var k int64
+	for _, id := range d.hosted {
+		if !d.host.Down(id) && d.nodeIssued[id] < d.quota {
+			k++
+		}
+	}
+	return k
+}
+
 // enter makes node id call enter_cs for request tag.
 func (d *Workload) enter(id proto.NodeID, tag uint32) {
-	if d.poll != nil {
-		d.poll()
-	}
 	d.issued++
 	if d.quota > 0 {
 		d.nodeIssued[id]++
@@ -243,13 +318,27 @@ func (d *Workload) enter(id proto.NodeID, tag uint32) {
 
 // next issues the sequential workload's next request from a uniformly random live node.
 func (d *Workload) next() {
-	if !d.more(proto.Nil) {
+	if d.nodeTags {
+		if d.host.Now() >= d.until && d.seqIssued >= d.requests {
+			return
+		}
+	} else if !d.more(proto.Nil) {
 		d.check()
 		return
 	}
+	down := d.host.Down
+	if d.ctlDown != nil {
+		down = d.ctlDown
+	}
 	for tries := 0; tries < 64*d.n; tries++ {
 		id := proto.NodeID(d.rng.IntN(d.n))
-		if !d.host.Down(id) {
+		if !down(id) {
+			if d.nodeTags {
+				d.pending = true
+				d.seqIssued++
+				d.host.Input(0, id, proto.EnterCS, uint32(d.seqIssued))
+				return
+			}
 			d.pending = true
 			d.issue(id)
 			return
@@ -291,7 +380,7 @@ func (d *Workload) exited(id proto.NodeID) {
 	case "saturated":
 		d.issue(id)
 	case "sequential":
-		if d.neverQuiet && d.pending {
+		if d.neverQuiet && d.pending && !d.nodeTags { // NodeTags: the controller's
 			d.pending = false
 			d.host.After(0, d.nextFn)
 		}
@@ -303,9 +392,10 @@ func (d *Workload) exited(id proto.NodeID) {
 // (a CS it was in ends with it).
 func (d *Workload) Crashed(id proto.NodeID) {
 	d.life[id]++
-	if d.busy[id] && !d.inCS[id] {
+	if d.busy[id] && !d.inCS[id] && !d.unbooked[id] {
 		d.abandoned++
 	}
+	d.unbooked[id] = false
 	if d.inCS[id] {
 		d.sync.Left(d.host.Now(), false)
 	}

@@ -33,7 +33,7 @@ func (s *Sim) check(id proto.NodeID) {
 			return
 		}
 	}
-	if s.cfg.Family == proto.TokenBased && !s.checkTokens(id) {
+	if s.cfg.Family == proto.TokenBased && s.owned == nil && !s.checkTokens(id) {
 		return
 	}
 	if s.cfg.Check < CheckFull || s.skipped {
@@ -120,21 +120,10 @@ func (s *Sim) ForEachInFlight(f func(m *proto.Message)) {
 }
 
 // upDown notes that node id crashed (up false) or recovered.
-func (s *Sim) upDown(id proto.NodeID, up bool) { s.verdict.UpDown(id, up, s.now) }
+func (s *Sim) upDown(id proto.NodeID, up bool) { s.note(Note{Kind: NoteUpDown, Node: id, Up: up}) }
 
-// judge counts a suspicion of node id, and counts it as false if the
-// run's Judge says it was.
+// judge counts a suspicion of node id and notes it for the judge.
 func (s *Sim) judge(id proto.NodeID, sp proto.Suspicion) {
 	s.Stats.Suspicions++
-	if !s.verdict.False(sp, s.now) {
-		return
-	}
-	s.Stats.FalseSuspicions++
-	if s.Stats.FirstFalseSuspicion == "" {
-		of := "the way to its request's holder"
-		if sp.Of != proto.Nil {
-			of = fmt.Sprintf("node %d (up, incarnation %d)", sp.Of, sp.Inc)
-		}
-		s.Stats.FirstFalseSuspicion = fmt.Sprintf("at step %d (t=%.6fs): node %d suspected %s after %.1fδ of silence", s.Stats.Steps, s.now, id, of, sp.Window)
-	}
+	s.note(Note{Kind: NoteSuspect, Node: id, Sp: sp})
 }

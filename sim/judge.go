@@ -1,6 +1,11 @@
 package sim
 
-import "github.com/ocbench/ocbench/proto"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ocbench/ocbench/proto"
+)
 
 // Judge decides which of the failures that nodes suspect (proto.Suspicion)
 // were false. A runtime tells it, in time order, when a node crashes or
@@ -77,4 +82,51 @@ func (j *Judge) False(sp proto.Suspicion, now float64) bool {
 		return false
 	}
 	return sp.Of == proto.Nil || (!j.down[sp.Of] && j.incarnation[sp.Of] == sp.Inc)
+}
+
+// MergeNotes merges the notes of a run's parts into the run's step order.
+// The notes of one step come from one part, in the order it made them.
+func MergeNotes(parts ...[]Note) []Note {
+	var all []Note
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	slices.SortStableFunc(all, func(a, b Note) int {
+		switch {
+		case a.Before(b.Mark):
+			return -1
+		case b.Before(a.Mark):
+			return 1
+		}
+		return 0
+	})
+	return all
+}
+
+// JudgeNotes judges the suspicions of a run of n nodes, in which δ is
+// delta, from its notes in step order (MergeNotes): it returns how many
+// were false (Judge.False) and describes the first of them.
+func JudgeNotes(n int, delta float64, notes []Note) (falses int64, first string) {
+	j := NewJudge(n, delta)
+	for _, x := range notes {
+		switch x.Kind {
+		case NoteHeard:
+			j.HeardFailure(x.T)
+		case NoteUpDown:
+			j.UpDown(x.Node, x.Up, x.T)
+		case NoteSuspect:
+			if !j.False(x.Sp, x.T) {
+				continue
+			}
+			falses++
+			if first == "" {
+				of := "the way to its request's holder"
+				if x.Sp.Of != proto.Nil {
+					of = fmt.Sprintf("node %d (up, incarnation %d)", x.Sp.Of, x.Sp.Inc)
+				}
+				first = fmt.Sprintf("at t=%.6fs: node %d suspected %s after %.1fδ of silence", x.T, x.Node, of, x.Sp.Window)
+			}
+		}
+	}
+	return falses, first
 }

@@ -8,7 +8,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"math"
 
 	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
@@ -66,6 +66,21 @@ type Config struct {
 	// delivery order (Legitimate may need each link's messages in FIFO
 	// order); it costs a sort per call.
 	OrderedInFlight bool
+	// Owned, if not nil, says which nodes this simulator hosts: it is one
+	// part of a run whose other nodes other parts host (a rank of an MPI
+	// job in virtual time). A message to a node it does not host goes to
+	// Outbox instead of its queue, inputs for such a node are dropped, and
+	// the O(1) checks see only the hosted nodes (a runtime checks the
+	// whole run at the boundaries of its windows). Nil: every node.
+	Owned []bool
+	// MaxSteps, if not 0, stops the run once this part has taken that
+	// many steps (Stats.OverBudget): a run's budget, which a loop of steps
+	// at one instant must not escape.
+	MaxSteps int64
+	// TraceIndex makes the simulator note, in Segments, where each step's
+	// lines begin in Trace, so that the traces of the parts of a run can be
+	// merged into the trace of the whole run (MergeTraces).
+	TraceIndex bool
 }
 
 // Check selects the invariant checks run after every step.
@@ -103,6 +118,8 @@ type Stats struct {
 	// while another was in it, and times a second live token appeared.
 	OverlappingCS   int64
 	DuplicateTokens int64
+	// OverBudget: the run took Config.MaxSteps steps and was stopped.
+	OverBudget bool
 	// FirstBreach describes the first of those, with its time and step.
 	FirstBreach string
 	// Storm, if not empty, says why the run was stopped as a message
@@ -111,11 +128,10 @@ type Stats struct {
 	// Injected counts the messages a fault put in the links (junk,
 	// duplicates), and Destroyed those a fault took out of them.
 	Injected, Destroyed int64
-	// Suspicions counts the failures nodes suspected (proto.Suspicion);
-	// FalseSuspicions those of them that no failure explains (Judge.False).
-	// FirstFalseSuspicion describes the first false one.
-	Suspicions, FalseSuspicions int64
-	FirstFalseSuspicion         string
+	// Suspicions counts the failures nodes suspected (proto.Suspicion).
+	// The runtime judges them afterwards from Log (JudgeLog), in the order
+	// of the whole run.
+	Suspicions int64
 }
 
 // stormInFlight returns the number of messages in flight at which a run of
@@ -146,13 +162,14 @@ func (s *Stats) MessagesTotal() int64 {
 type Hooks struct {
 	// Enter is called when a node enters the critical section.
 	Enter func(id proto.NodeID, tag uint32)
-	// Quiet is called after a step that leaves no message in flight and no
-	// node in the critical section.
-	Quiet func()
 	// FailureSend is called for every message whose cause is a failure.
 	FailureSend func(m *proto.Message)
-	// Crash is called after a node crashes.
-	Crash func(id proto.NodeID)
+	// Crash is called after a node crashes, and Recover after it comes
+	// back up.
+	Crash, Recover func(id proto.NodeID)
+	// Request is called before node id steps an EnterCS input for the
+	// request of serial tag.
+	Request func(id proto.NodeID, tag uint32)
 }
 
 const (
@@ -176,23 +193,30 @@ type payload struct {
 	next  int32 // free list
 }
 
-// Sim is one simulation.
+// Sim is one simulation, or one part of one (Config.Owned).
 type Sim struct {
 	cfg   Config
 	nodes []proto.Node
 	down  []bool
-	rng   *rand.PCG // the delays' stream, drawn by float64
 	now   float64
-	seq   uint64
 	heap  eventq.Queue
+	ctl   eventq.Queue // the controller's calls in the queue (Window)
 	slab  []payload
 	free  int32
 	out   proto.Output
 	hooks Hooks
 	fifo  map[[2]proto.NodeID]float64
 	trace *bufio.Writer
+	owned []bool
 
-	msgID          uint64
+	// cur is the creator of the events scheduled now (Key), and curKey
+	// the key of the step under way (Mark); ctr counts the events each
+	// creator has scheduled.
+	cur    uint64
+	curKey uint64
+	ctr    []uint64
+
+	posted         uint64 // messages posted, for inFlightKey
 	inFlight       int
 	stormAt        int // stormInFlight(N)
 	tokensInFlight int
@@ -210,12 +234,73 @@ type Sim struct {
 	skipped        bool  // this step's closure check is not due (ClosureSmall)
 	stopped        bool
 	err            error
+	written        int64   // bytes of trace written (TraceIndex)
+	ctlInputs      float64 // ControlInputs
 
-	// verdict judges the failures nodes suspect (Stats.FalseSuspicions).
-	verdict *Judge
+	// Outbox holds the messages sent to nodes other parts host, until the
+	// runtime takes them (Config.Owned).
+	Outbox []Remote
+	// Notes are what the judge of suspicions needs, in step order
+	// (JudgeNotes).
+	Notes []Note
+	// Segments index the trace by step (Config.TraceIndex).
+	Segments []Segment
 
 	// Stats are the run's counters.
 	Stats Stats
+}
+
+// Keys. Every event has a key, and events at the same time happen in the
+// order of their keys: the key says who created the event (the
+// controller, or a node) and how many events its creator had created
+// before, so that the order does not depend on which part of a run hosts
+// which node. Events the controller creates come first at equal times; a
+// node's Start step (proto.Starter) has key id, before every event.
+const (
+	keyShift      = 37
+	controller    = 1 // the creator index of the controller
+	counterMask   = 1<<keyShift - 1
+	creatorOfNode = 2 // node id's creator index is id + creatorOfNode
+)
+
+// Remote is a message from a node this part hosts to one it does not: its
+// delivery time, key (also its id in traces) and sending time.
+type Remote struct {
+	T, Sent float64
+	Key     uint64
+	Msg     proto.Message
+}
+
+// Mark is a step's place in the order of a run: its time and the key of
+// the event it steps.
+type Mark struct {
+	T   float64
+	Key uint64
+}
+
+// Before orders marks as the run orders steps.
+func (a Mark) Before(b Mark) bool { return a.T < b.T || (a.T == b.T && a.Key < b.Key) }
+
+// Note kinds.
+const (
+	NoteHeard   uint8 = iota // a live node received a failure-cause message
+	NoteUpDown               // a node crashed (Up false) or recovered
+	NoteSuspect              // a node suspected a failure (Sp)
+)
+
+// Note is one thing the judge of suspicions hears, at a step.
+type Note struct {
+	Mark
+	Kind uint8
+	Up   bool
+	Node proto.NodeID
+	Sp   proto.Suspicion
+}
+
+// Segment is where a step's trace lines begin in the trace (TraceIndex).
+type Segment struct {
+	Mark
+	Off int64
 }
 
 // typeName names a message type by Config.Types.
@@ -235,11 +320,13 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		cfg:   cfg,
 		nodes: nodes,
 		down:  make([]bool, len(nodes)),
-		rng:   rand.NewPCG(cfg.Seed, 0x6f70656e63756265),
 		free:  -1,
 		hooks: hooks,
+		owned: cfg.Owned,
+		cur:   controller,
+		ctr:   make([]uint64, len(nodes)+creatorOfNode),
 
-		verdict: NewJudge(len(nodes), cfg.Delta),
+		ctlInputs: math.Inf(1),
 
 		stormAt: stormInFlight(len(nodes)) + 4*max(0, cfg.Units),
 	}
@@ -249,8 +336,14 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 	}
 	if cfg.Trace != nil {
 		s.trace = bufio.NewWriterSize(cfg.Trace, 1<<16)
+		if cfg.TraceIndex {
+			s.trace = bufio.NewWriterSize(&counter{w: cfg.Trace, n: &s.written}, 1<<16)
+		}
 	}
-	for _, n := range nodes {
+	for i, n := range nodes {
+		if !s.hosts(proto.NodeID(i)) {
+			continue
+		}
 		v := n.View()
 		if v.TokenHere {
 			s.tokenHolders++
@@ -279,10 +372,43 @@ func (s *Sim) Stop() { s.stopped = true }
 // Err returns the first invariant violation, or nil.
 func (s *Sim) Err() error { return s.err }
 
-// float64 returns a number uniform in [0, 1) from the delays' stream, as
-// rand.New(s.rng).Float64 does, without its call through an interface.
-func (s *Sim) float64() float64 {
-	return float64(s.rng.Uint64()<<11>>11) / (1 << 53)
+// uniform returns a number uniform in [0, 1), the j-th draw for the
+// message of key k: a hash of the seed, the key and j, so that a message's
+// delay does not depend on which part of a run draws it.
+func (s *Sim) uniform(k uint64, j uint64) float64 {
+	x := splitmix(s.cfg.Seed ^ splitmix(k^j<<61))
+	return float64(x>>11) / (1 << 53)
+}
+
+// splitmix is SplitMix64's finalizer: a bijection of 64 bits that mixes
+// every input bit into every output bit.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// hosts reports whether this part of the run hosts node id.
+func (s *Sim) hosts(id proto.NodeID) bool { return s.owned == nil || s.owned[id] }
+
+// counter counts the bytes written through it.
+type counter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c *counter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	*c.n += int64(n)
+	return n, err
+}
+
+// mark notes where the step of key now begins in the trace (TraceIndex).
+func (s *Sim) mark() {
+	if s.trace != nil && s.cfg.TraceIndex {
+		s.Segments = append(s.Segments, Segment{Mark{s.now, s.curKey}, s.written + int64(s.trace.Buffered())})
+	}
 }
 
 func (s *Sim) alloc() int32 {
@@ -318,65 +444,181 @@ func (s *Sim) release(i int32) {
 // (every field, by set and then the kind's own: the slot may hold an
 // earlier event's).
 func (s *Sim) schedule(t float64) *payload {
+	return s.scheduleKey(t, s.nextKey())
+}
+
+// nextKey returns the key of the next event the current creator schedules.
+func (s *Sim) nextKey() uint64 {
+	c := s.ctr[s.cur]
+	s.ctr[s.cur]++
+	return s.cur<<keyShift | c&counterMask
+}
+
+func (s *Sim) scheduleKey(t float64, key uint64) *payload {
 	i := s.alloc()
-	s.seq++
-	s.heap.Push(eventq.Item{T: t, Key: s.seq, Idx: i})
+	s.heap.Push(eventq.Item{T: t, Key: key, Idx: i})
 	return &s.slab[i]
 }
 
 // Input schedules an input (EnterCS with its request serial tag, ExitCS,
 // Crash or Recover) for node id, dt seconds from now.
 func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint32) {
-	p := s.schedule(s.now + dt)
+	k := s.nextKey() // taken in every part, so that keys agree
+	if s.cur == controller {
+		s.ctlInputs = min(s.ctlInputs, s.now+dt)
+	}
+	if !s.hosts(id) {
+		return
+	}
+	p := s.scheduleKey(s.now+dt, k)
 	p.set(evInput, id, 0, 0)
 	p.in, p.tag = kind, tag
 }
 
 // After calls fn dt seconds from now, between steps.
-func (s *Sim) After(dt float64, fn func()) {
-	p := s.schedule(s.now + dt)
+func (s *Sim) After(dt float64, fn func()) { s.call(s.now+dt, fn) }
+
+// call schedules fn at time t; a call the controller schedules is also
+// one of its calls (Window).
+func (s *Sim) call(t float64, fn func()) {
+	k := s.nextKey()
+	p := s.scheduleKey(t, k)
 	p.set(evCall, 0, 0, 0)
 	p.fn = fn
+	if s.cur == controller {
+		s.ctl.Push(eventq.Item{T: t, Key: k})
+	}
 }
 
 // Run processes events until none is left, Stop is called, or an invariant
-// is violated; it returns the violation.
+// is violated; it returns the violation. It runs the whole queue at once:
+// a runtime that observes the run at window boundaries calls Window.
 func (s *Sim) Run() error {
+	s.begin()
+	for len(s.heap) > 0 && !s.stopped && s.err == nil {
+		s.pop()
+	}
+	return s.End()
+}
+
+// begin runs the nodes' Start steps, once.
+func (s *Sim) begin() {
 	if !s.started {
 		s.started = true
 		s.start()
 	}
-	for len(s.heap) > 0 && !s.stopped && s.err == nil {
-		it := s.heap.Pop()
-		s.now = it.T
-		s.Stats.Popped++
-		// The event's slot is freed once the event is done, so p stays
-		// its own while it runs: no event scheduled meanwhile takes it.
-		// (If the slab grows meanwhile, p still reads the old copy, which
-		// nothing writes.)
-		p := &s.slab[it.Idx]
-		switch p.kind {
-		case evCall:
-			p.fn()
-		case evInput:
-			s.step(p.node, &proto.Input{Kind: p.in, Tag: p.tag})
-		case evTimer:
-			if !s.down[p.node] {
-				s.step(p.node, &proto.Input{Kind: proto.Fire, Timer: p.timer})
-			}
-		case evDeliver:
-			s.deliver(p)
-		}
-		// evDestroyed: nothing arrives
-		s.release(it.Idx)
-	}
+}
+
+// End ends the run: the last closure check, and the trace flushed. It
+// returns the run's violation or the trace's write error.
+func (s *Sim) End() error {
 	s.lastClosureCheck()
+	s.cur = controller
 	if s.trace != nil {
 		if err := s.trace.Flush(); err != nil && s.err == nil {
 			return fmt.Errorf("sim: writing trace: %w", err)
 		}
 	}
 	return s.err
+}
+
+// Next returns the time of the earliest event in the queue (+Inf: none).
+func (s *Sim) Next() float64 {
+	if len(s.heap) == 0 {
+		return math.Inf(1)
+	}
+	return s.heap[0].T
+}
+
+// NextControl returns the time of the controller's earliest call in the
+// queue (+Inf: none).
+func (s *Sim) NextControl() float64 {
+	if len(s.ctl) == 0 {
+		return math.Inf(1)
+	}
+	return s.ctl[0].T
+}
+
+// Window runs one window of the run, from time start, the earliest event
+// of the whole run (all its parts): first the controller's events at start
+// (its calls, and the inputs it scheduled), then every event before the
+// window's end, which is start + width or the controller's next call if
+// that is sooner. It returns the end. Between windows the run is at a
+// boundary: its state is the state at the end, every part of the run
+// agrees on it, and the controller observes it there (SetNow); the
+// controller's calls happen only at window starts, so every one of them
+// sees the state a boundary observed. The windows, and so the run, do not
+// depend on how the nodes are split into parts, as long as no message
+// between parts takes less than width.
+func (s *Sim) Window(start, width float64) float64 {
+	s.begin()
+	s.ctlInputs = math.Inf(1)
+	for len(s.heap) > 0 && s.heap[0].T == start && s.heap[0].Key>>keyShift == controller && !s.stopped && s.err == nil {
+		s.pop()
+	}
+	end := min(start+width, s.NextControl())
+	if end <= start { // width 0: one instant
+		end = math.Nextafter(start, math.Inf(1))
+	}
+	for len(s.heap) > 0 && s.heap[0].T < end && !s.stopped && s.err == nil {
+		s.pop()
+	}
+	s.now = max(s.now, end)
+	s.cur = controller
+	return end
+}
+
+// SetNow moves the clock to t (not back), between windows: the controller
+// schedules from there.
+func (s *Sim) SetNow(t float64) {
+	s.now = max(s.now, t)
+	s.cur = controller
+}
+
+// Stopped reports whether Stop was called or a violation stopped the run.
+func (s *Sim) Stopped() bool { return s.stopped || s.err != nil }
+
+// pop runs the earliest event.
+func (s *Sim) pop() {
+	it := s.heap.Pop()
+	s.now = it.T
+	s.Stats.Popped++
+	s.cur = it.Key >> keyShift
+	s.curKey = it.Key
+	// The event's slot is freed once the event is done, so p stays its
+	// own while it runs: no event scheduled meanwhile takes it. (If the
+	// slab grows meanwhile, p still reads the old copy, which nothing
+	// writes.)
+	p := &s.slab[it.Idx]
+	switch p.kind {
+	case evCall:
+		if s.cur == controller {
+			s.ctl.Pop() // it is this call: the earliest of the controller's
+		}
+		p.fn()
+	case evInput:
+		s.step(p.node, &proto.Input{Kind: p.in, Tag: p.tag})
+	case evTimer:
+		if !s.down[p.node] {
+			s.step(p.node, &proto.Input{Kind: proto.Fire, Timer: p.timer})
+		}
+	case evDeliver:
+		s.deliver(p)
+	}
+	// evDestroyed: nothing arrives
+	s.release(it.Idx)
+}
+
+// Accept queues the delivery of a message another part of the run sent to
+// a node this part hosts.
+func (s *Sim) Accept(r *Remote) {
+	p := s.scheduleKey(r.T, r.Key)
+	p.set(evDeliver, 0, r.Key, r.Sent)
+	p.msg = r.Msg
+	if r.Msg.Type == s.token {
+		s.tokensInFlight++
+	}
+	s.inFlight++
 }
 
 func (s *Sim) deliver(p *payload) {
@@ -390,10 +632,12 @@ func (s *Sim) deliver(p *payload) {
 	}
 	if s.down[m.To] {
 		s.Stats.Dropped++
+		s.mark()
 		s.traceMsg(trace.Drop, m.To, m, p.msgID)
 		return
 	}
 	s.Stats.Delivered++
+	s.mark()
 	s.traceMsg(trace.Recv, m.To, m, p.msgID)
 	s.step(m.To, &proto.Input{Kind: proto.Receive, Msg: *m})
 }
@@ -404,6 +648,13 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	n := s.nodes[id]
 	before := n.View()
 	s.out.Reset()
+	s.cur = uint64(id) + creatorOfNode
+	if in.Kind != proto.Receive {
+		s.mark()
+	}
+	if in.Kind == proto.EnterCS && s.hooks.Request != nil {
+		s.hooks.Request(id, in.Tag)
+	}
 	if s.trace != nil {
 		switch in.Kind {
 		case proto.EnterCS:
@@ -418,7 +669,7 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 		s.traceEv(trace.Exit, id)
 	}
 	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
-		s.verdict.HeardFailure(s.now) // a live node hears of a failure's handling
+		s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
 	}
 	n.Step(*in, &s.out)
 	s.finish(id, in.Kind, before)
@@ -429,11 +680,13 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 func (s *Sim) start() {
 	for i, n := range s.nodes {
 		st, ok := n.(proto.Starter)
-		if !ok || s.down[i] {
+		if !ok || s.down[i] || !s.hosts(proto.NodeID(i)) {
 			continue
 		}
 		before := n.View()
 		s.out.Reset()
+		s.cur, s.curKey = uint64(i)+creatorOfNode, uint64(i)
+		s.mark()
 		st.Start(&s.out)
 		s.finish(proto.NodeID(i), proto.Fire, before)
 	}
@@ -445,6 +698,9 @@ func (s *Sim) start() {
 func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 	n := s.nodes[id]
 	s.Stats.Steps++
+	if s.Stats.Steps == s.cfg.MaxSteps {
+		s.Stats.OverBudget, s.stopped = true, true
+	}
 	after := n.View()
 	s.down[id] = !after.Up
 	if before.Up != after.Up {
@@ -481,11 +737,11 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 	if in == proto.Crash && s.hooks.Crash != nil {
 		s.hooks.Crash(id)
 	}
+	if in == proto.Recover && after.Up && s.hooks.Recover != nil {
+		s.hooks.Recover(id)
+	}
 	if s.out.Enter && s.hooks.Enter != nil {
 		s.hooks.Enter(id, after.Tag)
-	}
-	if s.inFlight == 0 && s.inCS == 0 && s.hooks.Quiet != nil {
-		s.hooks.Quiet()
 	}
 }
 
@@ -496,9 +752,9 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, s.typeName(m.Type), m.To)
 		return
 	}
-	s.msgID++
+	s.posted++
 	if s.inFlight >= s.stormAt {
-		s.Stats.Storm = fmt.Sprintf("message storm: %d messages in flight at t=%.4fs (%d sent); the run was stopped", s.inFlight, s.now, s.msgID)
+		s.Stats.Storm = fmt.Sprintf("message storm: %d messages in flight at t=%.4fs (%d sent); the run was stopped", s.inFlight, s.now, s.posted)
 		s.stopped = true
 	}
 	if injected {
@@ -512,10 +768,11 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		}
 		s.Stats.PerTag[m.Tag]++
 	}
-	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.float64()))
-	if s.cfg.LateFraction > 0 && s.float64() < s.cfg.LateFraction {
+	key := s.nextKey()
+	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.uniform(key, 0)))
+	if s.cfg.LateFraction > 0 && s.uniform(key, 1) < s.cfg.LateFraction {
 		s.Stats.Late++
-		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.float64()))
+		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.uniform(key, 2)))
 	}
 	at := s.now + d
 	if s.fifo != nil {
@@ -532,10 +789,24 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
 		s.hooks.FailureSend(m)
 	}
-	s.traceMsg(trace.Send, m.From, m, s.msgID)
-	p := s.schedule(at)
-	p.set(evDeliver, 0, s.msgID, s.now)
+	s.traceMsg(trace.Send, m.From, m, key)
+	if !s.hosts(m.To) {
+		if m.Type == s.token {
+			s.tokensInFlight-- // counted where it is delivered
+		}
+		s.inFlight--
+		s.Outbox = append(s.Outbox, Remote{T: at, Sent: s.now, Key: key, Msg: *m})
+		return
+	}
+	p := s.scheduleKey(at, key)
+	p.set(evDeliver, 0, key, s.now)
 	p.msg = *m
+}
+
+// note adds a note for the judge of suspicions, at the current step.
+func (s *Sim) note(n Note) {
+	n.Mark = Mark{s.now, s.curKey}
+	s.Notes = append(s.Notes, n)
 }
 
 func b2i(b bool) int {
@@ -576,4 +847,61 @@ func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64
 		return
 	}
 	trace.WriteMessage(s.trace, s.now, node, ev, s.typeName(m.Type), m, id)
+}
+
+// Counts returns the messages in flight to the nodes this part hosts, the
+// hosted nodes in the critical section, those holding a token, and the
+// tokens in flight to hosted nodes.
+func (s *Sim) Counts() (inFlight, inCS, holders, tokens int64) {
+	return int64(s.inFlight), int64(s.inCS), int64(s.tokenHolders), int64(s.tokensInFlight)
+}
+
+// IsToken reports whether messages of type t are the algorithm's token.
+func (s *Sim) IsToken(t proto.MsgType) bool { return t == s.token && t != proto.NoToken }
+
+// FirstToken returns the token in flight (queued here or in Outbox) that
+// arrives first, by its delivery's place in the run's order, and its
+// destination; ok is false if there is none.
+func (s *Sim) FirstToken() (at Mark, to proto.NodeID, ok bool) {
+	if s.token == proto.NoToken {
+		return at, proto.Nil, false
+	}
+	for _, it := range s.heap {
+		if p := &s.slab[it.Idx]; p.kind == evDeliver && p.msg.Type == s.token {
+			if m := (Mark{it.T, it.Key}); !ok || m.Before(at) {
+				at, to, ok = m, p.msg.To, true
+			}
+		}
+	}
+	for k := range s.Outbox {
+		r := &s.Outbox[k]
+		if r.Msg.Type == s.token {
+			if m := (Mark{r.T, r.Key}); !ok || m.Before(at) {
+				at, to, ok = m, r.Msg.To, true
+			}
+		}
+	}
+	return at, to, ok
+}
+
+// ControlInputs returns the earliest time of the inputs the controller
+// scheduled since the last window began (+Inf: none): the parts that do
+// not host their nodes know of them only so.
+func (s *Sim) ControlInputs() float64 { return s.ctlInputs }
+
+// CurrentKey returns the key of the step under way (Mark).
+func (s *Sim) CurrentKey() uint64 { return s.curKey }
+
+// Fail stops the run with a violation that a runtime found (the parts of
+// a run check the whole at window boundaries).
+func (s *Sim) Fail(format string, args ...any) { s.fail(format, args...) }
+
+// As runs fn as node id: the events fn schedules are the node's (their
+// keys name it), as if it scheduled them in a step. A workload starts each
+// node's requests so, in the part of a run that hosts the node.
+func (s *Sim) As(id proto.NodeID, fn func()) {
+	cur := s.cur
+	s.cur = uint64(id) + creatorOfNode
+	fn()
+	s.cur = cur
 }

@@ -54,11 +54,7 @@ func (s *Sim) sentByType() (out [proto.MaxMsgTypes]int64) {
 // At calls fn at time t (seconds, not before now), between steps, as After
 // does: a plan drawn ahead schedules its events one at a time at their
 // times, without the rounding of t − now.
-func (s *Sim) At(t float64, fn func()) {
-	p := s.schedule(max(t, s.now))
-	p.set(evCall, 0, 0, 0)
-	p.fn = fn
-}
+func (s *Sim) At(t float64, fn func()) { s.call(max(t, s.now), fn) }
 
 // Fault records that a transient fault struck now: the legitimacy
 // predicate no longer holds until a step makes it hold again, and the
@@ -120,7 +116,7 @@ func (s *Sim) Destroy(k int) {
 // inFlightKey changes whenever the set of messages in flight does: a
 // message posted, popped (delivered or dropped) or destroyed.
 func (s *Sim) inFlightKey() [4]uint64 {
-	return [4]uint64{s.msgID, uint64(s.Stats.Delivered), uint64(s.Stats.Dropped), uint64(s.Stats.Destroyed)}
+	return [4]uint64{s.posted, uint64(s.Stats.Delivered), uint64(s.Stats.Dropped), uint64(s.Stats.Destroyed)}
 }
 
 // orderedInFlight returns the heap's deliveries sorted in delivery order

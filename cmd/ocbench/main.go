@@ -126,7 +126,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
 	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
-	fs.Float64Var(&o.minDelay, "min-delay", 0, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ])")
+	fs.Float64Var(&o.minDelay, "min-delay", bench.DefaultMinDelay, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ]; MPI in virtual time needs at least 0.5)")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, as the papers allow)")
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
 	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject, 0..1000000 (algorithms with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+"; 2 nodes stay up at all times, so N ≥ 4: a crash waits for a recovery while only 2 are up)")

@@ -1,0 +1,539 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
+	"github.com/ocbench/ocbench/sim"
+)
+
+// WindowWidth is the width of a run's windows, in δ: the controller (the
+// workload's sequential order, the fault plan, the watchdog, the budget,
+// the end of the run) observes the run at window boundaries only, and a
+// runtime whose parts exchange messages once per window (MPI in virtual
+// time) needs every message to take at least this long: MinVirtualDelay.
+const WindowWidth = 0.5
+
+// MinVirtualDelay is the smallest delay floor, in δ, with which a run can
+// be split into parts (MPI in virtual time): the window width. The
+// default delay floor (DefaultMinDelay) is this.
+const MinVirtualDelay = WindowWidth
+
+// DefaultMinDelay is the default smallest message delay, in δ: delays are
+// uniform in [0.5δ, δ], so that every runtime replays the same run.
+const DefaultMinDelay = MinVirtualDelay
+
+// Snapshot is the state of a whole run at a window boundary, added up over
+// its parts: what the controller observes.
+type Snapshot struct {
+	// Next is the time of the run's earliest event (+Inf: none).
+	Next float64
+	// InFlight counts the messages in flight, InCS the nodes in the
+	// critical section, Holders the nodes holding a token and Tokens the
+	// tokens in flight.
+	InFlight, InCS, Holders, Tokens int64
+	// Issued, Served and Abandoned count the requests; Busy the nodes
+	// with a request not yet over (issued, and the CS not left); QuotaLeft
+	// the live nodes with requests still to issue (per-node quotas).
+	Issued, Served, Abandoned, Busy, QuotaLeft int64
+	// Steps counts the steps so far.
+	Steps int64
+	// Waiting is the node whose request has waited longest (proto.Nil:
+	// none), issued at WaitingSince.
+	Waiting      proto.NodeID
+	WaitingSince float64
+	// Storm is a part's message-storm report ("" if none); Halted counts
+	// the parts whose run stopped (a violation its steps found).
+	Storm  string
+	Halted int64
+	// For a targeted crash due next: the live nodes that qualify
+	// (IsTarget), in id order, and the destination of the token in flight
+	// that arrives first (proto.Nil: none).
+	Candidates []proto.NodeID
+	TokenDest  proto.NodeID
+	tokenAt    sim.Mark
+}
+
+// Part is one part of a run: the run's nodes it hosts, on a simulator,
+// and the run's controller, which every part runs alike. A run is one
+// part (Config.Owned nil) in the simulator, and one per rank of an MPI
+// job in virtual time; the parts advance window by window (Window) and
+// exchange their messages and reports at every boundary, so that every
+// part sees the same Snapshot there.
+type Part struct {
+	spec   Spec
+	s      *sim.Sim
+	nodes  []proto.Node
+	drv    *Workload
+	owned  []bool
+	width  float64
+	until  float64
+	settle float64
+	plan   []fault
+	inject int // the next crash of plan
+	// down is the controller's view of which nodes are crashed: it
+	// crashes and recovers them.
+	down     []bool
+	live     int
+	targets  *rand.Rand
+	tally    Tally
+	victims  []int // the power of each crash's victim (-1: another part knows it)
+	snap     Snapshot
+	limit    budget
+	over     string // the budget spent
+	stuck    string
+	done     bool
+	wdLast   int64 // served at the watchdog's previous tick (-1: afresh)
+	wdPeriod float64
+	stays    []Stay
+	open     []int // index in stays of each hosted node's open stay (-1)
+	tags     []uint32
+	world    bool // the next controller call is a targeted crash
+	pmax     int
+
+	repair        *repairPass
+	tr            *transient
+	entriesStable int64
+	report        func(done bool)
+	lastReported  int64
+	ell           int
+	selfStab      bool
+}
+
+// NewPart returns the part of the run of spec (filled and valid) that
+// hosts the nodes owned says (nil: all of them), writing the trace of its
+// nodes' steps to trace (nil: none; with owned, indexed for MergeTraces);
+// with until ≥ 0 the workload issues requests until then (a crash-free
+// baseline).
+func NewPart(spec Spec, until float64, owned []bool, trace io.Writer) *Part {
+	return newPart(spec, until, owned, budgetFor, trace)
+}
+
+func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io.Writer) *Part {
+	algo := RunAlgorithm(spec)
+	delta := spec.Delta
+	p := &Part{spec: spec, nodes: NewNodes(spec), owned: owned, width: WindowWidth * delta,
+		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
+		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
+	p.pmax, _ = hypercube.Log2(spec.Nodes)
+	if until < 0 {
+		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
+	}
+	ss, selfStab := algo.(proto.SelfStabilizingAlgorithm)
+	p.selfStab = selfStab
+	var junk []proto.Message
+	var corruptions []float64
+	if spec.Transient.On() {
+		p.tr = &transient{InventedCS: &InventedCS{nodes: p.nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
+			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
+		corruptions = spec.Transient.corruptionTimes(p.tr.rng, delta)
+		if spec.Transient.Mode == "initial" {
+			junk = arbitrary(p.nodes, p.tr.rng, spec.Transient.LinkCap)
+		}
+		if k := len(corruptions); k > 0 {
+			until = max(until, corruptions[k-1]+p.settle)
+		}
+	}
+	p.until = until
+	var legit func(proto.System) error
+	if selfStab {
+		legit = ss.Legitimate
+	}
+	if k, ok := kexclusion(algo); ok {
+		p.ell, _ = k.Units()
+	}
+	p.limit = budgetOf(spec, until)
+	p.open = make([]int, spec.Nodes)
+	for i := range p.open {
+		p.open[i] = -1
+	}
+	p.s = sim.New(sim.Config{
+		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
+		Check: simCheck(spec.Check), Family: algo.Family(), Types: algo.MessageTypes(),
+		Invariants: algo.Invariants(spec.Faults.Crashes > 0), Trace: trace,
+		Crashes: spec.Faults.Crashes > 0, LateFraction: spec.LateFraction, LateFactor: spec.LateFactor,
+		KeepGoing: spec.LateFraction > 0, Units: p.ell, Legitimate: legit,
+		// The legitimacy predicate reads each link in delivery order.
+		OrderedInFlight: selfStab,
+		Owned:           owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
+	}, p.nodes, sim.Hooks{
+		Request:     p.requested,
+		Enter:       p.entered,
+		FailureSend: func(m *proto.Message) { p.tally.Failure(m, p.s.Now()) },
+		Crash:       p.crashed,
+		Recover:     func(id proto.NodeID) { p.drv.Recovered(id) },
+	})
+	p.drv = NewWorkload(p.s, WorkloadConfig{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
+		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta, NeverQuiet: selfStab,
+		Hosted: p.hosted(), PerNode: spec.Workload != "sequential", NodeTags: true})
+	p.drv.OnExit = func(id proto.NodeID, _ uint32) { p.exited(id, false) }
+	p.drv.ctlDown = func(id proto.NodeID) bool { return p.down[id] }
+	if spec.Progress != nil && owned == nil {
+		p.report = func(done bool) {
+			spec.Progress(Progress{Served: p.snap.Served, Issued: p.snap.Issued, Requests: spec.Requests,
+				Failures: p.tally.Crashes, FailuresPlanned: len(p.plan), Virtual: p.s.Now(), Done: done})
+		}
+	}
+	if p.tr != nil {
+		p.tr.s, p.tr.host, p.tr.drv = p.s, p.s, p.drv
+		for _, m := range junk {
+			p.s.Inject(m)
+		}
+		if spec.Transient.Mode == "initial" {
+			p.s.Fault()
+			all := make([]proto.NodeID, spec.Nodes)
+			for i := range all {
+				all[i] = proto.NodeID(i)
+			}
+			p.tr.Sweep(all)
+		}
+		var next func(k int)
+		next = func(k int) {
+			if k < len(corruptions) {
+				p.s.At(corruptions[k], func() {
+					next(k + 1)
+					p.tr.corrupt()
+				})
+			}
+		}
+		next(0)
+	}
+	for k := range p.plan {
+		p.s.At(p.plan[k].At, func() { p.crash(k) })
+	}
+	p.s.At(until, func() {}) // a boundary at the workload's end
+	if spec.FT || selfStab {
+		p.wdPeriod = WatchPeriod(spec)
+		p.s.At(p.wdPeriod, p.tick)
+	}
+	if spec.Workload == "sequential" {
+		p.drv.pending = true // the first request starts at the first boundary
+	} else {
+		p.drv.Start()
+	}
+	return p
+}
+
+// hosted lists the nodes the part hosts.
+func (p *Part) hosted() []proto.NodeID {
+	out := make([]proto.NodeID, 0, len(p.nodes))
+	for i := range p.nodes {
+		if p.owned == nil || p.owned[i] {
+			out = append(out, proto.NodeID(i))
+		}
+	}
+	return out
+}
+
+// Sim returns the part's simulator.
+func (p *Part) Sim() *sim.Sim { return p.s }
+
+// requested books a request when its EnterCS input is stepped.
+func (p *Part) requested(id proto.NodeID, tag uint32) {
+	if p.drv.Requested(id, tag) {
+		p.tags = append(p.tags, tag)
+	}
+}
+
+func (p *Part) entered(id proto.NodeID, tag uint32) {
+	if p.repair != nil {
+		p.repair.entered(id)
+		return
+	}
+	if p.tr != nil && p.tr.Entered(id, tag) {
+		return
+	}
+	if p.ell > 0 && p.s.Stab().Legit {
+		p.entriesStable++
+	}
+	now := p.s.Now()
+	p.tally.Entered(now)
+	p.open[id] = len(p.stays)
+	p.stays = append(p.stays, Stay{Node: id, Issued: p.drv.IssuedAt(id), Enter: now, Key: p.s.CurrentKey(), Units: p.nodes[id].View().Units})
+	p.drv.Entered(id, tag)
+}
+
+// exited closes node id's stay (OnExit).
+func (p *Part) exited(id proto.NodeID, crashed bool) {
+	if k := p.open[id]; k >= 0 {
+		p.stays[k].Out, p.stays[k].Crashed = p.s.Now(), crashed
+		p.open[id] = -1
+	}
+}
+
+func (p *Part) crashed(id proto.NodeID) {
+	p.exited(id, true)
+	p.drv.Crashed(id)
+}
+
+// crash is the controller's call that injects crash k of the plan.
+func (p *Part) crash(k int) {
+	p.inject = k + 1
+	f := p.plan[k]
+	victim := proto.NodeID(f.Node)
+	if victim < 0 {
+		if p.live < 3 {
+			return // keep two nodes alive
+		}
+		victim = pickTarget(p.spec.Faults.Target, p.snap.Candidates, p.down, p.snap.TokenDest, p.targets)
+	}
+	if p.down[victim] {
+		return
+	}
+	power := -1
+	if p.owned == nil || p.owned[victim] {
+		power = hypercube.PowerWith(int(victim), int(scheme.FatherOf(p.nodes[victim])), p.pmax)
+	}
+	p.victims = append(p.victims, power)
+	p.tally.Crashed(p.s.Now())
+	p.down[victim] = true
+	p.live--
+	p.s.Input(0, victim, proto.Crash, 0)
+	if f.Up >= 0 {
+		p.s.After(f.Up-f.At, func() {
+			p.tally.Recoveries++
+			p.down[victim] = false
+			p.live++
+			p.s.Input(0, victim, proto.Recover, 0)
+		})
+	}
+	if p.report != nil {
+		p.report(false)
+	}
+}
+
+// tick is the watchdog's call (Watchdog's rule, on the Snapshot).
+func (p *Part) tick() {
+	if p.done || p.Stopped() {
+		return
+	}
+	if p.selfStab && !p.s.Stab().Legit {
+		p.wdLast = -1
+		p.s.After(p.wdPeriod, p.tick)
+		return
+	}
+	if why := p.stalled(); why != "" {
+		p.stuck = why
+		p.s.Stop()
+		return
+	}
+	p.wdLast = p.snap.Served
+	p.s.After(p.wdPeriod, p.tick)
+}
+
+// stalled is Workload.Stalled on the Snapshot.
+func (p *Part) stalled() string {
+	sn, now, delta := &p.snap, p.s.Now(), p.spec.Delta
+	if sn.Served != p.wdLast {
+		return ""
+	}
+	if sn.Waiting != proto.Nil {
+		if now-sn.WaitingSince < p.wdPeriod {
+			return ""
+		}
+		return fmt.Sprintf("no request served for %.0fδ while %d wait, node %d's for %.0fδ (t=%.4fs, seed %d)",
+			p.wdPeriod/delta, sn.Issued-sn.Served-sn.Abandoned, sn.Waiting, (now-sn.WaitingSince)/delta, now, p.spec.Seed)
+	}
+	if sn.Served+sn.Abandoned != sn.Issued {
+		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
+			p.wdPeriod/delta, sn.Issued, sn.Served, sn.Abandoned, now, p.spec.Seed)
+	}
+	return ""
+}
+
+// Stopped reports whether the run is over: stopped, or a violation.
+func (p *Part) Stopped() bool { return p.s.Stopped() }
+
+// Report returns this part's report at a boundary (before it accepts the
+// messages of the others): what Snapshot adds up.
+func (p *Part) Report() Snapshot {
+	s := p.s
+	r := Snapshot{Next: s.Next(), Waiting: proto.Nil, TokenDest: proto.Nil, Storm: s.Stats.Storm}
+	if p.Stopped() {
+		r.Halted = 1
+	}
+	r.InFlight, r.InCS, r.Holders, r.Tokens = s.Counts()
+	r.Issued, r.Served, r.Abandoned = p.drv.issued, p.drv.served, p.drv.abandoned
+	r.QuotaLeft, r.Busy = p.drv.quotaLeft(), p.drv.busyNodes()
+	r.Steps = s.Stats.Steps
+	r.Waiting, r.WaitingSince = p.drv.oldestWait()
+	for k := range s.Outbox {
+		m := &s.Outbox[k]
+		r.Next = min(r.Next, m.T)
+		r.InFlight++
+		if s.IsToken(m.Msg.Type) {
+			r.Tokens++
+		}
+	}
+	p.world = p.inject < len(p.plan) && p.plan[p.inject].Node < 0 && p.plan[p.inject].At == s.NextControl()
+	if p.world {
+		for _, id := range p.hosted() {
+			if IsTarget(p.spec.Faults.Target, int(id), p.nodes[id], p.tally.Crashes, p.pmax) {
+				r.Candidates = append(r.Candidates, id)
+			}
+		}
+		if at, to, ok := s.FirstToken(); ok {
+			r.tokenAt, r.TokenDest = at, to
+		}
+	}
+	return r
+}
+
+// Add adds another part's report to r.
+func (r *Snapshot) Add(o *Snapshot) {
+	r.Next = min(r.Next, o.Next)
+	r.InFlight += o.InFlight
+	r.InCS += o.InCS
+	r.Holders += o.Holders
+	r.Tokens += o.Tokens
+	r.Issued += o.Issued
+	r.Served += o.Served
+	r.Abandoned += o.Abandoned
+	r.QuotaLeft += o.QuotaLeft
+	r.Busy += o.Busy
+	r.Steps += o.Steps
+	if o.Waiting != proto.Nil && (r.Waiting == proto.Nil || o.WaitingSince < r.WaitingSince ||
+		o.WaitingSince == r.WaitingSince && o.Waiting < r.Waiting) {
+		r.Waiting, r.WaitingSince = o.Waiting, o.WaitingSince
+	}
+	if r.Storm == "" {
+		r.Storm = o.Storm
+	}
+	r.Halted += o.Halted
+	r.Candidates = append(r.Candidates, o.Candidates...)
+	if o.TokenDest != proto.Nil && (r.TokenDest == proto.Nil || o.tokenAt.Before(r.tokenAt)) {
+		r.TokenDest, r.tokenAt = o.TokenDest, o.tokenAt
+	}
+}
+
+// Boundary gives the part the run's snapshot at the boundary (its
+// parts' reports added up, Candidates in any order), and the controller
+// observes it. It returns the start of the next window (+Inf: the run is
+// over).
+func (p *Part) Boundary(snap Snapshot) float64 {
+	slices.Sort(snap.Candidates)
+	p.snap = snap
+	if snap.Halted > 0 {
+		p.s.Stop() // another part's violation ends the run everywhere
+	}
+	p.observe()
+	if p.Stopped() {
+		return math.Inf(1)
+	}
+	return min(snap.Next, p.s.NextControl(), p.s.ControlInputs())
+}
+
+// observe is the controller at a boundary.
+func (p *Part) observe() {
+	s, sn, now := p.s, &p.snap, p.s.Now()
+	if p.over == "" && (sn.Steps >= p.limit.steps || now > p.limit.virtual || s.Stats.OverBudget) {
+		what := fmt.Sprintf("%d steps", sn.Steps)
+		if now > p.limit.virtual {
+			what = fmt.Sprintf("a virtual time of %.6gs", now)
+		}
+		p.over = fmt.Sprintf("the run reached %s, the end of its budget (%d steps and %.6gs of virtual time: %d× what its workload and fault plan need), at t=%.6fs",
+			what, p.limit.steps, p.limit.virtual, budgetSlack, now)
+		s.Stop()
+		return
+	}
+	if sn.Storm != "" && p.stuck == "" {
+		p.stuck = fmt.Sprintf("%s (seed %d)", sn.Storm, p.spec.Seed)
+		s.Stop()
+		return
+	}
+	if p.owned != nil {
+		p.checkBoundary()
+		if p.Stopped() {
+			return
+		}
+	}
+	if p.report != nil && sn.Served-p.lastReported >= ProgressEvery {
+		p.lastReported = sn.Served
+		p.report(false)
+	}
+	quiet := sn.InFlight == 0 && sn.InCS == 0
+	if p.repair != nil {
+		if quiet {
+			p.repair.quiet()
+		}
+		return
+	}
+	d := p.drv
+	if d.kind == "sequential" && d.pending && sn.Busy == 0 && (quiet || d.neverQuiet) {
+		d.pending = false
+		s.After(0, d.nextFn)
+	}
+	if !p.done && sn.Served+sn.Abandoned == sn.Issued && now >= p.until {
+		more := d.seqIssued < d.requests // sequential: the controller's count
+		if d.quota > 0 {
+			more = sn.QuotaLeft > 0
+		}
+		if !more {
+			p.done = true
+			p.finish()
+		}
+	}
+}
+
+// checkBoundary checks the whole run's critical sections and tokens at a
+// boundary: what a part's steps cannot see.
+func (p *Part) checkBoundary() {
+	sn := &p.snap
+	if p.spec.LateFraction > 0 {
+		return
+	}
+	fam := RunAlgorithm(p.spec).Family()
+	if fam != proto.KExclusion && sn.InCS > 1 {
+		p.s.Fail("%d nodes are in the critical section at t=%.6fs", sn.InCS, p.s.Now())
+		return
+	}
+	if fam == proto.TokenBased && p.spec.Faults.Crashes == 0 && sn.Holders+sn.Tokens != 1 {
+		p.s.Fail("%d tokens exist (%d held, %d in flight) at t=%.6fs", sn.Holders+sn.Tokens, sn.Holders, sn.Tokens, p.s.Now())
+	}
+}
+
+// finish is the controller once the workload is over.
+func (p *Part) finish() {
+	s := p.s
+	if p.spec.Repair && p.spec.Faults.Crashes > 0 {
+		p.repair = &repairPass{s: s, n: p.spec.Nodes, cs: p.spec.CSTime * p.spec.Delta, wait: true}
+		s.After(p.settle, p.repair.next)
+		return
+	}
+	if p.selfStab {
+		// The run never goes quiet (a self-stabilizing algorithm's rounds
+		// go on for ever): stop once legitimate.
+		s.After(p.settle, func() { awaitLegitimate(s, p.spec, &p.stuck) })
+		return
+	}
+	// Let the last messages land (a lent token going back), then stop:
+	// stale timers of the failure protocol may still be pending.
+	s.After(p.settle, s.Stop)
+}
+
+// Drive runs a run of one part (the simulator) to its end.
+func (p *Part) Drive() error {
+	next := p.Boundary(p.Report())
+	for !math.IsInf(next, 1) {
+		p.s.Window(next, p.width)
+		next = p.Boundary(p.Report())
+	}
+	return p.End()
+}
+
+// Window runs the part's next window from start (Boundary's result).
+func (p *Part) Window(start float64) { p.s.Window(start, p.width) }
+
+// End ends the part's run (sim.End).
+func (p *Part) End() error {
+	if p.report != nil {
+		p.report(true)
+	}
+	return p.s.End()
+}

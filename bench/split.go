@@ -1,0 +1,403 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/scheme"
+	"github.com/ocbench/ocbench/sim"
+)
+
+// A run split into parts (MPI in virtual time) goes window by window: every
+// part runs Window from the same start, then at the boundary every part
+// gives the others its messages for their nodes (TakeOutbox, Accept) and
+// its Report; every part adds up the same reports in the same Snapshot
+// and calls Boundary with it, which returns the next window's start. At the
+// end every part gives its Result, and Assemble makes the record of them.
+// The simulator is the case of one part (Part.Drive), through the same
+// steps, so that a seed gives one run, whichever runtime replays it.
+
+// TakeOutbox returns the messages this part's nodes sent to nodes other
+// parts host since the last call, and empties the outbox.
+func (p *Part) TakeOutbox() []sim.Remote {
+	out := p.s.Outbox
+	p.s.Outbox = nil
+	return out
+}
+
+// Accept queues messages other parts sent to nodes this part hosts.
+func (p *Part) Accept(rs []sim.Remote) {
+	for k := range rs {
+		p.s.Accept(&rs[k])
+	}
+}
+
+// Hosts reports whether this part hosts node id.
+func (p *Part) Hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id] }
+
+// Until is the time until which the run's workload issues requests: a
+// crash-free baseline of the run issues them until then too.
+func (p *Part) Until() float64 { return p.until }
+
+// Result is what one part of a run counted, for the record: Assemble adds
+// up the parts' results. Every field is exported, for a runtime that sends
+// it to the process that assembles the record (encoding/gob).
+type Result struct {
+	Stats                     sim.Stats
+	Tally                     Tally
+	Now, Until                float64
+	Issued, Served, Abandoned int64
+	Waits                     []float64 // seconds
+	Stays                     []Stay    // the stays in the critical section that ended
+	Tags                      []uint32  // the requests booked
+	Victims                   []int     // the power of each crash's victim (-1: another part's)
+	Notes                     []sim.Note
+	Stuck                     string
+	// Violation is the part's invariant violation, if any.
+	Violation *sim.Violation
+	// Err is the part's other error ("" if none).
+	Err string
+	// Views are the hosted nodes' views at the end (a run with crashes of
+	// an algorithm with end-of-run invariants: proto.AtEnd).
+	Views []FrozenNode
+	// EntriesStable counts the entries after stabilization (k-exclusion).
+	EntriesStable int64
+}
+
+// FrozenNode is a node's view at the end of a run, which the end-of-run
+// invariants read (proto.AtEnd): a proto.Node that does nothing.
+type FrozenNode struct {
+	ID proto.NodeID
+	V  proto.View
+	T  scheme.TreeView
+}
+
+// Step does nothing: a frozen node takes no more steps.
+func (f *FrozenNode) Step(proto.Input, *proto.Output) {}
+
+// View returns the node's view at the end.
+func (f *FrozenNode) View() proto.View { return f.V }
+
+// Waiting calls f for no one.
+func (f *FrozenNode) Waiting(func(proto.NodeID)) {}
+
+// Tree returns the node's token-tree state (scheme.TreeNode).
+func (f *FrozenNode) Tree() scheme.TreeView { return f.T }
+
+// frozen is the system of frozen nodes that the end-of-run invariants read.
+type frozen []proto.Node
+
+func (s frozen) Nodes() []proto.Node                  { return s }
+func (s frozen) ForEachInFlight(func(*proto.Message)) {}
+func (s frozen) Down(id proto.NodeID) bool            { return !s[id].View().Up }
+
+// Result returns the part's result, once its run is over (End).
+func (p *Part) Result(err error) *Result {
+	s := p.s
+	r := &Result{Stats: s.Stats, Tally: p.tally, Now: s.Now(), Until: p.until, Issued: p.drv.issued, Served: p.drv.served,
+		Abandoned: p.drv.abandoned, Waits: p.drv.waits, Tags: p.tags, Victims: p.victims, Notes: s.Notes, Stuck: p.stuck,
+		EntriesStable: p.entriesStable}
+	st := &r.Stats
+	st.PerTag = slices.Clone(st.PerTag)
+	r.Tally.Sent = make([][]int64, len(st.Sent))
+	for k := range st.Sent {
+		r.Tally.Sent[k] = slices.Clone(st.Sent[k][:])
+	}
+	r.Tally.Events = slices.Clone(st.Events[:])
+	r.Tally.Abandoned = p.drv.abandoned
+	for k, x := range p.stays {
+		if p.open[x.Node] != k {
+			r.Stays = append(r.Stays, x)
+		}
+	}
+	if p.over != "" && r.Stuck == "" {
+		r.Stuck = fmt.Sprintf("%s: %d of %d requests served, %d waiting (seed %d)",
+			p.over, p.snap.Served, p.snap.Issued, p.snap.Issued-p.snap.Served-p.snap.Abandoned, p.spec.Seed)
+	}
+	if !errors.As(err, &r.Violation) && err != nil {
+		r.Err = err.Error()
+	}
+	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.spec) {
+		for _, id := range p.hosted() {
+			t, _ := scheme.TreeOf(p.nodes[id])
+			r.Views = append(r.Views, FrozenNode{ID: id, V: p.nodes[id].View(), T: t})
+		}
+	}
+	return r
+}
+
+// hasAtEnd reports whether the spec's algorithm has end-of-run invariants.
+func hasAtEnd(spec Spec) bool {
+	for _, inv := range RunAlgorithm(spec).Invariants(spec.Faults.Crashes > 0) {
+		if inv.When == proto.AtEnd {
+			return true
+		}
+	}
+	return false
+}
+
+// merge adds up the results of a run's parts into its outcome.
+func merge(spec Spec, parts []*Result) *outcome {
+	p0 := parts[0]
+	o := &outcome{now: p0.Now, until: p0.Until, tally: NewTally(), stuck: p0.Stuck, stab: sim.Stab{Legit: true}}
+	o.tally.Crashes, o.tally.CrashTimes, o.tally.Recoveries = 0, nil, 0
+	for _, t := range p0.Tally.CrashTimes {
+		o.tally.Crashed(t)
+	}
+	o.tally.Recoveries = p0.Tally.Recoveries
+	o.victimPower = make([]int, len(p0.Victims))
+	for k := range o.victimPower {
+		o.victimPower[k] = -1
+	}
+	st := &o.stats
+	var notes [][]sim.Note
+	var views []FrozenNode
+	for _, r := range parts {
+		t := r.Tally
+		t.Recoveries = 0 // the controller's: counted once
+		o.tally.Add(&t)
+		addStats(st, &r.Stats)
+		o.issued += r.Issued
+		o.served += r.Served
+		o.abandoned += r.Abandoned
+		o.waits = append(o.waits, r.Waits...)
+		o.stays = append(o.stays, r.Stays...)
+		o.tags = append(o.tags, r.Tags...)
+		o.entriesStable += r.EntriesStable
+		for k, v := range r.Victims {
+			if k < len(o.victimPower) {
+				o.victimPower[k] = max(o.victimPower[k], v)
+			}
+		}
+		notes = append(notes, r.Notes)
+		views = append(views, r.Views...)
+		if o.stuck == "" {
+			o.stuck = r.Stuck
+		}
+		if r.Violation != nil && o.err == nil {
+			o.err = r.Violation
+		}
+		if r.Err != "" {
+			o.err = errors.New(r.Err)
+		}
+	}
+	slices.SortStableFunc(o.stays, func(a, b Stay) int {
+		switch {
+		case (sim.Mark{T: a.Enter, Key: a.Key}).Before(sim.Mark{T: b.Enter, Key: b.Key}):
+			return -1
+		case (sim.Mark{T: b.Enter, Key: b.Key}).Before(sim.Mark{T: a.Enter, Key: a.Key}):
+			return 1
+		}
+		return 0
+	})
+	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
+	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
+		o.openCubeAtEnd = true
+		if hasAtEnd(spec) {
+			sys := make(frozen, spec.Nodes)
+			for k := range views {
+				sys[views[k].ID] = &views[k]
+			}
+			for _, inv := range RunAlgorithm(spec).Invariants(true) {
+				if inv.When == proto.AtEnd && inv.Check(sys) != nil {
+					o.openCubeAtEnd = false
+				}
+			}
+		}
+	}
+	return o
+}
+
+// addStats adds the counters of b to a.
+func addStats(a, b *sim.Stats) {
+	a.Popped += b.Popped
+	a.Steps += b.Steps
+	for k := range a.Sent {
+		for c := range a.Sent[k] {
+			a.Sent[k][c] += b.Sent[k][c]
+		}
+	}
+	a.Delivered += b.Delivered
+	a.Dropped += b.Dropped
+	for k := range a.Events {
+		a.Events[k] += b.Events[k]
+	}
+	for len(a.PerTag) < len(b.PerTag) {
+		a.PerTag = append(a.PerTag, 0)
+	}
+	for k, v := range b.PerTag {
+		a.PerTag[k] += v
+	}
+	a.MaxDelay = math.Max(a.MaxDelay, b.MaxDelay)
+	a.Late += b.Late
+	a.OverlappingCS += b.OverlappingCS
+	a.DuplicateTokens += b.DuplicateTokens
+	if a.FirstBreach == "" {
+		a.FirstBreach = b.FirstBreach
+	}
+	if a.Storm == "" {
+		a.Storm = b.Storm
+	}
+	a.OverBudget = a.OverBudget || b.OverBudget
+	a.Injected += b.Injected
+	a.Destroyed += b.Destroyed
+	a.Suspicions += b.Suspicions
+}
+
+// Assemble returns the record of a run of spec (filled) from its parts'
+// results, and of its crash-free baseline from base (nil: none run).
+// Violations are in the record; the error is a part's own failure.
+func Assemble(spec Spec, run, base []*Result) (*results.Run, error) {
+	o := merge(spec, run)
+	var bo *outcome
+	if base != nil {
+		bo = merge(baselineOf(spec), base)
+	}
+	return assemble(spec, o, bo)
+}
+
+// assemble returns the record of the run o of spec and its baseline bo (nil:
+// none run).
+func assemble(spec Spec, o, bo *outcome) (*results.Run, error) {
+	var v *sim.Violation
+	if o.err != nil && !errors.As(o.err, &v) {
+		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
+	}
+	r := record(spec, o)
+	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
+		if bo.err != nil && !errors.As(bo.err, &v) {
+			return nil, fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
+		}
+		baseline(baselineOf(spec), o, bo, r)
+	}
+	if r.Violation != "" {
+		r.Violation += "; replay: " + Replay(spec)
+	}
+	return r, nil
+}
+
+// baselineOf returns the spec of the crash-free baseline of a run of spec.
+func baselineOf(spec Spec) Spec {
+	base := spec
+	base.Faults = FaultPlan{}
+	base.Trace = nil
+	base.Progress = nil
+	return base
+}
+
+// NeedsBaseline reports whether a run of spec (filled) has a crash-free
+// baseline to run beside it.
+func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
+
+// Baseline returns the spec of the crash-free baseline of a run of spec.
+func Baseline(spec Spec) Spec { return baselineOf(spec) }
+
+// Filled returns spec with its defaults filled in, and an error naming
+// its first bad field.
+func Filled(spec Spec) (Spec, error) {
+	spec.fill()
+	return spec, spec.Validate()
+}
+
+// RunSplit runs spec as parts in one goroutine, node i hosted by part
+// owner[i], exchanging messages and reports at every boundary as a
+// distributed runtime does: the reference of how a runtime drives parts,
+// and the test that splitting a run does not change it.
+func RunSplit(spec Spec, owner []int) (*results.Run, error) {
+	spec, err := Filled(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := Splittable(spec); err != nil {
+		return nil, err
+	}
+	if len(owner) != spec.Nodes {
+		return nil, fmt.Errorf("split: %d owners for %d nodes", len(owner), spec.Nodes)
+	}
+	run, err := driveSplit(spec, -1, owner)
+	if err != nil {
+		return nil, err
+	}
+	var base []*Result
+	if NeedsBaseline(spec) {
+		if base, err = driveSplit(Baseline(spec), run[0].Until, owner); err != nil {
+			return nil, err
+		}
+	}
+	return Assemble(spec, run, base)
+}
+
+// driveSplit runs one run of spec as parts (RunSplit) and returns their
+// results.
+func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
+	np := slices.Max(owner) + 1
+	parts := make([]*Part, np)
+	for k := range parts {
+		owned := make([]bool, spec.Nodes)
+		for i, o := range owner {
+			owned[i] = o == k
+		}
+		parts[k] = NewPart(spec, until, owned, nil)
+	}
+	boundary := func() (float64, error) {
+		snap := Snapshot{Next: math.Inf(1), Waiting: proto.Nil, TokenDest: proto.Nil}
+		var mail []sim.Remote
+		for _, p := range parts {
+			r := p.Report()
+			snap.Add(&r)
+			mail = append(mail, p.TakeOutbox()...)
+		}
+		for _, m := range mail {
+			parts[owner[m.Msg.To]].Accept([]sim.Remote{m})
+		}
+		next := math.NaN()
+		for k, p := range parts {
+			n := p.Boundary(snap)
+			if k > 0 && n != next && !(math.IsInf(n, 1) && math.IsInf(next, 1)) {
+				return 0, fmt.Errorf("split: part %d starts its next window at %v, part 0 at %v", k, n, next)
+			}
+			next = n
+		}
+		return next, nil
+	}
+	next, err := boundary()
+	for err == nil && !math.IsInf(next, 1) {
+		for _, p := range parts {
+			p.Window(next)
+		}
+		next, err = boundary()
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Result, np)
+	for k, p := range parts {
+		out[k] = p.Result(p.End())
+	}
+	return out, nil
+}
+
+// Splittable returns nil if a run of spec (filled) can be split into parts
+// (MPI in virtual time), or an error naming the field that cannot: the
+// parts see the whole run only at window boundaries.
+func Splittable(spec Spec) error {
+	switch {
+	case spec.MinDelay < MinVirtualDelay:
+		return fieldErr("MinDelay", "%s is below %s: the parts of a run in virtual time exchange messages once per window of %sδ, so no message may take less", num(spec.MinDelay), num(MinVirtualDelay), num(WindowWidth))
+	case spec.Workload == "each":
+		return fieldErr("Workload", "each is computed in one process; run it without mpirun")
+	case spec.Check == CheckFull:
+		return fieldErr("Check", "full checks read every node after every step, which only the simulator can; the parts check the critical sections and tokens at every window boundary")
+	case spec.LateFraction > 0:
+		return fieldErr("LateFraction", "messages delayed beyond δ on purpose are counted by the simulator's checks after every step; run them in the simulator")
+	case spec.Repair:
+		return fieldErr("Repair", "the repair pass reads every node; run it in the simulator")
+	case IsSelfStabilizing(spec.Algorithm):
+		return fieldErr("Algorithm", "%s's legitimacy predicate reads every node and message after every step; run it in the simulator", spec.Algorithm)
+	}
+	return nil
+}

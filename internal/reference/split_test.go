@@ -1,0 +1,108 @@
+package reference
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/ocbench/ocbench/bench"
+)
+
+// placements of n nodes on p parts: blocks of consecutive ids (the
+// hypercube's low dimensions inside a part) and round robin.
+func placements(n, p int) map[string][]int {
+	block, cyclic := make([]int, n), make([]int, n)
+	for i := range block {
+		block[i] = i * p / n
+		cyclic[i] = i % p
+	}
+	return map[string][]int{"block": block, "cyclic": cyclic}
+}
+
+// TestSplitEqualsSimulator runs every reference case that can be split
+// (bench.Splittable) as 2, 3 and 4 parts, in blocks and round robin, and
+// requires the record to be the simulator's, field for field (wall-clock
+// time aside): a seed is one run, whichever way its nodes are hosted.
+func TestSplitEqualsSimulator(t *testing.T) {
+	names := []string{}
+	all := cases()
+	for name := range all {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := []int{2, 3, 4}
+	if testing.Short() {
+		parts = []int{3}
+	}
+	tested := 0
+	for _, name := range names {
+		spec := all[name]
+		if spec.MinDelay < bench.MinVirtualDelay {
+			spec.MinDelay = bench.MinVirtualDelay
+		}
+		filled, err := bench.Filled(spec)
+		if err != nil || bench.Splittable(filled) != nil {
+			continue
+		}
+		tested++
+		want := record(t, name, func() (any, error) { return bench.Run(spec) })
+		for _, p := range parts {
+			for place, owner := range placements(spec.Nodes, p) {
+				t.Run(fmt.Sprintf("%s/%d-%s", name, p, place), func(t *testing.T) {
+					got := record(t, name, func() (any, error) { return bench.RunSplit(spec, owner) })
+					if violated(t, want) {
+						// The simulator stops at the step that breaks an
+						// invariant; the parts see the whole run at the next
+						// window boundary, so the records part there. Both
+						// must report the run as failed.
+						if !violated(t, got) {
+							t.Errorf("the simulator's run fails, the split one does not: %s", got)
+						}
+						return
+					}
+					if got != want {
+						t.Errorf("split record differs:\n got %s\nwant %s", firstDiff(got, want), firstDiff(want, got))
+					}
+				})
+			}
+		}
+	}
+	if tested < 20 {
+		t.Errorf("only %d reference cases can be split", tested)
+	}
+}
+
+// record runs f and returns its record as JSON without wall-clock time.
+func record(t *testing.T, name string, f func() (any, error)) string {
+	t.Helper()
+	r, err := f()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "wall_seconds")
+	b, err = json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// violated reports whether the record in JSON has a violation.
+func violated(t *testing.T, rec string) bool {
+	var r struct {
+		Violation string `json:"violation"`
+	}
+	if err := json.Unmarshal([]byte(rec), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Violation != ""
+}
