@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 
@@ -336,12 +338,18 @@ func RunSplit(spec Spec, owner []int) (*results.Run, error) {
 func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
 	np := slices.Max(owner) + 1
 	parts := make([]*Part, np)
+	traces := make([]*bytes.Buffer, np)
 	for k := range parts {
 		owned := make([]bool, spec.Nodes)
 		for i, o := range owner {
 			owned[i] = o == k
 		}
-		parts[k] = NewPart(spec, until, owned, nil)
+		var tr io.Writer
+		if spec.Trace != nil {
+			traces[k] = &bytes.Buffer{}
+			tr = traces[k]
+		}
+		parts[k] = NewPart(spec, until, owned, tr)
 	}
 	boundary := func() (float64, error) {
 		snap := Snapshot{Next: math.Inf(1), Waiting: proto.Nil, TokenDest: proto.Nil}
@@ -375,8 +383,18 @@ func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
 		return nil, err
 	}
 	out := make([]*Result, np)
+	var bufs [][]byte
+	var segs [][]sim.Segment
 	for k, p := range parts {
 		out[k] = p.Result(p.End())
+		if spec.Trace != nil {
+			bufs, segs = append(bufs, traces[k].Bytes()), append(segs, p.s.Segments)
+		}
+	}
+	if spec.Trace != nil {
+		if err := sim.MergeTraces(spec.Trace, bufs, segs); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -905,3 +905,41 @@ func (s *Sim) As(id proto.NodeID, fn func()) {
 	fn()
 	s.cur = cur
 }
+
+// MergeTraces writes to w the trace of a whole run from the traces of its
+// parts (Config.TraceIndex) and their Segments: every step's lines, in the
+// run's order of steps, as one simulator hosting every node writes them.
+func MergeTraces(w io.Writer, traces [][]byte, segs [][]Segment) error {
+	if len(traces) != len(segs) {
+		return fmt.Errorf("sim: merging traces: %d traces, %d indexes", len(traces), len(segs))
+	}
+	at := make([]int, len(traces)) // the next segment of each part
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for {
+		best := -1
+		for k := range traces {
+			if at[k] < len(segs[k]) && (best < 0 || segs[k][at[k]].Before(segs[best][at[best]].Mark)) {
+				best = k
+			}
+		}
+		if best < 0 {
+			break
+		}
+		sg := segs[best]
+		from, to := sg[at[best]].Off, int64(len(traces[best]))
+		if at[best]+1 < len(sg) {
+			to = sg[at[best]+1].Off
+		}
+		if from < 0 || from > to || to > int64(len(traces[best])) {
+			return fmt.Errorf("sim: merging traces: segment [%d, %d) of a %d-byte trace", from, to, len(traces[best]))
+		}
+		if _, err := bw.Write(traces[best][from:to]); err != nil {
+			return fmt.Errorf("sim: writing the merged trace: %w", err)
+		}
+		at[best]++
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("sim: writing the merged trace: %w", err)
+	}
+	return nil
+}

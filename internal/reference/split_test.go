@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -46,10 +47,15 @@ func TestSplitEqualsSimulator(t *testing.T) {
 			continue
 		}
 		tested++
+		var wantTrace bytes.Buffer
+		spec.Trace = &wantTrace
 		want := record(t, name, func() (any, error) { return bench.Run(spec) })
 		for _, p := range parts {
 			for place, owner := range placements(spec.Nodes, p) {
 				t.Run(fmt.Sprintf("%s/%d-%s", name, p, place), func(t *testing.T) {
+					var trace bytes.Buffer
+					spec := spec
+					spec.Trace = &trace
 					got := record(t, name, func() (any, error) { return bench.RunSplit(spec, owner) })
 					if violated(t, want) {
 						// The simulator stops at the step that breaks an
@@ -63,6 +69,10 @@ func TestSplitEqualsSimulator(t *testing.T) {
 					}
 					if got != want {
 						t.Errorf("split record differs:\n got %s\nwant %s", firstDiff(got, want), firstDiff(want, got))
+					}
+					if !bytes.Equal(trace.Bytes(), wantTrace.Bytes()) {
+						g, w := trace.String(), wantTrace.String()
+						t.Errorf("merged trace differs (%d bytes, the simulator's %d):\n got %s\nwant %s", len(g), len(w), firstDiff(g, w), firstDiff(w, g))
 					}
 				})
 			}
