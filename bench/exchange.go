@@ -11,41 +11,108 @@ import (
 	"github.com/ocbench/ocbench/wire"
 )
 
-// The boundary's bytes: what a part of a run sends the others at a window
-// boundary, its Report and its messages for their nodes, in a little-endian
-// encoding that a runtime carries as it likes (MPI: one all-gather per
-// window). Decoding checks every length and every message (wire.Decode), so
-// a malformed buffer is an error, never a panic.
+// The boundary's numbers and bytes: what a part of a run gives the others
+// at a window boundary, its Report (AppendVector, and AppendWorld when a
+// targeted crash is due) and its messages for their nodes (AppendRemotes),
+// which a runtime carries as it likes (MPI: one reduction per window, and
+// frames between ranks). Decoding checks every length and every message
+// (wire.Decode), so a malformed buffer is an error, never a panic.
 
 // ErrBoundary is wrapped by every error of ReadBoundary.
 var ErrBoundary = errors.New("malformed boundary report")
 
-// AppendBoundary appends a part's report r and its outgoing messages to buf.
-// digest is the job's (wire.Header.Digest).
-func AppendBoundary(buf []byte, r *Snapshot, msgs []sim.Remote, digest uint32) []byte {
-	le := binary.LittleEndian
-	f := func(x float64) { buf = le.AppendUint64(buf, math.Float64bits(x)) }
-	i := func(x int64) { buf = le.AppendUint64(buf, uint64(x)) }
-	f(r.Next)
-	for _, x := range []int64{r.InFlight, r.InCS, r.Holders, r.Tokens, r.Issued, r.Served, r.Abandoned, r.Busy, r.QuotaLeft, r.Steps, r.Halted} {
-		i(x)
+// Sums and Mins: a part's report as numbers to add up (the first
+// ReportSums) and numbers whose minimum counts (the next ReportMins), for a
+// runtime that combines reports in one reduction (rank.Comm.SumMin): times
+// as the bits of their float64 (non-negative, so ordered alike), no node
+// as MaxInt64. Candidates and the token in flight, which a targeted crash
+// needs (NeedsWorld), travel apart (AppendWorld).
+const (
+	ReportSums = 12
+	ReportMins = 3
+)
+
+// AppendVector appends r's numbers: sums to sums, minimums to mins.
+func (r *Snapshot) AppendVector(sums, mins []int64) ([]int64, []int64) {
+	storms := int64(0)
+	if r.Storm != "" {
+		storms = 1
 	}
-	buf = le.AppendUint32(buf, uint32(r.Waiting))
-	f(r.WaitingSince)
-	buf = le.AppendUint32(buf, uint32(len(r.Storm)))
-	buf = append(buf, r.Storm...)
+	sums = append(sums, r.InFlight, r.InCS, r.Holders, r.Tokens, r.Issued, r.Served, r.Abandoned, r.Busy, r.QuotaLeft, r.Steps, r.Halted, storms)
+	waiting := int64(math.MaxInt64)
+	if r.Waiting != proto.Nil {
+		waiting = int64(r.Waiting)
+	}
+	mins = append(mins, int64(math.Float64bits(r.Next)), int64(math.Float64bits(r.WaitingSince)), waiting)
+	return sums, mins
+}
+
+// FromVector returns the snapshot whose numbers are sums and mins (the
+// whole run's, AppendVector's added up); local is this part's own report,
+// whose storm, if any, describes the run's.
+func FromVector(sums, mins []int64, local *Snapshot) (Snapshot, error) {
+	if len(sums) != ReportSums || len(mins) != ReportMins {
+		return Snapshot{}, fmt.Errorf("%w: %d sums and %d minimums", ErrBoundary, len(sums), len(mins))
+	}
+	s := Snapshot{InFlight: sums[0], InCS: sums[1], Holders: sums[2], Tokens: sums[3], Issued: sums[4], Served: sums[5],
+		Abandoned: sums[6], Busy: sums[7], QuotaLeft: sums[8], Steps: sums[9], Halted: sums[10],
+		Next: math.Float64frombits(uint64(mins[0])), WaitingSince: math.Float64frombits(uint64(mins[1])),
+		Waiting: proto.Nil, TokenDest: proto.Nil}
+	if mins[2] != math.MaxInt64 {
+		s.Waiting = proto.NodeID(mins[2])
+	}
+	if sums[11] > 0 {
+		s.Storm = local.Storm
+		if s.Storm == "" {
+			s.Storm = "message storm on another rank; the run was stopped"
+		}
+	}
+	return s, nil
+}
+
+// NeedsWorld reports whether the controller's next call needs the world
+// view (Snapshot.Candidates, TokenDest): a targeted crash. Valid after
+// Report; every part of a run says the same.
+func (p *Part) NeedsWorld() bool { return p.world }
+
+// AppendWorld appends r's world view (candidates, token in flight).
+func AppendWorld(buf []byte, r *Snapshot) []byte {
+	le := binary.LittleEndian
 	buf = le.AppendUint32(buf, uint32(len(r.Candidates)))
 	for _, c := range r.Candidates {
 		buf = le.AppendUint32(buf, uint32(c))
 	}
 	buf = le.AppendUint32(buf, uint32(r.TokenDest))
-	f(r.tokenAt.T)
-	buf = le.AppendUint64(buf, r.tokenAt.Key)
+	buf = le.AppendUint64(buf, math.Float64bits(r.tokenAt.T))
+	return le.AppendUint64(buf, r.tokenAt.Key)
+}
+
+// ReadWorld reads what AppendWorld wrote for a run of n nodes into s (its
+// Add adds it up) and returns the rest of buf.
+func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
+	r := &boundaryReader{b: buf}
+	k := int(r.u32())
+	if r.err == nil && k > n {
+		r.err = fmt.Errorf("%w: %d candidates of %d nodes", ErrBoundary, k, n)
+	}
+	for ; k > 0 && r.err == nil; k-- {
+		s.Candidates = append(s.Candidates, r.node(n, false))
+	}
+	s.TokenDest = r.node(n, true)
+	s.tokenAt.T = r.f64()
+	s.tokenAt.Key = r.u64()
+	return r.b, r.err
+}
+
+// AppendRemotes appends messages between parts to buf, for the job of
+// digest (wire.Header.Digest).
+func AppendRemotes(buf []byte, msgs []sim.Remote, digest uint32) []byte {
+	le := binary.LittleEndian
 	buf = le.AppendUint32(buf, uint32(len(msgs)))
 	for k := range msgs {
 		m := &msgs[k]
-		f(m.T)
-		f(m.Sent)
+		buf = le.AppendUint64(buf, math.Float64bits(m.T))
+		buf = le.AppendUint64(buf, math.Float64bits(m.Sent))
 		buf = le.AppendUint64(buf, m.Key)
 		n := len(buf)
 		buf = le.AppendUint32(buf, 0)
@@ -56,7 +123,48 @@ func AppendBoundary(buf []byte, r *Snapshot, msgs []sim.Remote, digest uint32) [
 	return buf
 }
 
-// boundaryReader reads a boundary's bytes.
+// RemoteLen returns the length of m in AppendRemotes's encoding.
+func RemoteLen(m *sim.Remote) int { return 28 + wire.HeaderSize + wire.RecordLen(&m.Msg) }
+
+// ReadRemotes reads what AppendRemotes wrote, for a run of n nodes of the
+// job of digest, and returns the messages and the rest of buf.
+func ReadRemotes(buf []byte, n int, digest uint32) ([]sim.Remote, []byte, error) {
+	r := &boundaryReader{b: buf}
+	count := int(r.u32())
+	if r.err == nil && count > len(r.b)/(28+wire.HeaderSize+wire.RecordSize) {
+		r.err = fmt.Errorf("%w: %d messages in %d bytes", ErrBoundary, count, len(r.b))
+	}
+	msgs := make([]sim.Remote, 0, max(count, 0))
+	for ; count > 0 && r.err == nil; count-- {
+		m := sim.Remote{T: r.f64(), Sent: r.f64(), Key: r.u64()}
+		frame := r.take(int(r.u32()))
+		if r.err != nil {
+			break
+		}
+		h, got, err := wire.Decode(frame, n, nil)
+		switch {
+		case err != nil:
+			r.err = fmt.Errorf("%w: %w", ErrBoundary, err)
+		case h.Digest != digest:
+			r.err = fmt.Errorf("%w: a message of another job (digest %08x, not %08x)", ErrBoundary, h.Digest, digest)
+		case len(got) != 1:
+			r.err = fmt.Errorf("%w: %d messages in one record's frame", ErrBoundary, len(got))
+		case !(m.T >= m.Sent) || math.IsInf(m.T, 0):
+			r.err = fmt.Errorf("%w: a message delivered at %v, sent at %v", ErrBoundary, m.T, m.Sent)
+		}
+		if r.err != nil {
+			break
+		}
+		m.Msg = got[0]
+		msgs = append(msgs, m)
+	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return msgs, r.b, nil
+}
+
+// boundaryReader reads a boundary's bytes, keeping the first error.
 type boundaryReader struct {
 	b   []byte
 	err error
@@ -97,63 +205,4 @@ func (r *boundaryReader) node(n int, nilOK bool) proto.NodeID {
 		r.err = fmt.Errorf("%w: node %d of %d", ErrBoundary, id, n)
 	}
 	return id
-}
-
-// ReadBoundary reads what AppendBoundary wrote for a run of n nodes and
-// returns the report, the messages for the nodes hosts says are here, and
-// the rest of buf. The messages must be of the job of digest.
-func ReadBoundary(buf []byte, n int, digest uint32, hosts func(proto.NodeID) bool) (Snapshot, []sim.Remote, []byte, error) {
-	r := &boundaryReader{b: buf}
-	var s Snapshot
-	s.Next = r.f64()
-	for _, p := range []*int64{&s.InFlight, &s.InCS, &s.Holders, &s.Tokens, &s.Issued, &s.Served, &s.Abandoned, &s.Busy, &s.QuotaLeft, &s.Steps, &s.Halted} {
-		*p = int64(r.u64())
-	}
-	s.Waiting = r.node(n, true)
-	s.WaitingSince = r.f64()
-	s.Storm = string(r.take(int(r.u32())))
-	k := int(r.u32())
-	if r.err == nil && k > n {
-		r.err = fmt.Errorf("%w: %d candidates of %d nodes", ErrBoundary, k, n)
-	}
-	for ; k > 0 && r.err == nil; k-- {
-		s.Candidates = append(s.Candidates, r.node(n, false))
-	}
-	s.TokenDest = r.node(n, true)
-	s.tokenAt.T = r.f64()
-	s.tokenAt.Key = r.u64()
-	count := int(r.u32())
-	if r.err == nil && count > len(r.b)/(24+4+wire.HeaderSize+wire.RecordSize) {
-		r.err = fmt.Errorf("%w: %d messages in %d bytes", ErrBoundary, count, len(r.b))
-	}
-	var msgs []sim.Remote
-	for ; count > 0 && r.err == nil; count-- {
-		m := sim.Remote{T: r.f64(), Sent: r.f64(), Key: r.u64()}
-		frame := r.take(int(r.u32()))
-		if r.err != nil {
-			break
-		}
-		h, got, err := wire.Decode(frame, n, nil)
-		switch {
-		case err != nil:
-			r.err = fmt.Errorf("%w: %w", ErrBoundary, err)
-		case h.Digest != digest:
-			r.err = fmt.Errorf("%w: a message of another job (digest %08x, not %08x)", ErrBoundary, h.Digest, digest)
-		case len(got) != 1:
-			r.err = fmt.Errorf("%w: %d messages in one record's frame", ErrBoundary, len(got))
-		case !(m.T >= m.Sent) || math.IsInf(m.T, 0):
-			r.err = fmt.Errorf("%w: a message delivered at %v, sent at %v", ErrBoundary, m.T, m.Sent)
-		}
-		if r.err != nil {
-			break
-		}
-		m.Msg = got[0]
-		if hosts(m.Msg.To) {
-			msgs = append(msgs, m)
-		}
-	}
-	if r.err != nil {
-		return s, nil, nil, r.err
-	}
-	return s, msgs, r.b, nil
 }

@@ -44,8 +44,10 @@ type Snapshot struct {
 	Issued, Served, Abandoned, Busy, QuotaLeft int64
 	// Steps counts the steps so far.
 	Steps int64
-	// Waiting is the node whose request has waited longest (proto.Nil:
-	// none), issued at WaitingSince.
+	// At a watchdog tick: WaitingSince is when the request that has
+	// waited longest was issued (+Inf: none waits), and Waiting the
+	// smallest node whose request has waited a whole period (proto.Nil:
+	// none).
 	Waiting      proto.NodeID
 	WaitingSince float64
 	// Storm is a part's message-storm report ("" if none); Halted counts
@@ -91,6 +93,7 @@ type Part struct {
 	done     bool
 	wdLast   int64 // served at the watchdog's previous tick (-1: afresh)
 	wdPeriod float64
+	nextTick float64 // the time of the watchdog's next tick
 	stays    []Stay
 	open     []int // index in stays of each hosted node's open stay (-1)
 	tags     []uint32
@@ -210,6 +213,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	p.s.At(until, func() {}) // a boundary at the workload's end
 	if spec.FT || selfStab {
 		p.wdPeriod = WatchPeriod(spec)
+		p.nextTick = p.wdPeriod
 		p.s.At(p.wdPeriod, p.tick)
 	}
 	if spec.Workload == "sequential" {
@@ -313,6 +317,7 @@ func (p *Part) tick() {
 	if p.done || p.Stopped() {
 		return
 	}
+	p.nextTick = p.s.Now() + p.wdPeriod
 	if p.selfStab && !p.s.Stab().Legit {
 		p.wdLast = -1
 		p.s.After(p.wdPeriod, p.tick)
@@ -333,12 +338,12 @@ func (p *Part) stalled() string {
 	if sn.Served != p.wdLast {
 		return ""
 	}
-	if sn.Waiting != proto.Nil {
+	if !math.IsInf(sn.WaitingSince, 1) {
 		if now-sn.WaitingSince < p.wdPeriod {
 			return ""
 		}
-		return fmt.Sprintf("no request served for %.0fδ while %d wait, node %d's for %.0fδ (t=%.4fs, seed %d)",
-			p.wdPeriod/delta, sn.Issued-sn.Served-sn.Abandoned, sn.Waiting, (now-sn.WaitingSince)/delta, now, p.spec.Seed)
+		return fmt.Sprintf("no request served for %.0fδ while %d wait, the oldest for %.0fδ, node %d's among them (t=%.4fs, seed %d)",
+			p.wdPeriod/delta, sn.Issued-sn.Served-sn.Abandoned, (now-sn.WaitingSince)/delta, sn.Waiting, now, p.spec.Seed)
 	}
 	if sn.Served+sn.Abandoned != sn.Issued {
 		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
@@ -354,7 +359,7 @@ func (p *Part) Stopped() bool { return p.s.Stopped() }
 // messages of the others): what Snapshot adds up.
 func (p *Part) Report() Snapshot {
 	s := p.s
-	r := Snapshot{Next: s.Next(), Waiting: proto.Nil, TokenDest: proto.Nil, Storm: s.Stats.Storm}
+	r := Snapshot{Next: s.Next(), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil, Storm: s.Stats.Storm}
 	if p.Stopped() {
 		r.Halted = 1
 	}
@@ -362,7 +367,9 @@ func (p *Part) Report() Snapshot {
 	r.Issued, r.Served, r.Abandoned = p.drv.issued, p.drv.served, p.drv.abandoned
 	r.QuotaLeft, r.Busy = p.drv.quotaLeft(), p.drv.busyNodes()
 	r.Steps = s.Stats.Steps
-	r.Waiting, r.WaitingSince = p.drv.oldestWait()
+	if p.wdPeriod > 0 && p.nextTick == s.NextControl() {
+		r.WaitingSince, r.Waiting = p.drv.waitingAt(p.nextTick - p.wdPeriod) // for the watchdog's tick
+	}
 	for k := range s.Outbox {
 		m := &s.Outbox[k]
 		r.Next = min(r.Next, m.T)
@@ -398,14 +405,19 @@ func (r *Snapshot) Add(o *Snapshot) {
 	r.QuotaLeft += o.QuotaLeft
 	r.Busy += o.Busy
 	r.Steps += o.Steps
-	if o.Waiting != proto.Nil && (r.Waiting == proto.Nil || o.WaitingSince < r.WaitingSince ||
-		o.WaitingSince == r.WaitingSince && o.Waiting < r.Waiting) {
-		r.Waiting, r.WaitingSince = o.Waiting, o.WaitingSince
+	r.WaitingSince = min(r.WaitingSince, o.WaitingSince)
+	if o.Waiting != proto.Nil && (r.Waiting == proto.Nil || o.Waiting < r.Waiting) {
+		r.Waiting = o.Waiting
 	}
 	if r.Storm == "" {
 		r.Storm = o.Storm
 	}
 	r.Halted += o.Halted
+	r.AddWorld(o)
+}
+
+// AddWorld adds another part's world view (AppendWorld) to r.
+func (r *Snapshot) AddWorld(o *Snapshot) {
 	r.Candidates = append(r.Candidates, o.Candidates...)
 	if o.TokenDest != proto.Nil && (r.TokenDest == proto.Nil || o.tokenAt.Before(r.tokenAt)) {
 		r.TokenDest, r.tokenAt = o.TokenDest, o.tokenAt

@@ -352,7 +352,7 @@ func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
 		parts[k] = NewPart(spec, until, owned, tr)
 	}
 	boundary := func() (float64, error) {
-		snap := Snapshot{Next: math.Inf(1), Waiting: proto.Nil, TokenDest: proto.Nil}
+		snap := Snapshot{Next: math.Inf(1), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil}
 		var mail []sim.Remote
 		for _, p := range parts {
 			r := p.Report()

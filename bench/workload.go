@@ -63,6 +63,9 @@ type Workload struct {
 	nodeTags  bool
 	seqIssued int64
 	unbooked  []bool
+	// nbusy counts the hosted nodes busy, left the live hosted nodes with
+	// requests of their quota to issue.
+	nbusy, left int64
 	// ctlDown, if not nil, is the controller's view of the crashed nodes,
 	// from which the sequential order draws (Part).
 	ctlDown func(proto.NodeID) bool
@@ -148,6 +151,9 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 		for i := range d.hosted {
 			d.hosted[i] = proto.NodeID(i)
 		}
+	}
+	if d.quota > 0 {
+		d.left = int64(len(d.hosted))
 	}
 	return d
 }
@@ -250,7 +256,8 @@ func (d *Workload) issue(id proto.NodeID) {
 		if !d.more(id) || d.busy[id] || d.host.Down(id) || k*uint64(d.n)+uint64(id)+1 >= math.MaxUint32 {
 			return
 		}
-		d.busy[id], d.unbooked[id], d.reqTag[id] = true, true, uint32(k*uint64(d.n)+uint64(id)+1)
+		d.setBusy(id, true)
+		d.unbooked[id], d.reqTag[id] = true, uint32(k*uint64(d.n)+uint64(id)+1)
 		d.host.Input(0, id, proto.EnterCS, d.reqTag[id])
 		return
 	}
@@ -269,39 +276,39 @@ func (d *Workload) Requested(id proto.NodeID, tag uint32) bool {
 	if tag == 0 || d.host.Down(id) || d.busy[id] && !d.unbooked[id] {
 		return false
 	}
-	d.busy[id], d.unbooked[id], d.reqTag[id] = true, false, tag
+	d.setBusy(id, true)
+	d.unbooked[id], d.reqTag[id] = false, tag
 	d.issued++
 	if d.quota > 0 {
 		d.nodeIssued[id]++
+		if d.nodeIssued[id] == d.quota {
+			d.left--
+		}
 	}
 	d.since[id] = d.host.Now()
 	return true
 }
 
 // busyNodes counts the hosted nodes with a request not yet over.
-func (d *Workload) busyNodes() int64 {
-	var k int64
-	for _, id := range d.hosted {
-		if d.busy[id] {
-			k++
-		}
+func (d *Workload) busyNodes() int64 { return d.nbusy }
+
+// setBusy marks node id busy (a request not yet over) or not.
+func (d *Workload) setBusy(id proto.NodeID, b bool) {
+	if d.busy[id] != b {
+		d.nbusy += int64(b2i(b)) - int64(b2i(!b))
 	}
-	return k
+	d.busy[id] = b
 }
 
 // quotaLeft counts the live hosted nodes with requests of their quota
 // still to issue (PerNode; 0 otherwise).
-func (d *Workload) quotaLeft() int64 {
-	if d.quota == 0 {
-		return 0
+func (d *Workload) quotaLeft() int64 { return d.left }
+
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	var k int64
-	for _, id := range d.hosted {
-		if !d.host.Down(id) && d.nodeIssued[id] < d.quota {
-			k++
-		}
-	}
-	return k
+	return 0
 }
 
 // enter makes node id call enter_cs for request tag.
@@ -310,7 +317,7 @@ func (d *Workload) enter(id proto.NodeID, tag uint32) {
 	if d.quota > 0 {
 		d.nodeIssued[id]++
 	}
-	d.busy[id] = true
+	d.setBusy(id, true)
 	d.reqTag[id] = tag
 	d.since[id] = d.host.Now()
 	d.host.Input(0, id, proto.EnterCS, tag)
@@ -369,7 +376,8 @@ func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 }
 
 func (d *Workload) exited(id proto.NodeID) {
-	d.busy[id], d.inCS[id] = false, false
+	d.setBusy(id, false)
+	d.inCS[id] = false
 	d.sync.Left(d.host.Now(), d.issued > d.served+d.abandoned)
 	if d.OnExit != nil {
 		d.OnExit(id, d.reqTag[id])
@@ -396,15 +404,22 @@ func (d *Workload) Crashed(id proto.NodeID) {
 		d.abandoned++
 	}
 	d.unbooked[id] = false
+	if d.quota > 0 && d.nodeIssued[id] < d.quota {
+		d.left-- // a node down issues nothing
+	}
 	if d.inCS[id] {
 		d.sync.Left(d.host.Now(), false)
 	}
-	d.busy[id], d.inCS[id] = false, false
+	d.setBusy(id, false)
+	d.inCS[id] = false
 	d.check()
 }
 
 // Recovered is called when node id is up again.
 func (d *Workload) Recovered(id proto.NodeID) {
+	if d.quota > 0 && d.nodeIssued[id] < d.quota {
+		d.left++
+	}
 	switch d.kind {
 	case "poisson":
 		d.scheduleThink(id)
@@ -419,6 +434,22 @@ func (d *Workload) InCS(id proto.NodeID) bool { return d.inCS[id] }
 // Waiting reports whether node id has issued a request that is not served
 // yet.
 func (d *Workload) Waiting(id proto.NodeID) bool { return d.busy[id] && !d.inCS[id] }
+
+// waitingAt returns when the hosted request that has waited longest was issued
+// (+Inf: none waits), and the smallest hosted node whose request was issued
+// at cut or before (proto.Nil: none).
+func (d *Workload) waitingAt(cut float64) (float64, proto.NodeID) {
+	oldest, id := math.Inf(1), proto.Nil
+	for _, i := range d.hosted {
+		if d.busy[i] && !d.inCS[i] && !d.unbooked[i] {
+			oldest = min(oldest, d.since[i])
+			if d.since[i] <= cut && (id == proto.Nil || i < id) {
+				id = i
+			}
+		}
+	}
+	return oldest, id
+}
 
 // oldestWait returns the node whose request has waited longest for the CS
 // (issued, not yet entered) and when it was issued; proto.Nil if none waits.

@@ -649,6 +649,36 @@ func AllreduceInt64(in []int64, op Op) ([]int64, error) {
 	return out, nil
 }
 
+// AllreduceSumMin combines in over all ranks, on every rank: its first
+// nsum elements are summed and the others take their minimum, in one
+// MPI_Allreduce (of a user-defined operation over one contiguous vector).
+// All ranks must pass the same length and nsum.
+func AllreduceSumMin(in []int64, nsum int) ([]int64, error) {
+	var out []int64
+	err := do("allreduce sum-min", func() error {
+		if nsum < 0 || nsum > len(in) {
+			return fmt.Errorf("mpi: allreduce sum-min: %d sums of %d elements", nsum, len(in))
+		}
+		if err := checkLen("allreduce sum-min", len(in)+1); err != nil {
+			return err
+		}
+		v := make([]int64, len(in)+1)
+		v[0] = int64(nsum)
+		copy(v[1:], in)
+		res := make([]int64, len(v))
+		rc := C.ocb_allreduce_sum_min((*C.int64_t)(unsafe.Pointer(&v[0])), (*C.int64_t)(unsafe.Pointer(&res[0])), C.int(len(v)))
+		if rc != C.MPI_SUCCESS {
+			return mpiErr(rc, "allreduce sum-min of %d int64", len(in))
+		}
+		out = res[1:]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AllreduceFloat64 combines in element-wise over all ranks with op and
 // returns the result, a new slice, on every rank (MPI_Allreduce of
 // MPI_DOUBLE). All ranks must pass slices of the same length; an empty slice

@@ -198,6 +198,17 @@ func AllreduceInt64(in []int64, op Op) ([]int64, error) {
 	return append([]int64{}, in...), nil
 }
 
+// AllreduceSumMin returns a copy of in: the world is one rank.
+func AllreduceSumMin(in []int64, nsum int) ([]int64, error) {
+	if err := checkInit("allreduce sum-min"); err != nil {
+		return nil, err
+	}
+	if nsum < 0 || nsum > len(in) {
+		return nil, fmt.Errorf("mpi: allreduce sum-min: %d sums of %d elements", nsum, len(in))
+	}
+	return append([]int64(nil), in...), nil
+}
+
 // AllreduceFloat64 combines in element-wise over all ranks with op and
 // returns the result on every rank. With a single rank the result is a copy
 // of in.

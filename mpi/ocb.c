@@ -209,6 +209,51 @@ int ocb_allreduce_f64(const double *in, double *out, int n, int op) {
 	return MPI_Allreduce(in, out, n, MPI_DOUBLE, ocb_op(op), MPI_COMM_WORLD);
 }
 
+/* ocb_sum_min_fn combines len vectors of one contiguous type each (so MPI
+   never splits a vector): in each, int64 0 says how many of the next are
+   summed; the others take the minimum. */
+static void ocb_sum_min_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
+	int size = 0;
+	MPI_Type_size(*dt, &size);
+	int n = size / (int)sizeof(int64_t);
+	for (int e = 0; e < *len; e++) {
+		const int64_t *a = (const int64_t *)in + (size_t)e * n;
+		int64_t *b = (int64_t *)inout + (size_t)e * n;
+		int64_t nsum = b[0];
+		int i = 1;
+		for (; i <= nsum && i < n; i++) {
+			b[i] += a[i];
+		}
+		for (; i < n; i++) {
+			if (a[i] < b[i]) {
+				b[i] = a[i];
+			}
+		}
+	}
+}
+
+int ocb_allreduce_sum_min(const int64_t *in, int64_t *out, int n) {
+	static MPI_Op op = MPI_OP_NULL;
+	int rc;
+	if (op == MPI_OP_NULL) {
+		rc = MPI_Op_create(ocb_sum_min_fn, 1, &op);
+		if (rc != MPI_SUCCESS) {
+			return rc;
+		}
+	}
+	MPI_Datatype t;
+	rc = MPI_Type_contiguous(n, MPI_INT64_T, &t);
+	if (rc != MPI_SUCCESS) {
+		return rc;
+	}
+	rc = MPI_Type_commit(&t);
+	if (rc == MPI_SUCCESS) {
+		rc = MPI_Allreduce(in, out, 1, t, op, MPI_COMM_WORLD);
+	}
+	MPI_Type_free(&t);
+	return rc;
+}
+
 int ocb_allgather_i64(int64_t mine, int64_t *all) {
 	return MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, MPI_COMM_WORLD);
 }

@@ -20,6 +20,7 @@ typedef struct { int rc, flag, truncated, source, tag, count; char *data; } ocb_
 
 int ocb_abort(int code);
 int ocb_allgather_i64(int64_t mine, int64_t *all);
+int ocb_allreduce_sum_min(const int64_t *in, int64_t *out, int n);
 int ocb_allgatherv(const void *sbuf, int scount, void *rbuf,
 		const int *counts, const int *displs);
 void *ocb_alloc_mem(int64_t size, int *rc);

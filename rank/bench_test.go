@@ -37,6 +37,14 @@ func (c *pipeComm) Recv(buf []byte, src, tag int) (int, error) {
 }
 func (c *pipeComm) SumInt64(in []int64) ([]int64, error) { return in, nil }
 func (c *pipeComm) Gather(buf []byte) ([][]byte, error)  { return [][]byte{buf}, nil }
+func (c *pipeComm) SumMin([]int64, int) ([]int64, error) {
+	return nil, fmt.Errorf("pipe comm: no collectives")
+}
+
+func (c *pipeComm) RecvAny(int) (int, []byte, error) {
+	return 0, nil, fmt.Errorf("pipe comm: no blocking receive")
+}
+
 func (c *pipeComm) AllGather(buf []byte) ([][]byte, error) {
 	return nil, fmt.Errorf("pipe comm: no all-gather between two ranks of one goroutine")
 }

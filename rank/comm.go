@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -29,6 +30,12 @@ type Comm interface {
 	// (empty, not nil, for a rank that sent nothing). The slices are the
 	// caller's to keep.
 	AllGather(buf []byte) ([][]byte, error)
+	// SumMin combines in over all ranks, on every rank: the first nsum
+	// elements are summed, the others take their minimum.
+	SumMin(in []int64, nsum int) ([]int64, error)
+	// RecvAny receives the next message with tag from any rank, waiting
+	// for one, and returns its source and bytes.
+	RecvAny(tag int) (src int, buf []byte, err error)
 }
 
 // MPI is the Comm of package mpi (MPI_COMM_WORLD). mpi.Init must have
@@ -117,6 +124,22 @@ func (MPI) Gather(buf []byte) ([][]byte, error) { return mpi.GatherBytes(buf, 0)
 // AllGather is mpi.AllgatherBytes.
 func (MPI) AllGather(buf []byte) ([][]byte, error) { return mpi.AllgatherBytes(buf) }
 
+// SumMin is mpi.AllreduceSumMin.
+func (MPI) SumMin(in []int64, nsum int) ([]int64, error) { return mpi.AllreduceSumMin(in, nsum) }
+
+// RecvAny is mpi.Probe for any source and tag, then mpi.Recv.
+func (MPI) RecvAny(tag int) (int, []byte, error) {
+	st, err := mpi.Probe(mpi.AnySource, tag)
+	if err != nil {
+		return 0, nil, err
+	}
+	buf := make([]byte, st.Count)
+	if _, err := mpi.Recv(buf, st.Source, tag); err != nil {
+		return 0, nil, err
+	}
+	return st.Source, buf, nil
+}
+
 // Local returns p Comms that connect p goroutines of one process, for tests
 // of the runtime without MPI. Messages are copied and never lost; a pair of
 // ranks delivers in sending order, as MPI does.
@@ -161,6 +184,7 @@ func (c *localComm) Send(buf []byte, dest, tag int) error {
 	}
 	c.net.mu.Lock()
 	c.net.boxes[dest] = append(c.net.boxes[dest], localMsg{c.rank, tag, append([]byte(nil), buf...)})
+	c.net.cond.Broadcast() // a RecvAny may wait
 	c.net.mu.Unlock()
 	return nil
 }
@@ -240,6 +264,50 @@ func (c *localComm) Gather(buf []byte) ([][]byte, error) {
 		return nil, nil
 	}
 	return all, nil
+}
+
+// SumMin combines every rank's in: sums, then minimums.
+func (c *localComm) SumMin(in []int64, nsum int) ([]int64, error) {
+	buf := make([]byte, 0, 8*len(in))
+	for _, v := range in {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(v))
+	}
+	all := c.collective(buf)
+	out := make([]int64, len(in))
+	for r, part := range all {
+		if len(part) != len(buf) {
+			return nil, fmt.Errorf("local comm: sum-min of %d and %d elements", len(in), len(part)/8)
+		}
+		for k := range out {
+			v := int64(binary.LittleEndian.Uint64(part[8*k:]))
+			switch {
+			case r == 0:
+				out[k] = v
+			case k < nsum:
+				out[k] += v
+			default:
+				out[k] = min(out[k], v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// RecvAny waits for a message with tag from any rank.
+func (c *localComm) RecvAny(tag int) (int, []byte, error) {
+	n := c.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for {
+		box := n.boxes[c.rank]
+		for k, m := range box {
+			if m.tag == tag {
+				n.boxes[c.rank] = append(box[:k], box[k+1:]...)
+				return m.src, m.buf, nil
+			}
+		}
+		n.cond.Wait()
+	}
 }
 
 // AllGather returns copies of every rank's contribution: the result of

@@ -12,7 +12,9 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -196,11 +198,21 @@ type Run struct {
 	// the hypercube hops between the ranks of sender and receiver (0 inside
 	// a rank) per message, real delivery delays beyond δ, frames dropped as
 	// malformed, the CPU time of every rank and the hosts of the job.
-	Placement         string  `json:"placement,omitempty" merge:"same"`
-	MessagesIntraRank int64   `json:"messages_intra_rank,omitempty" merge:"sum"`
-	MessagesInterRank int64   `json:"messages_inter_rank,omitempty" merge:"sum"`
-	HopsPerMessage    float64 `json:"hops_per_message,omitempty" merge:"custom"`
-	DelaysOverDelta   int64   `json:"delays_over_delta" merge:"sum"`
+	Placement string `json:"placement,omitempty" merge:"same"`
+	// Clock is the MPI runtime's clock: "virtual" (the ranks replay the
+	// simulator's run) or "wall" (real time and real delays).
+	Clock string `json:"clock,omitempty" merge:"same"`
+	// Sync is what synchronizing the ranks cost a job in virtual time (in
+	// the first record of the job: its runs shared the windows).
+	Sync *SyncCost `json:"sync_cost,omitempty" merge:"first"`
+	// IdenticalToSimulator counts the runs of the record that rank 0
+	// replayed in the simulator and found identical, field for field but
+	// RuntimeFields (MPI in virtual time, --verify).
+	IdenticalToSimulator int     `json:"identical_to_simulator,omitempty" merge:"sum"`
+	MessagesIntraRank    int64   `json:"messages_intra_rank,omitempty" merge:"sum"`
+	MessagesInterRank    int64   `json:"messages_inter_rank,omitempty" merge:"sum"`
+	HopsPerMessage       float64 `json:"hops_per_message,omitempty" merge:"custom"`
+	DelaysOverDelta      int64   `json:"delays_over_delta" merge:"sum"`
 	// StartSkewDelta is how late the last rank started, in δ (0: every
 	// rank was waiting for the common start).
 	StartSkewDelta float64 `json:"start_skew_delta,omitempty" merge:"max"`
@@ -282,6 +294,15 @@ type DelayMeasurement struct {
 	// Delta is the δ chosen, by Rule.
 	Delta float64 `json:"delta_seconds"`
 	Rule  string  `json:"rule"`
+}
+
+// SyncCost is what the window collectives cost a job of the MPI runtime in
+// virtual time: the windows (one collective each), the wall-clock seconds
+// each rank spent in them, and the events each rank ran per window.
+type SyncCost struct {
+	Windows                  int64     `json:"windows"`
+	CollectiveSecondsPerRank []float64 `json:"collective_seconds_per_rank"`
+	EventsPerWindowPerRank   []float64 `json:"events_per_window_per_rank"`
 }
 
 // Parity is a two-sample test of the per-failure overhead of an MPI run
@@ -374,4 +395,64 @@ func selectRank(d []float64, k int) {
 			return
 		}
 	}
+}
+
+// RuntimeFields are the record's fields (JSON names) that say which runtime
+// ran a run and what hosting it cost: the fields in which an MPI job in
+// virtual time may differ from the simulator's run of the same spec and
+// seed (scripts/recordeq ignores them too).
+var RuntimeFields = []string{"runtime", "ranks", "placement", "clock", "sync_cost", "wall_seconds", "cpu_seconds_per_rank",
+	"messages_intra_rank", "messages_inter_rank", "hops_per_message", "checks", "identical_to_simulator"}
+
+// SameRun reports whether a and b are records of the same run, field for
+// field but RuntimeFields, and if not names the first field that differs.
+func SameRun(a, b *Run) (string, bool) {
+	ma, err1 := withoutRuntime(a)
+	mb, err2 := withoutRuntime(b)
+	if err1 != nil || err2 != nil {
+		return fmt.Sprint("the records do not encode: ", errors.Join(err1, err2)), false
+	}
+	keys := make([]string, 0, len(ma)+len(mb))
+	for k := range ma {
+		keys = append(keys, k)
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !bytes.Equal(ma[k], mb[k]) {
+			return fmt.Sprintf("%s (%s, not %s)", k, clip(ma[k]), clip(mb[k])), false
+		}
+	}
+	return "", true
+}
+
+// withoutRuntime returns r's fields in JSON but RuntimeFields.
+func withoutRuntime(r *Run) (map[string]json.RawMessage, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, f := range RuntimeFields {
+		delete(m, f)
+	}
+	return m, nil
+}
+
+// clip shortens a JSON value for a message.
+func clip(b []byte) string {
+	if b == nil {
+		return "absent"
+	}
+	if len(b) > 60 {
+		return string(b[:60]) + "…"
+	}
+	return string(b)
 }

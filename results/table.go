@@ -203,6 +203,13 @@ func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error 
 		if r.Runtime != "mpi" {
 			continue
 		}
+		if r.Clock == "virtual" {
+			if r.IdenticalToSimulator > 0 {
+				fmt.Fprintf(&b, "# identical to the simulator (%s, N=%d): %d %s replayed on rank 0, records equal field for field\n",
+					r.Algorithm, r.Nodes, r.IdenticalToSimulator, plural(r.IdenticalToSimulator, "run", "runs"))
+			}
+			continue
+		}
 		if r.DelaysOverDelta > 0 {
 			deliveries := "deliveries"
 			if r.DelaysOverDelta == 1 {
@@ -220,4 +227,12 @@ func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error 
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// plural returns one if n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -59,7 +59,7 @@ func agreeRanks(o *options, fs *pflag.FlagSet, list []config, refusal error) err
 	case err != nil:
 		return runError{fmt.Errorf("agreeing with the other ranks: %w", err)}
 	}
-	o.rt = rank.Runtime{Comm: comm, Placement: o.placement, Digest: digest}
+	o.rt = o.mpiRuntime(comm, digest)
 	return nil
 }
 

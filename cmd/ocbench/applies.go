@@ -59,6 +59,10 @@ var conditionals = []conditional{
 		func(runKind) string {
 			return "it places nodes on MPI ranks, and this run is in the simulator (one process); run under mpirun or drop it"
 		}},
+	{[]string{"clock", "verify"}, func(k runKind) bool { return k.mpi },
+		func(runKind) string {
+			return "it chooses how MPI ranks keep time, and this run is in the simulator (one process, virtual time); run under mpirun or drop it"
+		}},
 	{[]string{"link-cap"}, func(k runKind) bool { return k.transient == "initial" },
 		func(runKind) string { return "it applies only to --transient initial; give it or drop --link-cap" }},
 	{[]string{"corruptions", "corrupt-every"}, func(k runKind) bool { return k.transient == "during" },

@@ -113,7 +113,7 @@ func dur(s float64) string {
 // seeds, run here on rank 0 (the nodes' code is the same), by a
 // Mann–Whitney test, and sets r.Parity.
 func checkParity(o *options, spec bench.Spec, r *results.Run) error {
-	if o.runtimeInfo == nil || spec.Faults.Crashes == 0 || len(r.OverheadSamples) == 0 {
+	if o.runtimeInfo == nil || o.virtualMPI() || spec.Faults.Crashes == 0 || len(r.OverheadSamples) == 0 {
 		return nil
 	}
 	seeds := r.Seeds

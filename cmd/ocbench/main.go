@@ -65,10 +65,14 @@ type options struct {
 	csTime    float64
 	// deltaAuto: δ is measured before the runs (--delta auto; MPI only).
 	deltaAuto bool
-	think     float64
-	minDelay  float64
-	fifo      bool
-	check     string
+	// clock is the MPI runtime's clock (--clock): virtual or wall; verify
+	// replays an MPI job's runs in virtual time in the simulator (--verify).
+	clock    string
+	verify   bool
+	think    float64
+	minDelay float64
+	fifo     bool
+	check    string
 
 	crashes      int
 	crashSpacing string
@@ -152,6 +156,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
 	fs.IntVar(&o.linkCap, "link-cap", bench.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", bench.MaxLinkCap))
 	fs.IntVar(&o.search, "search", 0, "worst-case search: run this many seeds from --seed (each a different arbitrary configuration or fault plan) and report the worst stabilization with its seed and replay command (a random search; like --repeat, with the worst run singled out)")
+	fs.StringVar(&o.clock, "clock", "virtual", "under mpirun: virtual (the ranks replay the simulator's run of the seed exactly, on any machine) or wall (real time and delays, δ verdicts, --delta auto; for a core per rank)")
+	fs.BoolVar(&o.verify, "verify", true, "under mpirun in virtual time: replay every run in the simulator on rank 0 and require the same record (--verify=false skips it)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
 	addSaveFlags(fs, &o.save)
@@ -435,7 +441,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
 			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
 		}
-		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes {
+		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes && !o.virtualMPI() {
 			s.Check = bench.CheckFull
 		}
 		if err := s.Validate(); err != nil {
@@ -543,6 +549,10 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		}
 		r := results.Merge(all[ci])
 		if err := checkParity(o, c.spec, r); err != nil {
+			prog.finish()
+			return 1, err
+		}
+		if err := checkIdentical(o, c.spec, all[ci], r); err != nil {
 			prog.finish()
 			return 1, err
 		}
@@ -656,6 +666,9 @@ func header(o *options, list []config) []string {
 			lib = lib[:i]
 		}
 		rt = fmt.Sprintf("MPI, %d ranks (%s), placement %s", ri.ranks, lib, ri.placement)
+		if o.virtualMPI() {
+			rt = fmt.Sprintf("MPI in virtual time, %d ranks (%s), placement %s", ri.ranks, lib, ri.placement)
+		}
 		if b := batches(o, list); len(b[0]) > 1 {
 			rt += fmt.Sprintf(", %d runs at once in %d job(s)", len(b[0]), len(b))
 		}
@@ -666,6 +679,10 @@ func header(o *options, list []config) []string {
 		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: %s", s.Delta, checks)
 		if ri.delays != nil {
 			timing = deltaLine(ri.delays) + ", wall-clock timers, FIFO between ranks, checks: " + checks
+		}
+		if o.virtualMPI() {
+			timing = fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: counts after every step of a rank's nodes, and the whole run's critical sections and tokens at every window boundary (%gδ)",
+				s.Delta, s.MinDelay, channels, bench.WindowWidth)
 		}
 	}
 	h := []string{

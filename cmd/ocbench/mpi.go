@@ -102,14 +102,28 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		stdout, stderr = io.Discard, io.Discard
 		o.save.noSave, o.save.quiet = true, true // rank 0 saves and shows progress
 	}
-	if !fs.Changed("delta") {
-		o.delta = DefaultMPIDelta
+	o.runtimeInfo = &runtimeInfo{ranks: size, rank: me, library: mpi.LibraryVersion(), placement: o.placement, clock: o.clock}
+	switch {
+	case refusal != nil:
+	case o.clock != "virtual" && o.clock != "wall":
+		refusal = usageError{fmt.Errorf("--clock: unknown clock %q (allowed: virtual, wall)", o.clock)}
+	case o.clock == "virtual" && o.deltaAuto:
+		refusal = usageError{fmt.Errorf("--delta auto measures wall-clock delivery times, and this run is in virtual time; give --clock wall or a δ")}
+	case o.clock == "wall" && fs.Changed("verify"):
+		refusal = usageError{fmt.Errorf("--verify: it replays runs in virtual time, and --clock wall runs in real time (its parity test compares them); drop --verify")}
 	}
-	if o.deltaAuto {
-		o.delta = DefaultMPIDelta // until measured (measureDelta)
+	if o.clock == "wall" {
+		if !fs.Changed("delta") {
+			o.delta = DefaultMPIDelta
+		}
+		if o.deltaAuto {
+			o.delta = DefaultMPIDelta // until measured (measureDelta)
+		}
+		if !fs.Changed("min-delay") {
+			o.minDelay = 0 // real delays
+		}
 	}
-	o.rt = rank.Runtime{Comm: rank.MPI{}, Placement: o.placement}
-	o.runtimeInfo = &runtimeInfo{ranks: size, rank: me, library: mpi.LibraryVersion(), placement: o.placement}
+	o.rt = o.mpiRuntime(rank.MPI{}, 0)
 	var code int
 	err := mpi.OnThread(func() error {
 		if refusal != nil {
@@ -137,6 +151,42 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 	return code
 }
 
+// virtualMPI reports whether the runs are on MPI ranks in virtual time.
+func (o *options) virtualMPI() bool { return o.runtimeInfo != nil && o.runtimeInfo.clock == "virtual" }
+
+// mpiRuntime returns the MPI runtime of o's clock on comm, for the job of
+// digest.
+func (o *options) mpiRuntime(comm rank.Comm, digest uint32) bench.Runtime {
+	if o.clock == "wall" {
+		return rank.Runtime{Comm: comm, Placement: o.placement, Digest: digest}
+	}
+	return rank.Virtual{Comm: comm, Placement: o.placement, Digest: digest}
+}
+
+// checkIdentical replays, under MPI in virtual time (--verify), every run
+// of recs (the records of spec's seeds) in the simulator on rank 0 and
+// requires the same record, field for field but the runtime's own
+// (results.RuntimeFields); it notes the check in r, their merged record.
+func checkIdentical(o *options, spec bench.Spec, recs []*results.Run, r *results.Run) error {
+	if !o.virtualMPI() || !o.verify || len(recs) == 0 {
+		return nil
+	}
+	for _, got := range recs {
+		s := spec
+		s.Seed, s.Progress, s.Trace = got.Seed, nil, nil
+		want, err := simRun(s)
+		if err != nil {
+			return fmt.Errorf("verify: the simulator's run of seed %d: %w", got.Seed, err)
+		}
+		if field, same := results.SameRun(got, want); !same {
+			return fmt.Errorf("verify: the MPI run of %s N=%d seed %d differs from the simulator's at %s (a bug: please report it with the command line); replay: %s",
+				s.Algorithm, s.Nodes, got.Seed, field, bench.Replay(s))
+		}
+	}
+	r.IdenticalToSimulator = len(recs)
+	return nil
+}
+
 // mpiStarted is set once runMPI starts MPI: from then on bad input ends
 // every rank together (rank 0 prints before the ranks finalize).
 var mpiStarted bool
@@ -146,6 +196,7 @@ type runtimeInfo struct {
 	ranks, rank int
 	library     string
 	placement   string
+	clock       string                    // virtual or wall
 	records     []*results.Run            // rank 0: the records of the runs so far
 	delays      *results.DelayMeasurement // --delta auto: the measurement
 }

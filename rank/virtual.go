@@ -1,0 +1,421 @@
+package rank
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/sim"
+)
+
+// Virtual is the MPI runtime in virtual time (--clock virtual, the default
+// under mpirun): every rank hosts the nodes Placement gives it as one part
+// of each run (bench.Part), and the ranks advance every run window by
+// window in virtual time. At each window boundary one collective
+// (Comm.AllGather) carries every run's messages between ranks and every
+// rank's report, which every rank adds up alike; so the ranks replay the
+// simulator's run of the same seed exactly, and the record equals the
+// simulator's but for the runtime's own figures (ranks, placement, wall
+// and CPU time, the synchronization's cost). Every rank calls Run with the
+// same specs; rank 0 gets the records.
+type Virtual struct {
+	Comm      Comm
+	Placement string
+	// Digest is what the ranks agreed on before (Options.Digest).
+	Digest uint32
+}
+
+// MaxVirtualRuns is the most runs (specs, each with its baseline beside
+// it) that one job of Virtual runs at once.
+const MaxVirtualRuns = 64
+
+// Name returns "mpi".
+func (Virtual) Name() string { return "mpi" }
+
+// Batch returns MaxVirtualRuns.
+func (Virtual) Batch() int { return MaxVirtualRuns }
+
+// Supports returns nil if the ranks can run spec in virtual time
+// (CheckVirtual).
+func (v Virtual) Supports(s bench.Spec) error {
+	_, _, err := CheckVirtual(s, v.Placement, v.Comm.Size())
+	return err
+}
+
+// CheckVirtual returns the filled spec and placement for a run on p ranks
+// in virtual time, or a ValidationError around the bench.FieldError at
+// fault ("Ranks" for the number of ranks, "Placement" for the placement).
+func CheckVirtual(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Placement, error) {
+	bad := func(field, format string, args ...any) (bench.Spec, hypercube.Placement, error) {
+		return spec, nil, &ValidationError{&bench.FieldError{Field: field, Err: fmt.Errorf(format, args...)}}
+	}
+	s, err := bench.Filled(spec)
+	if err != nil {
+		return spec, nil, &ValidationError{err}
+	}
+	if placement == "" {
+		placement = hypercube.Placements[0]
+	}
+	if err := hypercube.Validate(p, 1); err != nil {
+		return bad("Ranks", "%d ranks: the number of ranks must be a power of two (1, 2, 4, …, 32, …)", p)
+	}
+	if s.Nodes < p {
+		return bad("Nodes", "%d nodes cannot be spread over %d ranks (need N ≥ ranks; both powers of two)", s.Nodes, p)
+	}
+	pl, err := hypercube.NewPlacement(placement, s.Nodes, p)
+	if err != nil {
+		return bad("Placement", "%s", strings.TrimPrefix(err.Error(), "placement: "))
+	}
+	if err := bench.Splittable(s); err != nil {
+		return spec, nil, &ValidationError{err}
+	}
+	return s, pl, nil
+}
+
+// vrun is one run of a job in virtual time: this rank's part of it.
+type vrun struct {
+	spec   bench.Spec
+	part   *bench.Part
+	next   float64 // the start of its next window (+Inf: over)
+	trace  *bytes.Buffer
+	spec0  int // the index of its spec
+	base   bool
+	hosts  func(proto.NodeID) bool
+	inter  int64 // messages this rank's nodes sent to other ranks' nodes
+	hops   int64 // the hypercube hops between the ranks of those messages
+	places hypercube.Placement
+}
+
+// vrank is what one rank measured of the job, for the record.
+type vrank struct {
+	Results    []*bench.Result
+	Inter      []int64
+	Hops       []int64
+	Trace      []byte
+	Segments   []sim.Segment
+	CPU        float64
+	Collective float64 // seconds in the window collectives
+	Windows    int64
+	Events     int64 // events popped, all runs
+}
+
+// Run runs specs at once, as one job: every run and its crash-free
+// baseline advance window by window together, one collective per window.
+func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
+	comm := v.Comm
+	if len(specs) == 0 || len(specs) > MaxVirtualRuns {
+		return nil, &ValidationError{fmt.Errorf("rank: %d runs at once (1 to %d)", len(specs), MaxVirtualRuns)}
+	}
+	p, me := comm.Size(), comm.Rank()
+	norm := make([]bench.Spec, len(specs))
+	places := make([]hypercube.Placement, len(specs))
+	var bad error
+	for k, s := range specs {
+		if norm[k], places[k], bad = CheckVirtual(s, v.Placement, p); bad != nil {
+			break
+		}
+	}
+	agreement := Agreement{Terms: append([]Term{{"job", fmt.Sprintf("%08x", v.Digest)}, {"clock", "virtual"}, {"placement", v.Placement}}, SpecTerms(specs)...)}
+	if bad != nil {
+		agreement.Refusal = bad.Error()
+	}
+	digest, err := Agree(comm, agreement)
+	switch {
+	case bad != nil:
+		return nil, bad
+	case err != nil:
+		var ae *AgreementError
+		if errors.As(err, &ae) {
+			return nil, &ValidationError{err}
+		}
+		return nil, err
+	}
+	wall, cpu0 := time.Now(), cpuSeconds()
+	var runs []*vrun
+	add := func(s bench.Spec, k int, base bool, until float64) *vrun {
+		pl := places[k]
+		owned := make([]bool, s.Nodes)
+		for _, i := range pl.Nodes(me) {
+			owned[i] = true
+		}
+		r := &vrun{spec: s, spec0: k, base: base, places: pl, hosts: func(id proto.NodeID) bool { return owned[id] }}
+		var tw *bytes.Buffer
+		if s.Trace != nil {
+			r.trace = &bytes.Buffer{}
+			tw = r.trace
+		}
+		if tw != nil {
+			r.part = bench.NewPart(s, until, owned, tw)
+		} else {
+			r.part = bench.NewPart(s, until, owned, nil)
+		}
+		runs = append(runs, r)
+		return r
+	}
+	for k, s := range norm {
+		crash := add(s, k, false, -1)
+		if bench.NeedsBaseline(s) {
+			add(bench.Baseline(s), k, true, crash.part.Until())
+		}
+	}
+	var rk vrank
+	if err := v.windows(runs, digest, &rk); err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		res := r.part.Result(r.part.End())
+		rk.Results = append(rk.Results, res)
+		rk.Inter = append(rk.Inter, r.inter)
+		rk.Hops = append(rk.Hops, r.hops)
+		rk.Events += res.Stats.Popped
+	}
+	if runs[0].trace != nil {
+		rk.Trace, rk.Segments = runs[0].trace.Bytes(), runs[0].part.Sim().Segments
+	}
+	rk.CPU = cpuSeconds() - cpu0
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&rk); err != nil {
+		return nil, fmt.Errorf("rank: encoding rank %d's results: %w", me, err)
+	}
+	all, err := comm.Gather(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("rank: gathering the results to rank 0: %w", err)
+	}
+	if me != 0 {
+		return nil, nil
+	}
+	ranks := make([]*vrank, p)
+	for r, b := range all {
+		ranks[r] = &vrank{}
+		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(ranks[r]); err != nil || len(ranks[r].Results) != len(runs) {
+			return nil, fmt.Errorf("rank: decoding rank %d's results: %v", r, err)
+		}
+	}
+	if specs[0].Trace != nil {
+		traces, segs := make([][]byte, p), make([][]sim.Segment, p)
+		for r, x := range ranks {
+			traces[r], segs[r] = x.Trace, x.Segments
+		}
+		if err := sim.MergeTraces(specs[0].Trace, traces, segs); err != nil {
+			return nil, err
+		}
+	}
+	recs := make([]*results.Run, len(norm))
+	for k := range runs {
+		if runs[k].base {
+			continue
+		}
+		of := func(k int) []*bench.Result {
+			out := make([]*bench.Result, p)
+			for r := range ranks {
+				out[r] = ranks[r].Results[k]
+			}
+			return out
+		}
+		var base []*bench.Result
+		if k+1 < len(runs) && runs[k+1].base {
+			base = of(k + 1)
+		}
+		rec, err := bench.Assemble(runs[k].spec, of(k), base)
+		if err != nil {
+			return nil, err
+		}
+		rec.Runtime, rec.Ranks, rec.Clock, rec.Placement = "mpi", p, "virtual", runs[k].places.Name()
+		var inter, hops int64
+		for r := range ranks {
+			inter += ranks[r].Inter[k]
+			hops += ranks[r].Hops[k]
+		}
+		rec.MessagesInterRank = inter
+		rec.MessagesIntraRank = rec.MessagesTotal - inter
+		if rec.MessagesTotal > 0 {
+			rec.HopsPerMessage = float64(hops) / float64(rec.MessagesTotal)
+		}
+		if runs[k].spec0 == 0 {
+			rec.WallSeconds = time.Since(wall).Seconds()
+			sc := &results.SyncCost{Windows: ranks[0].Windows}
+			for _, x := range ranks {
+				rec.CPUSecondsPerRank = append(rec.CPUSecondsPerRank, x.CPU)
+				sc.CollectiveSecondsPerRank = append(sc.CollectiveSecondsPerRank, x.Collective)
+				if x.Windows > 0 {
+					sc.EventsPerWindowPerRank = append(sc.EventsPerWindowPerRank, float64(x.Events)/float64(x.Windows))
+				}
+			}
+			rec.Sync = sc
+		}
+		recs[runs[k].spec0] = rec
+	}
+	return recs, nil
+}
+
+// MPI tags of the frames that carry messages between ranks at a window
+// boundary: they alternate between windows, so that a rank still
+// receiving one window's frames takes none of the next one's (a rank can be
+// at most one window ahead: the reduction of each window waits for all).
+const (
+	tagWindowEven = 20
+	tagWindowOdd  = 21
+)
+
+// windows advances every run window by window until all are over: each
+// window, every run not over runs its window; then, at the boundary, each
+// rank sends every other rank its messages for that rank's nodes (frames
+// of at most maxFrame bytes), one reduction (Comm.SumMin) adds up the
+// runs' reports and counts the frames each rank is to receive, each rank
+// receives its frames, and every run takes its boundary. A targeted
+// crash due at the boundary adds an all-gather of the world view.
+func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
+	comm := v.Comm
+	p, me := comm.Size(), comm.Rank()
+	var progressAt time.Time
+	progress := runs[0].spec.Progress
+	sent := make([]int64, p) // the frames sent to each rank this window
+	boundary := func() (bool, error) {
+		first := rk.Windows == 0
+		tag := tagWindowEven + int(rk.Windows%2)
+		var live []int
+		for k, r := range runs {
+			if first || !math.IsInf(r.next, 1) {
+				live = append(live, k)
+			}
+		}
+		reps := make([]bench.Snapshot, len(runs))
+		var sums, mins []int64
+		world := false
+		byRank := make([][]sim.Remote, p)
+		for _, k := range live {
+			r := runs[k]
+			reps[k] = r.part.Report()
+			sums, mins = reps[k].AppendVector(sums, mins)
+			world = world || r.part.NeedsWorld()
+			for i := range byRank {
+				byRank[i] = byRank[i][:0]
+			}
+			for _, m := range r.part.TakeOutbox() {
+				to := r.places.Rank(int(m.Msg.To))
+				byRank[to] = append(byRank[to], m)
+				r.inter++
+				r.hops += int64(bits.OnesCount(uint(to ^ me)))
+			}
+			for to, msgs := range byRank {
+				for len(msgs) > 0 {
+					// As many as fit in one frame, at least one.
+					n, size := 0, 8
+					for n < len(msgs) && (n == 0 || size+bench.RemoteLen(&msgs[n]) <= maxFrame) {
+						size += bench.RemoteLen(&msgs[n])
+						n++
+					}
+					f := bench.AppendRemotes(binary.LittleEndian.AppendUint32(nil, uint32(k)), msgs[:n], digest)
+					if err := comm.Send(f, to, tag); err != nil {
+						return false, fmt.Errorf("rank: sending a window's messages to rank %d: %w", to, err)
+					}
+					sent[to]++
+					msgs = msgs[n:]
+				}
+			}
+		}
+		nsum := len(sums) + p
+		vec := append(append(sums, sent...), mins...)
+		t0 := time.Now()
+		res, err := comm.SumMin(vec, nsum)
+		clear(sent)
+		if err != nil {
+			return false, fmt.Errorf("rank: the window reduction: %w", err)
+		}
+		for want := res[len(sums)+me]; want > 0; want-- {
+			src, b, err := comm.RecvAny(tag)
+			if err != nil {
+				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
+			}
+			if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) >= len(runs) {
+				return false, fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
+			}
+			r := runs[binary.LittleEndian.Uint32(b)]
+			msgs, rest, err := bench.ReadRemotes(b[4:], r.spec.Nodes, digest)
+			if err == nil && len(rest) > 0 {
+				err = fmt.Errorf("%d bytes too many", len(rest))
+			}
+			for i := range msgs {
+				if err == nil && !r.hosts(msgs[i].Msg.To) {
+					err = fmt.Errorf("a message for node %d, which rank %d hosts", msgs[i].Msg.To, r.places.Rank(int(msgs[i].Msg.To)))
+				}
+			}
+			if err != nil {
+				return false, fmt.Errorf("rank: rank %d's frame: %w", src, err)
+			}
+			r.part.Accept(msgs)
+		}
+		snaps := make([]bench.Snapshot, len(runs))
+		for i, k := range live {
+			s, err := bench.FromVector(res[i*bench.ReportSums:(i+1)*bench.ReportSums], res[nsum+i*bench.ReportMins:nsum+(i+1)*bench.ReportMins], &reps[k])
+			if err != nil {
+				return false, err
+			}
+			snaps[k] = s
+		}
+		if world {
+			var buf []byte
+			for _, k := range live {
+				buf = bench.AppendWorld(buf, &reps[k])
+			}
+			all, err := comm.AllGather(buf)
+			if err != nil {
+				return false, fmt.Errorf("rank: the world view's all-gather: %w", err)
+			}
+			for src, b := range all {
+				for _, k := range live {
+					var w bench.Snapshot
+					if b, err = bench.ReadWorld(b, runs[k].spec.Nodes, &w); err != nil {
+						return false, fmt.Errorf("rank: rank %d's world view: %w", src, err)
+					}
+					snaps[k].AddWorld(&w)
+				}
+				if len(b) != 0 {
+					return false, fmt.Errorf("rank: rank %d's world view has %d bytes too many", src, len(b))
+				}
+			}
+		}
+		rk.Collective += time.Since(t0).Seconds()
+		rk.Windows++
+		more := false
+		for _, k := range live {
+			r := runs[k]
+			r.next = r.part.Boundary(snaps[k])
+			more = more || !math.IsInf(r.next, 1)
+		}
+		if progress != nil && me == 0 && time.Since(progressAt) > 200*time.Millisecond {
+			progressAt = time.Now()
+			pr := bench.Progress{Runs: len(runs)}
+			for _, k := range live {
+				if r := runs[k]; !r.base {
+					pr.Served += snaps[k].Served
+					pr.Issued += snaps[k].Issued
+					pr.Requests += r.spec.Requests
+					pr.Virtual = max(pr.Virtual, r.part.Sim().Now())
+				}
+			}
+			progress(pr)
+		}
+		return more, nil
+	}
+	more, err := boundary()
+	for err == nil && more {
+		for _, r := range runs {
+			if !math.IsInf(r.next, 1) {
+				r.part.Window(r.next)
+			}
+		}
+		more, err = boundary()
+	}
+	return err
+}

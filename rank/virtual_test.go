@@ -1,0 +1,152 @@
+package rank
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/results"
+)
+
+// runtimeFields are the record's fields that say which runtime ran it and
+// what it cost, which differ between runtimes (scripts/recordeq's list).
+var runtimeFields = []string{"runtime", "ranks", "placement", "clock", "sync_cost", "wall_seconds",
+	"cpu_seconds_per_rank", "messages_intra_rank", "messages_inter_rank", "hops_per_message"}
+
+// comparable returns r as JSON without runtimeFields.
+func comparable(t *testing.T, r *results.Run) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range runtimeFields {
+		delete(m, f)
+	}
+	b, err = json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runVirtual runs specs at once on p goroutine ranks in virtual time and
+// returns rank 0's records.
+func runVirtual(t *testing.T, p int, placement string, specs []bench.Spec) []*results.Run {
+	t.Helper()
+	recs := make([][]*results.Run, p)
+	onLocalRanks(t, p, func(r int, c Comm) (err error) {
+		recs[r], err = Virtual{Comm: c, Placement: placement}.Run(specs)
+		return err
+	})
+	for r := 1; r < p; r++ {
+		if recs[r] != nil {
+			t.Fatalf("rank %d returned records", r)
+		}
+	}
+	return recs[0]
+}
+
+// virtualCases are specs for every registered algorithm, failure-free, and
+// for every fault-tolerant one with crashes (every target for the
+// open-cube), in every workload.
+func virtualCases() map[string]bench.Spec {
+	base := func(algo string, n int, wl bench.WorkloadKind, req int64) bench.Spec {
+		return bench.Spec{Algorithm: algo, Nodes: n, Workload: wl, Requests: req, Seed: 5, CSTime: 1, MinDelay: bench.DefaultMinDelay}
+	}
+	out := map[string]bench.Spec{}
+	for _, a := range bench.AlgorithmNames() {
+		if bench.IsSelfStabilizing(a) {
+			continue // simulator only (bench.Splittable)
+		}
+		out[a+"/poisson"] = base(a, 16, "poisson", 48)
+		out[a+"/sequential"] = base(a, 8, "sequential", 20)
+	}
+	for _, a := range bench.FaultTolerant() {
+		s := base(a, 16, "poisson", 40)
+		s.Faults = bench.FaultPlan{Crashes: 4, Spacing: "exp", Every: 100, Start: 20, Down: 50, DownDist: "exp", Target: "random"}
+		out[a+"/crashes"] = s
+		q := base(a, 8, "sequential", 30)
+		q.Faults = s.Faults
+		out[a+"/sequential-crashes"] = q
+	}
+	for _, target := range bench.Targets {
+		s := base("opencube", 32, "saturated", 64)
+		s.Faults = bench.FaultPlan{Crashes: 5, Spacing: "exp", Every: 60, Start: 10, Down: 30, DownDist: "exp", Target: target}
+		out["opencube/saturated-crash-"+string(target)] = s
+	}
+	return out
+}
+
+// TestVirtualEqualsSimulator runs every case on 1, 2 and 4 goroutine ranks
+// (8 too without -short), in both placements, and requires each record to
+// equal the simulator's field for field but the runtime's own, and the
+// merged trace of the first case of a job to equal the simulator's byte
+// for byte.
+func TestVirtualEqualsSimulator(t *testing.T) {
+	ps := []int{1, 2, 4, 8}
+	if testing.Short() {
+		ps = []int{2, 4}
+	}
+	cases := virtualCases()
+	for name, spec := range cases {
+		var simTrace bytes.Buffer
+		s := spec
+		s.Trace = &simTrace
+		want, err := bench.Run(s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want.Violation != "" {
+			t.Fatalf("%s: the simulator's run fails: %s", name, want.Violation)
+		}
+		for _, p := range ps {
+			for _, pl := range []string{"block", "cyclic"} {
+				t.Run(fmt.Sprintf("%s/%d-%s", name, p, pl), func(t *testing.T) {
+					var tr bytes.Buffer
+					s := spec
+					s.Trace = &tr
+					got := runVirtual(t, p, pl, []bench.Spec{s})[0]
+					if g, w := comparable(t, got), comparable(t, want); g != w {
+						t.Errorf("record differs from the simulator's:\n got %s\nwant %s", g, w)
+					}
+					if !bytes.Equal(tr.Bytes(), simTrace.Bytes()) {
+						t.Errorf("merged trace differs from the simulator's (%d bytes, not %d)", tr.Len(), simTrace.Len())
+					}
+					if got.Runtime != "mpi" || got.Clock != "virtual" || got.Ranks != p || got.Sync == nil || got.Sync.Windows == 0 {
+						t.Errorf("runtime %q clock %q ranks %d sync %+v", got.Runtime, got.Clock, got.Ranks, got.Sync)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestVirtualBatch runs several specs in one job and requires each record
+// to equal the simulator's.
+func TestVirtualBatch(t *testing.T) {
+	var specs []bench.Spec
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, n := range []int{16, 32} {
+			s := bench.Spec{Algorithm: "opencube", Nodes: n, Workload: "poisson", Requests: 1, Seed: seed, CSTime: 1, Think: 10 * float64(n),
+				MinDelay: bench.DefaultMinDelay, Faults: bench.FaultPlan{Crashes: 10 + n/4, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+			specs = append(specs, s)
+		}
+	}
+	got := runVirtual(t, 4, "block", specs)
+	for k, s := range specs {
+		want, err := bench.Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := comparable(t, got[k]), comparable(t, want); g != w {
+			t.Errorf("spec %d: record differs:\n got %s\nwant %s", k, g, w)
+		}
+	}
+}
