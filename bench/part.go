@@ -121,7 +121,7 @@ func NewPart(spec Spec, until float64, owned []bool, trace io.Writer) *Part {
 func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io.Writer) *Part {
 	algo := RunAlgorithm(spec)
 	delta := spec.Delta
-	p := &Part{spec: spec, nodes: NewNodes(spec), owned: owned, width: WindowWidth * delta,
+	p := &Part{spec: spec, nodes: NewNodes(spec), owned: owned, width: Width(spec),
 		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
@@ -549,3 +549,8 @@ func (p *Part) End() error {
 	}
 	return p.s.End()
 }
+
+// Width returns the width of the windows of a run of spec, in seconds: the
+// delay floor (Spec.MinDelay) when it is at least WindowWidth, else
+// WindowWidth (a run that only the simulator can host).
+func Width(spec Spec) float64 { return max(spec.MinDelay, WindowWidth) * spec.Delta }

@@ -276,6 +276,7 @@ const (
 // crash due at the boundary adds an all-gather of the world view.
 func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 	comm := v.Comm
+	send, sumMin, recvAny := comm.Send, comm.SumMin, comm.RecvAny
 	p, me := comm.Size(), comm.Rank()
 	var progressAt time.Time
 	progress := runs[0].spec.Progress
@@ -316,7 +317,7 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 						n++
 					}
 					f := bench.AppendRemotes(binary.LittleEndian.AppendUint32(nil, uint32(k)), msgs[:n], digest)
-					if err := comm.Send(f, to, tag); err != nil {
+					if err := send(f, to, tag); err != nil {
 						return false, fmt.Errorf("rank: sending a window's messages to rank %d: %w", to, err)
 					}
 					sent[to]++
@@ -327,13 +328,13 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		nsum := len(sums) + p
 		vec := append(append(sums, sent...), mins...)
 		t0 := time.Now()
-		res, err := comm.SumMin(vec, nsum)
+		res, err := sumMin(vec, nsum)
 		clear(sent)
 		if err != nil {
 			return false, fmt.Errorf("rank: the window reduction: %w", err)
 		}
 		for want := res[len(sums)+me]; want > 0; want-- {
-			src, b, err := comm.RecvAny(tag)
+			src, b, err := recvAny(tag)
 			if err != nil {
 				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
 			}
