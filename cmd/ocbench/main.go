@@ -176,7 +176,7 @@ Bounds and budget:
   A flag given for a run it does not apply to is refused the same way, not ignored: --think without
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
-  --crashes or --ft; --late-factor without --delay-violations; --placement outside MPI; --link-cap
+  --crashes or --ft; --late-factor without --delay-violations; --placement, --clock or --verify outside MPI; --link-cap
   without --transient initial, --corruptions and --corrupt-every without --transient during; --force
   without --trace. Only the flags given count: a preset's values and the defaults are never refused.
   --seed S with --repeat R (or --search R) needs S + R − 1 ≤ 2^64 − 1.

@@ -220,12 +220,13 @@ type seedRun struct{ c, k int }
 
 // batches groups the runs of list, each configuration repeated o.repeat
 // times, as the runtime of o runs them: one at a time in the simulator;
-// under MPI, the runs of one algorithm (its seeds and sizes) at once, up
-// to rank.MaxConcurrent in one job. A job lasts as long as its longest
-// fault plan in δ, whatever it runs, so the ipsc2 preset's five seeds of
-// both sizes take the time of the N = 32 plan. Algorithms get jobs of
-// their own: their traffic differs a hundredfold (a broadcast per request),
-// and on a small machine two at once make deliveries late.
+// under MPI, up to the runtime's Batch runs in one job. A job lasts as
+// long as its longest run, whatever it runs, so the ipsc2 preset's five
+// seeds of both sizes take the time of the N = 32 plan. In wall-clock
+// time algorithms get jobs of their own: their traffic differs a
+// hundredfold (a broadcast per request), and on a small machine two at
+// once make deliveries late; in virtual time every configuration shares
+// the job's windows.
 func batches(o *options, list []config) [][]seedRun {
 	var out [][]seedRun
 	done := make([]bool, len(list))
@@ -235,7 +236,9 @@ func batches(o *options, list []config) [][]seedRun {
 		}
 		var all []seedRun
 		for c := c0; c < len(list); c++ {
-			if !done[c] && list[c].spec.Algorithm == list[c0].spec.Algorithm {
+			// In virtual time a job's traffic delays nothing: every
+			// configuration shares its windows.
+			if !done[c] && (list[c].spec.Algorithm == list[c0].spec.Algorithm || o.virtualMPI()) {
 				done[c] = true
 				for k := 0; k < o.repeat; k++ {
 					all = append(all, seedRun{c, k})
