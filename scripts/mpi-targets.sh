@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the MPI targets of the default job (the ipsc2 preset, δ measured:
+# Measures the wall-clock MPI targets of the default job (--clock wall, the ipsc2 preset, δ measured:
 # --delta auto, or DELTA seconds) and prints them, after the machine's own
 # wake-up delays (scripts/wake-latency.sh, the floor under any δ); it asserts
 # nothing (a speed target is not a test). docs/mpi.md, "δ measured" and
@@ -22,7 +22,7 @@ one() {
 	local np=$1 k=$2 code=0
 	local start end
 	start=$(date +%s.%N)
-	timeout "${LIMIT:-900}" scripts/mpirun.sh -np "$np" "$bin" --delta "${DELTA:-auto}" --json --no-save >"$tmp/out.json" 2>"$tmp/err" || code=$?
+	timeout "${LIMIT:-900}" scripts/mpirun.sh -np "$np" "$bin" --clock wall --delta "${DELTA:-auto}" --json --no-save >"$tmp/out.json" 2>"$tmp/err" || code=$?
 	end=$(date +%s.%N)
 	python3 - "$np" "$k" "$code" "$start" "$end" "$tmp/out.json" "$tmp/err" <<'EOF'
 import json, sys
