@@ -6,8 +6,10 @@ import "github.com/ocbench/ocbench/results"
 // nodes. The experiment (Spec, its fault plan and workload, the tally, the
 // watchdog, the record) is this package's and the same in every runtime; a
 // runtime brings only its own way of stepping the nodes and carrying their
-// messages. Implementations: Simulator (one process, virtual time) and
-// rank.Runtime (the ranks of an MPI job).
+// messages. Implementations: Simulator (one process, virtual time),
+// rank.Virtual (the ranks of an MPI job, in virtual time: the simulator's
+// run, split into parts) and rank.Runtime (the ranks of an MPI job, in
+// wall-clock time).
 type Runtime interface {
 	// Name is the runtime's name in records and in --runtime ("sim",
 	// "mpi").

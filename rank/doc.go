@@ -1,9 +1,15 @@
-// Package rank is ocbench's MPI runtime: every rank of an MPI job hosts
-// the logical nodes that a hypercube placement gives it, steps them with the
-// same state machines as the simulator, and exchanges their messages with the
-// other ranks in wire frames; timers are wall-clock, in units of δ.
+// Package rank is ocbench's MPI runtime, in two clocks: every rank of an
+// MPI job hosts the logical nodes that a hypercube placement gives it, steps
+// them with the same state machines as the simulator, and exchanges their
+// messages with the other ranks in wire frames.
 //
-// A job runs the experiment of a bench.Spec. Every rank computes the same
+// In virtual time (Virtual, the default), each rank hosts its part of every
+// run of the job (bench.Part), and the ranks advance the runs window by
+// window: at each boundary, frames carry the messages between ranks and one
+// reduction adds up the parts' reports, so that the ranks replay the
+// simulator's run of the seed exactly (docs/design.md, docs/mpi.md).
+//
+// In wall-clock time (Runtime), timers are wall-clock, in units of δ. A job runs the experiment of a bench.Spec. Every rank computes the same
 // fault plan from the seed and crashes and recovers the nodes it hosts on
 // schedule; each node draws its poisson think times from the same hash as in
 // the simulator; the sequential workload passes a baton to the rank of the

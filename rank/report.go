@@ -179,6 +179,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	bench.FillKExclusion(r, s, tags)
 	r.MeasuredMinDelayDelta = minDelay
 	r.Placement = in.place.Name()
+	r.Clock = "wall"
 	hosts := map[string]bool{}
 	var hopSum int64
 	for _, rep := range reps {

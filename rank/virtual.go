@@ -21,9 +21,9 @@ import (
 // Virtual is the MPI runtime in virtual time (--clock virtual, the default
 // under mpirun): every rank hosts the nodes Placement gives it as one part
 // of each run (bench.Part), and the ranks advance every run window by
-// window in virtual time. At each window boundary one collective
-// (Comm.AllGather) carries every run's messages between ranks and every
-// rank's report, which every rank adds up alike; so the ranks replay the
+// window in virtual time. At each window boundary, frames carry the
+// messages between ranks and one reduction (Comm.SumMin) adds up every
+// rank's report of every run, alike on every rank; so the ranks replay the
 // simulator's run of the same seed exactly, and the record equals the
 // simulator's but for the runtime's own figures (ranks, placement, wall
 // and CPU time, the synchronization's cost). Every rank calls Run with the

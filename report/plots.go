@@ -175,7 +175,7 @@ var (
 		func(r *results.Run) (float64, bool) { return r.MsgsPerRequest.Mean, r.MsgsPerRequest.Count > 0 }}
 	syncMetric = metric{"sync-delay", "Synchronization delay", "synchronization delay (mean, δ)",
 		"Mean synchronization delay, in δ (from an exit from the critical section while another request waits " +
-			"to the next entry; one message takes δ/2 on average in the simulator)",
+			"to the next entry; one message takes 0.75δ on average at the default delay floor)",
 		func(r *results.Run) (float64, bool) { return r.SyncDelayDelta.Mean, r.SyncDelayDelta.Count > 0 }}
 )
 

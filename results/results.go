@@ -216,8 +216,8 @@ type Run struct {
 	// StartSkewDelta is how late the last rank started, in δ (0: every
 	// rank was waiting for the common start).
 	StartSkewDelta float64 `json:"start_skew_delta,omitempty" merge:"max"`
-	// DeltaAuto: δ was measured before the run (--delta auto, the default
-	// under MPI); DeltaMeasured is that measurement and the δ chosen.
+	// DeltaAuto: δ was measured before the run (--delta auto, MPI in
+	// wall-clock time); DeltaMeasured is that measurement and the δ chosen.
 	DeltaAuto     bool              `json:"delta_auto,omitempty" merge:"same"`
 	DeltaMeasured *DelayMeasurement `json:"delta_measured,omitempty" merge:"same"`
 	// Parity compares the overhead per failure of this MPI run with the

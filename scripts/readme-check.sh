@@ -10,7 +10,7 @@
 #            make scale, make bench, scripts/power-sweep.sh (about a minute)
 #   --long   also make test, scripts/failure-free.sh and scripts/crash-sweep.sh
 #            (about 15 minutes more)
-#   --mpi    also make mpi and README's two mpirun commands (about 3 minutes;
+#   --mpi    also make mpi and README's mpirun commands (about 3 minutes;
 #            installs OpenMPI from Debian if missing)
 set -uo pipefail
 long=false

@@ -152,6 +152,9 @@ const longJob = 10 * 60.0
 // of 10^6 δ makes a job of hours (the simulator's runs take what their
 // events take).
 func warnLong(o *options, list []config, stderr io.Writer) {
+	if o.virtualMPI() {
+		return // virtual time does not last as long as the runs' clock says
+	}
 	if secs := jobSeconds(o, list); secs > longJob && !o.save.quiet {
 		fmt.Fprintf(stderr, "ocbench: warning: under MPI these runs last about %s of wall-clock time (δ = %gs; the think time, the requests and the fault plan set it); Ctrl-C ends them\n",
 			time.Duration(secs*float64(time.Second)).Round(time.Second), list[0].spec.Delta)

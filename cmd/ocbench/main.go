@@ -682,7 +682,7 @@ func header(o *options, list []config) []string {
 		}
 		if o.virtualMPI() {
 			timing = fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: counts after every step of a rank's nodes, and the whole run's critical sections and tokens at every window boundary (%gδ)",
-				s.Delta, s.MinDelay, channels, bench.WindowWidth)
+				s.Delta, s.MinDelay, channels, bench.Width(s)/s.Delta)
 		}
 	}
 	h := []string{

@@ -46,6 +46,8 @@ var defaultIgnore = []string{
 	"runtime",                  // "sim" or "mpi"
 	"ranks",                    // 1 in the simulator
 	"placement",                // nodes on ranks (MPI)
+	"clock",                    // the MPI runtime's clock
+	"identical_to_simulator",   // runs rank 0 replayed (MPI, --verify)
 	"hosts",                    // host names of the job (MPI)
 	"checks",                   // what the runtime checks: "full"/"cs-intervals"
 	"messages_intra_rank",      // follows the placement (MPI)
