@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ocbench/ocbench/bench"
@@ -107,6 +109,38 @@ type vrank struct {
 	Collective float64 // seconds in the window collectives
 	Windows    int64
 	Events     int64 // events popped, all runs
+
+	done atomic.Int64 // Windows, for watchWindows
+}
+
+// watchWindows ends the job if no window completes for silentLimit of
+// wall-clock time (OCBENCH_SILENT_SECONDS): a rank stopped (SIGSTOP), or
+// whose host is gone, would keep every other rank in the window's
+// reduction for ever, and a blocked MPI call cannot be interrupted, so the
+// process exits, which makes mpirun end the job. A window takes
+// milliseconds. It returns the function that ends the watch.
+func watchWindows(rk *vrank, me, p int) (stop func()) {
+	quit := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		last, since := int64(-1), time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				if w := rk.done.Load(); w != last {
+					last, since = w, now
+				} else if now.Sub(since).Seconds() > silentLimit {
+					fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: no window of virtual time completed for %.0f s (a rank stopped, or its host is gone): ending the job\n",
+						me, p, now.Sub(since).Seconds())
+					os.Exit(1)
+				}
+			}
+		}
+	}()
+	return func() { close(quit) }
 }
 
 // Run runs specs at once, as one job: every run and its crash-free
@@ -169,7 +203,10 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 		}
 	}
 	var rk vrank
-	if err := v.windows(runs, digest, &rk); err != nil {
+	stop := watchWindows(&rk, me, p)
+	err = v.windows(runs, digest, &rk)
+	stop()
+	if err != nil {
 		return nil, err
 	}
 	for _, r := range runs {
@@ -388,6 +425,7 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		}
 		rk.Collective += time.Since(t0).Seconds()
 		rk.Windows++
+		rk.done.Store(rk.Windows)
 		more := false
 		for _, k := range live {
 			r := runs[k]
