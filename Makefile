@@ -59,6 +59,7 @@ short:
 # The frame decoder, fuzzed for a while (its seed corpus also runs in unit).
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzDecode -fuzztime $(or $(FUZZTIME),10s) ./wire
+	$(GO) test -run XXX -fuzz FuzzReadBoundary -fuzztime $(or $(FUZZTIME),10s) ./bench
 
 openmpi:
 	@scripts/install-openmpi.sh

@@ -134,7 +134,10 @@ func ReadRemotes(buf []byte, n int, digest uint32) ([]sim.Remote, []byte, error)
 	if r.err == nil && count > len(r.b)/(28+wire.HeaderSize+wire.RecordSize) {
 		r.err = fmt.Errorf("%w: %d messages in %d bytes", ErrBoundary, count, len(r.b))
 	}
-	msgs := make([]sim.Remote, 0, max(count, 0))
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	msgs := make([]sim.Remote, 0, count)
 	for ; count > 0 && r.err == nil; count-- {
 		m := sim.Remote{T: r.f64(), Sent: r.f64(), Key: r.u64()}
 		frame := r.take(int(r.u32()))
