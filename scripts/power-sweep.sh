@@ -4,7 +4,7 @@
 # gaps of 1000δ so that one failure is handled before the next, 30 crashes
 # per power and 3 seeds per N. Prints, per N, the failures, the stratified
 # estimate and (power, failures, mean) for every power. docs/failures.md
-# reads it. About 15 seconds on 2 cores.
+# reads it. About 5 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s build

@@ -7,7 +7,7 @@
 # Usage: scripts/readme-check.sh [--long] [--mpi]
 #   default  the set-up's main job, the build, --help and every example it
 #            lists, the report of results/failure-free.json, make ipsc2,
-#            make scale, make bench, scripts/power-sweep.sh (about a minute)
+#            make scale, make bench, scripts/power-sweep.sh (about 6 minutes)
 #   --long   also make test, scripts/failure-free.sh and scripts/crash-sweep.sh
 #            (about 15 minutes more)
 #   --mpi    also make mpi and README's mpirun commands (about 3 minutes;
@@ -60,7 +60,7 @@ run 60 ./ocbench report results/failure-free.json
 run 60 make ipsc2
 run 120 make scale
 run 120 make bench
-run 120 scripts/power-sweep.sh
+run 900 scripts/power-sweep.sh
 if $long; then
 	run 900 make test
 	run 600 scripts/failure-free.sh
