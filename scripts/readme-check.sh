@@ -7,7 +7,7 @@
 # Usage: scripts/readme-check.sh [--long] [--mpi]
 #   default  the set-up's main job, the build, --help and every example it
 #            lists, the report of results/failure-free.json, make ipsc2,
-#            make scale, make bench, scripts/power-sweep.sh (about 6 minutes)
+#            make scale, make bench, scripts/power-sweep.sh (about 7 minutes)
 #   --long   also make test, scripts/failure-free.sh and scripts/crash-sweep.sh
 #            (about 15 minutes more)
 #   --mpi    also make mpi and README's mpirun commands (about 3 minutes;
