@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -227,4 +228,28 @@ func fieldTerms(out []Term, prefix string, v reflect.Value) []Term {
 		}
 	}
 	return out
+}
+
+// agreeJob makes every rank agree on a job (Agree): the runtime's terms,
+// then the specs' (SpecTerms), with bad, this rank's refusal of its input,
+// if any. It returns the job's digest, or bad, or a ValidationError when
+// the ranks disagree or another refused: every rank returns, none is left
+// waiting.
+func agreeJob(comm Comm, terms []Term, specs []bench.Spec, bad error) (uint32, error) {
+	me := Agreement{Terms: append(terms, SpecTerms(specs)...)}
+	if bad != nil {
+		me.Refusal = bad.Error()
+	}
+	digest, err := Agree(comm, me)
+	switch {
+	case bad != nil:
+		return 0, bad
+	case err != nil:
+		var ae *AgreementError
+		if errors.As(err, &ae) {
+			return 0, &ValidationError{err}
+		}
+		return 0, err
+	}
+	return digest, nil
 }

@@ -180,19 +180,8 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 	norm, places, bad := checkSeeds(comm, specs, opt)
 	// Every rank agrees on the job before it returns, even with bad input:
 	// a rank that left would leave the others waiting for it.
-	me := Agreement{Terms: append([]Term{{"job", fmt.Sprintf("%08x", opt.Digest)}, {"placement", opt.Placement}}, SpecTerms(specs)...)}
-	if bad != nil {
-		me.Refusal = bad.Error()
-	}
-	digest, err := Agree(comm, me)
-	switch {
-	case bad != nil:
-		return nil, bad
-	case err != nil:
-		var ae *AgreementError
-		if errors.As(err, &ae) {
-			return nil, &ValidationError{err}
-		}
+	digest, err := agreeJob(comm, []Term{{"job", fmt.Sprintf("%08x", opt.Digest)}, {"placement", opt.Placement}}, specs, bad)
+	if err != nil {
 		return nil, err
 	}
 	s := norm[0]

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/gob"
-	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"os"
@@ -159,19 +159,9 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 			break
 		}
 	}
-	agreement := Agreement{Terms: append([]Term{{"job", fmt.Sprintf("%08x", v.Digest)}, {"clock", "virtual"}, {"placement", v.Placement}}, SpecTerms(specs)...)}
-	if bad != nil {
-		agreement.Refusal = bad.Error()
-	}
-	digest, err := Agree(comm, agreement)
-	switch {
-	case bad != nil:
-		return nil, bad
-	case err != nil:
-		var ae *AgreementError
-		if errors.As(err, &ae) {
-			return nil, &ValidationError{err}
-		}
+	// Every rank agrees on the job before it returns, even with bad input.
+	digest, err := agreeJob(comm, []Term{{"job", fmt.Sprintf("%08x", v.Digest)}, {"clock", "virtual"}, {"placement", v.Placement}}, specs, bad)
+	if err != nil {
 		return nil, err
 	}
 	wall, cpu0 := time.Now(), cpuSeconds()
@@ -183,16 +173,12 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 			owned[i] = true
 		}
 		r := &vrun{spec: s, spec0: k, base: base, places: pl, hosts: func(id proto.NodeID) bool { return owned[id] }}
-		var tw *bytes.Buffer
+		var tw io.Writer // nil, not a nil *bytes.Buffer, without a trace
 		if s.Trace != nil {
 			r.trace = &bytes.Buffer{}
 			tw = r.trace
 		}
-		if tw != nil {
-			r.part = bench.NewPart(s, until, owned, tw)
-		} else {
-			r.part = bench.NewPart(s, until, owned, nil)
-		}
+		r.part = bench.NewPart(s, until, owned, tw)
 		runs = append(runs, r)
 		return r
 	}
