@@ -6,13 +6,17 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test short vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-check
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
-	@echo "make test          gofmt, vet, staticcheck + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
-	@echo "make short         the tests with -short: every package, each sweep cut to a sample (about a minute; not MPI, not vet)"
-	@echo "make fuzz          fuzz the wire frame decoder for FUZZTIME (10s)"
+	@echo "make test          gofmt, vet, staticcheck, every package's tests with each sweep cut to a sample (-short), fuzzing, the MPI tests on 1 and 4 ranks (installs OpenMPI if missing; the README's test command, about 5 minutes)"
+	@echo "make check         the long part CI runs after make test: every test in full, the MPI tests on 32 ranks and scripts/mpi-check.sh (about 12 minutes)"
+	@echo "make short         the tests with -short only (about a minute and a half; no vet, no MPI)"
+	@echo "make unit          every package's tests in full (no -short)"
+	@echo "make vet           gofmt, go vet and staticcheck"
+	@echo "make fuzz          fuzz the frame and boundary decoders (FUZZTIME executions each, 400000x by default)"
+	@echo "make clean         remove the built binaries"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
@@ -49,7 +53,18 @@ vet-mpi:
 unit:
 	$(GO) test -count=1 -timeout 30m ./...
 
-test: vet unit fuzz mpi-test
+unit-short:
+	$(GO) test -short -count=1 -timeout 15m ./...
+
+# The README's test command: every package with its sweeps cut to a sample,
+# the decoders fuzzed briefly, the MPI binding and runtimes on 1 and 4 ranks.
+test: vet unit-short
+	$(MAKE) -s fuzz FUZZTIME=$(or $(FUZZTIME),100000x)
+	$(MAKE) mpi-test
+
+# The long part, which CI runs after make test: every test in full, fuzzing
+# longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh.
+check: unit fuzz mpi-test-long mpi-check
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -75,16 +90,26 @@ mpi-test: openmpi vet-mpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 1 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./mpi.test -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
 	$(GO) test -c -tags mpi -o rank.test ./rank
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPITrace' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 8 ./rank.test -test.run 'MPITargeted' -test.v -test.timeout 5m
+
+# The MPI tests that take minutes: 32 ranks, TCP, MPI_THREAD_MULTIPLE, the
+# per-message cost.
+mpi-test-long: openmpi
+	$(GO) test -c -tags mpi -o mpi.test ./mpi
+	$(GO) test -c -tags mpi -o rank.test ./rank
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 ./rank.test -test.run MPIMessageCost -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 --mca btl self,tcp ./rank.test -test.run MPIMessageCost -test.v -test.timeout 5m
+
+# Every runtime against the simulator, bad input on every rank, killed and
+# stopped ranks (about 5 minutes).
+mpi-check: openmpi
 	scripts/mpi-check.sh
 
 seeds:
