@@ -136,8 +136,8 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		p.tr = &transient{InventedCS: &InventedCS{nodes: p.nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
 			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
 		corruptions = spec.Transient.corruptionTimes(p.tr.rng, delta)
-		if spec.Transient.Mode == "initial" {
-			junk = arbitrary(p.nodes, p.tr.rng, spec.Transient.LinkCap)
+		if spec.Transient.Initial() {
+			junk = initialConfiguration(spec, p.nodes, p.tr.rng)
 		}
 		if k := len(corruptions); k > 0 {
 			until = max(until, corruptions[k-1]+p.settle)
@@ -188,7 +188,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		for _, m := range junk {
 			p.s.Inject(m)
 		}
-		if spec.Transient.Mode == "initial" {
+		if spec.Transient.Initial() {
 			p.s.Fault()
 			all := make([]proto.NodeID, spec.Nodes)
 			for i := range all {

@@ -66,6 +66,10 @@ type Spec struct {
 	// Transient is the transient-fault plan of a self-stabilizing
 	// algorithm (proto.SelfStabilizingAlgorithm).
 	Transient TransientPlan
+	// Timeout is the algorithm's time-out, for an algorithm that takes one
+	// as a parameter (proto.TimeoutAlgorithm: kofl's Root, in δ per ring
+	// node); 0 means the algorithm's own.
+	Timeout float64
 	// Progress, if not nil, is called now and then during the run (every
 	// ProgressEvery served requests, at every crash, and once at the end),
 	// never per event; it must be cheap and must not touch the run.
@@ -117,6 +121,9 @@ func (s *Spec) Validate() error {
 	}
 	if err := ValidWorkload(s.Workload); err != nil {
 		return fieldErr("Workload", "%w", err)
+	}
+	if err := s.validateTimeout(); err != nil {
+		return err
 	}
 	if err := s.validateUnits(); err != nil {
 		return err

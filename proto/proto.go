@@ -507,3 +507,24 @@ type Corruptible interface {
 	Scramble(rng *rand.Rand)
 	Junk(rng *rand.Rand) Message
 }
+
+// TimeoutAlgorithm is implemented by an algorithm whose time-out is a
+// parameter of a run (kofl: Root re-sends the CToken when it has not come
+// back in time). Timeout returns the algorithm's value and its unit, and
+// WithTimeout the algorithm with another value, or why it cannot take it.
+type TimeoutAlgorithm interface {
+	Timeout() (value float64, unit string)
+	WithTimeout(t float64) (Algorithm, error)
+}
+
+// AdversarialAlgorithm is implemented by a self-stabilizing algorithm that
+// builds adversarial initial configurations beside Corruptible's uniform
+// draws: the configurations a proof's worst case suggests. Adversaries
+// names them; Adversary sets nodes to the one named, drawing from rng
+// what it leaves open, and returns the messages it puts in the links, in
+// the order Corruptible's junk goes (link by link, each oldest first), at
+// most linkCap on a link.
+type AdversarialAlgorithm interface {
+	Adversaries() []string
+	Adversary(name string, nodes []Node, rng *rand.Rand, linkCap int) ([]Message, error)
+}

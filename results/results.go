@@ -234,8 +234,13 @@ type Run struct {
 	// stabilization (after the start, without transient faults) per entry
 	// into the critical section after it; EntriesStable and MessagesStable
 	// are its terms.
-	Ell            int              `json:"ell,omitempty" merge:"same"`
-	KMax           int              `json:"k_max,omitempty" merge:"same"`
+	Ell  int `json:"ell,omitempty" merge:"same"`
+	KMax int `json:"k_max,omitempty" merge:"same"`
+	// Timeout and TimeoutUnit are the time-out of an algorithm that takes
+	// one as a parameter (kofl's Root: δ per ring node), in a run with
+	// transient faults.
+	Timeout        float64          `json:"timeout,omitempty" merge:"same"`
+	TimeoutUnit    string           `json:"timeout_unit,omitempty" merge:"same"`
 	KDistribution  map[string]int64 `json:"k_distribution,omitempty" merge:"sum"`
 	MsgsPerEntry   float64          `json:"msgs_per_entry,omitempty" merge:"custom"`
 	EntriesStable  int64            `json:"entries_after_stabilization,omitempty" merge:"sum"`

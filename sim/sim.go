@@ -227,6 +227,7 @@ type Sim struct {
 	units          int // KExclusion: the units in use (View.Units of the nodes in the CS)
 	started        bool
 	stab           Stab
+	rounds         rounds        // asynchronous rounds (self-stabilizing runs)
 	ordered        []eventq.Item // ForEachInFlight's scratch (OrderedInFlight)
 	orderedKey     [4]uint64
 	orderedOK      bool  // ordered holds the messages in flight of orderedKey
@@ -722,6 +723,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 			s.Stats.Events[k] += int64(c)
 		}
 	}
+	if s.cfg.Legitimate != nil {
+		s.rounds.step(s.now) // before the step's messages: Stab.Rounds
+	}
 	for i := range s.out.Msgs {
 		s.post(&s.out.Msgs[i], false)
 	}
@@ -782,6 +786,7 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		}
 		s.fifo[ch] = at
 	}
+	s.rounds.due = max(s.rounds.due, at)
 	s.inFlight++
 	if m.Type == s.token {
 		s.tokensInFlight++

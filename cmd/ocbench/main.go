@@ -93,6 +93,8 @@ type options struct {
 	ell          int
 	kMax         int
 	transient    string
+	adversary    string
+	timeout      float64
 	corruptions  int
 	corruptEvery float64
 	linkCap      int
@@ -150,7 +152,10 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
 	fs.IntVar(&o.ell, "ell", 0, fmt.Sprintf("k-exclusion (kofl): ℓ, the units of the resource (tokens), in 1..%d (0: %d)", bench.MaxEll, bench.DefaultEll))
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion (kofl): K, the most units a request asks for, in 1..ℓ (0: ℓ); each request asks for k in 1..K, drawn from the seed and its serial")
-	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap) or during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected); all from the seed")
+	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap), during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected) or adversarial (an adversarial initial configuration: --adversary); all from the seed")
+	fs.StringVar(&o.adversary, "adversary", "", "--transient adversarial: the configuration (kofl: "+strings.Join(bench.Adversaries("kofl"), ", ")+"); unset, each seed takes its turn among them")
+	koflTimeout, koflUnit := bench.Timeout(bench.Spec{Algorithm: "kofl"})
+	fs.Float64Var(&o.timeout, "timeout", 0, fmt.Sprintf("the time-out of an algorithm that takes one as a parameter (kofl: Root's CToken time-out, in %s; default %g)", koflUnit, koflTimeout))
 	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
 	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
 	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
@@ -177,7 +182,8 @@ Bounds and budget:
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
   --crashes or --ft; --late-factor without --delay-violations; --placement, --clock or --verify outside MPI; --link-cap
-  without --transient initial, --corruptions and --corrupt-every without --transient during; --force
+  without --transient initial or adversarial, --adversary without --transient adversarial,
+  --corruptions and --corrupt-every without --transient during; --force
   without --trace. Only the flags given count: a preset's values and the defaults are never refused.
   --seed S with --repeat R (or --search R) needs S + R − 1 ≤ 2^64 − 1.
   Crashes keep 2 nodes up at all times: a crash waits for a recovery while only 2 are up, and at most
@@ -439,7 +445,8 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			s.Ell, s.KMax = o.ell, o.kMax
 		}
 		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
-			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
+			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap, Adversary: o.adversary}
+			s.Timeout = o.timeout
 		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes && !o.virtualMPI() {
 			s.Check = bench.CheckFull
