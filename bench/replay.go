@@ -56,6 +56,9 @@ func Replay(s Spec) string {
 		case "during":
 			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
 		}
+		if len(t.Edits) > 0 {
+			args = append(args, "--edits", FormatEdits(t.Edits))
+		}
 	}
 	if s.Timeout != 0 {
 		args = append(args, "--timeout", f(s.Timeout))

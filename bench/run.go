@@ -131,6 +131,11 @@ func (s *Spec) Validate() error {
 	if err := s.Transient.Validate(s.Algorithm); err != nil {
 		return err
 	}
+	for _, e := range s.Transient.Edits {
+		if e.Node >= s.Nodes {
+			return fieldErr("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
+		}
+	}
 	if s.Workload == "each" && IsKExclusion(s.Algorithm) {
 		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
 	}

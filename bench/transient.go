@@ -49,6 +49,9 @@ type TransientPlan struct {
 	// Adversary names the adversarial configuration (adversarial); ""
 	// takes the seed's turn among them all.
 	Adversary string
+	// Edits change the initial configuration once it is made (initial,
+	// adversarial): what the worst-case climb found (Climb).
+	Edits []Edit
 }
 
 // adversary returns the name of the adversarial configuration of a run of
@@ -82,6 +85,8 @@ const (
 	DefaultLinkCap      = 3
 	// MaxLinkCap bounds --link-cap.
 	MaxLinkCap = 64
+	// MaxEdits bounds the edits of an initial configuration (--edits).
+	MaxEdits = 1 << 16
 )
 
 // Initial reports whether the plan's faults make the initial
@@ -138,6 +143,12 @@ func (p TransientPlan) Validate(algo string) error {
 		if !slices.Contains(Adversaries(algo), p.Adversary) {
 			return fieldErr("Transient.Adversary", "unknown configuration %q (allowed: %s)", p.Adversary, strings.Join(Adversaries(algo), ", "))
 		}
+	}
+	if len(p.Edits) > 0 && !p.Initial() {
+		return fieldErr("Transient.Edits", "edits change an initial configuration: they apply only to the initial and adversarial plans")
+	}
+	if len(p.Edits) > MaxEdits {
+		return fieldErr("Transient.Edits", "%d edits, at most %d", len(p.Edits), MaxEdits)
 	}
 	if p.LinkCap < 0 || p.LinkCap > MaxLinkCap {
 		return fieldErr("Transient.LinkCap", "%d is not in 1..%d", p.LinkCap, MaxLinkCap)
@@ -288,14 +299,14 @@ func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
 // messages for the links.
 func initialConfiguration(s Spec, nodes []proto.Node, rng *rand.Rand) []proto.Message {
 	if s.Transient.Mode != "adversarial" {
-		return arbitrary(nodes, rng, s.Transient.LinkCap)
+		return applyEdits(nodes, arbitrary(nodes, rng, s.Transient.LinkCap), s.Transient.Edits, s.Transient.LinkCap)
 	}
 	algo := RunAlgorithm(s)
 	junk, err := algo.(proto.AdversarialAlgorithm).Adversary(s.Transient.adversary(s.Seed, algo), nodes, rng, s.Transient.LinkCap)
 	if err != nil {
 		panic(err) // Validate checked the name
 	}
-	return junk
+	return applyEdits(nodes, junk, s.Transient.Edits, s.Transient.LinkCap)
 }
 
 func arbitrary(nodes []proto.Node, rng *rand.Rand, linkCap int) []proto.Message {

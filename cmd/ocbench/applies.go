@@ -67,6 +67,10 @@ var conditionals = []conditional{
 		func(runKind) string {
 			return "it applies only to --transient initial or adversarial; give one or drop --link-cap"
 		}},
+	{[]string{"edits", "climb"}, func(k runKind) bool { return k.transient == "initial" || k.transient == "adversarial" },
+		func(runKind) string {
+			return "it edits an initial configuration: give --transient initial or adversarial, or drop the flag"
+		}},
 	{[]string{"adversary"}, func(k runKind) bool { return k.transient == "adversarial" },
 		func(runKind) string { return "it applies only to --transient adversarial; give it or drop --adversary" }},
 	{[]string{"corruptions", "corrupt-every"}, func(k runKind) bool { return k.transient == "during" },

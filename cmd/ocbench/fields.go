@@ -43,6 +43,7 @@ var flagOf = map[string]string{
 	"Transient.Every":     "--corrupt-every",
 	"Transient.LinkCap":   "--link-cap",
 	"Transient.Adversary": "--adversary",
+	"Transient.Edits":     "--edits",
 	"Timeout":             "--timeout",
 	"Placement":           "--placement",
 	"Ranks":               "mpirun -np",

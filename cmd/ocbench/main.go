@@ -94,6 +94,8 @@ type options struct {
 	kMax         int
 	transient    string
 	adversary    string
+	edits        string
+	climb        int
 	timeout      float64
 	corruptions  int
 	corruptEvery float64
@@ -154,6 +156,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion (kofl): K, the most units a request asks for, in 1..ℓ (0: ℓ); each request asks for k in 1..K, drawn from the seed and its serial")
 	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap), during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected) or adversarial (an adversarial initial configuration: --adversary); all from the seed")
 	fs.StringVar(&o.adversary, "adversary", "", "--transient adversarial: the configuration (kofl: "+strings.Join(bench.Adversaries("kofl"), ", ")+"); unset, each seed takes its turn among them")
+	fs.StringVar(&o.edits, "edits", "", "--transient initial or adversarial: edits of the initial configuration, nK@S (node K's state re-drawn from seed S) or lK@S (the link out of node K), comma-separated: what --climb prints to replay the worst configuration it found")
+	fs.IntVar(&o.climb, "climb", 0, "worst-case climb: this many edits of the initial configuration (--transient initial or adversarial), each kept if stabilization takes no fewer asynchronous rounds; prints the worst found with its replay command")
 	koflTimeout, koflUnit := bench.Timeout(bench.Spec{Algorithm: "kofl"})
 	fs.Float64Var(&o.timeout, "timeout", 0, fmt.Sprintf("the time-out of an algorithm that takes one as a parameter (kofl: Root's CToken time-out, in %s; default %g)", koflUnit, koflTimeout))
 	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
@@ -182,7 +186,8 @@ Bounds and budget:
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
   --crashes or --ft; --late-factor without --delay-violations; --placement, --clock or --verify outside MPI; --link-cap
-  without --transient initial or adversarial, --adversary without --transient adversarial,
+  without --transient initial or adversarial, --adversary without --transient adversarial, --edits and
+  --climb without --transient initial or adversarial,
   --corruptions and --corrupt-every without --transient during; --force
   without --trace. Only the flags given count: a preset's values and the defaults are never refused.
   --seed S with --repeat R (or --search R) needs S + R − 1 ≤ 2^64 − 1.
@@ -445,7 +450,11 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			s.Ell, s.KMax = o.ell, o.kMax
 		}
 		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
-			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap, Adversary: o.adversary}
+			edits, err := bench.ParseEdits(o.edits)
+			if err != nil {
+				return nil, usageError{fmt.Errorf("--edits: %w", err)}
+			}
+			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap, Adversary: o.adversary, Edits: edits}
 			s.Timeout = o.timeout
 		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes && !o.virtualMPI() {
@@ -521,6 +530,12 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	}
 	if err != nil {
 		return 2, err // an --out that cannot be written is bad input, found before anything runs
+	}
+	if fs.Changed("climb") {
+		if err := checkClimb(o, list); err != nil {
+			return 2, usageError{err}
+		}
+		return runClimb(o, list, stdout, stderr)
 	}
 	if o.runtimeInfo != nil && o.deltaAuto {
 		if err := measureDelta(o, list, stderr); err != nil {
