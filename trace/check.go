@@ -28,8 +28,10 @@ type Summary struct {
 	Lines                                       int64
 	Sent, Received, Dropped, InFlight           int64 // messages; in flight: sent, neither received nor dropped
 	Requests, Entries, Exits, Crashes, Recovers int64
-	Nodes                                       int     // the highest node number seen, plus one
-	End                                         float64 // the time of the last event, seconds
+	Nodes                                       int // the highest node number seen, plus one
+	// Fathers counts father lines (the father relation's changes).
+	Fathers int64
+	End     float64 // the time of the last event, seconds
 	// MaxDelay is the longest time from a message's send to its receipt
 	// or drop, seconds.
 	MaxDelay float64
@@ -51,6 +53,7 @@ type traceLine struct {
 	Reply   int64    `json:"reply"`
 	Stamp   uint64   `json:"gen"` // Message.Stamp
 	Payload []int64  `json:"payload"`
+	Father  *int64   `json:"father"` // a father line's pointer (-1: none)
 }
 
 // traceMsg is a message sent and not yet received or dropped: its send's
@@ -84,7 +87,9 @@ type traceNode struct {
 //     not in the critical section; it enters only up and with a request
 //     pending;
 //   - mutual exclusion: no node enters the critical section while another
-//     is in it (a stay ends with the node's exit or its crash).
+//     is in it (a stay ends with the node's exit or its crash);
+//   - a father line (optional) names a node in 0..hypercube.MaxNodes−1
+//     or -1 (none), and only a father line has the father field.
 //
 // An exit of a node that is not in the critical section is no step of
 // the protocol (the exit_cs of a stay that a crash ended, due after the
@@ -173,6 +178,9 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		if !isMsg && (l.Type != "" || l.From != nil || l.To != nil || l.Msg != 0) {
 			return fail("a %s has message fields", l.Ev)
 		}
+		if (l.Ev == Father) != (l.Father != nil) {
+			return fail("a father line, and only a father line, has the father field (ev %s)", l.Ev)
+		}
 		switch l.Ev {
 		case Send:
 			switch {
@@ -252,6 +260,13 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 				}
 			}
 			sum.Exits++
+		case Father:
+			if f := *l.Father; f != -1 {
+				if err := nodeID("father", f); err != nil {
+					return sum, fmt.Errorf("trace line %d: %w", n, err)
+				}
+			}
+			sum.Fathers++
 		case Corrupt:
 			if nd.down {
 				return fail("node %d's state is corrupted while down", id)
