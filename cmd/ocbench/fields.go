@@ -44,6 +44,7 @@ var flagOf = map[string]string{
 	"Transient.LinkCap": "--link-cap",
 	"Placement":         "--placement",
 	"Ranks":             "mpirun -np",
+	"TraceTree":         "--trace",
 }
 
 // flagError returns err in the words of the command line: a

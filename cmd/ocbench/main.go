@@ -534,7 +534,7 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		if traceFile != nil {
 			defer traceFile.Close()
 		}
-		list[0].spec.Trace = w
+		list[0].spec.Trace, list[0].spec.TraceTree = w, true
 	}
 	rep := &results.Report{}
 	violations := 0
