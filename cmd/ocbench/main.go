@@ -202,6 +202,7 @@ Examples:
                                             stabilization time in CToken traversals and δ, beside the paper's 5
   ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
   ocbench check-trace run.jsonl                                  check a trace (message order, mutual exclusion, …)
+  ocbench view run.jsonl                                         run.html: watch the run in a browser (offline, one file)
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
   ocbench report runs/                                           a report with plots of the saved runs (ocbench report --help)
   ocbench --algo list                                            the algorithms and their groups (all, survey, ft, kexclusion)
@@ -226,6 +227,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "check-trace" {
 		return runCheckTrace(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "view" {
+		return runView(args[1:], stdout, stderr)
 	}
 	var o options
 	fs := newFlags(&o)
@@ -296,7 +300,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "ocbench %s: fault-tolerant distributed mutual exclusion on hypercubes\n\n", version)
-	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
+	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench view [-o PAGE] TRACE\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
 }
 
 func versionString() string {
