@@ -476,8 +476,9 @@
     requestAnimationFrame(function () { pending = false; draw(); });
   }
   function step(d) { stop(); setIndex(V.idx + d); follow(); draw(); }
-  function zoom(f, x) {
-    const t = tOf(x === undefined ? (LEFT + W - RIGHT) / 2 : x);
+  function zoom(f, x) { // around x, or the cursor if it is in view, or the middle
+    let t = tOf(x === undefined ? (LEFT + W - RIGHT) / 2 : x);
+    if (x === undefined && V.idx >= 0 && T[V.idx] >= V.v0 && T[V.idx] <= V.v1) t = T[V.idx];
     V.v0 = t - (t - V.v0) * f; V.v1 = t + (V.v1 - t) * f;
     draw();
   }
