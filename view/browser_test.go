@@ -298,15 +298,18 @@ func TestBrowserLarge(t *testing.T) {
 		b.click(t, "#next")
 	}
 	step := time.Since(start) / 20
-	var far float64
+	var inPage, far float64
+	// The median of 21 steps: the machine may be shared, and one step
+	// can wait for a garbage collection or another process.
+	b.eval(t, `(function(){ const d = []; for (let i = 0; i < 21; i++) { const t0 = performance.now(); ocbView.step(1); d.push(performance.now() - t0); } d.sort((a, b) => a - b); return d[10]; })()`, &inPage)
 	b.eval(t, `(function(){ const t0 = performance.now(); ocbView.step(50000); return performance.now() - t0; })()`, &far)
-	t.Logf("%d events, %d messages: page %d KiB written in %v, loaded in %v; draw of the whole run %.0f ms, zoomed 4× %.0f ms; a step (click and redraw, over CDP) %v; a jump of 50000 events %.0f ms",
-		len(x.events), x.sends, st.Size()/1024, gen.Round(time.Millisecond), load.Round(time.Millisecond), full, zoomed, step.Round(time.Millisecond), far)
+	t.Logf("%d events, %d messages: page %d KiB written in %v, loaded in %v; draw of the whole run %.0f ms, zoomed 4× %.0f ms; a step: %v by a click over CDP, %.1f ms in the page (median); a jump of 50000 events %.0f ms",
+		len(x.events), x.sends, st.Size()/1024, gen.Round(time.Millisecond), load.Round(time.Millisecond), full, zoomed, step.Round(time.Millisecond), inPage, far)
 	if len(x.events) < 100000 {
 		t.Errorf("the trace has %d events, want at least 10^5", len(x.events))
 	}
-	if full > 5000 || zoomed > 5000 || far > 5000 {
-		t.Errorf("a draw or a jump takes seconds: %.0f, %.0f, %.0f ms", full, zoomed, far)
+	if full > 5000 || zoomed > 5000 || inPage > 5000 || far > 5000 {
+		t.Errorf("a draw, a step or a jump takes seconds: %.0f, %.0f, %.0f, %.0f ms", full, zoomed, inPage, far)
 	}
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("the console or network reported: %s", strings.Join(p, "; "))

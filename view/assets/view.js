@@ -15,12 +15,22 @@
 
   // ---- the messages' times ----
   const mS = new Float64Array(nM), mE = new Float64Array(nM), mFate = new Uint8Array(nM); // fate: 0 received, 1 dropped, 2 in flight
+  // maxDelay bounds how long before a window a message that reaches it
+  // was sent, but for the few still in flight at the end (openMsgs).
   let maxDelay = 0;
+  const openMsgs = [];
   for (let m = 0; m < nM; m++) {
     mS[m] = T[D.msgSend[m]];
     const e = D.msgEnd[m];
-    if (e < 0) { mE[m] = D.end; mFate[m] = 2; } else { mE[m] = T[e]; mFate[m] = KIND[e] === K.DROP ? 1 : 0; }
+    if (e < 0) { mE[m] = D.end; mFate[m] = 2; openMsgs.push(m); continue; }
+    mE[m] = T[e]; mFate[m] = KIND[e] === K.DROP ? 1 : 0;
     maxDelay = Math.max(maxDelay, mE[m] - mS[m]);
+  }
+  // visibleMsgs calls f for every message whose arrow crosses [a, b].
+  function visibleMsgs(a, b, f) {
+    const lo = lowerBound(mS, a - maxDelay, 0, nM), hi = upperBound(mS, b, lo, nM);
+    for (const m of openMsgs) if (m < lo && mE[m] >= a) f(m);
+    for (let m = lo; m < hi; m++) if (mE[m] >= a) f(m);
   }
 
   // ---- the state of the run after an event ----
@@ -224,14 +234,12 @@
     // messages, a path per type
     const byType = D.types.map(function () { return []; });
     let count = 0;
-    const mFirst = lowerBound(mS, V.v0 - maxDelay, 0, nM), mLast = upperBound(mS, V.v1, mFirst, nM);
-    for (let m = mFirst; m < mLast; m++) {
-      if (mE[m] < V.v0) continue;
+    visibleMsgs(V.v0, V.v1, function (m) {
       const a = D.msgFrom[m], b = D.msgTo[m];
-      if ((a < rFirst && b < rFirst) || (a > rLast && b > rLast)) continue;
+      if ((a < rFirst && b < rFirst) || (a > rLast && b > rLast)) return;
       byType[D.msgType[m]].push(m);
       count++;
-    }
+    });
     const heads = count < 4000;
     const ends = [];
     for (let ty = 0; ty < byType.length; ty++) {
@@ -420,12 +428,11 @@
   function tokensInFlight() {
     const out = [];
     const t = V.idx >= 0 ? T[V.idx] : -Infinity;
-    const lo = lowerBound(mS, t - maxDelay, 0, nM), hi = upperBound(mS, t, lo, nM);
-    for (let m = lo; m < hi; m++) {
-      if (!isTok[D.msgType[m]] || D.msgSend[m] > V.idx) continue;
+    visibleMsgs(t, t, function (m) {
+      if (!isTok[D.msgType[m]] || D.msgSend[m] > V.idx) return;
       const e = D.msgEnd[m];
       if (e < 0 || e > V.idx) out.push(D.msgFrom[m] + "→" + D.msgTo[m]);
-    }
+    });
     return out;
   }
   function showState() {
@@ -557,17 +564,14 @@
     draw();
   }
   function nearestMsg(x, y) {
-    const t = tOf(x);
-    const lo = lowerBound(mS, V.v0 - maxDelay, 0, nM), hi = upperBound(mS, V.v1, lo, nM);
     let best = -1, bd = 5;
-    for (let m = lo; m < hi; m++) {
-      if (mE[m] < V.v0 || mS[m] > t + maxDelay) continue;
+    visibleMsgs(V.v0, V.v1, function (m) {
       const xa = xOf(mS[m]), ya = yOf(D.msgFrom[m]), xb = xOf(mE[m]), yb = yOf(D.msgTo[m]);
       const dx = xb - xa, dy = yb - ya, l2 = dx * dx + dy * dy;
       const u = l2 ? Math.max(0, Math.min(1, ((x - xa) * dx + (y - ya) * dy) / l2)) : 0;
       const d = Math.hypot(xa + u * dx - x, ya + u * dy - y);
       if (d < bd) { bd = d; best = m; }
-    }
+    });
     return best;
   }
 
