@@ -6,13 +6,15 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test short vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test short vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test chromium view-test view-png
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
 	@echo "make test          gofmt, vet, staticcheck + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
 	@echo "make short         the tests with -short: every package, each sweep cut to a sample (about a minute; not MPI, not vet)"
 	@echo "make fuzz          fuzz the wire frame decoder for FUZZTIME (10s)"
+	@echo "make view-test     ocbench view's browser test in headless Chromium (installs Chromium from Debian if missing; part of make test)"
+	@echo "make view-png      regenerate results/view.png, the screenshot of a crash trace's page (installs Chromium if missing)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
@@ -49,7 +51,7 @@ vet-mpi:
 unit:
 	$(GO) test -count=1 -timeout 30m ./...
 
-test: vet unit fuzz mpi-test
+test: vet view-test unit fuzz mpi-test
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -66,6 +68,18 @@ fuzz:
 
 openmpi:
 	@scripts/install-openmpi.sh
+
+chromium:
+	@scripts/install-chromium.sh
+
+# ocbench view's pages in a real browser (view/browser_test.go): with
+# OCBENCH_VIEW_BROWSER=required a missing Chromium fails the test instead
+# of skipping it.
+view-test: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser' -v ./view
+
+view-png: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser$$' ./view -screenshot $(CURDIR)/results/view.png
 
 mpi: openmpi
 	$(GO) build -tags mpi -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench

@@ -84,9 +84,10 @@ type Config struct {
 	// FatherOf, with Trace, makes the trace carry the father relation of
 	// a tree algorithm (the general scheme's, scheme.TreeOf): it returns a
 	// node's father pointer and whether the node has one at all. Every
-	// hosted node's father is written at time 0 (a whole run only: not
-	// with Owned) and again after each step that changes it
-	// (trace.Father). Nil: no father lines.
+	// hosted node's father is written at time 0, before any step (with
+	// TraceIndex, in a segment that MergeTraces puts first), and again
+	// after each step that changes it (trace.Father). Nil: no father
+	// lines.
 	FatherOf func(proto.Node) (proto.NodeID, bool)
 }
 
@@ -350,10 +351,15 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 	}
 	if s.trace != nil && cfg.FatherOf != nil {
 		s.fathers = make([]proto.NodeID, len(nodes))
+		if cfg.TraceIndex {
+			// The initial fathers come before every step of every part
+			// in a merged trace.
+			s.Segments = append(s.Segments, Segment{Mark{math.Inf(-1), 0}, 0})
+		}
 		for i, n := range nodes {
 			f, ok := cfg.FatherOf(n)
 			s.fathers[i] = f
-			if ok && cfg.Owned == nil {
+			if ok && s.hosts(proto.NodeID(i)) {
 				trace.WriteFather(s.trace, 0, proto.NodeID(i), f)
 			}
 		}

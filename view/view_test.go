@@ -3,10 +3,13 @@ package view
 import (
 	"bytes"
 	"errors"
+	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -159,6 +162,72 @@ func TestFatherLines(t *testing.T) {
 			if p != root {
 				t.Errorf("N=%d: node %d does not reach the root (fathers %v)", n, id, f)
 			}
+		}
+	}
+}
+
+// TestEveryAlgorithm: with father lines, every algorithm's trace still
+// passes the checker and is read; the algorithms of the general scheme
+// have father lines, and a page.
+func TestEveryAlgorithm(t *testing.T) {
+	for _, a := range bench.AlgorithmNames() {
+		t.Run(a, func(t *testing.T) {
+			var buf bytes.Buffer
+			s := bench.Spec{Algorithm: a, Nodes: 8, Requests: 40, Workload: "poisson", Seed: 2, CSTime: 1, Trace: &buf, TraceTree: true, NoBaseline: true}
+			if _, err := bench.Run(s); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := trace.CheckWith(bytes.NewReader(buf.Bytes()), trace.Options{KExclusion: bench.IsKExclusion(a)}); err != nil {
+				t.Fatal(err)
+			}
+			d, err := Read(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree := slices.Contains([]string{"opencube", "naimi-trehel", "raymond", "centralized"}, a)
+			if tree && !d.Fathers {
+				t.Errorf("no father lines")
+			}
+			if err := Write(io.Discard, d); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestFatherLinesSplit: a run split into parts (as MPI in virtual time
+// runs it) writes the father lines the simulator writes: with the nodes
+// in blocks, its merged trace is the simulator's, byte for byte; round
+// robin, the same lines with the initial fathers in another order.
+func TestFatherLinesSplit(t *testing.T) {
+	spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 100, Workload: "poisson", Seed: 4, CSTime: 1, MinDelay: bench.MinVirtualDelay,
+		TraceTree: true, NoBaseline: true, Faults: bench.FaultPlan{Crashes: 2, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}}
+	var want bytes.Buffer
+	spec.Trace = &want
+	if _, err := bench.Run(spec); err != nil {
+		t.Fatal(err)
+	}
+	blocks, rr := make([]int, spec.Nodes), make([]int, spec.Nodes)
+	for i := range blocks {
+		blocks[i], rr[i] = i/4, i%4
+	}
+	for _, c := range []struct {
+		name  string
+		owner []int
+	}{{"blocks", blocks}, {"round robin", rr}} {
+		var got bytes.Buffer
+		spec.Trace = &got
+		if _, err := bench.RunSplit(spec, c.owner); err != nil {
+			t.Fatal(err)
+		}
+		if c.name == "blocks" && !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: the merged trace differs from the simulator's", c.name)
+		}
+		g, w := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")
+		slices.Sort(g)
+		slices.Sort(w)
+		if !slices.Equal(g, w) || strings.Count(got.String(), `"ev":"father"`) <= spec.Nodes {
+			t.Errorf("%s: the merged trace has other lines than the simulator's, or no father changes", c.name)
 		}
 	}
 }
