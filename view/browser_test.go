@@ -240,6 +240,34 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("search %q: %q, want it to start with %q", q.query, found, q.want)
 		}
 	}
+	// The mouse over the diagram moves the cursor to the time under it:
+	// the last event at or before it.
+	var box []float64
+	b.eval(t, `(function(){ const r = document.getElementById("st").getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`, &box)
+	mx, my := box[0]+box[2]*0.6, box[1]+box[3]*0.5
+	if err := chromedp.Run(b.ctx, chromedp.MouseEvent("mouseMoved", mx, my)); err != nil {
+		t.Fatal(err)
+	}
+	var hover struct {
+		T, Next, At float64
+	}
+	b.eval(t, fmt.Sprintf(`({T: ocbView.cursor().t, Next: ocbView.nextTime(), At: ocbView.timeAt(%g)})`, mx-box[0]), &hover)
+	if !(hover.T <= hover.At && hover.At < hover.Next) {
+		t.Errorf("the mouse at t=%g: the cursor at the event of t=%g, the next event at %g", hover.At, hover.T, hover.Next)
+	}
+	// Play moves the cursor on until paused.
+	b.click(t, "#first")
+	b.click(t, "#play")
+	time.Sleep(600 * time.Millisecond)
+	b.click(t, "#play")
+	var played struct {
+		Index   int  `json:"index"`
+		Playing bool `json:"playing"`
+	}
+	b.eval(t, `({index: ocbView.cursor().index, playing: ocbView.playing()})`, &played)
+	if played.Index <= x.lead-1 || played.Playing {
+		t.Errorf("after 0.6 s of play and a pause: cursor at event %d (playing: %v), want past %d and paused", played.Index, played.Playing, x.lead-1)
+	}
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("the console or network reported: %s", strings.Join(p, "; "))
 	}

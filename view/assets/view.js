@@ -221,7 +221,7 @@
     const hb = Math.max(2, Math.min(8, V.rowH * 0.45));
     bars(intervals.down, "#9e9e9e", Math.max(1, hb / 3), 0, true);
     drawn.tokenHolds = bars(intervals.hold, "rgba(255,193,7,0.55)", hb * 1.4, 0, false);
-    drawn.cs = bars(intervals.cs, "#2e7d32", hb * 0.7, 0, false);
+    drawn.cs = bars(intervals.cs, "#111", hb * 0.7, 0, false);
     // requests: a small tick above the line
     g.strokeStyle = "#1565c0"; g.lineWidth = 1; g.beginPath();
     for (const k of requests) {
@@ -242,10 +242,12 @@
     });
     const heads = count < 4000;
     const ends = [];
+    // Thousands of arrows overlap: fainter, so that density shows.
+    const alpha = Math.max(0.2, Math.min(1, 1500 / Math.max(1, count)));
     for (let ty = 0; ty < byType.length; ty++) {
       const list = byType[ty];
       if (!list.length) continue;
-      g.globalAlpha = V.typeFilter >= 0 && V.typeFilter !== ty ? 0.15 : 1;
+      g.globalAlpha = V.typeFilter >= 0 && V.typeFilter !== ty ? 0.12 * alpha : alpha;
       g.strokeStyle = typeColor(ty); g.fillStyle = g.strokeStyle;
       g.lineWidth = isTok[ty] ? 2.2 : 1;
       g.beginPath();
@@ -397,12 +399,12 @@
     g.textAlign = "center"; g.textBaseline = "middle"; g.font = (r >= 7 ? 10 : 8) + "px system-ui, sans-serif";
     for (let n = 0; n < N; n++) {
       const x = px(n), y = py(n);
-      g.fillStyle = s.down[n] ? "#bdbdbd" : s.hold[n] ? "#ffc107" : s.inCS[n] ? "#66bb6a" : s.waiting[n] ? "#90caf9" : "#fff";
-      g.strokeStyle = n === V.selNode ? "#e65100" : s.inCS[n] ? "#1b5e20" : "#37474f";
+      g.fillStyle = s.down[n] ? "#bdbdbd" : s.hold[n] ? "#ffc107" : s.inCS[n] ? "#111" : s.waiting[n] ? "#90caf9" : "#fff";
+      g.strokeStyle = n === V.selNode ? "#e65100" : s.inCS[n] ? "#111" : "#37474f";
       g.lineWidth = n === V.selNode || s.inCS[n] ? 2.5 : 1;
       g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI); g.fill(); g.stroke();
       if (s.down[n]) { g.strokeStyle = "#d32f2f"; g.lineWidth = 1.5; g.beginPath(); g.moveTo(x - r, y - r); g.lineTo(x + r, y + r); g.moveTo(x + r, y - r); g.lineTo(x - r, y + r); g.stroke(); }
-      if (r >= 6) { g.fillStyle = "#000"; g.fillText(String(n), x, y + 0.5); }
+      if (r >= 6) { g.fillStyle = s.inCS[n] && !s.hold[n] && !s.down[n] ? "#fff" : "#000"; g.fillText(String(n), x, y + 0.5); }
       drawn.treeNodes++;
     }
     g.textAlign = "right"; g.textBaseline = "top"; g.fillStyle = "#555"; g.font = "11px system-ui, sans-serif";
@@ -459,8 +461,8 @@
       parts.push('<span class="sw" style="background:' + typeColor(ty) + '"></span>' + escapeHTML(name));
     });
     el.innerHTML = "messages: " + parts.join("") +
-      '<br>nodes: <span class="sw" style="background:#2e7d32"></span>in CS<span class="sw" style="background:#ffc107"></span>token held' +
-      '<span class="sw" style="background:#9e9e9e"></span>down · <span style="color:#d32f2f">✕</span> crash · <span style="color:#2e7d32">○</span> recovery · <span style="color:#c88a00">◆</span> token regenerated · <span style="color:#d32f2f">× ○</span> at an arrow\'s end: dropped, in flight at the end';
+      '<br>nodes: <span class="sw" style="background:#111"></span>in CS<span class="sw" style="background:#ffc107"></span>token held' +
+      '<span class="sw" style="background:#90caf9"></span>requesting (tree)<span class="sw" style="background:#9e9e9e"></span>down · <span style="color:#d32f2f">✕</span> crash · <span style="color:#2e7d32">○</span> recovery · <span style="color:#c88a00">◆</span> token regenerated · <span style="color:#d32f2f">× ○</span> at an arrow\'s end: dropped, in flight at the end';
   }
   function escapeHTML(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
 
@@ -638,6 +640,9 @@
     fathers: function () { return Array.from(V.state.father); },
     down: function () { return listOf(V.state.down); },
     view: function () { return { t0: V.v0, t1: V.v1, row0: V.row0, rowH: V.rowH }; },
+    timeAt: tOf, // the time at x pixels from the diagram's left edge
+    nextTime: function () { return V.idx + 1 < nE ? T[V.idx + 1] : null; },
+    playing: function () { return V.playing; },
     step: step, find: find, draw: draw,
   };
 })();
