@@ -11,7 +11,7 @@ import (
 // line per event, in time order:
 //
 //	{"t":…,"node":…,"ev":"request|enter|exit|crash|recover"}
-//	{"t":…,"node":…,"ev":"send|recv|drop","type":…,"from":…,"to":…,"msg":…,"j":…,"tag":…[,"phase":…][,"reply":…][,"gen":…][,"payload":[…]]}
+//	{"t":…,"node":…,"ev":"send|recv|drop|destroy","type":…,"from":…,"to":…,"msg":…,"j":…,"tag":…[,"phase":…][,"reply":…][,"gen":…][,"payload":[…]]}
 //	{"t":…,"node":…,"ev":"father","father":…}
 //
 // t is in seconds; msg numbers a message (its send, then its receipt or
@@ -36,6 +36,9 @@ const (
 	Fault      = "fault"
 	Corrupt    = "corrupt"
 	Legitimate = "legitimate"
+	// Destroy: a transient fault takes a message out of its link (a
+	// message line, at the destination; the message never arrives).
+	Destroy = "destroy"
 	// Father: the node's father pointer is now the line's "father" field
 	// (-1: none). Only traces written with the father relation have it.
 	Father = "father"

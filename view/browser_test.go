@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/ocbench/ocbench/bench"
 )
 
 var screenshot = flag.String("screenshot", "", "write a PNG of the crash trace's page to this file (make view-png: results/view.png)")
@@ -341,5 +343,68 @@ func TestBrowserLarge(t *testing.T) {
 	}
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("the console or network reported: %s", strings.Join(p, "; "))
+	}
+}
+
+// TestBrowserKinds loads the pages of other kinds of trace: a
+// self-stabilizing algorithm's with transient faults (events of the whole
+// system, node -1), a permission-based algorithm's (no token), the
+// open-cube's without father lines (as MPI in wall-clock time writes
+// them), and a trace of one node; each draws every message without a
+// console error.
+func TestBrowserKinds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the other kinds of trace are skipped (TestBrowser runs)")
+	}
+	chromium(t)
+	run := func(s bench.Spec) []byte {
+		var buf bytes.Buffer
+		s.Trace, s.TraceTree, s.NoBaseline, s.Seed, s.CSTime = &buf, true, true, 5, 1
+		if _, err := bench.Run(s); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	noFathers := func(tr []byte) []byte {
+		var out []byte
+		for _, l := range bytes.SplitAfter(tr, []byte("\n")) {
+			if !bytes.Contains(l, []byte(`"ev":"father"`)) {
+				out = append(out, l...)
+			}
+		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		trace []byte
+		tree  bool
+	}{
+		{"kofl, transient faults", run(bench.Spec{Algorithm: "kofl", Nodes: 8, Requests: 60, Workload: "poisson",
+			Transient: bench.TransientPlan{Mode: "during", Events: 2}}), false},
+		{"ricart-agrawala", run(bench.Spec{Algorithm: "ricart-agrawala", Nodes: 8, Requests: 40, Workload: "poisson"}), false},
+		{"opencube without father lines", noFathers(run(bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 40, Workload: "poisson",
+			Faults: bench.FaultPlan{Crashes: 2, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}})), false},
+		{"one node", []byte(`{"t":0,"node":0,"ev":"request"}` + "\n" + `{"t":0,"node":0,"ev":"enter"}` + "\n" + `{"t":0.001,"node":0,"ev":"exit"}` + "\n"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := expect(t, c.trace)
+			b := open(t, writePage(t, c.trace), 1200, 700, time.Minute)
+			var n, steps int
+			b.eval(t, `ocbView.drawn.messages`, &n)
+			if n != x.sends {
+				t.Errorf("%d messages drawn, the trace has %d sends", n, x.sends)
+			}
+			for range min(30, len(x.events)) {
+				b.click(t, "#next")
+				steps++
+			}
+			b.click(t, "#play")
+			b.click(t, "#last")
+			b.click(t, "#zoomin")
+			if p := b.problems(); len(p) > 0 {
+				t.Errorf("after %d steps, play, last and zoom, the console or network reported: %s", steps, strings.Join(p, "; "))
+			}
+		})
 	}
 }

@@ -53,6 +53,7 @@ const (
 	KindFault
 	KindCorrupt
 	KindLegitimate
+	KindDestroy
 )
 
 // kinds maps a trace event to its kind; the page's script has the same
@@ -62,6 +63,7 @@ var kinds = map[string]int8{
 	trace.Send: KindSend, trace.Recv: KindRecv, trace.Drop: KindDrop,
 	trace.Crash: KindCrash, trace.Recover: KindRecover, trace.Father: KindFather,
 	trace.Fault: KindFault, trace.Corrupt: KindCorrupt, trace.Legitimate: KindLegitimate,
+	trace.Destroy: KindDestroy,
 }
 
 // Data is what the page draws: the trace's lines in columns (event k is
@@ -84,7 +86,8 @@ type Data struct {
 	TokenTypes []int    `json:"tokenTypes"`
 	// The messages, by send: the trace's number (a string: numbers reach
 	// 2^63), type index, sender, destination, and the event indices of
-	// the send and of the receipt or drop (-1: still in flight at the end).
+	// the send and of the receipt, drop or destruction (-1: still in
+	// flight at the end).
 	MsgID   []string `json:"msgId"`
 	MsgType []int16  `json:"msgType"`
 	MsgFrom []int32  `json:"msgFrom"`
@@ -116,13 +119,15 @@ type line struct {
 // what cannot be drawn: a line that is not a JSON object of the trace's
 // fields, an unknown event, a time that is not a number or goes back, a
 // node number outside 0..hypercube.MaxNodes−1, a receipt or drop of a
-// message never sent or already received, and a trace without events. A
+// message never sent or already received (dropped, destroyed), and a
+// trace without events. A
 // trace that breaks one of trace.Check's other checks (mutual exclusion,
 // a node that sends while down, …) is drawn, with the first such failure
 // in Data.Warning: that is a run worth looking at.
 func Read(r io.Reader) (*Data, error) {
 	var raw bytes.Buffer
-	d := &Data{Title: "trace"}
+	d := &Data{Title: "trace", Types: []string{}, TokenTypes: []int{}, MsgID: []string{}, MsgType: []int16{},
+		MsgFrom: []int32{}, MsgTo: []int32{}, MsgSend: []int32{}, MsgEnd: []int32{}}
 	sc := bufio.NewScanner(io.TeeReader(r, &raw))
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	types := map[string]int{}
@@ -169,7 +174,7 @@ func Read(r io.Reader) (*Data, error) {
 		}
 		var arg int64
 		switch kind {
-		case KindSend, KindRecv, KindDrop:
+		case KindSend, KindRecv, KindDrop, KindDestroy:
 			if l.Type == "" || l.From == nil || l.To == nil || l.Msg == nil {
 				return fail("a %s needs type, from, to and msg", l.Ev)
 			}
@@ -211,7 +216,7 @@ func Read(r io.Reader) (*Data, error) {
 			k, ok := open[id]
 			switch {
 			case !ok && sent[id]:
-				return fail("message %d received or dropped twice", id)
+				return fail("message %d received, dropped or destroyed twice", id)
 			case !ok:
 				return fail("message %d %s before it is sent", id, l.Ev)
 			}
@@ -252,11 +257,11 @@ func Read(r io.Reader) (*Data, error) {
 			d.TokenTypes = append(d.TokenTypes, k)
 		}
 	}
-	if d.TokenTypes == nil {
-		d.TokenTypes = []int{}
-	}
-	if _, err := trace.Check(&raw); err != nil {
+	if _, err := trace.Check(bytes.NewReader(raw.Bytes())); err != nil {
 		d.Warning = "check-trace: " + err.Error()
+		if _, kerr := trace.CheckWith(bytes.NewReader(raw.Bytes()), trace.Options{KExclusion: true}); kerr == nil {
+			d.Warning = "several nodes are in the critical section together: right for a k-out-of-ℓ exclusion algorithm (kofl, raymond-kex), a violation of mutual exclusion for the others (check-trace: " + err.Error() + ")"
+		}
 	}
 	return d, nil
 }

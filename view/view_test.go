@@ -35,7 +35,7 @@ func TestReadRefuses(t *testing.T) {
 		{"time goes back", []string{send, strings.Replace(recv, `"t":2`, `"t":0.5`, 1)}, "trace line 2: time 0.5 before"},
 		{"node beyond", []string{`{"t":0,"node":67108864,"ev":"crash"}`}, "trace line 1: node 67108864 is not in"},
 		{"receipt before send", []string{req, recv}, "trace line 2: message 1 recv before it is sent"},
-		{"received twice", []string{send, recv, recv}, "trace line 3: message 1 received or dropped twice"},
+		{"received twice", []string{send, recv, recv}, "trace line 3: message 1 received, dropped or destroyed twice"},
 		{"sent twice", []string{send, send}, "trace line 2: message 1 sent twice"},
 		{"message without type", []string{`{"t":1,"node":0,"ev":"send","from":0,"to":1,"msg":1}`}, "trace line 1: a send needs type"},
 		{"father without father", []string{`{"t":0,"node":0,"ev":"father"}`}, "trace line 1: a father line needs"},
@@ -100,8 +100,15 @@ func TestReadCrashTrace(t *testing.T) {
 	bad := `{"t":0,"node":0,"ev":"request"}` + "\n" + `{"t":0,"node":1,"ev":"request"}` + "\n" +
 		`{"t":1,"node":0,"ev":"enter"}` + "\n" + `{"t":1,"node":1,"ev":"enter"}` + "\n"
 	d, err = Read(strings.NewReader(bad))
-	if err != nil || !strings.Contains(d.Warning, "while node 0 is in it") {
+	if err != nil || !strings.Contains(d.Warning, "while node 0 is in it") || !strings.Contains(d.Warning, "k-out-of-ℓ") {
 		t.Errorf("an overlap: %v, warning %q", err, d.Warning)
+	}
+	// A node that sends while down breaks a check k-exclusion does not
+	// excuse.
+	bad = `{"t":0,"node":0,"ev":"crash"}` + "\n" + `{"t":1,"node":0,"ev":"send","type":"x","from":0,"to":1,"msg":1}` + "\n"
+	d, err = Read(strings.NewReader(bad))
+	if err != nil || !strings.HasPrefix(d.Warning, "check-trace: trace line 2: node 0 sends message 1 while down") {
+		t.Errorf("a send while down: %v, warning %q", err, d.Warning)
 	}
 }
 

@@ -3,8 +3,8 @@
 "use strict";
 (function () {
   const D = window.ocbData;
-  const K = { REQUEST: 0, ENTER: 1, EXIT: 2, SEND: 3, RECV: 4, DROP: 5, CRASH: 6, RECOVER: 7, FATHER: 8, FAULT: 9, CORRUPT: 10, LEGIT: 11 };
-  const KNAME = ["request", "enter", "exit", "send", "recv", "drop", "crash", "recover", "father", "fault", "corrupt", "legitimate"];
+  const K = { REQUEST: 0, ENTER: 1, EXIT: 2, SEND: 3, RECV: 4, DROP: 5, CRASH: 6, RECOVER: 7, FATHER: 8, FAULT: 9, CORRUPT: 10, LEGIT: 11, DESTROY: 12 };
+  const KNAME = ["request", "enter", "exit", "send", "recv", "drop", "crash", "recover", "father", "fault", "corrupt", "legitimate", "destroy"];
   const N = D.nodes, nE = D.t.length, nM = D.msgId.length;
   const T = D.t, KIND = D.kind, NODE = D.node, ARG = D.arg;
   const isTok = new Uint8Array(D.types.length);
@@ -14,7 +14,7 @@
   const $ = function (id) { return document.getElementById(id); };
 
   // ---- the messages' times ----
-  const mS = new Float64Array(nM), mE = new Float64Array(nM), mFate = new Uint8Array(nM); // fate: 0 received, 1 dropped, 2 in flight
+  const mS = new Float64Array(nM), mE = new Float64Array(nM), mFate = new Uint8Array(nM); // fate: 0 received, 1 dropped, 2 in flight, 3 destroyed
   // maxDelay bounds how long before a window a message that reaches it
   // was sent, but for the few still in flight at the end (openMsgs).
   let maxDelay = 0;
@@ -23,7 +23,7 @@
     mS[m] = T[D.msgSend[m]];
     const e = D.msgEnd[m];
     if (e < 0) { mE[m] = D.end; mFate[m] = 2; openMsgs.push(m); continue; }
-    mE[m] = T[e]; mFate[m] = KIND[e] === K.DROP ? 1 : 0;
+    mE[m] = T[e]; mFate[m] = KIND[e] === K.DROP ? 1 : KIND[e] === K.DESTROY ? 3 : 0;
     maxDelay = Math.max(maxDelay, mE[m] - mS[m]);
   }
   // visibleMsgs calls f for every message whose arrow crosses [a, b].
@@ -47,7 +47,7 @@
   let initialHolder = -1;
   for (let k = 0; k < nE; k++) {
     const kd = KIND[k];
-    if ((kd === K.SEND || kd === K.RECV || kd === K.DROP) && isTok[D.msgType[ARG[k]]]) {
+    if ((kd === K.SEND || kd === K.RECV || kd === K.DROP || kd === K.DESTROY) && isTok[D.msgType[ARG[k]]]) {
       if (kd === K.SEND) initialHolder = NODE[k];
       break;
     }
@@ -277,8 +277,8 @@
     g.lineWidth = 1.5;
     for (const m of ends) {
       const x = xOf(mE[m]), y = yOf(D.msgTo[m]);
-      g.strokeStyle = "#d32f2f"; g.beginPath();
-      if (mFate[m] === 1) { g.moveTo(x - 3, y - 3); g.lineTo(x + 3, y + 3); g.moveTo(x + 3, y - 3); g.lineTo(x - 3, y + 3); } else { g.arc(x, y, 3, 0, 2 * Math.PI); }
+      g.strokeStyle = mFate[m] === 3 ? "#6a1b9a" : "#d32f2f"; g.beginPath();
+      if (mFate[m] === 1 || mFate[m] === 3) { g.moveTo(x - 3, y - 3); g.lineTo(x + 3, y + 3); g.moveTo(x + 3, y - 3); g.lineTo(x - 3, y + 3); } else { g.arc(x, y, 3, 0, 2 * Math.PI); }
       g.stroke();
     }
     // the selected message
@@ -416,7 +416,7 @@
     if (k < 0) return "before the first event";
     const kd = KIND[k], n = NODE[k];
     let s = "#" + k + "  t=" + fmtT(T[k]) + "  " + (n >= 0 ? "node " + n + " " : "system ") + KNAME[kd];
-    if (kd === K.SEND || kd === K.RECV || kd === K.DROP) {
+    if (kd === K.SEND || kd === K.RECV || kd === K.DROP || kd === K.DESTROY) {
       const m = ARG[k];
       s += " " + D.types[D.msgType[m]] + " " + D.msgFrom[m] + "→" + D.msgTo[m] + " (msg " + D.msgId[m] + ")";
     } else if (kd === K.FATHER) {
@@ -462,7 +462,7 @@
     });
     el.innerHTML = "messages: " + parts.join("") +
       '<br>nodes: <span class="sw" style="background:#111"></span>in CS<span class="sw" style="background:#ffc107"></span>token held' +
-      '<span class="sw" style="background:#90caf9"></span>requesting (tree)<span class="sw" style="background:#9e9e9e"></span>down · <span style="color:#d32f2f">✕</span> crash · <span style="color:#2e7d32">○</span> recovery · <span style="color:#c88a00">◆</span> token regenerated · <span style="color:#d32f2f">× ○</span> at an arrow\'s end: dropped, in flight at the end';
+      '<span class="sw" style="background:#90caf9"></span>requesting (tree)<span class="sw" style="background:#9e9e9e"></span>down · <span style="color:#d32f2f">✕</span> crash · <span style="color:#2e7d32">○</span> recovery · <span style="color:#c88a00">◆</span> token regenerated · <span style="color:#d32f2f">× ○</span> <span style="color:#6a1b9a">×</span> at an arrow\'s end: dropped, in flight at the end, destroyed by a fault';
   }
   function escapeHTML(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
 
@@ -553,7 +553,7 @@
     V.selMsg = i;
     const e = D.msgEnd[i];
     $("found").textContent = "msg " + D.msgId[i] + ": " + D.types[D.msgType[i]] + " " + D.msgFrom[i] + "→" + D.msgTo[i] +
-      ", sent at " + fmtT(mS[i]) + (e < 0 ? ", in flight at the end" : (mFate[i] === 1 ? ", dropped at " : ", received at ") + fmtT(mE[i]));
+      ", sent at " + fmtT(mS[i]) + (e < 0 ? ", in flight at the end" : [", received at ", ", dropped at ", "", ", destroyed by a fault at "][mFate[i]] + fmtT(mE[i]));
     if (center) {
       stop();
       setIndex(D.msgSend[i]);
