@@ -343,9 +343,13 @@
     g.font = "12px system-ui, sans-serif"; g.fillStyle = "#333"; g.textAlign = "left"; g.textBaseline = "top";
     drawn.treeNodes = 0; drawn.treeEdges = 0;
     if (!D.fathers) {
-      g.fillText("No father lines in this trace: the tree", 8, 8);
-      g.fillText("is not recorded (ocbench --trace writes it", 8, 24);
-      g.fillText("for the token-and-tree algorithms).", 8, 40);
+      g.fillText("No father lines in this trace: the tree is not recorded", 8, 6);
+      g.fillText("(the simulator and MPI in virtual time write them for the", 8, 22);
+      g.fillText("token-and-tree algorithms). The nodes' states:", 8, 38);
+      if (N > 1024) return;
+      const cols = Math.ceil(Math.sqrt(N)), rows = Math.ceil(N / cols);
+      const cw = (w - 16) / cols, ch = Math.min(cw, (h - 60) / rows), r = Math.max(2, Math.min(10, Math.min(cw, ch) * 0.4));
+      for (let n = 0; n < N; n++) node(g, n, 8 + cw * (n % cols + 0.5), 56 + ch * (Math.floor(n / cols) + 0.5), r);
       return;
     }
     if (N > 1024) { g.fillText("N = " + N + ": the tree is drawn for N ≤ 1024.", 8, 8); return; }
@@ -396,20 +400,23 @@
       drawn.treeEdges++;
     }
     const r = Math.max(2, Math.min(10, sx * 0.42 || 10));
-    g.textAlign = "center"; g.textBaseline = "middle"; g.font = (r >= 7 ? 10 : 8) + "px system-ui, sans-serif";
-    for (let n = 0; n < N; n++) {
-      const x = px(n), y = py(n);
-      g.fillStyle = s.down[n] ? "#bdbdbd" : s.hold[n] ? "#ffc107" : s.inCS[n] ? "#111" : s.waiting[n] ? "#90caf9" : "#fff";
-      g.strokeStyle = n === V.selNode ? "#e65100" : s.inCS[n] ? "#111" : "#37474f";
-      g.lineWidth = n === V.selNode || s.inCS[n] ? 2.5 : 1;
-      g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI); g.fill(); g.stroke();
-      if (s.down[n]) { g.strokeStyle = "#d32f2f"; g.lineWidth = 1.5; g.beginPath(); g.moveTo(x - r, y - r); g.lineTo(x + r, y + r); g.moveTo(x + r, y - r); g.lineTo(x - r, y + r); g.stroke(); }
-      if (r >= 6) { g.fillStyle = s.inCS[n] && !s.hold[n] && !s.down[n] ? "#fff" : "#000"; g.fillText(String(n), x, y + 0.5); }
-      drawn.treeNodes++;
-    }
+    for (let n = 0; n < N; n++) node(g, n, px(n), py(n), r);
     g.textAlign = "right"; g.textBaseline = "top"; g.fillStyle = "#555"; g.font = "11px system-ui, sans-serif";
     g.fillText(roots.length + (roots.length === 1 ? " root" : " roots") + (cycles ? ", " + cycles + " on cycles" : ""), w - 8, 6);
   }
+  // node draws node n at (x, y), radius r, filled by its state.
+  function node(g, n, x, y, r) {
+    const s = V.state;
+    g.textAlign = "center"; g.textBaseline = "middle"; g.font = (r >= 7 ? 10 : 8) + "px system-ui, sans-serif";
+    g.fillStyle = s.down[n] ? "#bdbdbd" : s.hold[n] ? "#ffc107" : s.inCS[n] ? "#111" : s.waiting[n] ? "#90caf9" : "#fff";
+    g.strokeStyle = n === V.selNode ? "#e65100" : s.inCS[n] ? "#111" : "#37474f";
+    g.lineWidth = n === V.selNode || s.inCS[n] ? 2.5 : 1;
+    g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI); g.fill(); g.stroke();
+    if (s.down[n]) { g.strokeStyle = "#d32f2f"; g.lineWidth = 1.5; g.beginPath(); g.moveTo(x - r, y - r); g.lineTo(x + r, y + r); g.moveTo(x + r, y - r); g.lineTo(x - r, y + r); g.stroke(); }
+    if (r >= 6) { g.fillStyle = s.inCS[n] && !s.hold[n] && !s.down[n] ? "#fff" : "#000"; g.fillText(String(n), x, y + 0.5); }
+    drawn.treeNodes++;
+  }
+
 
   // ---- text ----
   function describe(k) {
