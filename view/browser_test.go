@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/ocbench/ocbench/bench"
 )
@@ -269,6 +270,20 @@ func TestBrowser(t *testing.T) {
 	b.eval(t, `({index: ocbView.cursor().index, playing: ocbView.playing()})`, &played)
 	if played.Index <= x.lead-1 || played.Playing {
 		t.Errorf("after 0.6 s of play and a pause: cursor at event %d (playing: %v), want past %d and paused", played.Index, played.Playing, x.lead-1)
+	}
+	// → steps one event, ← one back.
+	var before, after, back int
+	b.eval(t, `ocbView.cursor().index`, &before)
+	if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `ocbView.cursor().index`, &after)
+	if err := chromedp.Run(b.ctx, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `ocbView.cursor().index`, &back)
+	if after != before+1 || back != before {
+		t.Errorf("→ then ←: the cursor at %d, %d, %d; want %d, %d, %d", before, after, back, before, before+1, before)
 	}
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("the console or network reported: %s", strings.Join(p, "; "))

@@ -628,6 +628,7 @@
   $("search").addEventListener("keydown", function (e) { if (e.key === "Enter") find(this.value); e.stopPropagation(); });
   window.addEventListener("keydown", function (e) {
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    if (e.target.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return; // the button's own click
     const act = { ArrowRight: function () { step(1); }, ArrowLeft: function () { step(-1); }, " ": play, "+": function () { zoom(0.5); }, "=": function () { zoom(0.5); }, "-": function () { zoom(2); }, "0": function () { fitTime(); fitRows(); draw(); }, Home: function () { $("first").onclick(); }, End: function () { $("last").onclick(); } }[e.key];
     if (act) { e.preventDefault(); act(); }
   });
