@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-check
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check chromium view-test view-short view-png
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -17,6 +17,8 @@ help:
 	@echo "make vet           gofmt, go vet and staticcheck"
 	@echo "make fuzz          fuzz the frame and boundary decoders (FUZZTIME executions each, 400000x by default)"
 	@echo "make clean         remove the built binaries"
+	@echo "make view-test     ocbench view's browser test in headless Chromium (installs Chromium from Debian if missing; part of make test)"
+	@echo "make view-png      regenerate results/view.png, the screenshot of a crash trace's page (installs Chromium if missing)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
@@ -50,21 +52,24 @@ vet-mpi:
 	$(GO) vet -tags mpi ./...
 	$(GO) tool staticcheck -tags mpi ./...
 
+# The browser tests (view, TestBrowser*) run in view-test, which make test
+# runs first, with Chromium installed.
 unit:
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 30m -skip '^TestBrowser' ./...
 
 unit-short:
-	$(GO) test -short -count=1 -timeout 15m ./...
+	$(GO) test -short -count=1 -timeout 15m -skip '^TestBrowser' ./...
 
 # The README's test command: every package with its sweeps cut to a sample,
-# the decoders fuzzed briefly, the MPI binding and runtimes on 1 and 4 ranks.
-test: vet unit-short
+# ocbench view in a real browser, the decoders fuzzed briefly, the MPI
+# binding and runtimes on 1, 4 and 8 ranks.
+test: vet view-short unit-short
 	$(MAKE) -s fuzz FUZZTIME=$(or $(FUZZTIME),100000x)
 	$(MAKE) mpi-test
 
 # The long part, which CI runs after make test: every test in full, fuzzing
 # longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh.
-check: unit fuzz mpi-test-long mpi-check
+check: unit view-test fuzz mpi-test-long mpi-check
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -81,6 +86,23 @@ fuzz:
 
 openmpi:
 	@scripts/install-openmpi.sh
+
+chromium:
+	@scripts/install-chromium.sh
+
+# ocbench view's pages in a real browser (view/browser_test.go): with
+# OCBENCH_VIEW_BROWSER=required a missing Chromium fails the test instead
+# of skipping it.
+view-test: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser' -v ./view
+
+# The browser test of a crash trace alone (make test); view-test adds every
+# algorithm's page and a 10^5-event trace (make check).
+view-short: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -short -count=1 -run 'TestBrowser' -v ./view
+
+view-png: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser$$' ./view -screenshot $(CURDIR)/results/view.png
 
 mpi: openmpi
 	$(GO) build -tags mpi -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench

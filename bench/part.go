@@ -156,6 +156,13 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	for i := range p.open {
 		p.open[i] = -1
 	}
+	var fatherOf func(proto.Node) (proto.NodeID, bool)
+	if spec.TraceTree {
+		fatherOf = func(n proto.Node) (proto.NodeID, bool) {
+			t, ok := scheme.TreeOf(n)
+			return t.Father, ok
+		}
+	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
 		Check: simCheck(spec.Check), Family: algo.Family(), Types: algo.MessageTypes(),
@@ -165,6 +172,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		// The legitimacy predicate reads each link in delivery order.
 		OrderedInFlight: selfStab,
 		Owned:           owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
+		FatherOf: fatherOf,
 	}, p.nodes, sim.Hooks{
 		Request:     p.requested,
 		Enter:       p.entered,

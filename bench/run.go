@@ -38,6 +38,10 @@ type Spec struct {
 	Check Check
 	// Trace, if not nil, receives the event trace.
 	Trace io.Writer
+	// TraceTree adds the father relation to the trace (trace.Father
+	// lines), for the algorithms of the general token-and-tree scheme;
+	// `ocbench view` draws the tree from them.
+	TraceTree bool
 
 	// Faults is the fault plan (no crashes if Faults.Crashes is 0).
 	Faults FaultPlan

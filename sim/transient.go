@@ -161,7 +161,7 @@ func (s *Sim) Destroy(k int) {
 		s.tokensInFlight--
 	}
 	s.Stats.Destroyed++
-	s.traceMsg("destroy", p.msg.To, &p.msg, p.msgID)
+	s.traceMsg(trace.Destroy, p.msg.To, &p.msg, p.msgID)
 }
 
 // inFlightKey changes whenever the set of messages in flight does: a

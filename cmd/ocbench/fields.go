@@ -47,6 +47,7 @@ var flagOf = map[string]string{
 	"Timeout":             "--timeout",
 	"Placement":           "--placement",
 	"Ranks":               "mpirun -np",
+	"TraceTree":           "--trace",
 }
 
 // flagError returns err in the words of the command line: a

@@ -129,7 +129,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
-	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it)")
+	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it); ocbench check-trace checks it, ocbench view draws it")
 	o.delta = bench.DefaultDelta
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
@@ -213,6 +213,7 @@ Examples:
                                             stabilization time in CToken traversals and δ, beside the paper's 5
   ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
   ocbench check-trace run.jsonl                                  check a trace (message order, mutual exclusion, …)
+  ocbench view run.jsonl                                         run.html: watch the run in a browser (offline, one file)
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
   ocbench report runs/                                           a report with plots of the saved runs (ocbench report --help)
   ocbench --algo list                                            the algorithms and their groups (all, survey, ft, kexclusion)
@@ -237,6 +238,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "check-trace" {
 		return runCheckTrace(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "view" {
+		return runView(args[1:], stdout, stderr)
 	}
 	var o options
 	fs := newFlags(&o)
@@ -307,7 +311,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "ocbench %s: fault-tolerant distributed mutual exclusion on hypercubes\n\n", version)
-	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
+	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench view [-o PAGE] TRACE\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
 }
 
 func versionString() string {
@@ -556,7 +560,7 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		if traceFile != nil {
 			defer traceFile.Close()
 		}
-		list[0].spec.Trace = w
+		list[0].spec.Trace, list[0].spec.TraceTree = w, true
 	}
 	rep := &results.Report{}
 	violations := 0
