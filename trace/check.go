@@ -69,6 +69,10 @@ type traceMsg struct {
 // traceNode is a node's state as the trace tells it.
 type traceNode struct {
 	down, waiting, inCS bool
+	// corrupted: a transient fault scrambled the node since its last
+	// request, which the fault may have wiped out: the runtime issues it
+	// again (bench.InventedCS), and that request is the same one.
+	corrupted bool
 }
 
 // Check reads a trace (one JSON object per line: WriteEvent,
@@ -246,11 +250,13 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			switch {
 			case nd.down:
 				return fail("node %d requests the critical section while down", id)
-			case nd.waiting || nd.inCS:
+			case (nd.waiting || nd.inCS) && !nd.corrupted:
 				return fail("node %d requests the critical section again before it left it", id)
 			}
-			nd.waiting = true
-			sum.Requests++
+			if !nd.waiting {
+				sum.Requests++ // a request issued again after a fault is the same one
+			}
+			nd.waiting, nd.corrupted = true, false
 		case Enter:
 			switch {
 			case nd.down || !nd.waiting:
@@ -279,6 +285,7 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			if nd.down {
 				return fail("node %d's state is corrupted while down", id)
 			}
+			nd.corrupted = true
 		default:
 			return fail("unknown event %q", l.Ev)
 		}

@@ -52,6 +52,7 @@ func TestCheckTrace(t *testing.T) {
 		{"recover while up", []string{`{"t":0,"node":0,"ev":"recover"}`}, "recovers while up"},
 		{"enter without request", []string{enter}, "without a request pending"},
 		{"request twice", []string{req0, req0}, "requests the critical section again"},
+		{"request twice across a fault's exit", []string{req0, `{"t":0,"node":0,"ev":"corrupt"}`, req0, req0}, "line 4: node 0 requests the critical section again"},
 		{"two in the critical section", []string{req0, `{"t":0,"node":1,"ev":"request"}`, enter, `{"t":3,"node":1,"ev":"enter"}`}, "node 1 enters the critical section while node 0 is in it"},
 		{"father field on another event", []string{`{"t":0,"node":0,"ev":"request","father":1}`}, "and only a father line, has the father field"},
 		{"father line without father", []string{`{"t":0,"node":0,"ev":"father"}`}, "and only a father line, has the father field"},
@@ -150,5 +151,27 @@ func TestCheckTraceBounds(t *testing.T) {
 	// A check that fails is not ErrNotTrace.
 	if _, err := Check(strings.NewReader(`{"t":0,"node":0,"ev":"recover"}`)); err == nil || errors.Is(err, ErrNotTrace) {
 		t.Errorf("a broken check: %v, want an error other than ErrNotTrace", err)
+	}
+}
+
+// TestCheckTraceReissue: a request issued again after a transient fault
+// scrambled the node (the runtime ends the critical section the fault
+// invented, then re-issues the request it may have wiped out) is accepted
+// and counted once.
+func TestCheckTraceReissue(t *testing.T) {
+	lines := []string{
+		`{"t":0,"node":0,"ev":"request"}`,
+		`{"t":1,"node":0,"ev":"corrupt"}`,
+		`{"t":2,"node":0,"ev":"exit"}`,
+		`{"t":2,"node":0,"ev":"request"}`,
+		`{"t":3,"node":0,"ev":"enter"}`,
+		`{"t":4,"node":0,"ev":"exit"}`,
+	}
+	sum, err := Check(strings.NewReader(strings.Join(lines, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Requests != 1 || sum.Entries != 1 {
+		t.Errorf("requests %d, entries %d; want 1 and 1", sum.Requests, sum.Entries)
 	}
 }
