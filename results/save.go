@@ -52,6 +52,9 @@ type Environment struct {
 	Header []string `json:"header,omitempty"`
 	// Date is when the run finished, RFC 3339 in UTC.
 	Date string `json:"date"`
+	// Partial is set when the run was interrupted (Ctrl-C): Runs are the
+	// runs that had finished, merged per configuration.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Saved is the content of a saved-run file: the `--json` document (runs)
@@ -114,6 +117,9 @@ func baseName(s *Saved, when time.Time) string {
 		if len(s.Runs) > 0 && s.Runs[0].Failures > 0 {
 			what += "-crashes"
 		}
+	}
+	if s.Environment.Partial {
+		what += "-partial"
 	}
 	what = unsafeName.ReplaceAllString(what, "_")
 	return fmt.Sprintf("%s-%s-seed%d", when.UTC().Format("20060102T150405Z"), what, s.Environment.Seed)

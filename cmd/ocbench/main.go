@@ -60,6 +60,8 @@ type options struct {
 	seed      uint64
 	repeat    int
 	json      bool
+	wide      bool     // --wide: every column, lines as long as they need
+	columns   []string // --columns: the table's columns, by key
 	trace     string
 	delta     float64
 	csTime    float64
@@ -125,6 +127,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
+	fs.BoolVar(&o.wide, "wide", false, fmt.Sprintf("print every column of the table, in lines as long as they need (default: the key columns, in %d columns)", results.Width))
+	fs.StringSliceVar(&o.columns, "columns", nil, "the table's columns, comma-separated, in this order (e.g. algorithm,N,msg/cs-mean,p99; a wrong name lists the table's columns)")
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it)")
 	o.delta = bench.DefaultDelta
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
@@ -523,6 +527,10 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	if o.runtimeInfo != nil {
 		warnLong(o, list, stderr)
 	}
+	table, err := chooseTable(o, fs, list)
+	if err != nil {
+		return 2, usageError{err}
+	}
 	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
 	if o.trace != "" {
@@ -536,9 +544,14 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		}
 		list[0].spec.Trace = w
 	}
+	done := &finished{runs: make([][]*results.Run, len(list))}
+	it := &interrupted{o: o, list: list, done: done, sv: sv, prog: prog, trace: traceFile, stderr: stderr}
+	release, stop := catchInterrupts(it)
+	defer stop()
 	rep := &results.Report{}
 	violations := 0
-	all, err := runAll(o, list, prog)
+	all, err := runAll(o, list, prog, done)
+	release()
 	if err != nil {
 		prog.finish()
 		return 1, err
@@ -580,16 +593,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	if o.json {
 		err = rep.WriteJSON(w)
 	} else {
-		cols := results.FailureFreeColumns
-		if list[0].spec.Faults.Crashes > 0 {
-			cols = results.CrashColumns
-		}
-		if list[0].spec.Transient.On() {
-			cols = results.StabilizationColumns
-		}
-		err = results.WriteTable(w, header(o, list), cols, rep.Runs)
+		err = table.write(w, header(o, list), rep.Runs)
 		if err == nil {
-			err = writeStabilization(w, list, rep.Runs)
+			err = writeStabilization(w, list, rep.Runs, table.width())
 		}
 	}
 	if err == nil {

@@ -4,26 +4,45 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/ocbench/ocbench/bench"
 )
 
-// progress shows how far the runs have got on stderr: failures injected of
-// the total (runs with crashes) or requests served of the total, elapsed
-// time and time left. It is nil (and costs nothing) when stderr is not a
+// progress shows how far the runs have got on stderr, in one line redrawn
+// in place: failures injected of the total (runs with crashes) or requests
+// served of the total, elapsed time and time left. The line is at most the
+// terminal's width less one (so that the terminal never wraps it onto a
+// second line, which a redraw from its start would leave behind), measured
+// at every redraw. It is nil (and costs nothing) when stderr is not a
 // terminal or with --quiet.
 type progress struct {
-	bar      *progressbar.ProgressBar
+	mu       sync.Mutex
+	w        io.Writer
+	width    func() int // the terminal's columns
+	now      func() time.Time
+	start    time.Time
+	drawn    time.Time // when the line was last drawn
+	shown    bool      // a line is on the screen
 	crashes  bool
-	runs     int   // runs in all
-	run      int   // runs finished
-	doneBase int64 // failures or requests of the finished runs
-	served   int64 // requests served by the finished runs
+	its      string // what the bar counts: "failures" or "requests"
+	total    int64  // failures or requests in all
+	runs     int    // runs in all
+	run      int    // runs finished
+	doneBase int64  // failures or requests of the finished runs
+	served   int64  // requests served by the finished runs
 }
+
+// progressEvery is the least time between two redraws.
+const progressEvery = 200 * time.Millisecond
+
+// fallbackWidth is the width of a terminal whose size cannot be read.
+const fallbackWidth = 80
 
 // newProgress returns the progress display of the runs in list, each
 // repeated repeat times, or nil.
@@ -32,36 +51,36 @@ func newProgress(quiet bool, stderr io.Writer, list []config, repeat int) *progr
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	p := &progress{runs: len(list) * repeat}
-	var total int64
+	return newProgressTo(f, func() int { return termWidth(f) }, list, repeat)
+}
+
+// newProgressTo returns the progress display of list on w, a terminal of
+// width() columns.
+func newProgressTo(w io.Writer, width func() int, list []config, repeat int) *progress {
+	p := &progress{w: w, width: width, now: time.Now, runs: len(list) * repeat, its: "requests"}
+	p.start = p.now()
 	for _, c := range list {
 		if c.spec.Faults.Crashes > 0 {
-			p.crashes = true
+			p.crashes, p.its = true, "failures"
 		}
 	}
 	for _, c := range list {
 		if p.crashes {
-			total += int64(c.spec.Faults.Crashes) * int64(repeat)
+			p.total += int64(c.spec.Faults.Crashes) * int64(repeat)
 		} else {
-			total += c.spec.Requests * int64(repeat)
+			p.total += c.spec.Requests * int64(repeat)
 		}
 	}
-	its := "requests"
-	if p.crashes {
-		its = "failures"
-	}
-	p.bar = progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(f),
-		progressbar.OptionSetDescription(p.describe(0)),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString(its),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionClearOnFinish(),
-	)
 	return p
+}
+
+// termWidth is the width of the terminal f, or fallbackWidth.
+func termWidth(f *os.File) int {
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || w <= 0 {
+		return fallbackWidth
+	}
+	return w
 }
 
 // describe is the text before the bar, which names what the bar counts:
@@ -81,12 +100,17 @@ func (p *progress) callback() func(bench.Progress) {
 		return nil
 	}
 	return func(b bench.Progress) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		v := b.Served
 		if p.crashes {
 			v = int64(b.Failures)
 		}
-		p.bar.Describe(p.describe(b.Served))
-		p.bar.Set64(p.doneBase + v)
+		desc := p.describe(b.Served)
+		if now := p.now(); now.Sub(p.drawn) >= progressEvery || b.Done {
+			p.drawn = now
+			p.draw(desc, p.doneBase+v, now)
+		}
 		if b.Done {
 			p.doneBase += v
 			p.served += b.Served
@@ -95,10 +119,63 @@ func (p *progress) callback() func(bench.Progress) {
 	}
 }
 
-// finish removes the bar.
-func (p *progress) finish() {
-	if p != nil {
-		p.bar.Finish()
-		p.bar.Exit()
+// line is the progress line for done of the total at now, with desc
+// before the bar, in at most width−1 runes.
+func (p *progress) line(desc string, done int64, now time.Time, width int) string {
+	done = min(done, p.total)
+	elapsed := now.Sub(p.start).Round(time.Second)
+	times := elapsed.String()
+	if done > 0 && done < p.total {
+		left := time.Duration(float64(now.Sub(p.start)) * float64(p.total-done) / float64(done)).Round(time.Second)
+		times += ", ~" + left.String() + " left"
 	}
+	pct := 0
+	if p.total > 0 {
+		pct = int(100 * done / p.total)
+	}
+	right := fmt.Sprintf(" %3d%% %d/%d %s (%s)", pct, done, p.total, p.its, times)
+	room := width - 1
+	bar := room - utf8.RuneCountInString(desc) - utf8.RuneCountInString(right) - 3 // " [" and "]"
+	bar = min(bar, 30)
+	s := desc + right
+	if bar >= 5 {
+		fill := 0
+		if p.total > 0 {
+			fill = int(int64(bar) * done / p.total)
+		}
+		s = desc + " [" + strings.Repeat("=", fill) + strings.Repeat(" ", bar-fill) + "]" + right
+	}
+	return truncate(s, room)
+}
+
+// truncate cuts s to at most n runes.
+func truncate(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// draw redraws the line in place: back to the line's start, the line,
+// and the rest of the old one erased. The caller holds mu.
+func (p *progress) draw(desc string, done int64, now time.Time) {
+	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(desc, done, now, p.width()))
+	p.shown = true
+}
+
+// finish removes the line.
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+	p.w = io.Discard // a run still going after an interrupt draws nothing more
 }
