@@ -12,8 +12,13 @@ help:
 	@echo "make build         build ./ocbench (simulator runtime)"
 	@echo "make test          gofmt, vet, staticcheck + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
 	@echo "make short         the tests with -short: every package, each sweep cut to a sample (about a minute; not MPI, not vet)"
+	@echo "make vet           gofmt, go vet and staticcheck (and the mpi-tagged build's, when OpenMPI is installed)"
+	@echo "make vet-mpi       go vet and staticcheck of the mpi-tagged build (needs OpenMPI's headers)"
+	@echo "make unit          every package's tests, full length (part of make test)"
 	@echo "make fuzz          fuzz the wire frame decoder for FUZZTIME (10s)"
+	@echo "make openmpi       install OpenMPI from Debian if missing (scripts/install-openmpi.sh)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
+	@echo "make mpi-test      the MPI tests under mpirun (1 to 32 ranks, shared memory and TCP; part of make test)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
@@ -25,6 +30,8 @@ help:
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into results/report/"
 	@echo "make bench         the simulator's events per second (sequential open-cube, N = 2^10 and 2^16) beside a bare event heap's, and their ratio"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
+	@echo "make clean         remove the binaries make builds (ocbench, mpi.test, rank.test)"
+	@echo "make help          this list"
 
 # The commit, for `ocbench version` and saved runs (builds may not stamp it).
 LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)

@@ -22,12 +22,12 @@ var (
 	// FailureFreeDefault: messages per request beside the stated cost,
 	// then the two delays, then the tails of the messages per request.
 	FailureFreeDefault = []string{"algorithm", "N", "msg/cs-mean", "stated", "mean/stated", "violations",
-		"sync-mean", "response-mean", "max", "p99", "false-susp", "detection/req", "served"}
+		"sync-mean", "response-mean", "max", "p99", "false-susp", "detection/req", "served", "messages"}
 	// CrashDefault: the overhead per failure with its interval beside the
 	// paper's figure, the differential overhead that checks it, the
 	// failure-free cost per request, then recovery and losses.
 	CrashDefault = []string{"algorithm", "N", "failures", "overhead/failure", "paper", "differential", "msg/req",
-		"violations", "ratio", "lost", "recovery-mean", "regenerated", "searches", "false-susp", "served"}
+		"violations", "ratio", "lost", "recovery-mean", "regenerated", "searches", "false-susp", "detection/req", "stale-discarded", "served"}
 	// StabilizationDefault: the stabilization time in rounds beside the
 	// paper's bound and the runs over it, then in δ, then the cost.
 	StabilizationDefault = []string{"algorithm", "N", "ell", "k", "runs", "rounds-mean", "max", "bound", "over-bound",
@@ -104,7 +104,9 @@ func Choose(cols []Column, keys []string) ([]Column, error) {
 // those priority names, taken in its order while they fit (a column that
 // does not fit is left out, and a narrower one after it may still go
 // in), in the order of cols and with their short headings. left are the
-// keys of the columns that said something and were left out.
+// keys of the columns of priority that said something and were left out
+// (a column priority does not name, such as the workload that the header
+// states, is never shown).
 func Fit(cols []Column, priority []string, runs []*Run, width int) (shown []Column, left []string) {
 	cols = Shown(cols, runs)
 	in := make([]bool, len(cols))
@@ -120,9 +122,10 @@ func Fit(cols []Column, priority []string, runs []*Run, width int) (shown []Colu
 		}
 	}
 	for i, c := range cols {
-		if in[i] {
+		switch {
+		case in[i]:
 			shown = append(shown, short(c))
-		} else {
+		case slices.Contains(priority, c.Key()):
 			left = append(left, c.Key())
 		}
 	}

@@ -91,7 +91,8 @@ func QuoteCommand(args []string) string {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // baseName returns the stem of a saved run's file name: the date, then what
-// ran (preset or algorithms, N), then the seed.
+// ran (the preset, or up to three algorithms by name, more by their number,
+// and N), "-crashes" and "-partial" where they apply, then the seed.
 func baseName(s *Saved, when time.Time) string {
 	what := s.Environment.Preset
 	if what == "" {
@@ -107,8 +108,8 @@ func baseName(s *Saved, when time.Time) string {
 				nodes = append(nodes, strconv.Itoa(r.Nodes))
 			}
 		}
-		if len(algos) > 2 {
-			algos = []string{"all"}
+		if len(algos) > 3 {
+			algos = []string{fmt.Sprintf("%d-algorithms", len(algos))}
 		}
 		if len(nodes) > 3 {
 			nodes = []string{nodes[0] + "-" + nodes[len(nodes)-1]}

@@ -16,7 +16,7 @@ common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 -
 # run prints the table rows of one ocbench call (its flags after the common
 # ones, so that they win), violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
-run() { ./ocbench "${common[@]}" "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
+run() { ./ocbench "${common[@]}" --wide "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
 {
   echo "# Overhead per failure, measured by scripts/crash-sweep.sh $seed"
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); machine: $(uname -srm), $(nproc) cores; $(go version | cut -d' ' -f3); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"

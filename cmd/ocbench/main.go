@@ -199,6 +199,8 @@ Examples:
   ocbench --algo ft                         the ipsc2 experiment for every algorithm with a failure protocol
   ocbench --algo all --nodes 32,64 --workload saturated          failure-free: every algorithm, messages per request
   ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json   the JSON record on stdout
+  ocbench --algo all --nodes 64 --requests 2000 --wide           every column (default: the key ones, in 100 columns)
+  ocbench --nodes 64 --requests 2000 --columns algorithm,N,msg/cs-mean,p99,max   the columns named, in order
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
   ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
   ocbench --algo kofl --nodes 16 --ell 5 --k-max 3 --transient initial --requests 500 --repeat 100
