@@ -48,6 +48,7 @@ func render(p *plot.Plot, format string) ([]byte, error) {
 	switch {
 	case right:
 		w += size.X + 2*legendGap
+		h = max(h, size.Y+2*legendGap) // a long legend makes the figure taller
 	case size.X > 0:
 		h += size.Y + 2*legendGap
 	}
@@ -574,7 +575,9 @@ type sweepParam struct {
 var sweepParams = []sweepParam{
 	{"mean think time", "mean think time between a node's requests (δ, log scale)", "overhead-vs-think",
 		func(r *results.Run) (float64, bool) { return r.ThinkTime, r.ThinkTime > 0 },
-		func(r *results.Run) string { return fmt.Sprintf("%s %s %d %s", r.Algorithm, RuntimeOf(r), r.Nodes, r.FaultPlan) }},
+		func(r *results.Run) string {
+			return fmt.Sprintf("%s %s %d %s", r.Algorithm, RuntimeOf(r), r.Nodes, r.FaultPlan)
+		}},
 	{"mean gap between crashes", "mean gap between crashes (δ, log scale)", "overhead-vs-crash-gap",
 		crashGap,
 		func(r *results.Run) string {
@@ -598,6 +601,7 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 	p := newPlot("Overhead per failure against the "+sp.name, sp.axis, "overhead messages per failure (mean, 95% CI)")
 	lo, hi := math.Inf(1), math.Inf(-1)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
+	var means []float64
 	n := 0
 	for _, k := range order {
 		g := groups[k]
@@ -627,6 +631,7 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{l, h})
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 			ylo, yhi = math.Min(ylo, est.Mean-l), math.Max(yhi, est.Mean+h)
+			means = append(means, est.Mean)
 		}
 		label := fmt.Sprintf("%s, N=%d", runLabel(g[0]), g[0].Nodes)
 		if sp.file == "overhead-vs-think" {
@@ -652,7 +657,9 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 		return nil, nil
 	}
 	logAxis(&p.X, lo, hi)
-	if ylo > 0 && yhi/ylo > 30 {
+	// A log axis when the means span more than 10× (and every bar's lower
+	// end, kept above 1% of its mean, can go on it).
+	if mlo, mhi := minMax(means); mlo > 0 && mhi/mlo > 10 && ylo > 0 {
 		logAxis(&p.Y, ylo, yhi)
 		// A short label: gonum misplaces the room for a long one on a log axis.
 		p.Y.Label.Text = "msgs/failure (log)"
