@@ -33,6 +33,7 @@ type progress struct {
 	its      string // what the bar counts: "failures" or "requests"
 	total    int64  // failures or requests in all
 	runs     int    // runs in all
+	batch    int    // runs the current call covers (an MPI job's)
 	run      int    // runs finished
 	doneBase int64  // failures or requests of the finished runs
 	served   int64  // requests served by the finished runs
@@ -45,13 +46,42 @@ const progressEvery = 200 * time.Millisecond
 const fallbackWidth = 80
 
 // newProgress returns the progress display of the runs in list, each
-// repeated repeat times, or nil.
+// repeated repeat times, or nil. Under mpirun, a rank's stderr is a pipe
+// to mpirun, which copies what comes through it to its own stderr as it
+// comes: rank 0 shows progress when that is a terminal (mpiTerminal), and
+// follows the terminal's width.
 func newProgress(quiet bool, stderr io.Writer, list []config, repeat int) *progress {
 	f, ok := stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if quiet || !ok {
 		return nil
 	}
-	return newProgressTo(f, func() int { return termWidth(f) }, list, repeat)
+	if term.IsTerminal(int(f.Fd())) {
+		return newProgressTo(f, func() int { return termWidth(f) }, list, repeat)
+	}
+	if tty := mpiTerminal(); tty != nil {
+		return newProgressTo(f, func() int { return termWidth(tty) }, list, repeat)
+	}
+	return nil
+}
+
+// mpiTerminal returns the terminal of mpirun's stderr, opened for reading
+// its size, when this process is rank 0 of a job that mpirun started on
+// this machine (mpirun is its parent: Open MPI starts the local ranks
+// itself) and mpirun's stderr is a terminal; else nil (no /proc, a rank
+// started by a remote daemon, output to a file).
+func mpiTerminal() *os.File {
+	if _, me, ok := launcher(); !ok || me != 0 {
+		return nil
+	}
+	f, err := os.Open(fmt.Sprintf("/proc/%d/fd/2", os.Getppid()))
+	if err != nil {
+		return nil
+	}
+	if !term.IsTerminal(int(f.Fd())) {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 // newProgressTo returns the progress display of list on w, a terminal of
@@ -88,6 +118,9 @@ func termWidth(f *os.File) int {
 // so far are then in the text).
 func (p *progress) describe(served int64) string {
 	run := fmt.Sprintf("run %d/%d", min(p.run+1, p.runs), p.runs)
+	if p.batch > 1 { // an MPI job runs several at once
+		run = fmt.Sprintf("runs %d–%d/%d", min(p.run+1, p.runs), min(p.run+p.batch, p.runs), p.runs)
+	}
 	if p.crashes {
 		return fmt.Sprintf("%s, %d requests served; failures injected", run, p.served+served)
 	}
@@ -102,6 +135,7 @@ func (p *progress) callback() func(bench.Progress) {
 	return func(b bench.Progress) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		p.batch = b.Runs
 		v := b.Served
 		if p.crashes {
 			v = int64(b.Failures)
