@@ -303,8 +303,9 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 	p, me := comm.Size(), comm.Rank()
 	var progressAt time.Time
 	progress := runs[0].spec.Progress
-	served, issued := make([]int64, len(runs)), make([]int64, len(runs)) // at each run's last boundary
-	sent := make([]int64, p)                                             // the frames sent to each rank this window
+	// The requests served and issued of each run at its last boundary.
+	served, issued := make([]int64, len(runs)), make([]int64, len(runs))
+	sent := make([]int64, p) // the frames sent to each rank this window
 	boundary := func() (bool, error) {
 		first := rk.Windows == 0
 		tag := tagWindowEven + int(rk.Windows%2)
