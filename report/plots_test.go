@@ -145,7 +145,7 @@ func TestRuntimesApart(t *testing.T) {
 		t.Errorf("table head %v, first row %v, last row %v: want a runtime column", head, rows[0], rows[len(rows)-1])
 	}
 	one := []Input{{Path: "b.json", Saved: &results.Saved{Runs: runs[:2]}}}
-	if s := runtimeSentence(one); !strings.HasPrefix(s, "Runtime: every run is from the simulator") {
+	if s := runtimeSentence(one); !strings.HasPrefix(s, "Runtime: every run is from the simulator (see") {
 		t.Errorf("sentence %q for simulator runs only", s)
 	}
 }

@@ -540,7 +540,7 @@ func runtimeSentence(ins []Input) string {
 		}
 	}
 	if len(order) == 1 {
-		return fmt.Sprintf("Runtime: every run is from %s (the tables' runtime column).", words[order[0]])
+		return fmt.Sprintf("Runtime: every run is from %s (see the runtime column of the tables).", words[order[0]])
 	}
 	var parts []string
 	for _, rt := range order {
