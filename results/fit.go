@@ -142,12 +142,14 @@ func columnWidth(c Column, runs []*Run) int {
 	return w + 2
 }
 
-// WriteFitted writes the table of WriteTable with cols (from Fit or
-// Choose) and every comment line wrapped to width runes; left, the
-// columns Fit left out, are named on a last line.
+// WriteFitted writes the table of WriteTable with every column of cols
+// (from Fit or Choose: a column chosen by name shows even where it is "-"
+// in every run, so that tables of the same columns can be put together)
+// and every comment line wrapped to width runes; left, the columns Fit
+// left out, are named on a last line.
 func WriteFitted(w io.Writer, header []string, cols []Column, runs []*Run, width int, left []string) error {
 	var b bytes.Buffer
-	if err := WriteTable(&b, header, cols, runs); err != nil {
+	if err := writeTable(&b, header, cols, runs); err != nil {
 		return err
 	}
 	if len(left) > 0 {

@@ -164,15 +164,20 @@ func num(x float64) string {
 }
 
 // WriteTable writes header lines (each prefixed "# ") and then the runs as an
-// aligned table, OSU-benchmark style.
+// aligned table, OSU-benchmark style, with the columns of cols that say
+// something about runs (Shown).
 func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error {
+	return writeTable(w, header, Shown(cols, runs), runs)
+}
+
+// writeTable writes the table of WriteTable with every column of cols.
+func writeTable(w io.Writer, header []string, cols []Column, runs []*Run) error {
 	var b strings.Builder
 	for _, h := range header {
 		b.WriteString("# ")
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
-	cols = Shown(cols, runs)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for k, c := range cols {
 		if k > 0 {

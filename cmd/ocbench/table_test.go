@@ -83,6 +83,13 @@ func TestTableFlags(t *testing.T) {
 	if len(rows) != 2 || rows[0] != "N algorithm p99" || !strings.HasPrefix(rows[1], "16 opencube ") {
 		t.Errorf("--columns N,algorithm,p99: rows %q", rows)
 	}
+	out.Reset()
+	if code := run([]string{"--algo", "nishio", "--nodes", "16", "--crashes", "3", "--no-save", "-q", "--columns", "algorithm,N,paper"}, &out, &errb); code != 0 {
+		t.Fatalf("--columns with crashes: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "paper") || !strings.HasSuffix(strings.TrimSpace(out.String()), "-") {
+		t.Errorf("--columns algorithm,N,paper: a column of \"-\" left out:\n%s", out.String())
+	}
 	for _, c := range []struct {
 		args []string
 		want string
