@@ -511,6 +511,12 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 
 func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
 	list, err := configs(o, fs)
+	var table *table
+	if err == nil {
+		if table, err = chooseTable(o, fs, list); err != nil {
+			err = usageError{err}
+		}
+	}
 	var sv *saver
 	if err == nil {
 		sv, err = newSaver(&o.save, fs, stderr)
@@ -528,10 +534,6 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	}
 	if o.runtimeInfo != nil {
 		warnLong(o, list, stderr)
-	}
-	table, err := chooseTable(o, fs, list)
-	if err != nil {
-		return 2, usageError{err}
 	}
 	prog := newProgress(o.save.quiet, stderr, list, o.repeat)
 	var traceFile *os.File
