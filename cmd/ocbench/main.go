@@ -511,9 +511,9 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 
 func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
 	list, err := configs(o, fs)
-	var table *table
+	var tab *table
 	if err == nil {
-		if table, err = chooseTable(o, fs, list); err != nil {
+		if tab, err = chooseTable(o, fs, list); err != nil {
 			err = usageError{err}
 		}
 	}
@@ -597,9 +597,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	if o.json {
 		err = rep.WriteJSON(w)
 	} else {
-		err = table.write(w, header(o, list), rep.Runs)
+		err = tab.write(w, header(o, list), rep.Runs)
 		if err == nil {
-			err = writeStabilization(w, list, rep.Runs, table.width())
+			err = writeStabilization(w, list, rep.Runs, tab.width())
 		}
 	}
 	if err == nil {
