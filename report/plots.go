@@ -542,7 +542,7 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 		p.Y.Label.Text = "msgs/failure (log)"
 		caption = " The y axis is logarithmic (bars: 95% CI, cut at half their mean)."
 		if len(positive(means)) < len(means) {
-			caption += fmt.Sprintf(" A mean of 0 is drawn at the axis' floor, %g.", floor)
+			caption += fmt.Sprintf(" A mean of 0 is drawn at the axis' floor, %.2g.", floor)
 		}
 	} else {
 		p.Y.Min = 0
