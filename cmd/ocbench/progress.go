@@ -30,7 +30,7 @@ type progress struct {
 	drawn    time.Time // when the line was last drawn
 	shown    bool      // a line is on the screen
 	crashes  bool
-	its      string // what the bar counts: "failures" or "requests"
+	its      string // what the bar counts: "failures injected" or "requests served"
 	total    int64  // failures or requests in all
 	runs     int    // runs in all
 	batch    int    // runs the current call covers (an MPI job's)
@@ -87,11 +87,11 @@ func mpiTerminal() *os.File {
 // newProgressTo returns the progress display of list on w, a terminal of
 // width() columns.
 func newProgressTo(w io.Writer, width func() int, list []config, repeat int) *progress {
-	p := &progress{w: w, width: width, now: time.Now, runs: len(list) * repeat, its: "requests"}
+	p := &progress{w: w, width: width, now: time.Now, runs: len(list) * repeat, its: "requests served"}
 	p.start = p.now()
 	for _, c := range list {
 		if c.spec.Faults.Crashes > 0 {
-			p.crashes, p.its = true, "failures"
+			p.crashes, p.its = true, "failures injected"
 		}
 	}
 	for _, c := range list {
@@ -113,18 +113,22 @@ func termWidth(f *os.File) int {
 	return w
 }
 
-// describe is the text before the bar, which names what the bar counts:
-// requests served, or with crashes failures injected (the requests served
-// so far are then in the text).
-func (p *progress) describe(served int64) string {
-	run := fmt.Sprintf("run %d/%d", min(p.run+1, p.runs), p.runs)
+// describe is the text before the bar: which run, or under MPI which runs
+// at once.
+func (p *progress) describe() string {
 	if p.batch > 1 { // an MPI job runs several at once
-		run = fmt.Sprintf("runs %d–%d/%d", min(p.run+1, p.runs), min(p.run+p.batch, p.runs), p.runs)
+		return fmt.Sprintf("runs %d–%d/%d", min(p.run+1, p.runs), min(p.run+p.batch, p.runs), p.runs)
 	}
-	if p.crashes {
-		return fmt.Sprintf("%s, %d requests served; failures injected", run, p.served+served)
+	return fmt.Sprintf("run %d/%d", min(p.run+1, p.runs), p.runs)
+}
+
+// extra is what the line says after the count when there is room: with
+// crashes, the requests served so far (served of the current run).
+func (p *progress) extra(served int64) string {
+	if !p.crashes {
+		return ""
 	}
-	return run + "; requests served"
+	return fmt.Sprintf(", %d requests served", p.served+served)
 }
 
 // callback returns the bench.Spec.Progress of the next run, or nil.
@@ -140,10 +144,10 @@ func (p *progress) callback() func(bench.Progress) {
 		if p.crashes {
 			v = int64(b.Failures)
 		}
-		desc := p.describe(b.Served)
 		if now := p.now(); now.Sub(p.drawn) >= progressEvery || b.Done {
 			p.drawn = now
-			p.draw(desc, p.doneBase+v, now)
+			fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(p.doneBase+v, p.extra(b.Served), now, p.width()))
+			p.shown = true
 		}
 		if b.Done {
 			p.doneBase += v
@@ -153,9 +157,11 @@ func (p *progress) callback() func(bench.Progress) {
 	}
 }
 
-// line is the progress line for done of the total at now, with desc
-// before the bar, in at most width−1 runes.
-func (p *progress) line(desc string, done int64, now time.Time, width int) string {
+// line is the progress line for done of the total at now, extra after the
+// count, in at most width−1 runes: "run 2/10 [=====     ] 23% 345/1500
+// failures injected, 4000 requests served (12s, ~40s left)". Where it does
+// not fit, extra goes first, then the bar; then the line is cut.
+func (p *progress) line(done int64, extra string, now time.Time, width int) string {
 	done = min(done, p.total)
 	elapsed := now.Sub(p.start).Round(time.Second)
 	times := elapsed.String()
@@ -167,20 +173,25 @@ func (p *progress) line(desc string, done int64, now time.Time, width int) strin
 	if p.total > 0 {
 		pct = int(100 * done / p.total)
 	}
-	right := fmt.Sprintf(" %3d%% %d/%d %s (%s)", pct, done, p.total, p.its, times)
+	desc := p.describe()
+	count := fmt.Sprintf(" %3d%% %d/%d %s", pct, done, p.total, p.its)
 	room := width - 1
-	bar := room - utf8.RuneCountInString(desc) - utf8.RuneCountInString(right) - 3 // " [" and "]"
-	bar = min(bar, 30)
-	s := desc + right
-	if bar >= 5 {
-		fill := 0
-		if p.total > 0 {
-			fill = int(int64(bar) * done / p.total)
+	for _, ex := range []string{extra, ""} {
+		right := count + ex + " (" + times + ")"
+		bar := min(room-utf8.RuneCountInString(desc)-utf8.RuneCountInString(right)-3, 30) // " [" and "]"
+		if bar >= minBar {
+			fill := 0
+			if p.total > 0 {
+				fill = int(int64(bar) * done / p.total)
+			}
+			return desc + " [" + strings.Repeat("=", fill) + strings.Repeat(" ", bar-fill) + "]" + right
 		}
-		s = desc + " [" + strings.Repeat("=", fill) + strings.Repeat(" ", bar-fill) + "]" + right
 	}
-	return truncate(s, room)
+	return truncate(desc+count+extra+" ("+times+")", room)
 }
+
+// minBar is the narrowest bar drawn.
+const minBar = 10
 
 // truncate cuts s to at most n runes.
 func truncate(s string, n int) string {
@@ -191,13 +202,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n])
-}
-
-// draw redraws the line in place: back to the line's start, the line,
-// and the rest of the old one erased. The caller holds mu.
-func (p *progress) draw(desc string, done int64, now time.Time) {
-	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(desc, done, now, p.width()))
-	p.shown = true
 }
 
 // finish removes the line.

@@ -9,20 +9,20 @@ import (
 	"github.com/ocbench/ocbench/bench"
 )
 
-// TestProgressDescribe: the text before the bar says which run it is and
-// what the bar counts, once.
+// TestProgressDescribe: the text before the bar says which run it is, or
+// which runs an MPI job runs at once.
 func TestProgressDescribe(t *testing.T) {
 	cases := []struct {
-		p      *progress
-		served int64
-		want   string
+		p    *progress
+		want string
 	}{
-		{&progress{runs: 3}, 40, "run 1/3; requests served"},
-		{&progress{runs: 3, run: 3}, 0, "run 3/3; requests served"},
-		{&progress{runs: 2, crashes: true, served: 100}, 40, "run 1/2, 140 requests served; failures injected"},
+		{&progress{runs: 3}, "run 1/3"},
+		{&progress{runs: 3, run: 3}, "run 3/3"},
+		{&progress{runs: 300, run: 64, batch: 64}, "runs 65–128/300"},
+		{&progress{runs: 100, run: 64, batch: 64}, "runs 65–100/100"},
 	}
 	for _, c := range cases {
-		if got := c.p.describe(c.served); got != c.want {
+		if got := c.p.describe(); got != c.want {
 			t.Errorf("describe = %q, want %q", got, c.want)
 		}
 	}
@@ -76,7 +76,16 @@ func TestProgressFitsTerminal(t *testing.T) {
 	}
 	var b strings.Builder
 	p := newProgressTo(&b, func() int { return 120 }, list, 5)
-	if got := p.line(p.describe(0), 1250, p.start.Add(10*time.Second), 120); !strings.Contains(got, "50% 1250/2500 failures (10s, ~10s left)") {
-		t.Errorf("line at half way = %q, want 50%%, the count and ~10s left", got)
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{120, "run 1/10 [===============               ]  50% 1250/2500 failures injected, 400 requests served (10s, ~10s left)"},
+		{80, "run 1/10 [=========         ]  50% 1250/2500 failures injected (10s, ~10s left)"},
+		{40, "run 1/10  50% 1250/2500 failures inject"},
+	} {
+		if got := p.line(1250, p.extra(400), p.start.Add(10*time.Second), c.width); got != c.want {
+			t.Errorf("width %d: line at half way\n%q, want\n%q", c.width, got, c.want)
+		}
 	}
 }
