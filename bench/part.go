@@ -246,6 +246,10 @@ func (p *Part) hosted() []proto.NodeID {
 // Sim returns the part's simulator.
 func (p *Part) Sim() *sim.Sim { return p.s }
 
+// Failures returns the crashes injected so far: the controller's count,
+// the same in every part of a split run.
+func (p *Part) Failures() int { return p.tally.Crashes }
+
 // requested books a request when its EnterCS input is stepped.
 func (p *Part) requested(id proto.NodeID, tag uint32) {
 	if p.drv.Requested(id, tag) {

@@ -13,10 +13,14 @@ plots=results/crash-sweep
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
 common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 --out "$runs" --quiet)
+# Every call prints the same columns (--columns: a column shows even when it
+# is "-" in every row, e.g. paper away from N = 32 and 64), so that the rows
+# of several calls line up under one heading.
+cols=algorithm,N,failures,overhead/failure,paper,ratio,differential,served,msg/req,regenerated,stale-discarded,searches,false-susp,detection/req,recovery-mean,lost,violations
 # run prints the table rows of one ocbench call (its flags after the common
 # ones, so that they win), violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
-run() { ./ocbench "${common[@]}" "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
+run() { ./ocbench "${common[@]}" --columns "$cols" "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
 {
   echo "# Overhead per failure, measured by scripts/crash-sweep.sh $seed"
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); machine: $(uname -srm), $(nproc) cores; $(go version | cut -d' ' -f3); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"

@@ -19,16 +19,16 @@ nodes=2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536
   echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
   echo "## sequential: ./ocbench --algo $TREE --nodes $nodes --workload sequential --requests 20000 --seed $seed"
-  ./ocbench --algo $TREE --nodes "$nodes" --workload sequential --requests 20000 --seed "$seed"
+  ./ocbench --algo $TREE --nodes "$nodes" --workload sequential --requests 20000 --seed "$seed" --wide
   echo
   echo "## saturated: ./ocbench --algo $TREE --nodes N --workload saturated --requests max(20000, 4N) --seed $seed"
   for n in ${nodes//,/ }; do
     r=$(( 4 * n > 20000 ? 4 * n : 20000 ))
-    ./ocbench --algo $TREE --nodes "$n" --workload saturated --requests "$r" --seed "$seed" | grep -v '^#' | { [ "$n" = 2 ] && cat || tail -n +2; }
+    ./ocbench --algo $TREE --nodes "$n" --workload saturated --requests "$r" --seed "$seed" --wide | grep -v '^#' | { [ "$n" = 2 ] && cat || tail -n +2; }
   done
   echo
   echo "## each (one lone request per node from the initial configuration): ./ocbench --algo $TREE --nodes 2,…,4096 --workload each"
-  ./ocbench --algo $TREE --nodes 2,4,8,16,32,64,128,256,512,1024,2048,4096 --workload each | grep -v '^#'
+  ./ocbench --algo $TREE --nodes 2,4,8,16,32,64,128,256,512,1024,2048,4096 --workload each --wide | grep -v '^#'
 } | tee "$out"
 {
   echo '{"sequential":'

@@ -60,6 +60,8 @@ type options struct {
 	seed      uint64
 	repeat    int
 	json      bool
+	wide      bool     // --wide: every column, lines as long as they need
+	columns   []string // --columns: the table's columns, by key
 	trace     string
 	delta     float64
 	csTime    float64
@@ -129,6 +131,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
+	fs.BoolVar(&o.wide, "wide", false, fmt.Sprintf("print every column of the table, in lines as long as they need (default: the key columns, in %d columns)", results.Width))
+	fs.StringSliceVar(&o.columns, "columns", nil, "the table's columns, comma-separated, in this order (e.g. algorithm,N,msg/cs-mean,p99; a wrong name lists the table's columns)")
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it); ocbench check-trace checks it, ocbench view draws it")
 	o.delta = bench.DefaultDelta
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
@@ -206,6 +210,8 @@ Examples:
   ocbench --algo ft                         the ipsc2 experiment for every algorithm with a failure protocol
   ocbench --algo all --nodes 32,64 --workload saturated          failure-free: every algorithm, messages per request
   ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json   the JSON record on stdout
+  ocbench --algo all --nodes 64 --requests 2000 --wide           every column (default: the key ones, in 100 columns)
+  ocbench --nodes 64 --requests 2000 --columns algorithm,N,msg/cs-mean,p99,max   the columns named, in order
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
   ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
   ocbench --algo kofl --nodes 16 --ell 5 --k-max 3 --transient initial --requests 500 --repeat 100
@@ -525,6 +531,12 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 
 func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
 	list, err := configs(o, fs)
+	var tab *table
+	if err == nil {
+		if tab, err = chooseTable(o, fs, list); err != nil {
+			err = usageError{err}
+		}
+	}
 	var sv *saver
 	if err == nil {
 		sv, err = newSaver(&o.save, fs, stderr)
@@ -562,9 +574,14 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		}
 		list[0].spec.Trace, list[0].spec.TraceTree = w, true
 	}
+	done := &finished{runs: make([][]*results.Run, len(list))}
+	it := &interrupted{o: o, list: list, done: done, sv: sv, prog: prog, trace: traceFile, stderr: stderr}
+	release, stop := catchInterrupts(it)
+	defer stop()
 	rep := &results.Report{}
 	violations := 0
-	all, err := runAll(o, list, prog)
+	all, err := runAll(o, list, prog, done)
+	release()
 	if err != nil {
 		prog.finish()
 		return 1, err
@@ -606,16 +623,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	if o.json {
 		err = rep.WriteJSON(w)
 	} else {
-		cols := results.FailureFreeColumns
-		if list[0].spec.Faults.Crashes > 0 {
-			cols = results.CrashColumns
-		}
-		if list[0].spec.Transient.On() {
-			cols = results.StabilizationColumns
-		}
-		err = results.WriteTable(w, header(o, list), cols, rep.Runs)
+		err = tab.write(w, header(o, list), rep.Runs)
 		if err == nil {
-			err = writeStabilization(w, list, rep.Runs)
+			err = writeStabilization(w, list, rep.Runs, tab.width())
 		}
 	}
 	if err == nil {
