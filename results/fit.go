@@ -28,10 +28,11 @@ var (
 	// failure-free cost per request, then recovery and losses.
 	CrashDefault = []string{"algorithm", "N", "failures", "overhead/failure", "paper", "differential", "msg/req",
 		"violations", "ratio", "lost", "recovery-mean", "regenerated", "searches", "false-susp", "detection/req", "stale-discarded", "served"}
-	// StabilizationDefault: the stabilization time in rounds beside the
-	// paper's bound and the runs over it, then in δ, then the cost.
+	// StabilizationDefault: the stabilization time in traversals beside
+	// the paper's bound and the runs over it, in asynchronous rounds beside
+	// 5n, then in δ, then the cost.
 	StabilizationDefault = []string{"algorithm", "N", "ell", "k", "runs", "rounds-mean", "max", "bound", "over-bound",
-		"violations", "delta-max", "p99", "msg/entry", "mean-k", "delta-mean", "hops/n-max", "served"}
+		"async-rounds-max", "5n", "violations", "delta-max", "p99", "msg/entry", "mean-k", "delta-mean", "hops/n-max", "served"}
 )
 
 // shortHeads are the headings of the default table where the full table's
@@ -46,6 +47,7 @@ var shortHeads = map[string]string{
 	"differential":     "differential",
 	"recovery-mean":    "recovery (δ)",
 	"rounds-mean":      "rounds",
+	"async-rounds-max": "async max",
 }
 
 // Key is the name of c for --columns: its heading in lower case without a

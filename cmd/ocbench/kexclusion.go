@@ -29,7 +29,7 @@ func kexclusionLines(list []config, mpi bool) []string {
 		}
 		if n.Transient.On() && !mpi {
 			h = append(h, "transient faults: "+n.Transient.String()+"; FIFO links (the algorithm needs them)",
-				fmt.Sprintf("stabilization: from the last fault until the legitimacy predicate holds for good, in rounds (CToken traversals: Root's STARTs), in CToken hops / N and in δ; bound: the paper's %g traversals (5n hops); after it, ≤ ℓ units in use and none held twice after every step, every request served, and a request served within the watchdog period while one waits (docs/algorithms/kofl.md)", bench.StabilizationBound(s.Algorithm)))
+				fmt.Sprintf("stabilization: from the last fault until the legitimacy predicate holds for good, in rounds (CToken traversals: Root's STARTs), in asynchronous rounds (async: a round ends when every message in flight at its start is received), in CToken hops / N and in δ; bound: the paper's %g traversals, 5n asynchronous rounds; Root's time-out: --timeout; after it, ≤ ℓ units in use and none held twice after every step, every request served, and a request served within the watchdog period while one waits (docs/algorithms/kofl.md)", bench.StabilizationBound(s.Algorithm)))
 		}
 		break
 	}
