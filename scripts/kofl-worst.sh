@@ -12,7 +12,7 @@ seed=${1:-1}
 go build -o ocbench ./cmd/ocbench
 out=results/kofl-worst.txt
 cols='algorithm|N|ℓ|K|runs|rounds|async|δ|over|violations'
-row() { ./ocbench "$@" --no-save --quiet | grep '^ *kofl'; }
+row() { ./ocbench "$@" --wide --no-save --quiet | grep '^ *kofl'; }
 {
   echo "# kofl: worst-case stabilization, measured by scripts/kofl-worst.sh $seed"
   echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores; $(go version | cut -d' ' -f3)"
@@ -20,7 +20,7 @@ row() { ./ocbench "$@" --no-save --quiet | grep '^ *kofl'; }
   echo "# the paper's bound is 5 CToken traversals, 5n rounds. Columns as ocbench prints them."
   echo
   echo "## adversarial configurations: ./ocbench --algo kofl --nodes N --ell 3 --k-max 2 --transient adversarial --adversary A --workload poisson --requests 100 --repeat 50 --seed $seed"
-  ./ocbench --algo kofl --nodes 4 --ell 3 --k-max 2 --transient adversarial --adversary root-seq --requests 10 --no-save --quiet | grep '^  algorithm' | sed 's/^/adversary   /'
+  ./ocbench --algo kofl --nodes 4 --ell 3 --k-max 2 --transient adversarial --adversary root-seq --requests 10 --wide --no-save --quiet | grep '^  algorithm' | sed 's/^/adversary   /'
   for a in root-seq overflow ctokens excess empty; do
     for n in 4 8 16 32; do
       printf '%-10s' "$a"; row --algo kofl --nodes "$n" --ell 3 --k-max 2 --transient adversarial --adversary "$a" --workload poisson --requests 100 --repeat 50 --seed "$seed"
