@@ -80,10 +80,18 @@ type Run struct {
 	QuorumSize int `json:"quorum_size,omitempty" merge:"same"`
 	// StatedCost is the message cost per critical section that the
 	// algorithm's authors or the survey state ("2(N−1)"), and its value
-	// at this N, from StatedCostLow to StatedCostHigh.
-	StatedCost     string  `json:"stated_cost,omitempty" merge:"same"`
-	StatedCostLow  float64 `json:"stated_cost_low,omitempty" merge:"same"`
-	StatedCostHigh float64 `json:"stated_cost_high,omitempty" merge:"same"`
+	// at this N, from StatedCostLow to StatedCostHigh (both 0 for an
+	// order of growth). StatedCostSource names where it is stated ("survey
+	// T2": Velazquez 1993, Table 2; "survey §4": its text), or what a
+	// derived figure comes from. StatedCostKind is proto.CostKind's name:
+	// "exact" or "range" (a paper's formula: mean/stated divides by
+	// StatedCostHigh), "order" (an order of growth) or "derived" (the
+	// project's figure, no paper's): never divided into a measurement.
+	StatedCost       string  `json:"stated_cost,omitempty" merge:"same"`
+	StatedCostLow    float64 `json:"stated_cost_low,omitempty" merge:"same"`
+	StatedCostHigh   float64 `json:"stated_cost_high,omitempty" merge:"same"`
+	StatedCostSource string  `json:"stated_cost_source,omitempty" merge:"same"`
+	StatedCostKind   string  `json:"stated_cost_kind,omitempty" merge:"same"`
 	// Timing parameters, in units of δ.
 	DeltaSeconds float64 `json:"delta_seconds" merge:"same"`
 	CSTime       float64 `json:"cs_time_delta" merge:"same"`
