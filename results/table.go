@@ -91,7 +91,8 @@ func summaryP99(s Summary) string {
 // survey states, at the run's N, with its formula and source: "30 =
 // 2(N−1), survey T2", "0…16 = N (0 with the idle token), survey T1, §4"
 // for a range, "avg O(log N), survey T1 (order)" for an order of growth,
-// "0…3 (derived: from the proxy rule)" for the project's own figure; "-"
+// "0…3 = request, token, return (derived: the proxy rule)" for the
+// project's own figure; "-"
 // if none. A record without a source (older) prints the figure alone.
 func stated(r *Run) string {
 	if r.StatedCost == "" {
@@ -107,7 +108,7 @@ func stated(r *Run) string {
 	case r.StatedCostKind == "order":
 		return r.StatedCost + ", " + r.StatedCostSource + " (order)"
 	case r.StatedCostKind == "derived":
-		return fig + " (derived: " + r.StatedCostSource + ")"
+		return fig + " = " + r.StatedCost + " (derived: " + r.StatedCostSource + ")"
 	}
 	return fig + " = " + r.StatedCost + ", " + r.StatedCostSource
 }

@@ -566,7 +566,7 @@ func (Centralized) InitialFather(i proto.NodeID, n int) proto.NodeID { return st
 // paper states the figure: it is derived from the rule (always proxy on
 // RR-1692 §2.1's star), so it is marked Derived.
 func (Centralized) StatedCost(int) proto.Cost {
-	return proto.Cost{Low: 0, High: 3, Text: "0…3", Source: "from the proxy rule", Kind: proto.Derived}
+	return proto.Cost{Low: 0, High: 3, Text: "request, token, return", Source: "the proxy rule", Kind: proto.Derived}
 }
 
 // OnRequest implements Rule.

@@ -215,7 +215,7 @@ func idle(nodes []proto.Node) error {
 // non-FIFO, delivery order, for many seeds (internal/reorder).
 func TestRandom(t *testing.T) {
 	for _, a := range []Algorithm{Maekawa, MaekawaGrid, AgrawalElAbbadi} {
-		for _, c := range []struct{ n, seeds, requests int }{{2, 300, 40}, {4, 300, 60}, {8, 200, 80}, {16, 100, 100}, {64, 10, 200}, {256, 2, 300}} {
+		for _, c := range []struct{ n, seeds, requests int }{{2, 300, 40}, {4, 300, 60}, {7, 200, 80}, {8, 200, 80}, {13, 100, 100}, {16, 100, 100}, {31, 20, 150}, {64, 10, 200}, {256, 2, 300}} {
 			t.Run(fmt.Sprintf("%s/n=%d", a.Name(), c.n), func(t *testing.T) {
 				for seed := range c.seeds {
 					run := config(a, c.n)
@@ -371,5 +371,30 @@ func TestStatedCost(t *testing.T) {
 		if st.Low != c.low || st.High != c.high || st.Comparable() != c.comparable || st.Source == "" {
 			t.Errorf("%s n=%d: %+v; want %g…%g, comparable %v, a source", c.a.Name(), c.n, st, c.low, c.high, c.comparable)
 		}
+	}
+}
+
+// TestPlaneCost: on the exact planes (n = q² + q + 1, K = q + 1) a lone
+// request costs 3(K−1) = 3q, at or below the survey's 3√N; saturated, the
+// mean is at most 5(K−1) = 5q, below 5√N (logged beside it; one request
+// may cost more: re-grants after relinquish).
+func TestPlaneCost(t *testing.T) {
+	for _, q := range []int{2, 3, 5, 7} {
+		n := q*q + q + 1
+		st := Maekawa.StatedCost(n)
+		lone := reorder.NewLone(t, config(Maekawa, n))
+		for i := range n {
+			if got := lone.Serve(proto.NodeID(i), uint32(i+1)); got != 3*q || float64(got) > st.Low {
+				t.Fatalf("n=%d node %d: lone request %d messages, want 3q = %d ≤ 3√N = %.2f", n, i, got, 3*q, st.Low)
+			}
+		}
+		run := config(Maekawa, n)
+		run.Seed, run.Requests, run.Saturate = 1, 20*n, true
+		res := reorder.Run(t, run)
+		_, most := res.Costs()
+		if mean := float64(res.Msgs) / float64(res.Entries); mean > float64(5*q) {
+			t.Errorf("n=%d: saturated requests cost %.2f messages on average, above 5(K−1) = %d", n, mean, 5*q)
+		}
+		t.Logf("n=%d K=%d: saturated %.2f messages per request, most %d (3√N…5√N = %.2f…%.2f)", n, q+1, float64(res.Msgs)/float64(res.Entries), most, st.Low, st.High)
 	}
 }
