@@ -77,7 +77,7 @@ func (a Algorithm) StatedCost(n int) proto.Cost {
 		return proto.Cost{Text: "O(log N)", Source: "survey T2", Kind: proto.Order}
 	case Grid:
 		k := float64(a.QuorumSize(n) - 1)
-		return proto.Cost{Low: 3 * k, High: 5 * k, Text: fmt.Sprintf("3(K−1)…5(K−1), K=%d", a.QuorumSize(n)), Source: "survey's 3√N…5√N with the grid's K−1 for √N", Kind: proto.Derived}
+		return proto.Cost{Low: 3 * k, High: 5 * k, Text: fmt.Sprintf("3(K−1)…5(K−1), K=%d", a.QuorumSize(n)), Source: "survey T2 with √N → K−1", Kind: proto.Derived}
 	}
 	r := math.Sqrt(float64(n))
 	return proto.Cost{Low: 3 * r, High: 5 * r, Text: "3√N … 5√N", Source: "survey T2", Kind: proto.Range}
