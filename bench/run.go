@@ -483,9 +483,16 @@ func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
 	}
+	if k, ok := kexclusion(algo); ok {
+		ell, kmax := spec.units()
+		if a, err := k.WithUnits(ell, kmax, spec.Seed); err == nil {
+			algo = a // the stated cost of the run's ℓ
+		}
+	}
 	if c, ok := algo.(proto.CostAlgorithm); ok {
 		cost := c.StatedCost(spec.Nodes)
 		r.StatedCost, r.StatedCostLow, r.StatedCostHigh = cost.Text, cost.Low, cost.High
+		r.StatedCostSource, r.StatedCostKind = cost.Source, cost.Kind.String()
 	}
 	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
 		m := ft.FaultModel()

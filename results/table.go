@@ -28,7 +28,7 @@ var FailureFreeColumns = []Column{
 	{"msg/CS mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"p99", func(r *Run) string { return perRequest(r, r.MsgsPerRequest.P99) }},
 	{"max", func(r *Run) string { return perRequest(r, r.MsgsPerRequest.Max) }},
-	{"stated (msg)", func(r *Run) string { return stated(r) }},
+	{"stated (msg = formula, source)", func(r *Run) string { return stated(r) }},
 	{"mean/stated", statedRatio},
 	{"sync mean (δ)", func(r *Run) string { return summaryMean(r.SyncDelayDelta) }},
 	{"sync p99 (δ)", func(r *Run) string { return summaryP99(r.SyncDelayDelta) }},
@@ -50,12 +50,25 @@ func perRequest(r *Run, x float64) string {
 }
 
 // statedRatio is the measured mean messages per CS over the stated cost (its
-// upper end for a range), "-" without a stated cost.
+// upper end for a range), "-" without a stated cost or when the stated
+// cost is an order of growth or a derived figure (Run.StatedCostKind): only
+// a paper's formula is divided into a measurement.
 func statedRatio(r *Run) string {
-	if r.StatedCost == "" || r.StatedCostHigh == 0 {
+	if !statedComparable(r) {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", r.MsgsPerRequest.Mean/r.StatedCostHigh)
+}
+
+// statedComparable reports whether r's stated cost is a paper's formula
+// with a figure (kind exact or range; a record without a kind predates
+// kinds and is taken as one).
+func statedComparable(r *Run) bool {
+	switch r.StatedCostKind {
+	case "", "exact", "range":
+		return r.StatedCost != "" && r.StatedCostHigh > 0
+	}
+	return false
 }
 
 // summaryMean and summaryP99 format a summary's mean and 99th percentile
@@ -75,15 +88,29 @@ func summaryP99(s Summary) string {
 }
 
 // stated is the message cost per request that the algorithm's paper or the
-// survey states, at the run's N: "30", or "0…16" for a range; "-" if none.
+// survey states, at the run's N, with its formula and source: "30 =
+// 2(N−1), survey T2", "0…16 = N (0 with the idle token), survey T1, §4"
+// for a range, "avg O(log N), survey T1 (order)" for an order of growth,
+// "0…3 = request, token, return (derived: the proxy rule)" for the
+// project's own figure; "-"
+// if none. A record without a source (older) prints the figure alone.
 func stated(r *Run) string {
-	switch {
-	case r.StatedCost == "":
+	if r.StatedCost == "" {
 		return "-"
-	case r.StatedCostLow == r.StatedCostHigh:
-		return num(r.StatedCostHigh)
 	}
-	return num(r.StatedCostLow) + "…" + num(r.StatedCostHigh)
+	fig := num(r.StatedCostHigh)
+	if r.StatedCostLow != r.StatedCostHigh {
+		fig = num(r.StatedCostLow) + "…" + num(r.StatedCostHigh)
+	}
+	switch {
+	case r.StatedCostSource == "":
+		return fig
+	case r.StatedCostKind == "order":
+		return r.StatedCost + ", " + r.StatedCostSource + " (order)"
+	case r.StatedCostKind == "derived":
+		return fig + " = " + r.StatedCost + " (derived: " + r.StatedCostSource + ")"
+	}
+	return fig + " = " + r.StatedCost + ", " + r.StatedCostSource
 }
 
 // ftOnly is s for a run with the failure protocol on, "-" without it.
