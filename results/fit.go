@@ -22,7 +22,7 @@ var (
 	// FailureFreeDefault: messages per request beside the stated cost,
 	// then the two delays, then the tails of the messages per request.
 	FailureFreeDefault = []string{"algorithm", "N", "msg/cs-mean", "stated", "mean/stated", "violations",
-		"sync-mean", "response-mean", "max", "p99", "false-susp", "detection/req", "served", "messages"}
+		"sync-mean", "response-mean", "max", "p99", "false-susp", "detection/req", "served", "messages", "stated-formula"}
 	// CrashDefault: the overhead per failure with its interval beside the
 	// paper's figure, the differential overhead that checks it, the
 	// failure-free cost per request, then recovery and losses.
