@@ -13,6 +13,7 @@ import (
 	_ "github.com/ocbench/ocbench/algo/quorum"         // maekawa, agrawal-el-abbadi
 	_ "github.com/ocbench/ocbench/algo/ratoken"        // ricart-agrawala-token
 	_ "github.com/ocbench/ocbench/algo/raymondkex"     // raymond-kex
+	_ "github.com/ocbench/ocbench/algo/raynal"         // raynal
 	_ "github.com/ocbench/ocbench/algo/retained"       // carvalho-roucairol, singhal
 	_ "github.com/ocbench/ocbench/algo/ricartagrawala" // ricart-agrawala
 	_ "github.com/ocbench/ocbench/algo/singhaltoken"   // singhal-token
