@@ -23,7 +23,7 @@ func lookup(name string) proto.Algorithm {
 // Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),
 // permission-based first: what --algo survey runs.
 var Survey = []string{
-	"lamport", "ricart-agrawala", "carvalho-roucairol", "raynal", "maekawa", "agrawal-el-abbadi", "singhal",
+	"lamport", "ricart-agrawala", "carvalho-roucairol", "raynal", "maekawa", "sanders", "agrawal-el-abbadi", "singhal",
 	"suzuki-kasami", "ricart-agrawala-token", "singhal-token", "neilsen-mizuno",
 }
 

@@ -16,6 +16,7 @@ import (
 	_ "github.com/ocbench/ocbench/algo/raynal"         // raynal
 	_ "github.com/ocbench/ocbench/algo/retained"       // carvalho-roucairol, singhal
 	_ "github.com/ocbench/ocbench/algo/ricartagrawala" // ricart-agrawala
+	_ "github.com/ocbench/ocbench/algo/sanders"        // sanders, sanders-broadcast
 	_ "github.com/ocbench/ocbench/algo/singhaltoken"   // singhal-token
 	_ "github.com/ocbench/ocbench/algo/srimanireddy"   // srimani-reddy
 	_ "github.com/ocbench/ocbench/algo/suzukikasami"   // suzuki-kasami
