@@ -1,0 +1,7 @@
+package mizunoneilsenrao
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(Grid)
+}
