@@ -24,7 +24,7 @@ func lookup(name string) proto.Algorithm {
 // permission-based first: what --algo survey runs.
 var Survey = []string{
 	"lamport", "ricart-agrawala", "carvalho-roucairol", "raynal", "maekawa", "sanders", "agrawal-el-abbadi", "singhal",
-	"suzuki-kasami", "ricart-agrawala-token", "singhal-token", "mizuno-neilsen-rao", "neilsen-mizuno",
+	"suzuki-kasami", "ricart-agrawala-token", "singhal-token", "mizuno-neilsen-rao", "neilsen-mizuno", "helary-plouzeau-raynal",
 }
 
 // AlgorithmNames returns the algorithm names: open-cube first, then the
