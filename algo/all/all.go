@@ -5,6 +5,7 @@ package all
 
 import (
 	_ "github.com/ocbench/ocbench/algo/helaryplouzeauraynal" // helary-plouzeau-raynal, -line, -ring
+	_ "github.com/ocbench/ocbench/algo/kakugawa"             // kakugawa
 	_ "github.com/ocbench/ocbench/algo/kofl"                 // kofl
 	_ "github.com/ocbench/ocbench/algo/lamport"              // lamport
 	_ "github.com/ocbench/ocbench/algo/mishrasrimani"        // mishra-srimani
