@@ -463,7 +463,7 @@ func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 		Workload: string(spec.Workload), Checks: checks, RequestsIssued: issued, RequestsServed: served,
 		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
 	}
-	algo := lookup(spec.Algorithm)
+	algo := RunAlgorithm(spec) // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
 	}
