@@ -30,3 +30,18 @@ func (Rows) Sets(i proto.NodeID, n int) (request, acquired []proto.NodeID) {
 	}
 	return request, acquired
 }
+
+// BinaryTree is the binary-tree agreement: R_i is i's tree quorum of
+// algo/quorum's Tree (the path from the root, node 0, through i down to a
+// leaf, in the heap-ordered binary tree), and A_i = {0, i}. Every R_j
+// holds the root, so it meets every A_i.
+type BinaryTree struct{}
+
+// Sets implements Agreement.
+func (BinaryTree) Sets(i proto.NodeID, n int) (request, acquired []proto.NodeID) {
+	request = quorum.Tree{}.Quorum(i, n)
+	if i == 0 {
+		return request, []proto.NodeID{0}
+	}
+	return request, []proto.NodeID{0, i}
+}

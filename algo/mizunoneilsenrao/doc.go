@@ -2,7 +2,8 @@
 // algorithm of Mizuno, Neilsen and Rao ("A token based distributed mutual
 // exclusion algorithm based on quorum agreements", 11th ICDCS, 1991), as
 // the survey of Velazquez (1993, §4, Table 1) states it, as a pure state
-// machine for ocbench: --algo mizuno-neilsen-rao.
+// machine for ocbench: --algo mizuno-neilsen-rao (grid agreement) and
+// mizuno-neilsen-rao-tree (binary tree).
 //
 // A quorum agreement gives every node i a request set R_i and an acquired
 // set A_i such that every R_i meets every A_j. The token is Suzuki and
@@ -38,12 +39,17 @@
 //   - The requester is a member of its own R_i: it forwards its request to
 //     the holder it knows of, if any.
 //   - The agreement: the survey gives figures for the binary-tree protocol
-//     and finite projective planes, neither of which fits every N; ocbench
-//     uses rows and columns of algo/quorum's grid (R_i = i's row, A_i = its
-//     column), which fits every N. A lone request costs at most
-//     (|R|−1) + |R| + 1 + (|A|−1) messages, 23 at N = 64.
-//   - Stated cost: the survey's "modified grid-set protocol" bound
-//     2√2·√N − 2 (the nearest it states), labelled as such.
+//     and finite projective planes (N = q² + q + 1, never a power of two).
+//     --algo mizuno-neilsen-rao uses rows and columns of algo/quorum's grid
+//     (Rows: R_i = i's row, A_i = its column), which fits every N; --algo
+//     mizuno-neilsen-rao-tree the binary tree (BinaryTree: R_i = i's tree
+//     quorum of algo/quorum, a root-to-leaf path through i; A_i = {0, i},
+//     the root meeting every path). A lone request costs at most
+//     (|R|−1) + |R| + 1 + (|A|−1) messages, 23 at N = 64 on the grid.
+//   - Stated cost: on the grid, the survey's "modified grid-set protocol"
+//     bound 2√2·√N − 2 (the nearest it states), labelled as such; on the
+//     binary tree, "avg log N", an order of growth, given as log2 N and
+//     labelled as an order.
 //   - Channels need not be FIFO: a request number orders a node's requests,
 //     the token's transfers order ACQUIRED messages, and a forward whose
 //     request is granted (RN ≤ LN) is dropped.

@@ -10,14 +10,20 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// TestAgreement: every R_i meets every A_j, and both hold i, at every n
-// tried (powers of two and others).
+// TestAgreement: for both agreements, every R_i meets every A_j, and both
+// hold i, at every n tried (powers of two and others).
 func TestAgreement(t *testing.T) {
+	for _, ag := range []Agreement{Rows{}, BinaryTree{}} {
+		testAgreement(t, ag)
+	}
+}
+
+func testAgreement(t *testing.T, ag Agreement) {
 	for _, n := range []int{1, 2, 3, 4, 6, 8, 9, 16, 32, 64} {
 		for i := range n {
-			r, _ := Rows{}.Sets(proto.NodeID(i), n)
+			r, _ := ag.Sets(proto.NodeID(i), n)
 			for j := range n {
-				_, a := Rows{}.Sets(proto.NodeID(j), n)
+				_, a := ag.Sets(proto.NodeID(j), n)
 				if !slices.ContainsFunc(r, func(k proto.NodeID) bool { return slices.Contains(a, k) }) {
 					t.Fatalf("n=%d: R_%d = %v and A_%d = %v do not meet", n, i, r, j, a)
 				}
@@ -70,37 +76,48 @@ func TestWorkedExample(t *testing.T) {
 // forwards, the token and (|A|−1) acquired messages; none at the idle
 // holder.
 func TestLoneRequest(t *testing.T) {
+	for _, alg := range []Algorithm{Grid, Tree} {
+		testLoneRequest(t, alg)
+	}
+}
+
+func testLoneRequest(t *testing.T, alg Algorithm) {
 	for _, n := range []int{2, 4, 8, 16, 64, 256} {
-		lone := reorder.NewLone(t, reorder.Config{Alg: Grid, N: n})
-		r, a := Rows{}.Sets(0, n)
-		most := 2*len(r) + len(a) - 1
+		lone := reorder.NewLone(t, reorder.Config{Alg: alg, N: n})
+		most := 0
+		for i := range n {
+			r, a := alg.Agreement.Sets(proto.NodeID(i), n)
+			most = max(most, 2*len(r)+len(a)-1)
+		}
 		holder := 0 // the token stays at the last requester
 		for k, id := range []int{0, n - 1, 1, n / 2, 0, n - 1} {
 			sent := lone.Serve(proto.NodeID(id), uint32(k+1))
 			if sent > most || (id == holder) != (sent == 0) {
-				t.Errorf("n=%d, request %d of node %d: %d messages, want 1…%d (0 at the idle holder)", n, k, id, sent, most)
+				t.Errorf("%s n=%d, request %d of node %d: %d messages, want 1…%d (0 at the idle holder)", alg.Name(), n, k, id, sent, most)
 			}
 			holder = id
 		}
 	}
 }
 
-// TestRandom drives n ∈ {2, 3, 4, 6, 8, 9, 16} nodes with random requests
+// TestRandom drives both agreements, n ∈ {2, 3, 4, 6, 8, 9, 16} nodes with random requests
 // and a random delivery order (channels not FIFO), and saturated, with the
 // invariants (one token, no deadlock when nothing is in flight) and
 // internal/reorder's checks after every step; every request is served.
 func TestRandom(t *testing.T) {
-	for _, n := range []int{2, 3, 4, 6, 8, 9, 16} {
-		seeds := 100
-		if testing.Short() {
-			seeds = 25
-		}
-		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-			for seed := range seeds {
-				reorder.Run(t, reorder.Config{Alg: Grid, N: n, Seed: uint64(seed), Requests: 10 * n})
-				reorder.Run(t, reorder.Config{Alg: Grid, N: n, Seed: uint64(seed), Requests: 10 * n, Saturate: true})
+	for _, alg := range []Algorithm{Grid, Tree} {
+		for _, n := range []int{2, 3, 4, 6, 8, 9, 16} {
+			seeds := 100
+			if testing.Short() {
+				seeds = 25
 			}
-		})
+			t.Run(fmt.Sprintf("%s/n=%d", alg.Name(), n), func(t *testing.T) {
+				for seed := range seeds {
+					reorder.Run(t, reorder.Config{Alg: alg, N: n, Seed: uint64(seed), Requests: 10 * n})
+					reorder.Run(t, reorder.Config{Alg: alg, N: n, Seed: uint64(seed), Requests: 10 * n, Saturate: true})
+				}
+			})
+		}
 	}
 }
 
