@@ -856,6 +856,10 @@ func parseError(err error) error {
 // belongs to, and the groups (--algo list).
 func printAlgorithms(w io.Writer) {
 	fmt.Fprintln(w, "algorithms (--algo NAME[,NAME…]), with their groups:")
+	width := 0
+	for _, n := range bench.AlgorithmNames() {
+		width = max(width, len(n))
+	}
 	for _, n := range bench.AlgorithmNames() {
 		var groups []string
 		if !bench.IsKExclusion(n) {
@@ -870,7 +874,7 @@ func printAlgorithms(w io.Writer) {
 		if bench.IsKExclusion(n) {
 			groups = append(groups, "kexclusion")
 		}
-		fmt.Fprintf(w, "  %-22s %s\n", n, strings.Join(groups, ", "))
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, strings.Join(groups, ", "))
 	}
 	fmt.Fprintln(w, "groups: all (every mutual-exclusion algorithm), survey (Velazquez's survey), ft (with a failure protocol), kexclusion")
 }
