@@ -77,3 +77,22 @@ func NeedsFIFO(name string) bool {
 	f, ok := lookup(name).(proto.FIFOAlgorithm)
 	return ok && f.NeedsFIFO()
 }
+
+// AnySize reports whether the algorithm called name runs on any N ≥ 2
+// (proto.AnySizeAlgorithm), not only on powers of two.
+func AnySize(name string) bool {
+	a, ok := lookup(name).(proto.AnySizeAlgorithm)
+	return ok && a.AnySize()
+}
+
+// AnySizeNames returns the names of the algorithms that run on any N ≥ 2,
+// in AlgorithmNames' order.
+func AnySizeNames() []string {
+	var out []string
+	for _, k := range AlgorithmNames() {
+		if AnySize(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -106,7 +106,11 @@ func (s *Spec) Validate() error {
 	if _, err := Algorithm(s.Algorithm); err != nil {
 		return fieldErr("Algorithm", "%w", err)
 	}
-	if err := hypercube.Validate(s.Nodes, 2); err != nil {
+	if AnySize(s.Algorithm) {
+		if s.Nodes < 2 {
+			return fieldErr("Nodes", "%d is not ≥ 2", s.Nodes)
+		}
+	} else if err := hypercube.Validate(s.Nodes, 2); err != nil {
 		return fieldErr("Nodes", "%w", err)
 	}
 	if s.Nodes > hypercube.MaxNodes {

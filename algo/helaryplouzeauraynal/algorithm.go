@@ -115,3 +115,6 @@ func Links(s proto.System) error {
 	})
 	return err
 }
+
+// AnySize implements proto.AnySizeAlgorithm: it needs no hypercube.
+func (Algorithm) AnySize() bool { return true }

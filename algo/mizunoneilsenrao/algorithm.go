@@ -158,3 +158,6 @@ func Knowledge(s proto.System) error {
 	}
 	return nil
 }
+
+// AnySize implements proto.AnySizeAlgorithm: it needs no hypercube.
+func (Algorithm) AnySize() bool { return true }

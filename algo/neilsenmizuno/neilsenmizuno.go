@@ -274,3 +274,10 @@ func (Line) Diameter(n int) int { return n - 1 }
 
 // CostText implements Tree: the survey's "N".
 func (Line) CostText() string { return "N (line)" }
+
+// AnySize implements proto.AnySizeAlgorithm: the star and the line take
+// any N ≥ 2; the binomial tree needs N a power of two.
+func (a Algorithm) AnySize() bool {
+	_, binomial := a.tree().(Binomial)
+	return !binomial
+}

@@ -233,3 +233,6 @@ func (Algorithm) StatedCost(n int) proto.Cost {
 	c := float64(2 * (n - 1) * (n - 1))
 	return proto.Cost{Low: 0, High: c, Text: "≤ 2(N−1)²"}
 }
+
+// AnySize implements proto.AnySizeAlgorithm: it needs no hypercube.
+func (Algorithm) AnySize() bool { return true }

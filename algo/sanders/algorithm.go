@@ -133,3 +133,6 @@ func Queued(s proto.System) error {
 	}
 	return nil
 }
+
+// AnySize implements proto.AnySizeAlgorithm: it needs no hypercube.
+func (Algorithm) AnySize() bool { return true }

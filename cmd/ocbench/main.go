@@ -119,7 +119,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags, and with --algo naming only fault-tolerant algorithms, e.g. --algo ft)")
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+bench.KExclusionNames()+"), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
-	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
+	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2; in the simulator, any N ≥ 2 for the algorithms that need no hypercube ("+strings.Join(bench.AnySizeNames(), ", ")+")")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+bench.Join(bench.Workloads))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
