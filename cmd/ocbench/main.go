@@ -125,7 +125,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags, and with --algo naming only fault-tolerant algorithms, e.g. --algo ft)")
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+bench.KExclusionNames()+"), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
-	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
+	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2; in the simulator, any N ≥ 2 for the algorithms that need no hypercube ("+strings.Join(bench.AnySizeNames(), ", ")+")")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+bench.Join(bench.Workloads))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
@@ -928,6 +928,10 @@ func parseError(err error) error {
 // belongs to, and the groups (--algo list).
 func printAlgorithms(w io.Writer) {
 	fmt.Fprintln(w, "algorithms (--algo NAME[,NAME…]), with their groups:")
+	width := 0
+	for _, n := range bench.AlgorithmNames() {
+		width = max(width, len(n))
+	}
 	for _, n := range bench.AlgorithmNames() {
 		var groups []string
 		if !bench.IsKExclusion(n) {
@@ -942,7 +946,7 @@ func printAlgorithms(w io.Writer) {
 		if bench.IsKExclusion(n) {
 			groups = append(groups, "kexclusion")
 		}
-		fmt.Fprintf(w, "  %-22s %s\n", n, strings.Join(groups, ", "))
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, strings.Join(groups, ", "))
 	}
 	fmt.Fprintln(w, "groups: all (every mutual-exclusion algorithm), survey (Velazquez's survey), ft (with a failure protocol), kexclusion")
 }
