@@ -227,6 +227,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "check-trace" {
 		return runCheckTrace(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "explore" {
+		return runExplore(args[1:], stdout, stderr)
+	}
 	var o options
 	fs := newFlags(&o)
 	fs.SetOutput(io.Discard)
