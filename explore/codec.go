@@ -496,3 +496,5 @@ func (nc *nodeCodec) interfaceCodec(t reflect.Type, cd *codec) {
 		v.Set(tmp.Elem())
 	}
 }
+
+func typeOf(n proto.Node) reflect.Type { return reflect.TypeOf(n) }

@@ -156,6 +156,10 @@ type Explorer struct {
 	out     proto.Output
 	buf     []byte
 	initOf  map[uint32]int // the initial states' numbers: their index in initial()
+	nodes   map[uint64]*cachedNode
+	steps   map[uint64]*stepResult
+	key     []byte
+	hits    int64
 }
 
 // New checks cfg and returns its explorer.
@@ -217,6 +221,7 @@ func New(cfg Config) (*Explorer, error) {
 		return nil, err
 	}
 	e.nc = nc
+	e.nodes, e.steps = map[uint64]*cachedNode{}, map[uint64]*stepResult{}
 	for _, n := range nodes {
 		e.types = append(e.types, reflect.TypeOf(n))
 	}
@@ -338,12 +343,12 @@ func (e *Explorer) decodeNodes(s *sys) error {
 	s.nodes = s.nodes[:0]
 	s.views = s.views[:0]
 	for i, seg := range s.seg {
-		n, err := e.nc.decodeNode(e.types[i], seg)
+		c, err := e.cached(int32(i), seg)
 		if err != nil {
 			return err
 		}
-		s.nodes = append(s.nodes, n)
-		s.views = append(s.views, n.View())
+		s.nodes = append(s.nodes, c.node)
+		s.views = append(s.views, c.view)
 	}
 	return nil
 }
@@ -503,57 +508,28 @@ func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
 	case Recover:
 		in = proto.Input{Kind: proto.Recover}
 	}
-	id := a.node
-	n, err := e.nc.decodeNode(e.types[id], s.seg[id])
+	var enc []byte
+	switch a.kind {
+	case Deliver:
+		enc = s.msgs[a.idx].enc
+	case Fire:
+		enc = s.timers[a.idx].enc
+	}
+	r, err := e.step(a.node, s.seg[a.node], &in, enc)
 	if err != nil {
 		return err
 	}
-	e.out.Reset()
-	n.Step(in, &e.out)
-	return e.finish(c, id, n, rec)
+	e.use(c, a.node, r, rec)
+	return nil
 }
 
 // finish records node id's new state n in c, and carries out e.out.
 func (e *Explorer) finish(c *sys, id int32, n proto.Node, rec *Step) error {
-	c.nodes[id] = n
-	v := n.View()
-	if !v.InCS || !v.Up {
-		c.ext[id].cs = 0
-	}
-	c.views[id] = v
-	cd := coder{nc: e.nc, buf: make([]byte, 0, len(c.seg[id])+16)}
-	if err := cd.encodeNode(n); err != nil {
+	r, err := e.outcome(id, n)
+	if err != nil {
 		return err
 	}
-	c.seg[id] = cd.buf
-	if rec != nil {
-		rec.Enter, rec.Up = e.out.Enter, v.Up
-		rec.Sent = slices.Clone(e.out.Msgs)
-	}
-	hi := uint8(e.cfg.Ticks)
-	lo := uint8(e.cfg.MinTicks)
-	for k := range e.out.Msgs {
-		m := &e.out.Msgs[k]
-		if m.To < 0 || int(m.To) >= e.cfg.Nodes {
-			return fmt.Errorf("node %d sent a message to a node that does not exist (%d)", m.From, m.To)
-		}
-		m2 := *m
-		m2.Payload = slices.Clone(m.Payload)
-		c.msgs = append(c.msgs, flight{enc: appendMessage(make([]byte, 0, 40+8*len(m2.Payload)), &m2), m: m2, lo: lo, hi: hi})
-	}
-	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 {
-		return fmt.Errorf("node %d set a timer: %s needs discrete time (--ticks)", id, e.alg.Name())
-	}
-	for k := range e.out.Timers {
-		t := e.out.Timers[k]
-		at := math.Ceil(t.After*float64(e.cfg.Ticks) - 1e-9)
-		if at < 0 || at > math.MaxUint16 {
-			return fmt.Errorf("node %d set a timer of %gδ: outside 0..%d ticks", id, t.After, math.MaxUint16)
-		}
-		c.timers = append(c.timers, timer{enc: appendTimer(make([]byte, 0, 21), id, &t), node: id, t: t, at: uint16(at)})
-	}
-	sortFlights(c.msgs, e.cfg.FIFO)
-	sortTimers(c.timers)
+	e.use(c, id, r, rec)
 	return nil
 }
 
