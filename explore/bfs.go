@@ -5,26 +5,43 @@ import (
 	"time"
 )
 
-// level is one BFS level: the encodings of its states, end to end, and
-// each state's number.
+// level is one BFS level: the encodings of its states, in chunks that are
+// never copied as the level grows, and each state's number.
 type level struct {
-	data []byte
-	ends []int
-	ids  []uint32
+	chunks [][]byte
+	refs   []ref
+	ids    []uint32
+	size   int64
 }
 
+type ref struct{ chunk, off, n uint32 }
+
+const chunkSize = 32 << 20
+
 func (l *level) add(b []byte, id uint32) {
-	l.data = append(l.data, b...)
-	l.ends = append(l.ends, len(l.data))
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k])+len(b) > cap(l.chunks[k]) {
+		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
+		k++
+	}
+	off := len(l.chunks[k])
+	l.chunks[k] = append(l.chunks[k], b...)
+	l.refs = append(l.refs, ref{uint32(k), uint32(off), uint32(len(b))})
 	l.ids = append(l.ids, id)
+	l.size += int64(len(b))
 }
 
 func (l *level) get(k int) []byte {
-	start := 0
-	if k > 0 {
-		start = l.ends[k-1]
+	r := l.refs[k]
+	return l.chunks[r.chunk][r.off : r.off+r.n]
+}
+
+// reset empties l, keeping its first chunk.
+func (l *level) reset() {
+	if len(l.chunks) > 0 {
+		l.chunks = append(l.chunks[:0], l.chunks[0][:0])
 	}
-	return l.data[start:l.ends[k]]
+	l.refs, l.ids, l.size = l.refs[:0], l.ids[:0], 0
 }
 
 // Run explores every state reachable from the initial configurations, in
@@ -63,8 +80,8 @@ func (e *Explorer) Run() (*Result, error) {
 	var as []action
 	for depth := 0; len(cur.ids) > 0 && violation == "" && res.Limit == ""; depth++ {
 		res.Depth = depth
-		res.PeakFrontier = max(res.PeakFrontier, int64(len(cur.data)))
-		next.data, next.ends, next.ids = next.data[:0], next.ends[:0], next.ids[:0]
+		res.PeakFrontier = max(res.PeakFrontier, cur.size)
+		next.reset()
 		for k := range cur.ids {
 			if !readState(cur.get(k), e.cfg.Nodes, &s) {
 				return nil, errCorrupt
@@ -98,7 +115,7 @@ func (e *Explorer) Run() (*Result, error) {
 					res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
 					break
 				}
-				if int64(len(next.data)+len(cur.data)) > e.cfg.MaxBytes {
+				if next.size+cur.size > e.cfg.MaxBytes {
 					res.Limit = fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes)
 					break
 				}
@@ -115,6 +132,7 @@ func (e *Explorer) Run() (*Result, error) {
 	res.States = int64(len(parent))
 	res.Elapsed = time.Since(t0)
 	res.BytesPerState = float64(seen.bytes()+int64(cap(parent)+cap(act))*4) / float64(max(res.States, 1))
+	res.NodeStates, res.NodeBytes = len(e.interned), e.segBytes
 	if violation != "" {
 		path, err := e.replay(parent, act, violator)
 		if err != nil {
@@ -184,7 +202,7 @@ func (e *Explorer) replay(parent, act []uint32, id uint32) ([]Step, error) {
 }
 
 func cloneSys(s *sys) *sys {
-	return &sys{seg: append([][]byte(nil), s.seg...), nodes: append(s.nodes[:0:0], s.nodes...),
+	return &sys{ids: append([]uint32(nil), s.ids...), nodes: append(s.nodes[:0:0], s.nodes...),
 		views: append(s.views[:0:0], s.views...), ext: append(s.ext[:0:0], s.ext...),
 		msgs: append(s.msgs[:0:0], s.msgs...), timers: append(s.timers[:0:0], s.timers...),
 		crashes: s.crashes, legit: s.legit}

@@ -18,16 +18,18 @@ import (
 // hit is checked against the encodings it was made from, so a collision of
 // the hash costs a miss, never a wrong step.
 
-// cachedNode is a node state: its encoding, the node decoded, its view.
+// cachedNode is a node state: its encoding, its number in the table, the
+// node decoded (read only: a step decodes its own copy), its view.
 type cachedNode struct {
 	seg  []byte
+	id   uint32
 	node proto.Node
 	view proto.View
 }
 
 // stepResult is what a step of a node state does with an input.
 type stepResult struct {
-	seg    []byte // the state stepped
+	from   uint32 // the state stepped
 	in     []byte // the input's encoding
 	after  *cachedNode
 	msgs   []flight // lo and hi are set when used
@@ -35,25 +37,30 @@ type stepResult struct {
 	enter  bool
 }
 
-// maxCache bounds each cache; a full cache is emptied.
+// maxCache bounds the cache of steps; a full cache is emptied.
 const maxCache = 1 << 21
 
-// cached returns node id's state from its encoding seg, decoded once.
-func (e *Explorer) cached(id int32, seg []byte) (*cachedNode, error) {
-	h := hash64(seg) ^ uint64(id)*0x9e3779b97f4a7c15
-	if c, ok := e.nodes[h]; ok && bytes.Equal(c.seg, seg) {
-		return c, nil
+// intern returns the entry of node index's state n, encoded as seg, in the
+// table of node states (which keeps every node state met: a system state
+// names its nodes' states by number).
+func (e *Explorer) intern(index int32, n proto.Node, seg []byte) *cachedNode {
+	h := hash64(seg) ^ uint64(index)*0x9e3779b97f4a7c15
+	for {
+		k, ok := e.internIdx[h]
+		if !ok {
+			break
+		}
+		if c := e.interned[k]; bytes.Equal(c.seg, seg) && e.owner[k] == index {
+			return c
+		}
+		h++ // a collision of the hash: probe on
 	}
-	n, err := e.nc.decodeNode(e.types[id], seg)
-	if err != nil {
-		return nil, err
-	}
-	c := &cachedNode{seg: slices.Clone(seg), node: n, view: n.View()}
-	if len(e.nodes) >= maxCache {
-		clear(e.nodes)
-	}
-	e.nodes[h] = c
-	return c, nil
+	c := &cachedNode{seg: seg, id: uint32(len(e.interned)), node: n, view: n.View()}
+	e.internIdx[h] = c.id
+	e.interned = append(e.interned, c)
+	e.owner = append(e.owner, index)
+	e.segBytes += int64(len(seg))
+	return c
 }
 
 // inputKey appends the encoding of in to b.
@@ -63,16 +70,16 @@ func inputKey(b []byte, in *proto.Input, enc []byte) []byte {
 	return append(b, enc...)
 }
 
-// step returns the outcome of node id, in state seg, stepped with in
+// step returns the outcome of node id, in state from, stepped with in
 // (whose encoding, a message's or a timer's, is enc).
-func (e *Explorer) step(id int32, seg []byte, in *proto.Input, enc []byte) (*stepResult, error) {
+func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte) (*stepResult, error) {
 	e.key = inputKey(e.key[:0], in, enc)
-	h := hash64(e.key) ^ hash64(seg)*0xff51afd7ed558ccd ^ uint64(id)
-	if r, ok := e.steps[h]; ok && bytes.Equal(r.in, e.key) && bytes.Equal(r.seg, seg) {
+	h := hash64(e.key) ^ uint64(from.id)*0xff51afd7ed558ccd
+	if r, ok := e.steps[h]; ok && r.from == from.id && bytes.Equal(r.in, e.key) {
 		e.hits++
 		return r, nil
 	}
-	n, err := e.nc.decodeNode(e.types[id], seg)
+	n, err := e.nc.decodeNode(e.types[id], from.seg)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +89,7 @@ func (e *Explorer) step(id int32, seg []byte, in *proto.Input, enc []byte) (*ste
 	if err != nil {
 		return nil, err
 	}
-	r.seg, r.in = slices.Clone(seg), slices.Clone(e.key)
+	r.from, r.in = from.id, slices.Clone(e.key)
 	if len(e.steps) >= maxCache {
 		clear(e.steps)
 	}
@@ -97,7 +104,7 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 	if err := cd.encodeNode(n); err != nil {
 		return nil, err
 	}
-	r := &stepResult{after: &cachedNode{seg: cd.buf, node: n, view: n.View()}, enter: e.out.Enter}
+	r := &stepResult{after: e.intern(id, n, cd.buf), enter: e.out.Enter}
 	for k := range e.out.Msgs {
 		m := e.out.Msgs[k]
 		if m.To < 0 || int(m.To) >= e.cfg.Nodes {
@@ -122,7 +129,7 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 
 // use records r as node id's step in c.
 func (e *Explorer) use(c *sys, id int32, r *stepResult, rec *Step) {
-	c.seg[id], c.nodes[id], c.views[id] = r.after.seg, r.after.node, r.after.view
+	c.ids[id], c.nodes[id], c.views[id] = r.after.id, r.after.node, r.after.view
 	if v := r.after.view; !v.InCS || !v.Up {
 		c.ext[id].cs = 0
 	}

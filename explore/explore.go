@@ -31,6 +31,9 @@ type Config struct {
 	Algorithm proto.Algorithm
 	// Nodes is N; Requests the critical sections each node may ask for.
 	Nodes, Requests int
+	// Requesters is how many nodes request (nodes 0 to Requesters−1); 0:
+	// every node.
+	Requesters int
 	// Crashes is how many crashes may happen in a run (each followed, at
 	// any later point, by a recovery unless the algorithm's fault model
 	// has none).
@@ -40,6 +43,11 @@ type Config struct {
 	// Ticks is D, the ticks of δ in discrete time; 0 explores without
 	// time (any message may arrive at any point; no timers allowed).
 	Ticks int
+	// StrictTimers makes a timer due at a tick wait for the messages that
+	// must arrive by that tick: a timeout then never fires in a tie with a
+	// message sent δ or more before (which a timer set to a bound on a
+	// round trip would otherwise race at the bound exactly).
+	StrictTimers bool
 	// MinTicks is the least delay of a message, in ticks (discrete time).
 	MinTicks int
 	// CSTicks is the longest stay in the critical section, in ticks
@@ -75,6 +83,10 @@ type Result struct {
 	// level's encodings, in bytes.
 	BytesPerState float64
 	PeakFrontier  int64
+	// NodeStates is the number of distinct node states met (a state names
+	// its nodes' by number in this table), NodeBytes their encodings' size.
+	NodeStates int
+	NodeBytes  int64
 	// MaxTick is the latest tick a state was reached at (discrete time).
 	MaxTick int
 }
@@ -156,8 +168,14 @@ type Explorer struct {
 	out     proto.Output
 	buf     []byte
 	initOf  map[uint32]int // the initial states' numbers: their index in initial()
-	nodes   map[uint64]*cachedNode
-	steps   map[uint64]*stepResult
+	// interned is the table of node states, by number; internIdx finds
+	// a state's number by the hash of its encoding; owner is the node
+	// index each belongs to; segBytes their encodings' size.
+	interned  []*cachedNode
+	internIdx map[uint64]uint32
+	owner     []int32
+	segBytes  int64
+	steps     map[uint64]*stepResult
 	key     []byte
 	hits    int64
 }
@@ -171,6 +189,8 @@ func New(cfg Config) (*Explorer, error) {
 		return nil, fmt.Errorf("explore: %d nodes: give 2..1023", cfg.Nodes)
 	case cfg.Requests < 0 || cfg.Requests > 200:
 		return nil, fmt.Errorf("explore: %d requests per node: give 0..200", cfg.Requests)
+	case cfg.Requesters < 0 || cfg.Requesters > cfg.Nodes:
+		return nil, fmt.Errorf("explore: %d requesters: give 0 (every node) to %d", cfg.Requesters, cfg.Nodes)
 	case cfg.Crashes < 0 || cfg.Crashes > 200:
 		return nil, fmt.Errorf("explore: %d crashes: give 0..200", cfg.Crashes)
 	case cfg.Ticks < 0 || cfg.Ticks > 100:
@@ -187,6 +207,9 @@ func New(cfg Config) (*Explorer, error) {
 	}
 	if cfg.Crashes > 0 && cfg.Ticks == 0 {
 		return nil, errors.New("explore: crashes need discrete time (ticks > 0): failure protocols rest on timers")
+	}
+	if cfg.Requesters == 0 {
+		cfg.Requesters = cfg.Nodes
 	}
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = math.MaxInt64
@@ -221,7 +244,7 @@ func New(cfg Config) (*Explorer, error) {
 		return nil, err
 	}
 	e.nc = nc
-	e.nodes, e.steps = map[uint64]*cachedNode{}, map[uint64]*stepResult{}
+	e.internIdx, e.steps = map[uint64]uint32{}, map[uint64]*stepResult{}
 	for _, n := range nodes {
 		e.types = append(e.types, reflect.TypeOf(n))
 	}
@@ -342,11 +365,11 @@ func (e *Explorer) legitimate(s *sys) {
 func (e *Explorer) decodeNodes(s *sys) error {
 	s.nodes = s.nodes[:0]
 	s.views = s.views[:0]
-	for i, seg := range s.seg {
-		c, err := e.cached(int32(i), seg)
-		if err != nil {
-			return err
+	for _, id := range s.ids {
+		if id >= uint32(len(e.interned)) {
+			return errCorrupt
 		}
+		c := e.interned[id]
 		s.nodes = append(s.nodes, c.node)
 		s.views = append(s.views, c.view)
 	}
@@ -370,9 +393,15 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 		}
 		as = append(as, action{kind: Deliver, node: f.m.To, idx: int32(k)})
 	}
+	overdue := false
+	if e.cfg.StrictTimers {
+		for k := range s.msgs {
+			overdue = overdue || s.msgs[k].hi == 0
+		}
+	}
 	for k := range s.timers {
 		t := &s.timers[k]
-		if t.at == 0 && (k == 0 || !slices.Equal(s.timers[k-1].enc, t.enc) || s.timers[k-1].at != 0) {
+		if t.at == 0 && !overdue && (k == 0 || !slices.Equal(s.timers[k-1].enc, t.enc) || s.timers[k-1].at != 0) {
 			as = append(as, action{kind: Fire, node: t.node, idx: int32(k)})
 		}
 	}
@@ -385,7 +414,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 	mustTick := false
 	for i, v := range s.views {
 		id := int32(i)
-		if v.Up && !v.Asked && !v.InCS && int(s.ext[i].issued) < e.cfg.Requests {
+		if v.Up && !v.Asked && !v.InCS && int(s.ext[i].issued) < e.cfg.Requests && i < e.cfg.Requesters {
 			as = append(as, action{kind: Request, node: id})
 		}
 		if v.Up && v.InCS {
@@ -432,7 +461,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 // anew, so s stays as it is.
 func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
 	c.crashes, c.legit = s.crashes, s.legit
-	c.seg = append(c.seg[:0], s.seg...)
+	c.ids = append(c.ids[:0], s.ids...)
 	c.nodes = append(c.nodes[:0], s.nodes...)
 	c.views = append(c.views[:0], s.views...)
 	c.ext = append(c.ext[:0], s.ext...)
@@ -515,7 +544,7 @@ func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
 	case Fire:
 		enc = s.timers[a.idx].enc
 	}
-	r, err := e.step(a.node, s.seg[a.node], &in, enc)
+	r, err := e.step(a.node, e.interned[s.ids[a.node]], &in, enc)
 	if err != nil {
 		return err
 	}
@@ -547,15 +576,21 @@ func (e *Explorer) initial() ([]*sys, error) {
 	}
 	var out []*sys
 	for _, nodes := range configs {
-		s := &sys{ext: make([]ext, len(nodes)), seg: make([][]byte, len(nodes))}
+		s := &sys{ext: make([]ext, len(nodes)), ids: make([]uint32, len(nodes))}
 		for i, n := range nodes {
-			s.nodes = append(s.nodes, n)
-			s.views = append(s.views, n.View())
+			// n is stepped below (Start): the table keeps a copy.
 			cd := coder{nc: e.nc}
 			if err := cd.encodeNode(n); err != nil {
 				return nil, err
 			}
-			s.seg[i] = cd.buf
+			cp, err := e.nc.decodeNode(e.types[i], cd.buf)
+			if err != nil {
+				return nil, err
+			}
+			c := e.intern(int32(i), cp, cd.buf)
+			s.ids[i] = c.id
+			s.nodes = append(s.nodes, c.node)
+			s.views = append(s.views, c.view)
 		}
 		for i, n := range nodes {
 			st, ok := n.(proto.Starter)

@@ -33,11 +33,12 @@ type ext struct {
 	issued, cs uint8
 }
 
-// sys is a state of the whole system, decoded: its nodes' encodings
-// (and the nodes, when decoded), the explorer's counters, the messages in
-// flight and the timers set.
+// sys is a state of the whole system, decoded: its nodes' states (their
+// numbers in the explorer's table of node states, and the nodes with their
+// views), the explorer's counters, the messages in flight and the timers
+// set.
 type sys struct {
-	seg     [][]byte
+	ids     []uint32
 	nodes   []proto.Node
 	views   []proto.View
 	ext     []ext
@@ -143,10 +144,9 @@ func appendState(b []byte, s *sys) []byte {
 		fl = 1
 	}
 	b = append(b, s.crashes, fl)
-	for i, seg := range s.seg {
+	for i, id := range s.ids {
 		b = append(b, s.ext[i].issued, s.ext[i].cs)
-		b = binary.AppendUvarint(b, uint64(len(seg)))
-		b = append(b, seg...)
+		b = binary.LittleEndian.AppendUint32(b, id)
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.msgs)))
 	for _, f := range s.msgs {
@@ -163,26 +163,21 @@ func appendState(b []byte, s *sys) []byte {
 }
 
 // readState parses appendState's encoding of a system of n nodes into s
-// (its slices alias b), without decoding the nodes.
+// (its slices alias b), without looking the nodes up.
 func readState(b []byte, n int, s *sys) bool {
 	if len(b) < 2 {
 		return false
 	}
 	s.crashes, s.legit = b[0], b[1] == 1
 	b = b[2:]
-	s.seg, s.ext = s.seg[:0], s.ext[:0]
+	s.ids, s.ext = s.ids[:0], s.ext[:0]
 	for range n {
-		if len(b) < 2 {
+		if len(b) < 6 {
 			return false
 		}
-		e := ext{b[0], b[1]}
-		l, k := binary.Uvarint(b[2:])
-		if k <= 0 || uint64(len(b)-2-k) < l {
-			return false
-		}
-		s.ext = append(s.ext, e)
-		s.seg = append(s.seg, b[2+k:2+k+int(l)])
-		b = b[2+k+int(l):]
+		s.ext = append(s.ext, ext{b[0], b[1]})
+		s.ids = append(s.ids, binary.LittleEndian.Uint32(b[2:]))
+		b = b[6:]
 	}
 	nm, k := binary.Uvarint(b)
 	if k <= 0 {

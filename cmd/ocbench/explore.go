@@ -38,6 +38,7 @@ type exploreOptions struct {
 	algos     []string
 	nodes     []int
 	requests  int
+	reqNodes  int
 	crashes   int
 	fifo      bool
 	ft        bool
@@ -46,6 +47,7 @@ type exploreOptions struct {
 	minTicks  int
 	csTicks   int
 	csTime    float64
+	strict    bool
 	maxStates int64
 	maxMemory string
 	trace     string
@@ -60,12 +62,14 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; or all, survey, ft, kexclusion")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{4}, "numbers of nodes N, comma-separated, each a power of two in 2..64")
 	fs.IntVar(&o.requests, "requests", 1, "critical-section requests per node, 0..20")
+	fs.IntVar(&o.reqNodes, "requesters", 0, "how many nodes request: nodes 0 to K−1 (0: every node); a bound on the runs explored, not a reduction")
 	fs.IntVar(&o.crashes, "crashes", 0, "crashes a run may have, 0..8, each followed at any point by a recovery (algorithms with a failure protocol; N ≥ 4)")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, unless the algorithm needs FIFO)")
 	fs.BoolVar(&o.ft, "ft", false, "run the failure protocol without crashes (implied by --crashes)")
 	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench or paper (§5 as written)")
 	fs.IntVar(&o.ticks, "ticks", -1, "D, the ticks of δ, 1..20; 0 explores without time (no timers allowed); default 2 with a failure protocol or kofl, else 0")
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
+	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
 	fs.Int64Var(&o.maxStates, "max-states", 100_000_000, "stop after this many distinct states, 1..4e9 (about 30 bytes each, plus the frontier); the result then says so and exits 1")
 	fs.StringVar(&o.maxMemory, "max-memory", "4G", "stop when the states waiting to be expanded take more than this (bytes, or with K, M, G)")
@@ -148,6 +152,9 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		if n < 2 || n > 64 || n&(n-1) != 0 {
 			return nil, fmt.Errorf("--nodes: %d is not a power of two in 2..64", n)
 		}
+		if o.reqNodes < 0 || o.reqNodes > n {
+			return nil, fmt.Errorf("--requesters: %d is not in 0..%d (N)", o.reqNodes, n)
+		}
 		if o.crashes > 0 && n < 4 {
 			return nil, fmt.Errorf("--crashes: N = %d is too few: %d nodes stay up at all times, so crashes need N ≥ 4", n, explore.MinUp)
 		}
@@ -189,9 +196,12 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			}
 			csTicks := int(o.csTime*float64(ticks) + 0.999999)
 			fifo := o.fifo || bench.NeedsFIFO(a)
-			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Crashes: o.crashes, FIFO: fifo,
-				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, MaxStates: o.maxStates, MaxBytes: int64(maxBytes)}
+			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
+				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: int64(maxBytes)}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
+			if o.reqNodes > 0 && o.reqNodes < n {
+				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
+			}
 			if o.crashes > 0 {
 				desc += fmt.Sprintf(", %d crash(es)", o.crashes)
 			}
@@ -205,6 +215,9 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			}
 			if ticks > 0 {
 				desc += fmt.Sprintf(", δ = %d ticks, delays %d..%d ticks, CS 0..%d ticks", ticks, minTicks, ticks, csTicks)
+				if o.strict {
+					desc += ", strict timers"
+				}
 			} else {
 				desc += ", untimed"
 			}
@@ -241,8 +254,8 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		return 1
 	}
 	rate := float64(res.States) / res.Elapsed.Seconds()
-	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B",
-		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier)
+	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B, %d node states (%d B)",
+		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier, res.NodeStates, res.NodeBytes)
 	switch {
 	case res.Violation != nil:
 		v := res.Violation
