@@ -61,7 +61,6 @@ type coder struct {
 	// over the initial nodes) instead of checking the shared table.
 	collect map[unsafe.Pointer]int
 	node    int
-	err     error
 }
 
 func (c *coder) varint(v uint64) { c.buf = binary.AppendUvarint(c.buf, v) }

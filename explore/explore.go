@@ -87,8 +87,6 @@ type Result struct {
 	// its nodes' by number in this table), NodeBytes their encodings' size.
 	NodeStates int
 	NodeBytes  int64
-	// MaxTick is the latest tick a state was reached at (discrete time).
-	MaxTick int
 }
 
 // Violation is a broken check and the shortest run to it.
@@ -176,8 +174,8 @@ type Explorer struct {
 	owner     []int32
 	segBytes  int64
 	steps     map[uint64]*stepResult
-	key     []byte
-	hits    int64
+	key       []byte
+	hits      int64
 }
 
 // New checks cfg and returns its explorer.
@@ -258,8 +256,8 @@ type system struct {
 	msgs  []flight
 }
 
-func (s *system) Nodes() []proto.Node           { return s.nodes }
-func (s *system) Down(id proto.NodeID) bool     { return !s.views[id].Up }
+func (s *system) Nodes() []proto.Node       { return s.nodes }
+func (s *system) Down(id proto.NodeID) bool { return !s.views[id].Up }
 func (s *system) ForEachInFlight(f func(m *proto.Message)) {
 	for i := range s.msgs {
 		f(&s.msgs[i].m)

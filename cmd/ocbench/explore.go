@@ -45,7 +45,6 @@ type exploreOptions struct {
 	protocol  string
 	ticks     int
 	minTicks  int
-	csTicks   int
 	csTime    float64
 	strict    bool
 	maxStates int64
