@@ -83,8 +83,9 @@ func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte)
 	if err != nil {
 		return nil, err
 	}
-	e.out.Reset()
-	n.Step(*in, &e.out)
+	if err := e.safeStep(n, in); err != nil {
+		return nil, err
+	}
 	r, err := e.outcome(id, n)
 	if err != nil {
 		return nil, err
@@ -151,4 +152,18 @@ func (e *Explorer) use(c *sys, id int32, r *stepResult, rec *Step) {
 			rec.Sent = append(rec.Sent, f.m)
 		}
 	}
+}
+
+// safeStep steps n with in into e.out; a node that panics is an error of
+// the step (the explorer reports it with the run to it), not a crash of
+// the explorer.
+func (e *Explorer) safeStep(n proto.Node, in *proto.Input) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the node panicked on %s: %v", in.Kind, r)
+		}
+	}()
+	e.out.Reset()
+	n.Step(*in, &e.out)
+	return nil
 }

@@ -281,3 +281,37 @@ func TestLimit(t *testing.T) {
 		t.Fatalf("limit not reported: %+v", res)
 	}
 }
+
+// panicky is Ricart–Agrawala whose nodes panic on their first reply.
+type panicky struct{ brokenRA }
+
+type panicNode struct{ proto.Node }
+
+func (p panicky) NewNodes(n int) []proto.Node {
+	out := p.Algorithm.NewNodes(n)
+	for i := range out {
+		out[i] = &panicNode{out[i]}
+	}
+	return out
+}
+
+func (p *panicNode) Step(in proto.Input, out *proto.Output) {
+	if in.Kind == proto.Receive && in.Msg.Type == ricartagrawala.Reply {
+		panic("broken on purpose")
+	}
+	p.Node.Step(in, out)
+}
+
+// TestPanicIsStepError: a node that panics stops the search with a
+// StepError that carries the run to it, not a crash.
+func TestPanicIsStepError(t *testing.T) {
+	e, err := New(Config{Algorithm: panicky{}, Nodes: 2, Requests: 1, MaxStates: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Run()
+	var se *StepError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "panicked") || len(se.Path) == 0 {
+		t.Fatalf("got %v, want a StepError about a panic with its run", err)
+	}
+}
