@@ -70,8 +70,8 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
-	fs.Int64Var(&o.maxStates, "max-states", 100_000_000, "stop after this many distinct states, 1..4e9 (about 30 bytes each, plus the frontier); the result then says so and exits 1")
-	fs.StringVar(&o.maxMemory, "max-memory", "4G", "stop when the states waiting to be expanded take more than this (bytes, or with K, M, G)")
+	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (20–30 bytes each, plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
+	fs.StringVar(&o.maxMemory, "max-memory", "2G", "stop when the BFS levels being expanded take more than this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
 	fs.IntVar(&o.ell, "ell", 0, "k-exclusion: ℓ, the units (0: the algorithm's default)")
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion: K, the most units a request asks for (0: ℓ)")
@@ -137,6 +137,9 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 	maxBytes, err := bench.ParseBytes(o.maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("--max-memory: %w", err)
+	}
+	if maxBytes < 1<<20 {
+		return nil, fmt.Errorf("--max-memory: %s is less than 1M", o.maxMemory)
 	}
 	algos := expandAlgos(o.algos)
 	if len(algos) == 0 {
