@@ -248,6 +248,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "view" {
 		return runView(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "explore" {
+		return runExplore(args[1:], stdout, stderr)
+	}
 	var o options
 	fs := newFlags(&o)
 	fs.SetOutput(io.Discard)
@@ -317,7 +320,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "ocbench %s: fault-tolerant distributed mutual exclusion on hypercubes\n\n", version)
-	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench view [-o PAGE] TRACE\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
+	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench view [-o PAGE] TRACE\n  ocbench explore [flags] (docs/explore.md)\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
 }
 
 func versionString() string {
