@@ -16,8 +16,14 @@ import (
 // with every node requesting.
 var requestersN4 = map[string]int{
 	"lamport": 2, "ricart-agrawala": 3, "carvalho-roucairol": 3, "maekawa": 3, "agrawal-el-abbadi": 3,
-	"mishra-srimani": 3, "raymond-kex": 3, "srimani-reddy": 3,
+	"mishra-srimani": 3, "raymond-kex": 3, "srimani-reddy": 3, "maekawa-grid": 3, "sanders": 3, "sanders-broadcast": 3,
+	"mizuno-neilsen-rao-tree": 3, "helary-plouzeau-raynal-ring": 3, "raynal": 2,
 }
+
+// timedN4 are the algorithms without a failure protocol that set timers
+// (raynal waits δ between its rounds): explored in discrete time, δ = 2
+// ticks.
+var timedN4 = map[string]bool{"raynal": true}
 
 // TestExploreAllN4 explores every registered algorithm at N = 4,
 // failure-free, and requires each to be clean and complete (kofl, whose
@@ -37,6 +43,9 @@ func TestExploreAllN4(t *testing.T) {
 			a := bench.RunAlgorithm(spec)
 			cfg := Config{Algorithm: a, Nodes: 4, Requests: 1, MaxStates: 3_000_000}
 			cfg.Requesters = requestersN4[name]
+			if timedN4[name] {
+				cfg.Ticks, cfg.MinTicks, cfg.CSTicks = 2, 1, 2
+			}
 			_, stab := a.(proto.SelfStabilizingAlgorithm)
 			if stab {
 				cfg.Ticks, cfg.MinTicks, cfg.CSTicks, cfg.MaxStates = 2, 1, 2, 200_000
