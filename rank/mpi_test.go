@@ -70,6 +70,17 @@ func TestMPIParity(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("%s N=%d P=%d %s", c.algo, n, p, c.placement)
+		if !orderFree(t, spec, want) {
+			// Its sequential cost depends on the order of deliveries (a
+			// flood, a forward to the last holder heard of): real time
+			// gives another order than the simulator's, so only the
+			// checks below apply (TestMPIVirtual replays its exact run).
+			if got.SafetyViolations+got.LivenessViolations+int(got.MalformedFrames) != 0 || got.RequestsServed != got.RequestsIssued {
+				t.Errorf("%s: served %d/%d, violations: %s, malformed %d", name, got.RequestsServed, got.RequestsIssued, got.Violation, got.MalformedFrames)
+			}
+			t.Logf("%s: %d messages, the simulator %d (the cost depends on the order of deliveries)", name, got.MessagesTotal, want.MessagesTotal)
+			continue
+		}
 		if got.MessagesTotal != want.MessagesTotal || !reflect.DeepEqual(got.MessagesByType, want.MessagesByType) {
 			t.Errorf("%s: messages %d %v; simulator %d %v", name, got.MessagesTotal, got.MessagesByType, want.MessagesTotal, want.MessagesByType)
 		}
@@ -471,4 +482,19 @@ func TestMPIMeasureDelays(t *testing.T) {
 		t.Logf("P=%d: %d delays, median %.1f µs, p99 %.1f µs, p99.9 %.1f µs, max %.1f µs: δ = %.1f µs",
 			mpi.WorldSize(), d.Count, d.Median*1e6, d.P99*1e6, d.P999*1e6, d.Max*1e6, d.Delta*1e6)
 	}
+}
+
+// orderFree reports whether the sequential cost of spec's algorithm does
+// not depend on the order of deliveries: the simulator's run with every
+// delay exactly δ (another order of concurrent messages) sends what want,
+// its run with the default delays, sent.
+func orderFree(t *testing.T, spec bench.Spec, want *results.Run) bool {
+	t.Helper()
+	fixed := spec
+	fixed.MinDelay = 1
+	r, err := bench.Run(fixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.MessagesTotal == want.MessagesTotal && reflect.DeepEqual(r.MessagesByType, want.MessagesByType)
 }
