@@ -7,7 +7,8 @@
 # make results runs, so README's figures come from the commands that
 # produce them, never from a hand copy.
 #
-# Usage: scripts/readme-excerpts.sh [--check] FILE.md…   (run from anywhere)
+# Usage: scripts/readme-excerpts.sh [--check] FILE.md…   (PATH is relative
+# to the repository's root, FILE.md to the current directory)
 # Exit status: 0 current (or refreshed), 1 stale (--check; names each
 # stale excerpt), 2 bad usage, a missing file or a malformed marker.
 set -uo pipefail
@@ -20,8 +21,15 @@ if [ $# -eq 0 ]; then
 	echo "usage: scripts/readme-excerpts.sh [--check] FILE.md…" >&2
 	exit 2
 fi
+files=()
+for f in "$@"; do
+	case $f in
+	/*) files+=("$f") ;;
+	*) files+=("$PWD/$f") ;;
+	esac
+done
 cd "$(dirname "$0")/.." || exit 2
-python3 - "$check" "$@" <<'PY'
+python3 - "$check" "${files[@]}" <<'PY'
 import re, sys
 check = sys.argv[1] == "true"
 begin = re.compile(r"^<!-- excerpt: (\S+)(?: lines (\d+)-(\d+))? -->$")
