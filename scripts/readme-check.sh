@@ -100,7 +100,9 @@ run() {
 	elif [ -n "$stated" ] && [ $((2 * took + 4)) -lt "$stated" ]; then
 		verdict=FAIL why="less than half the stated time"
 	fi
-	printf '%-4s  %5d s  stated %6s  %s%s\n' "$verdict" "$took" "${stated:+$stated s}${stated:-none}" "$cmd" "${why:+  ($why)}"
+	local shown=none
+	[ -n "$stated" ] && shown="$stated s"
+	printf '%-4s  %5d s  stated %-7s  %s%s\n' "$verdict" "$took" "$shown" "$cmd" "${why:+  ($why)}"
 	if [ "$verdict" = ok ]; then
 		passed=$((passed + 1))
 	else
