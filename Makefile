@@ -139,6 +139,9 @@ results:
 	scripts/crash-sweep.sh
 	scripts/kofl-stabilization.sh
 	scripts/power-sweep.sh
+	$(MAKE) -s build
+	/usr/bin/time -f "wall %es, max RSS %MkB (make scale, by make results)" \
+	  ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1 --no-save --quiet > results/scale.txt 2>&1
 	scripts/readme-excerpts.sh README.md docs/results.md
 
 # The cheap results (scripts/report.sh, scripts/failure-free.sh) regenerated
