@@ -15,9 +15,11 @@
 # (2 s is the resolution of a stated time of a few seconds). Each runs with
 # a limit of 4 × its stated time (at least stated + 60 s; 2 h for TODO-TIME),
 # so a hang fails instead of blocking.
-# Prints one line per command (ok or FAIL, seconds measured, seconds
-# stated) and "N passed, N failed, N skipped"; exit status 1 if any
-# failed, 2 on bad usage or a README with no timed command.
+# Prints the load average, then one line per command (ok or FAIL, seconds
+# measured, seconds stated, CPU seconds used: on a busy machine the wall
+# time grows and the CPU time does not), then "N passed, N failed, N
+# skipped" and the load average again; exit status 1 if any failed, 2 on
+# bad usage or a README with no timed command.
 #
 # Usage: scripts/readme-check.sh [--quick] [--mpi] [--help-examples]
 #   (none)           every row but the MPI ones
@@ -81,6 +83,7 @@ fi
 passed=0
 failed=0
 skipped=0
+echo "readme-check: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc) cores"
 # run STATED LIMIT CMD runs one command line in the clone within LIMIT
 # seconds and compares its time with STATED (seconds; empty: not compared).
 # A command with --delay-violations must exit 1 and name the violation
@@ -88,9 +91,10 @@ skipped=0
 run() {
 	local stated=$1 limit=$2 cmd=$3 start=$SECONDS want=0 got took verdict=ok why=""
 	[[ "$cmd" == *--delay-violations* ]] && want=1
-	timeout "$limit" bash -c "$cmd" >"$work/out" 2>&1 </dev/null
+	/usr/bin/time -o "$work/cpu" -f '%U %S' timeout "$limit" bash -c "$cmd" >"$work/out" 2>&1 </dev/null
 	got=$?
 	took=$((SECONDS - start))
+	cpu=$(awk '/^[0-9.]+ [0-9.]+$/ { printf "%d", $1 + $2 + 0.5 }' "$work/cpu" 2>/dev/null)
 	if [ "$got" -eq 124 ]; then
 		verdict=FAIL why="killed after ${limit} s"
 	elif [ "$got" -ne "$want" ] || { [ "$want" -eq 1 ] && ! grep -q VIOLATION "$work/out"; }; then
@@ -102,7 +106,7 @@ run() {
 	fi
 	local shown=none
 	[ -n "$stated" ] && shown="$stated s"
-	printf '%-4s  %5d s  stated %-7s  %s%s\n' "$verdict" "$took" "$shown" "$cmd" "${why:+  ($why)}"
+	printf '%-4s  %5d s  stated %-7s  cpu %5s s  %s%s\n' "$verdict" "$took" "$shown" "${cpu:-?}" "$cmd" "${why:+  ($why)}"
 	if [ "$verdict" = ok ]; then
 		passed=$((passed + 1))
 	else
@@ -140,5 +144,5 @@ if $examples; then
 		run "" 120 "./$ex"
 	done < <(./ocbench --help | sed -n '/^Examples:/,$p' | grep -E '^  ocbench' | sed -E 's/^  //; s/ {2,}.*$//')
 fi
-echo "readme-check: $passed passed, $failed failed, $skipped skipped"
+echo "readme-check: $passed passed, $failed failed, $skipped skipped; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 [ "$failed" -eq 0 ]
