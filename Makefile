@@ -144,9 +144,9 @@ results:
 	  ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1 --no-save --quiet > results/scale.txt 2>&1
 	scripts/readme-excerpts.sh README.md docs/results.md
 
-# The cheap results (scripts/report.sh, scripts/failure-free.sh) regenerated
-# into a temporary directory and compared with the committed ones, dates,
-# commits and timings left out; and README's excerpts against their files.
+# The cheap results (scripts/report.sh: results/report/) regenerated into a
+# temporary directory and compared with the committed ones, dates, commits
+# and timings left out; and README's excerpts against their files.
 results-check:
 	scripts/results-check.sh
 
