@@ -27,6 +27,9 @@
 #   --mpi            also the rows tagged MPI (installs OpenMPI if missing)
 #   --help-examples  also every example of ocbench --help, untimed (120 s each)
 set -uo pipefail
+# One brace group: bash reads it whole before running it, so editing this
+# file while it runs cannot change what runs.
+{
 quick=false
 withmpi=false
 examples=false
@@ -146,3 +149,5 @@ if $examples; then
 fi
 echo "readme-check: $passed passed, $failed failed, $skipped skipped; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 [ "$failed" -eq 0 ]
+exit
+}
