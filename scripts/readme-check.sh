@@ -21,11 +21,13 @@
 # skipped" and the load average again; exit status 1 if any failed, 2 on
 # bad usage or a README with no timed command.
 #
-# Usage: scripts/readme-check.sh [--quick] [--mpi] [--help-examples]
+# Usage: scripts/readme-check.sh [--quick] [--mpi] [--help-examples] [--list]
 #   (none)           every row but the MPI ones
 #   --quick          skip the rows tagged long (CI: make readme-check-quick)
 #   --mpi            also the rows tagged MPI (installs OpenMPI if missing)
 #   --help-examples  also every example of ocbench --help, untimed (120 s each)
+#   --list           print the rows it would run (stated seconds, tags,
+#                    command) from the working tree's README.md, run nothing
 set -uo pipefail
 # One brace group: bash reads it whole before running it, so editing this
 # file while it runs cannot change what runs.
@@ -33,27 +35,33 @@ set -uo pipefail
 quick=false
 withmpi=false
 examples=false
+list=false
 for a in "$@"; do
 	case $a in
 	--quick) quick=true ;;
 	--mpi) withmpi=true ;;
 	--help-examples) examples=true ;;
+	--list) list=true ;;
 	*)
-		echo "readme-check: unknown argument $a (usage: scripts/readme-check.sh [--quick] [--mpi] [--help-examples])" >&2
+		echo "readme-check: unknown argument $a (usage: scripts/readme-check.sh [--quick] [--mpi] [--help-examples] [--list])" >&2
 		exit 2
 		;;
 	esac
 done
 repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-git clone -q "$repo" "$work/ocbench" || {
-	echo "readme-check: cannot clone $repo" >&2
-	exit 1
-}
-cd "$work/ocbench" || exit 1
-export PATH="/usr/local/go/bin:$PATH"
-export GOCACHE="$work/gocache"
+if $list; then
+	cd "$repo" || exit 1
+else
+	work=$(mktemp -d)
+	trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+	git clone -q "$repo" "$work/ocbench" || {
+		echo "readme-check: cannot clone $repo" >&2
+		exit 1
+	}
+	cd "$work/ocbench" || exit 1
+	export PATH="/usr/local/go/bin:$PATH"
+	export GOCACHE="$work/gocache"
+fi
 
 # seconds TEXT prints the first duration of TEXT in seconds ("1 min 50 s"
 # → 110), or nothing when TEXT does not start with one.
@@ -83,6 +91,12 @@ if [ -z "$rows" ]; then
 	exit 2
 fi
 
+if $list; then
+	while IFS=$'\t' read -r cmd cell; do
+		printf '%6s  %-16s  %s\n' "$(seconds "$cell" || true)" "$(grep -ow -e long -e MPI -e TODO-TIME <<<"$cell" | tr '\n' ' ')" "$cmd"
+	done <<<"$rows"
+	exit 0
+fi
 passed=0
 failed=0
 skipped=0
