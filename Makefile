@@ -6,14 +6,28 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test short vet vet-mpi unit fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check chromium view-test view-short view-png
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
-	@echo "make test          gofmt, vet, staticcheck + all tests, MPI tests included (installs OpenMPI if missing; the README's test command)"
-	@echo "make short         the tests with -short: every package, each sweep cut to a sample (about a minute; not MPI, not vet)"
-	@echo "make fuzz          fuzz the wire frame decoder for FUZZTIME (10s)"
+	@echo "make test          gofmt, vet, staticcheck, every package's tests with each sweep cut to a sample (-short), ocbench view in Chromium, fuzzing, the MPI tests on 1, 4 and 8 ranks (installs OpenMPI and Chromium if missing; the README's test command, about 5 minutes)"
+	@echo "make check         the long part CI runs after make test: every test in full, every browser test, longer fuzzing, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh (about 15 minutes)"
+	@echo "make short         the tests with -short only (about a minute and a half; no vet, no MPI)"
+	@echo "make vet           gofmt, go vet and staticcheck (and the mpi-tagged build's, when OpenMPI is installed)"
+	@echo "make vet-mpi       go vet and staticcheck of the mpi-tagged build (needs OpenMPI's headers)"
+	@echo "make unit          every package's tests, full length (part of make check)"
+	@echo "make unit-short    every package's tests with -short (part of make test)"
+	@echo "make fuzz          fuzz the frame and boundary decoders (FUZZTIME executions each, 400000x by default)"
+	@echo "make openmpi       install OpenMPI from Debian if missing (scripts/install-openmpi.sh)"
+	@echo "make chromium      install Chromium from Debian if missing (scripts/install-chromium.sh)"
+	@echo "make view-short    ocbench view's browser test of a crash trace in headless Chromium (part of make test)"
+	@echo "make view-test     every browser test of ocbench view, a 10^5-event trace included (part of make check)"
+	@echo "make view-png      regenerate results/view.png, the screenshot of a crash trace's page (installs Chromium if missing)"
+	@echo "make clean         remove the built binaries"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
+	@echo "make mpi-test      the MPI tests under mpirun on 1, 4 and 8 ranks (part of make test)"
+	@echo "make mpi-test-long the MPI tests on 32 ranks, over TCP, with MPI_THREAD_MULTIPLE, and the per-message cost (part of make check)"
+	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
@@ -25,6 +39,8 @@ help:
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into results/report/"
 	@echo "make bench         the simulator's events per second (sequential open-cube, N = 2^10 and 2^16) beside a bare event heap's, and their ratio"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
+	@echo "make clean         remove the binaries make builds (ocbench, mpi.test, rank.test)"
+	@echo "make help          this list"
 
 # The commit, for `ocbench version` and saved runs (builds may not stamp it).
 LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -46,10 +62,24 @@ vet-mpi:
 	$(GO) vet -tags mpi ./...
 	$(GO) tool staticcheck -tags mpi ./...
 
+# The browser tests (view, TestBrowser*) run in view-test, which make test
+# runs first, with Chromium installed.
 unit:
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 30m -skip '^TestBrowser' ./...
 
-test: vet unit fuzz mpi-test
+unit-short:
+	$(GO) test -short -count=1 -timeout 15m -skip '^TestBrowser' ./...
+
+# The README's test command: every package with its sweeps cut to a sample,
+# ocbench view in a real browser, the decoders fuzzed briefly, the MPI
+# binding and runtimes on 1, 4 and 8 ranks.
+test: vet view-short unit-short
+	$(MAKE) -s fuzz FUZZTIME=$(or $(FUZZTIME),100000x)
+	$(MAKE) mpi-test
+
+# The long part, which CI runs after make test: every test in full, fuzzing
+# longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh.
+check: unit view-test fuzz mpi-test-long mpi-check
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -67,6 +97,23 @@ fuzz:
 openmpi:
 	@scripts/install-openmpi.sh
 
+chromium:
+	@scripts/install-chromium.sh
+
+# ocbench view's pages in a real browser (view/browser_test.go): with
+# OCBENCH_VIEW_BROWSER=required a missing Chromium fails the test instead
+# of skipping it.
+view-test: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser' -v ./view
+
+# The browser test of a crash trace alone (make test); view-test adds every
+# algorithm's page and a 10^5-event trace (make check).
+view-short: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -short -count=1 -run 'TestBrowser' -v ./view
+
+view-png: chromium
+	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser$$' ./view -screenshot $(CURDIR)/results/view.png
+
 mpi: openmpi
 	$(GO) build -tags mpi -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
 
@@ -75,16 +122,26 @@ mpi-test: openmpi vet-mpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 1 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./mpi.test -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./mpi.test -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
 	$(GO) test -c -tags mpi -o rank.test ./rank
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.v -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.timeout 5m
-	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPITrace' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 8 ./rank.test -test.run 'MPITargeted' -test.v -test.timeout 5m
+
+# The MPI tests that take minutes: 32 ranks, TCP, MPI_THREAD_MULTIPLE, the
+# per-message cost.
+mpi-test-long: openmpi
+	$(GO) test -c -tags mpi -o mpi.test ./mpi
+	$(GO) test -c -tags mpi -o rank.test ./rank
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 -x OCBENCH_MPI_THREAD=multiple ./mpi.test -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.v -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.timeout 5m
+	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 32 --mca btl self,tcp ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 ./rank.test -test.run MPIMessageCost -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 --mca btl self,tcp ./rank.test -test.run MPIMessageCost -test.v -test.timeout 5m
+
+# Every runtime against the simulator, bad input on every rank, killed and
+# stopped ranks (about 5 minutes).
+mpi-check: openmpi
 	scripts/mpi-check.sh
 
 seeds:
@@ -138,7 +195,9 @@ results:
 	scripts/compare.sh
 	scripts/crash-sweep.sh
 	scripts/kofl-stabilization.sh
+	scripts/kofl-worst.sh
 	scripts/power-sweep.sh
+	$(MAKE) view-png
 	$(MAKE) -s build
 	/usr/bin/time -f "wall %es, max RSS %MkB (make scale, by make results)" \
 	  ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1 --no-save --quiet > results/scale.txt 2>&1

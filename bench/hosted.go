@@ -37,6 +37,11 @@ func RunAlgorithm(s Spec) proto.Algorithm {
 			algo = a
 		}
 	}
+	if t, ok := algo.(proto.TimeoutAlgorithm); ok && s.Timeout != 0 {
+		if a, err := t.WithTimeout(s.Timeout); err == nil { // Validate checked it
+			algo = a
+		}
+	}
 	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && s.FT {
 		protocol := s.Protocol
 		if protocol == ProtocolOCBench {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/proto"
@@ -99,6 +100,47 @@ func (s *Spec) validateUnits() error {
 
 func kexclusionNames() string { return KExclusionNames() }
 
+// validateTimeout checks Timeout against the algorithm.
+func (s *Spec) validateTimeout() error {
+	if s.Timeout == 0 {
+		return nil
+	}
+	t, ok := lookup(s.Algorithm).(proto.TimeoutAlgorithm)
+	if !ok {
+		return fieldErr("Timeout", "%s has no time-out to set (algorithms with one: %s)", s.Algorithm, namesWhere(func(a proto.Algorithm) bool {
+			_, ok := a.(proto.TimeoutAlgorithm)
+			return ok
+		}))
+	}
+	if _, err := t.WithTimeout(s.Timeout); err != nil {
+		return fieldErr("Timeout", "%w", err)
+	}
+	return nil
+}
+
+// namesWhere returns the names of the registered algorithms for which
+// keep is true, comma-separated.
+func namesWhere(keep func(proto.Algorithm) bool) string {
+	var out []string
+	for _, n := range AlgorithmNames() {
+		if keep(lookup(n)) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Timeout returns the time-out of a run of s and its unit, for an
+// algorithm that takes one as a parameter (proto.TimeoutAlgorithm); 0 and
+// "" for any other.
+func Timeout(s Spec) (float64, string) {
+	t, ok := RunAlgorithm(s).(proto.TimeoutAlgorithm)
+	if !ok {
+		return 0, ""
+	}
+	return t.Timeout()
+}
+
 // KExclusionNames lists the k-exclusion algorithms, comma-separated: what
 // --algo kexclusion runs.
 func KExclusionNames() string {
@@ -154,8 +196,10 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 		return
 	}
 	r.Transient = spec.Transient.String()
+	r.Timeout, r.TimeoutUnit = Timeout(spec)
 	round, hopType := ss.Round()
 	stab := &results.Stabilization{Round: round, Bound: StabilizationBound(spec.Algorithm)}
+	stab.AsyncBound = stab.Bound * float64(spec.Nodes)
 	run := results.StabRun{Seed: spec.Seed, Faults: st.Faults, Stabilized: st.Legit}
 	if st.Legit {
 		for e, name := range algo.Events() {
@@ -165,6 +209,7 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 		}
 		run.HopRounds = float64(st.SentAt[hopType]-st.SentAtFault[hopType]) / float64(spec.Nodes)
 		run.Delta = (st.At - st.LastFault) / spec.Delta
+		run.AsyncRounds = float64(st.Rounds())
 		if stab.Bound > 0 && run.Rounds > stab.Bound {
 			run.Replay = Replay(spec)
 		}

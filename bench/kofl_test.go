@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -135,5 +136,75 @@ func TestKoflCorruptions(t *testing.T) {
 	}
 	if invented == 0 || injected == 0 || destroyed == 0 {
 		t.Errorf("over 12 seeds: %d invented critical sections, %d messages injected, %d destroyed; want each > 0", invented, injected, destroyed)
+	}
+}
+
+// TestKoflAdversarial: every adversarial configuration at N = 4, 8 and 16
+// starts illegitimate (the measure can count something) and stabilizes
+// with every request served and no violation; its record names it, and
+// its replay command names the configuration and the time-out.
+func TestKoflAdversarial(t *testing.T) {
+	for _, name := range Adversaries("kofl") {
+		for _, n := range []int{4, 8, 16} {
+			for _, timeout := range []float64{0, 1.5} {
+				spec := Spec{Algorithm: "kofl", Nodes: n, Requests: 30, Workload: "poisson", Seed: 7, CSTime: 1, Ell: 3, KMax: 2,
+					Check: CheckFull, Timeout: timeout, Transient: TransientPlan{Mode: "adversarial", Adversary: name}}
+				label := fmt.Sprintf("%s/N=%d/timeout=%g", name, n, timeout)
+				r, err := Run(spec)
+				if err != nil {
+					t.Fatalf("%s: %v", label, err)
+				}
+				st := r.Stabilization
+				switch {
+				case r.Violation != "":
+					t.Errorf("%s: %s", label, r.Violation)
+				case r.RequestsServed != r.RequestsIssued:
+					t.Errorf("%s: served %d of %d", label, r.RequestsServed, r.RequestsIssued)
+				case st == nil || len(st.Runs) != 1 || !st.Runs[0].Stabilized:
+					t.Errorf("%s: stabilization %+v", label, st)
+				case st.Runs[0].AsyncRounds < 1 || st.Runs[0].Delta <= 0:
+					t.Errorf("%s: stabilized at once (%g rounds, %gδ): the configuration was legitimate", label, st.Runs[0].AsyncRounds, st.Runs[0].Delta)
+				case !strings.Contains(r.Transient, name) || st.AsyncBound != 5*float64(n):
+					t.Errorf("%s: transient %q, async bound %g", label, r.Transient, st.AsyncBound)
+				}
+				replay := Replay(spec)
+				if !strings.Contains(replay, "--adversary "+name) || (timeout != 0) != strings.Contains(replay, "--timeout") {
+					t.Errorf("%s: replay %q", label, replay)
+				}
+			}
+		}
+	}
+}
+
+// TestKoflTimeout: Root's time-out moves the stabilization time after an
+// arbitrary configuration (the wait for the first START), and values out
+// of range or for algorithms without one are refused naming the field.
+func TestKoflTimeout(t *testing.T) {
+	delta := map[float64]float64{}
+	for _, timeout := range []float64{1, 4, 16} {
+		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 20, Workload: "sequential", Seed: 2, CSTime: 1, Ell: 3, KMax: 2,
+			Timeout: timeout, Transient: TransientPlan{Mode: "initial"}}
+		r, err := Run(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Violation != "" || r.Timeout != timeout || r.Stabilization == nil {
+			t.Fatalf("timeout %g: violation %q, recorded %g", timeout, r.Violation, r.Timeout)
+		}
+		delta[timeout] = r.Stabilization.Delta.Mean
+	}
+	if !(delta[1] < delta[4] && delta[4] < delta[16]) {
+		t.Errorf("stabilization times %v do not grow with the time-out", delta)
+	}
+	for _, c := range []struct {
+		algo    string
+		timeout float64
+	}{{"kofl", 0.5}, {"kofl", -1}, {"kofl", 1e5}, {"opencube", 4}} {
+		s := Spec{Algorithm: c.algo, Nodes: 8, Requests: 1, Workload: "sequential", Seed: 1, Timeout: c.timeout}
+		err := s.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "Timeout" {
+			t.Errorf("%s timeout %g: %v", c.algo, c.timeout, err)
+		}
 	}
 }

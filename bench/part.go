@@ -136,8 +136,8 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		p.tr = &transient{InventedCS: &InventedCS{nodes: p.nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
 			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
 		corruptions = spec.Transient.corruptionTimes(p.tr.rng, delta)
-		if spec.Transient.Mode == "initial" {
-			junk = arbitrary(p.nodes, p.tr.rng, spec.Transient.LinkCap)
+		if spec.Transient.Initial() {
+			junk = initialConfiguration(spec, p.nodes, p.tr.rng)
 		}
 		if k := len(corruptions); k > 0 {
 			until = max(until, corruptions[k-1]+p.settle)
@@ -156,6 +156,13 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	for i := range p.open {
 		p.open[i] = -1
 	}
+	var fatherOf func(proto.Node) (proto.NodeID, bool)
+	if spec.TraceTree {
+		fatherOf = func(n proto.Node) (proto.NodeID, bool) {
+			t, ok := scheme.TreeOf(n)
+			return t.Father, ok
+		}
+	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
 		Check: simCheck(spec.Check), Family: algo.Family(), Types: algo.MessageTypes(),
@@ -165,6 +172,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		// The legitimacy predicate reads each link in delivery order.
 		OrderedInFlight: selfStab,
 		Owned:           owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
+		FatherOf: fatherOf,
 	}, p.nodes, sim.Hooks{
 		Request:     p.requested,
 		Enter:       p.entered,
@@ -188,7 +196,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		for _, m := range junk {
 			p.s.Inject(m)
 		}
-		if spec.Transient.Mode == "initial" {
+		if spec.Transient.Initial() {
 			p.s.Fault()
 			all := make([]proto.NodeID, spec.Nodes)
 			for i := range all {
@@ -237,6 +245,10 @@ func (p *Part) hosted() []proto.NodeID {
 
 // Sim returns the part's simulator.
 func (p *Part) Sim() *sim.Sim { return p.s }
+
+// Failures returns the crashes injected so far: the controller's count,
+// the same in every part of a split run.
+func (p *Part) Failures() int { return p.tally.Crashes }
 
 // requested books a request when its EnterCS input is stepped.
 func (p *Part) requested(id proto.NodeID, tag uint32) {

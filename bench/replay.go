@@ -51,9 +51,17 @@ func Replay(s Spec) string {
 		switch t.Mode {
 		case "initial":
 			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
+		case "adversarial":
+			args = append(args, "--adversary", t.adversary(s.Seed, RunAlgorithm(s)), "--link-cap", strconv.Itoa(t.LinkCap))
 		case "during":
 			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
 		}
+		if len(t.Edits) > 0 {
+			args = append(args, "--edits", FormatEdits(t.Edits))
+		}
+	}
+	if s.Timeout != 0 {
+		args = append(args, "--timeout", f(s.Timeout))
 	}
 	if s.NoBaseline {
 		args = append(args, "--no-baseline")

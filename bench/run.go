@@ -38,6 +38,10 @@ type Spec struct {
 	Check Check
 	// Trace, if not nil, receives the event trace.
 	Trace io.Writer
+	// TraceTree adds the father relation to the trace (trace.Father
+	// lines), for the algorithms of the general token-and-tree scheme;
+	// `ocbench view` draws the tree from them.
+	TraceTree bool
 
 	// Faults is the fault plan (no crashes if Faults.Crashes is 0).
 	Faults FaultPlan
@@ -66,6 +70,10 @@ type Spec struct {
 	// Transient is the transient-fault plan of a self-stabilizing
 	// algorithm (proto.SelfStabilizingAlgorithm).
 	Transient TransientPlan
+	// Timeout is the algorithm's time-out, for an algorithm that takes one
+	// as a parameter (proto.TimeoutAlgorithm: kofl's Root, in δ per ring
+	// node); 0 means the algorithm's own.
+	Timeout float64
 	// Progress, if not nil, is called now and then during the run (every
 	// ProgressEvery served requests, at every crash, and once at the end),
 	// never per event; it must be cheap and must not touch the run.
@@ -118,11 +126,19 @@ func (s *Spec) Validate() error {
 	if err := ValidWorkload(s.Workload); err != nil {
 		return fieldErr("Workload", "%w", err)
 	}
+	if err := s.validateTimeout(); err != nil {
+		return err
+	}
 	if err := s.validateUnits(); err != nil {
 		return err
 	}
 	if err := s.Transient.Validate(s.Algorithm); err != nil {
 		return err
+	}
+	for _, e := range s.Transient.Edits {
+		if e.Node >= s.Nodes {
+			return fieldErr("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
+		}
 	}
 	if s.Workload == "each" && IsKExclusion(s.Algorithm) {
 		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
@@ -467,9 +483,16 @@ func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
 	}
+	if k, ok := kexclusion(algo); ok {
+		ell, kmax := spec.units()
+		if a, err := k.WithUnits(ell, kmax, spec.Seed); err == nil {
+			algo = a // the stated cost of the run's ℓ
+		}
+	}
 	if c, ok := algo.(proto.CostAlgorithm); ok {
 		cost := c.StatedCost(spec.Nodes)
 		r.StatedCost, r.StatedCostLow, r.StatedCostHigh = cost.Text, cost.Low, cost.High
+		r.StatedCostSource, r.StatedCostKind = cost.Source, cost.Kind.String()
 	}
 	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
 		m := ft.FaultModel()

@@ -111,11 +111,14 @@ func (p *Part) Result(err error) *Result {
 	}
 	r.Tally.Events = slices.Clone(st.Events[:])
 	r.Tally.Abandoned = p.drv.abandoned
+	// The stays that ended, compacted in place: the part is over.
+	r.Stays = p.stays[:0]
 	for k, x := range p.stays {
 		if p.open[x.Node] != k {
 			r.Stays = append(r.Stays, x)
 		}
 	}
+	p.stays = nil
 	if p.over != "" && r.Stuck == "" {
 		r.Stuck = fmt.Sprintf("%s: %d of %d requests served, %d waiting (seed %d)",
 			p.over, p.snap.Served, p.snap.Issued, p.snap.Issued-p.snap.Served-p.snap.Abandoned, p.spec.Seed)
@@ -167,7 +170,11 @@ func merge(spec Spec, parts []*Result) *outcome {
 		o.served += r.Served
 		o.abandoned += r.Abandoned
 		o.waits = append(o.waits, r.Waits...)
-		o.stays = append(o.stays, r.Stays...)
+		if o.stays == nil {
+			o.stays = r.Stays // one part (the simulator): no copy
+		} else {
+			o.stays = append(o.stays, r.Stays...)
+		}
 		o.tags = append(o.tags, r.Tags...)
 		o.entriesStable += r.EntriesStable
 		for k, v := range r.Victims {
@@ -187,7 +194,7 @@ func merge(spec Spec, parts []*Result) *outcome {
 			o.err = errors.New(r.Err)
 		}
 	}
-	slices.SortStableFunc(o.stays, func(a, b Stay) int {
+	byEntry := func(a, b Stay) int {
 		switch {
 		case (sim.Mark{T: a.Enter, Key: a.Key}).Before(sim.Mark{T: b.Enter, Key: b.Key}):
 			return -1
@@ -195,7 +202,10 @@ func merge(spec Spec, parts []*Result) *outcome {
 			return 1
 		}
 		return 0
-	})
+	}
+	if !slices.IsSortedFunc(o.stays, byEntry) { // one part's are in run order
+		slices.SortStableFunc(o.stays, byEntry)
+	}
 	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
 	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
 		o.openCubeAtEnd = true

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/ocbench/ocbench/proto"
@@ -24,7 +25,11 @@ import (
 //     random nodes, duplicates a random message in flight (a token, a
 //     CToken, a pool…), destroys one, or injects 1..3 junk messages on
 //     random links, a quarter of the events each.
-var TransientModes = []TransientMode{"none", "initial", "during"}
+//   - adversarial: an adversarial initial configuration that the
+//     algorithm builds (proto.AdversarialAlgorithm): the one Adversary
+//     names, or, if none, the seed's turn among them all (seed mod their
+//     number), with what it leaves open drawn from the seed.
+var TransientModes = []TransientMode{"none", "initial", "during", "adversarial"}
 
 // TransientPlan is the transient faults of a run of a self-stabilizing
 // algorithm (proto.SelfStabilizingAlgorithm).
@@ -38,8 +43,39 @@ type TransientPlan struct {
 	// DefaultCorruptEvery.
 	Every float64
 	// LinkCap is the capacity of a link: an arbitrary configuration puts
-	// 0..LinkCap junk messages on each (initial); 0 means DefaultLinkCap.
+	// 0..LinkCap junk messages on each (initial), an adversarial one at
+	// most LinkCap; 0 means DefaultLinkCap.
 	LinkCap int
+	// Adversary names the adversarial configuration (adversarial); ""
+	// takes the seed's turn among them all.
+	Adversary string
+	// Edits change the initial configuration once it is made (initial,
+	// adversarial): what the worst-case climb found (Climb).
+	Edits []Edit
+}
+
+// adversary returns the name of the adversarial configuration of a run of
+// algo with the given seed.
+func (p TransientPlan) adversary(seed uint64, algo proto.Algorithm) string {
+	if p.Adversary != "" {
+		return p.Adversary
+	}
+	a, ok := algo.(proto.AdversarialAlgorithm)
+	if !ok || len(a.Adversaries()) == 0 {
+		return ""
+	}
+	names := a.Adversaries()
+	return names[seed%uint64(len(names))]
+}
+
+// Adversaries returns the names of the adversarial configurations of the
+// algorithm called name (none if it builds none).
+func Adversaries(name string) []string {
+	a, ok := lookup(name).(proto.AdversarialAlgorithm)
+	if !ok {
+		return nil
+	}
+	return a.Adversaries()
 }
 
 // Defaults of a TransientPlan's zero fields.
@@ -49,7 +85,13 @@ const (
 	DefaultLinkCap      = 3
 	// MaxLinkCap bounds --link-cap.
 	MaxLinkCap = 64
+	// MaxEdits bounds the edits of an initial configuration (--edits).
+	MaxEdits = 1 << 16
 )
+
+// Initial reports whether the plan's faults make the initial
+// configuration (initial, adversarial).
+func (p TransientPlan) Initial() bool { return p.Mode == "initial" || p.Mode == "adversarial" }
 
 // On reports whether the plan has faults.
 func (p TransientPlan) On() bool { return p.Mode != "" && p.Mode != "none" }
@@ -91,6 +133,23 @@ func (p TransientPlan) Validate(algo string) error {
 			return err
 		}
 	}
+	if p.Mode == "adversarial" && len(Adversaries(algo)) == 0 {
+		return fieldErr("Transient.Mode", "%s builds no adversarial configuration", algo)
+	}
+	if p.Adversary != "" {
+		if p.Mode != "adversarial" {
+			return fieldErr("Transient.Adversary", "it applies only to the adversarial plan")
+		}
+		if !slices.Contains(Adversaries(algo), p.Adversary) {
+			return fieldErr("Transient.Adversary", "unknown configuration %q (allowed: %s)", p.Adversary, strings.Join(Adversaries(algo), ", "))
+		}
+	}
+	if len(p.Edits) > 0 && !p.Initial() {
+		return fieldErr("Transient.Edits", "edits change an initial configuration: they apply only to the initial and adversarial plans")
+	}
+	if len(p.Edits) > MaxEdits {
+		return fieldErr("Transient.Edits", "%d edits, at most %d", len(p.Edits), MaxEdits)
+	}
 	if p.LinkCap < 0 || p.LinkCap > MaxLinkCap {
 		return fieldErr("Transient.LinkCap", "%d is not in 1..%d", p.LinkCap, MaxLinkCap)
 	}
@@ -103,6 +162,11 @@ func (p TransientPlan) String() string {
 	switch p.Mode {
 	case "initial":
 		return fmt.Sprintf("arbitrary initial configuration, 0..%d junk messages per link", p.LinkCap)
+	case "adversarial":
+		if p.Adversary == "" {
+			return fmt.Sprintf("adversarial initial configuration, each seed's turn among them all, up to %d messages per link", p.LinkCap)
+		}
+		return fmt.Sprintf("adversarial initial configuration %s, up to %d messages per link", p.Adversary, p.LinkCap)
 	case "during":
 		return fmt.Sprintf("%d corruption events, exponential gaps of mean %gδ", p.Events, p.Every)
 	}
@@ -227,7 +291,22 @@ type transient struct {
 // node by node. The draws are the transient stream's, from the seed.
 func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
 	s.fill()
-	return arbitrary(nodes, rand.New(rand.NewPCG(s.Seed, streamTransient)), s.Transient.LinkCap)
+	return initialConfiguration(s, nodes, rand.New(rand.NewPCG(s.Seed, streamTransient)))
+}
+
+// initialConfiguration makes the initial configuration of a run of s with
+// the initial or the adversarial plan, drawing from rng, and returns the
+// messages for the links.
+func initialConfiguration(s Spec, nodes []proto.Node, rng *rand.Rand) []proto.Message {
+	if s.Transient.Mode != "adversarial" {
+		return applyEdits(nodes, arbitrary(nodes, rng, s.Transient.LinkCap), s.Transient.Edits, s.Transient.LinkCap)
+	}
+	algo := RunAlgorithm(s)
+	junk, err := algo.(proto.AdversarialAlgorithm).Adversary(s.Transient.adversary(s.Seed, algo), nodes, rng, s.Transient.LinkCap)
+	if err != nil {
+		panic(err) // Validate checked the name
+	}
+	return applyEdits(nodes, junk, s.Transient.Edits, s.Transient.LinkCap)
 }
 
 func arbitrary(nodes []proto.Node, rng *rand.Rand, linkCap int) []proto.Message {

@@ -21,7 +21,7 @@ func (Algorithm) Name() string { return "opencube" }
 // abstract), 0 with the token at hand.
 func (Algorithm) StatedCost(n int) proto.Cost {
 	p, _ := hypercube.Log2(n)
-	return proto.Cost{Low: 0, High: float64(p + 1), Text: "0…log2 N+1"}
+	return proto.Cost{Low: 0, High: float64(p + 1), Text: "0…log2 N+1", Source: "Hélary–Mostefaoui 1994, abstract", Kind: proto.Range}
 }
 
 // WithFailures implements proto.FaultTolerantAlgorithm: the open-cube with

@@ -403,17 +403,69 @@ type MemoryEstimator interface {
 	MemoryPerNode(n int) int64
 }
 
+// CostKind says what a stated cost is, and so whether a measurement may be
+// divided by it.
+type CostKind uint8
+
+// The kinds of stated cost.
+const (
+	// Exact: a paper's formula, one figure at this N (Low = High).
+	Exact CostKind = iota
+	// Range: a paper's formula with two ends, Low … High (light and heavy
+	// load, or 0 with the idle token).
+	Range
+	// Order: an order of growth ("O(log N)"); no figure, Low = High = 0.
+	Order
+	// Derived: a figure the project derives (from the algorithm's rule,
+	// or from a paper's formula for a configuration the paper does not
+	// give); not a paper's statement.
+	Derived
+)
+
+// String returns "exact", "range", "order" or "derived".
+func (k CostKind) String() string {
+	switch k {
+	case Exact:
+		return "exact"
+	case Range:
+		return "range"
+	case Order:
+		return "order"
+	case Derived:
+		return "derived"
+	}
+	return fmt.Sprintf("CostKind(%d)", uint8(k))
+}
+
 // Cost is the message cost of one critical section that an algorithm's
-// authors or the survey state: from Low to High messages (equal when
-// exact), and Text as the paper writes it ("2(N−1)", "3√N … 5√N").
+// authors or the survey state.
 type Cost struct {
+	// Low and High are the formula's value at this N, from Low to High
+	// (equal when exact); both 0 for an order of growth.
 	Low, High float64
-	Text      string
+	// Text is the formula as the paper writes it ("2(N−1)",
+	// "3√N … 5√N", "O(log N)").
+	Text string
+	// Source names where the formula is stated: "survey T2" (Velazquez
+	// 1993, Table 2), "survey §4" (its text), or the paper and section;
+	// for a Derived cost, what it is derived from.
+	Source string
+	// Kind says whether Text is a paper's formula (Exact, Range), an
+	// order of growth (Order) or the project's derivation (Derived).
+	Kind CostKind
+}
+
+// Comparable reports whether a measured cost may be divided by High: the
+// cost is a paper's formula with a figure (Exact or Range, High > 0), not
+// an order of growth nor a derived figure.
+func (c Cost) Comparable() bool {
+	return (c.Kind == Exact || c.Kind == Range) && c.High > 0
 }
 
 // CostAlgorithm is implemented by an algorithm whose message cost per
-// critical section a paper states, for a system of n nodes; comparison
-// tables print it beside the measured cost.
+// critical section a paper states (or, Kind Derived, the project derives),
+// for a system of n nodes; comparison tables print it beside the measured
+// cost, with its source.
 type CostAlgorithm interface {
 	StatedCost(n int) Cost
 }
@@ -506,4 +558,25 @@ type SelfStabilizingAlgorithm interface {
 type Corruptible interface {
 	Scramble(rng *rand.Rand)
 	Junk(rng *rand.Rand) Message
+}
+
+// TimeoutAlgorithm is implemented by an algorithm whose time-out is a
+// parameter of a run (kofl: Root re-sends the CToken when it has not come
+// back in time). Timeout returns the algorithm's value and its unit, and
+// WithTimeout the algorithm with another value, or why it cannot take it.
+type TimeoutAlgorithm interface {
+	Timeout() (value float64, unit string)
+	WithTimeout(t float64) (Algorithm, error)
+}
+
+// AdversarialAlgorithm is implemented by a self-stabilizing algorithm that
+// builds adversarial initial configurations beside Corruptible's uniform
+// draws: the configurations a proof's worst case suggests. Adversaries
+// names them; Adversary sets nodes to the one named, drawing from rng
+// what it leaves open, and returns the messages it puts in the links, in
+// the order Corruptible's junk goes (link by link, each oldest first), at
+// most linkCap on a link.
+type AdversarialAlgorithm interface {
+	Adversaries() []string
+	Adversary(name string, nodes []Node, rng *rand.Rand, linkCap int) ([]Message, error)
 }

@@ -119,3 +119,26 @@ func TestNoDeadlock(t *testing.T) {
 		})
 	}
 }
+
+// TestCostComparable: only a paper's figure (exact or range, above 0) is
+// divided into a measurement; kinds print by name.
+func TestCostComparable(t *testing.T) {
+	for _, c := range []struct {
+		cost Cost
+		want bool
+		name string
+	}{
+		{Cost{Low: 30, High: 30, Kind: Exact}, true, "exact"},
+		{Cost{Low: 0, High: 16, Kind: Range}, true, "range"},
+		{Cost{Kind: Range}, false, "range"},
+		{Cost{Kind: Order}, false, "order"},
+		{Cost{Low: 0, High: 3, Kind: Derived}, false, "derived"},
+	} {
+		if got := c.cost.Comparable(); got != c.want || c.cost.Kind.String() != c.name {
+			t.Errorf("%+v: Comparable %v, kind %q; want %v, %q", c.cost, got, c.cost.Kind, c.want, c.name)
+		}
+	}
+	if got := CostKind(9).String(); got != "CostKind(9)" {
+		t.Errorf("CostKind(9).String() = %q", got)
+	}
+}

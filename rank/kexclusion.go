@@ -20,7 +20,7 @@ func (in *instance) startKExclusion() {
 	s := in.spec
 	_, in.neverQuiet = bench.RunAlgorithm(s).(proto.SelfStabilizingAlgorithm)
 	var junk []proto.Message
-	if s.Transient.Mode == "initial" {
+	if s.Transient.Initial() {
 		junk = bench.ArbitraryConfiguration(s, in.nodes)
 		in.invented = bench.NewInventedCS(in, in.wl, in.nodes, s.CSTime*in.delta)
 	}

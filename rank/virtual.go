@@ -303,6 +303,8 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 	p, me := comm.Size(), comm.Rank()
 	var progressAt time.Time
 	progress := runs[0].spec.Progress
+	// The requests served and issued of each run at its last boundary.
+	served, issued := make([]int64, len(runs)), make([]int64, len(runs))
 	sent := make([]int64, p) // the frames sent to each rank this window
 	boundary := func() (bool, error) {
 		first := rk.Windows == 0
@@ -418,18 +420,12 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 			r.next = r.part.Boundary(snaps[k])
 			more = more || !math.IsInf(r.next, 1)
 		}
-		if progress != nil && me == 0 && time.Since(progressAt) > 200*time.Millisecond {
+		for _, k := range live {
+			served[k], issued[k] = snaps[k].Served, snaps[k].Issued
+		}
+		if progress != nil && me == 0 && (!more || time.Since(progressAt) > 200*time.Millisecond) {
 			progressAt = time.Now()
-			pr := bench.Progress{Runs: len(runs)}
-			for _, k := range live {
-				if r := runs[k]; !r.base {
-					pr.Served += snaps[k].Served
-					pr.Issued += snaps[k].Issued
-					pr.Requests += r.spec.Requests
-					pr.Virtual = max(pr.Virtual, r.part.Sim().Now())
-				}
-			}
-			progress(pr)
+			progress(sumProgress(runs, served, issued, !more))
 		}
 		return more, nil
 	}
@@ -443,4 +439,26 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		more, err = boundary()
 	}
 	return err
+}
+
+// sumProgress is the progress of the job's runs (their crash-free
+// baselines aside): requests served and issued as the last boundary of each
+// run saw them, failures injected, the latest virtual time; done on the
+// last call, when every run is over.
+func sumProgress(runs []*vrun, served, issued []int64, done bool) bench.Progress {
+	var pr bench.Progress
+	for k, r := range runs {
+		if r.base {
+			continue
+		}
+		pr.Runs++
+		pr.Served += served[k]
+		pr.Issued += issued[k]
+		pr.Requests += r.spec.Requests
+		pr.Failures += r.part.Failures()
+		pr.FailuresPlanned += r.spec.Faults.Crashes
+		pr.Virtual = max(pr.Virtual, r.part.Sim().Now())
+	}
+	pr.Done = done
+	return pr
 }

@@ -150,3 +150,37 @@ func TestVirtualBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualProgress: rank 0's progress calls follow the whole job in
+// virtual time: the failures injected and the requests served never go
+// back when a run ends before the others, and the last call says the job
+// is over with its runs' totals (its crash-free baselines aside).
+func TestVirtualProgress(t *testing.T) {
+	var calls []bench.Progress
+	specs := []bench.Spec{
+		{Algorithm: "opencube", Nodes: 8, Requests: 1, Workload: "poisson", Think: 80, MinDelay: 0.5, Seed: 1,
+			Faults: bench.FaultPlan{Crashes: 5, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
+		{Algorithm: "opencube", Nodes: 8, Requests: 1, Workload: "poisson", Think: 80, MinDelay: 0.5, Seed: 2,
+			Faults: bench.FaultPlan{Crashes: 20, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
+	}
+	specs[0].Progress = func(p bench.Progress) { calls = append(calls, p) }
+	recs := runVirtual(t, 2, "block", specs)
+	if len(calls) == 0 {
+		t.Fatal("no progress call")
+	}
+	for i := 1; i < len(calls); i++ {
+		if calls[i].Failures < calls[i-1].Failures || calls[i].Served < calls[i-1].Served {
+			t.Errorf("progress went back: %+v after %+v", calls[i], calls[i-1])
+		}
+	}
+	last := calls[len(calls)-1]
+	served := recs[0].RequestsServed + recs[1].RequestsServed
+	if !last.Done || last.Runs != 2 || last.Failures != 25 || last.FailuresPlanned != 25 || last.Served != int64(served) {
+		t.Errorf("last call %+v, want done, 2 runs, 25 of 25 failures, %d served", last, served)
+	}
+	for _, c := range calls[:len(calls)-1] {
+		if c.Done {
+			t.Errorf("a call before the last says done: %+v", c)
+		}
+	}
+}

@@ -36,18 +36,53 @@ const (
 	figHeight = 10 * vg.Centimeter
 )
 
-// render draws p in the given format ("svg" or "png").
+// render draws p in the given format ("svg" or "png"). The legend goes
+// outside the data area: at the right of the plot, the figure made wider
+// by the legend's width, or below it, taller, when the legend is wider
+// than legendMaxRight.
 func render(p *plot.Plot, format string) ([]byte, error) {
-	w, err := p.WriterTo(figWidth, figHeight, format)
+	leg := p.Legend
+	size := leg.Rectangle(draw.Canvas{}).Size()
+	w, h := figWidth, figHeight
+	right := size.X > 0 && size.X <= legendMaxRight
+	switch {
+	case right:
+		w += size.X + 2*legendGap
+		h = max(h, size.Y+2*legendGap) // a long legend makes the figure taller
+	case size.X > 0:
+		h += size.Y + 2*legendGap
+	}
+	c, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return nil, fmt.Errorf("rendering a plot as %s: %w", format, err)
 	}
+	dc := draw.New(c)
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
+	switch {
+	case right:
+		p.Draw(draw.Crop(dc, 0, -(size.X + 2*legendGap), 0, 0))
+		leg.Draw(draw.Crop(dc, figWidth+legendGap, 0, 0, -legendGap))
+	case size.X > 0:
+		p.Draw(draw.Crop(dc, 0, 0, size.Y+2*legendGap, 0))
+		leg.Draw(draw.Crop(dc, legendGap, 0, 0, -(figHeight + legendGap)))
+	default:
+		p.Draw(dc)
+	}
 	var b bytes.Buffer
-	if _, err := w.WriteTo(&b); err != nil {
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("rendering a plot as %s: %w", format, err)
 	}
 	return b.Bytes(), nil
 }
+
+// legendMaxRight is the widest legend placed at the right of a plot; a
+// wider one goes below it. legendGap is the space around a legend.
+const (
+	legendMaxRight = 7 * vg.Centimeter
+	legendGap      = 3 * vg.Millimeter
+)
 
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
@@ -60,10 +95,6 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Tick.Label.Font.Size = vg.Points(10)
 	p.Y.Tick.Label.Font.Size = vg.Points(10)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Millimeter * 2
-	p.Legend.YOffs = -vg.Millimeter * 2
 	p.Y.Tick.Marker = countTicks{}
 	p.Add(plotter.NewGrid())
 	return p
@@ -179,24 +210,6 @@ var (
 		func(r *results.Run) (float64, bool) { return r.SyncDelayDelta.Mean, r.SyncDelayDelta.Count > 0 }}
 )
 
-// legendRight makes room for a long legend (more than 7 series) at the
-// right of a plot with a log x axis: the axis is stretched so that the
-// data take the left 60% of the width and the legend, top right, the rest.
-func legendRight(p *plot.Plot, series int) {
-	if series > 7 {
-		placeLegendRight(p)
-	}
-}
-
-// placeLegendRight stretches a log x axis so that the data take the left 60%
-// of the width, and puts the legend at the top right.
-func placeLegendRight(p *plot.Plot) {
-	p.X.Max = p.X.Min * math.Pow(p.X.Max/p.X.Min, 1/0.6)
-	p.Legend.Left = false
-	p.Legend.Top = true
-	p.Legend.XOffs = 0
-}
-
 // finitePositive reports whether x can be placed on a log axis.
 func finitePositive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
 
@@ -245,10 +258,10 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 		if !ok {
 			continue
 		}
-		if _, ok := byAlgo[r.Algorithm]; !ok {
-			algos = append(algos, r.Algorithm)
+		if _, ok := byAlgo[runLabel(r)]; !ok {
+			algos = append(algos, runLabel(r))
 		}
-		byAlgo[r.Algorithm] = append(byAlgo[r.Algorithm], plotter.XY{X: float64(r.Nodes), Y: y})
+		byAlgo[runLabel(r)] = append(byAlgo[runLabel(r)], plotter.XY{X: float64(r.Nodes), Y: y})
 		xs, ys = append(xs, float64(r.Nodes)), append(ys, y)
 	}
 	if len(xs) == 0 {
@@ -274,7 +287,6 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 // drawLines draws one line per algorithm (its points sorted by x), in the
 // order of algos, and renders the plot.
 func drawLines(p *plot.Plot, algos []string, byAlgo map[string]plotter.XYs, format string) ([]byte, error) {
-	legendRight(p, len(algos))
 	for k, a := range algos {
 		pts := byAlgo[a]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
@@ -322,11 +334,11 @@ func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
 		var algos []string
 		var xs, ys []float64
 		for _, r := range byN[n] {
-			if _, ok := byAlgo[r.Algorithm]; !ok {
-				algos = append(algos, r.Algorithm)
+			if _, ok := byAlgo[runLabel(r)]; !ok {
+				algos = append(algos, runLabel(r))
 			}
 			x, y := offeredLoad(r), r.MsgsPerRequest.Mean
-			byAlgo[r.Algorithm] = append(byAlgo[r.Algorithm], plotter.XY{X: x, Y: y})
+			byAlgo[runLabel(r)] = append(byAlgo[runLabel(r)], plotter.XY{X: x, Y: y})
 			xs, ys = append(xs, x), append(ys, y)
 		}
 		lo, hi := minMax(xs)
@@ -363,7 +375,7 @@ var crashCount = regexp.MustCompile(`^\d+ crashes`)
 func seriesKey(r *results.Run) string {
 	ratio := r.ThinkTime / float64(r.Nodes)
 	plan := crashCount.ReplaceAllString(r.FaultPlan, "crashes")
-	return fmt.Sprintf("%s, %s, think %s·N δ; %s", r.Algorithm, r.Workload, strconv.FormatFloat(ratio, 'f', -1, 64), plan)
+	return fmt.Sprintf("%s, %s, %s, think %s·N δ; %s", r.Algorithm, RuntimeOf(r), r.Workload, strconv.FormatFloat(ratio, 'f', -1, 64), plan)
 }
 
 // shortLabel is a legend entry for a series.
@@ -446,9 +458,7 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 	p := newPlot("Overhead messages per failure (classified)", "N (nodes, log scale)", "overhead messages per failure (mean, 95% CI)")
 	var xs, means []float64
 	ymax := 0.0
-	algos := map[string]bool{}
 	for _, s := range ss {
-		algos[s.runs[0].Algorithm] = true
 		for _, r := range s.runs {
 			means = append(means, r.OverheadPerFailure.Mean)
 		}
@@ -456,9 +466,13 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 	// Algorithms whose costs differ by more than 10× share a log axis; a
 	// bar's lower end is then kept above half its mean.
 	logY := false
-	if lo, hi := minMax(means); lo > 0 && hi/lo > 10 {
+	lo, hi := minMax(positive(means))
+	if hi/lo > 10 {
 		logY = true
 	}
+	// A mean of 0 (no failure-cause message) has no place on a log axis:
+	// it is drawn at the axis' floor, which the caption names.
+	floor := math.Min(lo/2, 4)
 	for k, s := range ss {
 		var e errPoints
 		for _, r := range s.runs {
@@ -467,18 +481,17 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 			if est.CI95Low != nil {
 				lo, hi = est.Mean-*est.CI95Low, *est.CI95High-est.Mean
 			}
+			y := est.Mean
 			if logY {
 				lo = math.Min(lo, est.Mean/2)
+				y = math.Max(y, floor)
 			}
-			e.XYs = append(e.XYs, plotter.XY{X: float64(r.Nodes), Y: est.Mean})
+			e.XYs = append(e.XYs, plotter.XY{X: float64(r.Nodes), Y: y})
 			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{lo, hi})
 			xs = append(xs, float64(r.Nodes))
 			ymax = math.Max(ymax, est.Mean+hi)
 		}
-		label := s.label
-		if len(algos) > 1 {
-			label = s.runs[0].Algorithm + ", " + label
-		}
+		label := runLabel(s.runs[0]) + ", " + s.label
 		if err := addSeries(p, k, label, e.XYs); err != nil {
 			return nil, err
 		}
@@ -505,27 +518,35 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 	sc.Color = color.RGBA{R: 200, A: 255}
 	p.Add(sc)
 	p.Legend.Add("paper, iPSC/2 (N=32: 8, N=64: 9.75)", sc)
-	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: paper, Labels: []string{"  paper 8", "  paper 9.75"}})
-	if err == nil {
-		labels.Offset = vg.Point{X: vg.Points(4), Y: -vg.Points(4)}
-		for k := range labels.TextStyle {
-			labels.TextStyle[k].Color = sc.Color
+	// The labels of the two figures point away from each other, the first
+	// to the left of its triangle, the second to the right, so that they
+	// never overlap, however close N = 32 and 64 are on the axis.
+	for k, f := range results.IPSC2 {
+		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: paper[k : k+1], Labels: []string{"paper " + strconv.FormatFloat(f.PerFailure, 'f', -1, 64)}})
+		if err != nil {
+			return nil, fmt.Errorf("labelling the paper's figures: %w", err)
 		}
+		labels.Offset = vg.Point{X: vg.Points(8), Y: -vg.Points(3)}
+		if k%2 == 0 {
+			labels.Offset.X = -vg.Points(8)
+			labels.TextStyle[0].XAlign = draw.XRight
+		}
+		labels.TextStyle[0].Color = sc.Color
 		p.Add(labels)
 	}
 	log2Axis(&p.X, xs)
 	caption := ""
 	if logY {
-		lo, _ := minMax(means)
-		logAxis(&p.Y, math.Min(lo/2, 8), ymax)
-		p.Y.Label.Text = "msg per failure (mean, 95% CI, log scale)"
-		caption = " The y axis is logarithmic (bars cut at half their mean)."
+		logAxis(&p.Y, floor, ymax)
+		// A short label: gonum misplaces the room for a long one on a log axis.
+		p.Y.Label.Text = "msgs/failure (log)"
+		caption = " The y axis is logarithmic (bars: 95% CI, cut at half their mean)."
+		if len(positive(means)) < len(means) {
+			caption += fmt.Sprintf(" A mean of 0 is drawn at the axis' floor, %.2g.", floor)
+		}
 	} else {
 		p.Y.Min = 0
 		p.Y.Max = ymax * 1.15
-	}
-	if len(algos) > 1 {
-		placeLegendRight(p)
 	}
 	data, err := render(p, format)
 	if err != nil {
@@ -554,11 +575,13 @@ type sweepParam struct {
 var sweepParams = []sweepParam{
 	{"mean think time", "mean think time between a node's requests (δ, log scale)", "overhead-vs-think",
 		func(r *results.Run) (float64, bool) { return r.ThinkTime, r.ThinkTime > 0 },
-		func(r *results.Run) string { return fmt.Sprintf("%s %d %s", r.Algorithm, r.Nodes, r.FaultPlan) }},
+		func(r *results.Run) string {
+			return fmt.Sprintf("%s %s %d %s", r.Algorithm, RuntimeOf(r), r.Nodes, r.FaultPlan)
+		}},
 	{"mean gap between crashes", "mean gap between crashes (δ, log scale)", "overhead-vs-crash-gap",
 		crashGap,
 		func(r *results.Run) string {
-			return fmt.Sprintf("%s %d %g %s", r.Algorithm, r.Nodes, r.ThinkTime, gapRe.ReplaceAllString(crashCount.ReplaceAllString(r.FaultPlan, ""), ""))
+			return fmt.Sprintf("%s %s %d %g %s", r.Algorithm, RuntimeOf(r), r.Nodes, r.ThinkTime, gapRe.ReplaceAllString(crashCount.ReplaceAllString(r.FaultPlan, ""), ""))
 		}},
 }
 
@@ -578,7 +601,7 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 	p := newPlot("Overhead per failure against the "+sp.name, sp.axis, "overhead messages per failure (mean, 95% CI)")
 	lo, hi := math.Inf(1), math.Inf(-1)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
-	var firstY, lastY float64
+	var means []float64
 	n := 0
 	for _, k := range order {
 		g := groups[k]
@@ -606,16 +629,11 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 			}
 			e.XYs = append(e.XYs, plotter.XY{X: v, Y: est.Mean})
 			e.YErrors = append(e.YErrors, struct{ Low, High float64 }{l, h})
-			if n == 0 {
-				if len(e.XYs) == 1 {
-					firstY = est.Mean + h
-				}
-				lastY = est.Mean + h
-			}
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 			ylo, yhi = math.Min(ylo, est.Mean-l), math.Max(yhi, est.Mean+h)
+			means = append(means, est.Mean)
 		}
-		label := fmt.Sprintf("N=%d", g[0].Nodes)
+		label := fmt.Sprintf("%s, N=%d", runLabel(g[0]), g[0].Nodes)
 		if sp.file == "overhead-vs-think" {
 			if gap, ok := crashGap(g[0]); ok {
 				label += fmt.Sprintf(", crash gap %gδ", gap)
@@ -639,7 +657,9 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 		return nil, nil
 	}
 	logAxis(&p.X, lo, hi)
-	if ylo > 0 && yhi/ylo > 30 {
+	// A log axis when the means span more than 10× (and every bar's lower
+	// end, kept above 1% of its mean, can go on it).
+	if mlo, mhi := minMax(means); mlo > 0 && mhi/mlo > 10 && ylo > 0 {
 		logAxis(&p.Y, ylo, yhi)
 		// A short label: gonum misplaces the room for a long one on a log axis.
 		p.Y.Label.Text = "msgs/failure (log)"
@@ -647,10 +667,6 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 	} else {
 		p.Y.Min = 0
 		p.Y.Max = yhi * 1.1
-	}
-	if firstY > lastY { // the legend goes where the curves are low
-		p.Legend.Left = false
-		p.Legend.XOffs = -vg.Millimeter * 2
 	}
 	data, err := render(p, format)
 	if err != nil {
@@ -698,7 +714,7 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 	p := newPlot(fmt.Sprintf("Overhead per failure, distribution (%s, N=%d, %d failures)", r.Algorithm, r.Nodes, len(xs)),
 		"overhead messages caused by one failure", "number of failures")
 	p.Add(h)
-	p.Legend.Add("failures with this overhead", h)
+	p.Legend.Add(runLabel(r)+": failures with this overhead", h)
 	ymax := over.Weight
 	for _, b := range bins {
 		ymax = math.Max(ymax, b.Weight)
@@ -724,8 +740,6 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 		p.Add(pl)
 		p.Legend.Add(fmt.Sprintf("paper's mean (iPSC/2) %g", r.Paper.PerFailure), pl)
 	}
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Millimeter * 2
 	p.Y.Min = 0
 	p.Y.Max = ymax * 1.1
 	p.X.Min = -1
@@ -796,7 +810,7 @@ func vline(x, y float64, c color.Color) (*plotter.Line, error) {
 // next critical-section entry, as box plots (or the mean, for runs saved
 // without samples).
 func recovery(s series, format string) (*Figure, error) {
-	p := newPlot("Time to recovery after a crash", "N (nodes)", "time to the next CS entry (δ)")
+	p := newPlot("Time to recovery after a crash ("+runLabel(s.runs[0])+")", "N (nodes)", "time to the next CS entry (δ)")
 	var names []string
 	for k, r := range s.runs {
 		names = append(names, strconv.Itoa(r.Nodes))
@@ -827,9 +841,7 @@ func recovery(s series, format string) (*Figure, error) {
 	sc.Radius = vg.Points(4)
 	sc.Color = color.RGBA{R: 200, A: 255}
 	p.Add(sc)
-	p.Legend.Add("mean (box: quartiles, median)", sc)
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Millimeter * 2
+	p.Legend.Add(runLabel(s.runs[0])+": mean (box: quartiles, median)", sc)
 	p.NominalX(names...)
 	p.Y.Min = 0
 	top := 0.0
@@ -852,4 +864,34 @@ func recovery(s series, format string) (*Figure, error) {
 			"The time includes waiting for the next request when the load is light.",
 		Data: data,
 	}, nil
+}
+
+// Runtimes of runs, as the report names them: in a table's runtime column
+// and after the algorithm in a legend.
+const (
+	RuntimeSim        = "simulator"
+	RuntimeMPIVirtual = "MPI virtual"
+	RuntimeMPIWall    = "MPI wall"
+)
+
+// RuntimeOf names where r ran: the simulator, MPI in virtual time (the
+// simulator's run, replayed on ranks: the same record) or MPI in
+// wall-clock time (real delays: a different run).
+func RuntimeOf(r *results.Run) string {
+	switch {
+	case r.Runtime != "mpi":
+		return RuntimeSim
+	case r.Clock == "virtual":
+		return RuntimeMPIVirtual
+	}
+	return RuntimeMPIWall
+}
+
+// runLabel names r's series in a legend: the algorithm, and the runtime
+// when it is not the simulator ("opencube (MPI wall)").
+func runLabel(r *results.Run) string {
+	if rt := RuntimeOf(r); rt != RuntimeSim {
+		return r.Algorithm + " (" + rt + ")"
+	}
+	return r.Algorithm
 }

@@ -325,6 +325,9 @@ func runTable(runs []*results.Run) (head []string, rows [][]string) {
 		}
 	}
 	cols = results.Shown(cols, runs)
+	// Where each run ran, beside what it is (runtimeSentence).
+	rt := results.Column{Head: "runtime", Cell: RuntimeOf}
+	cols = append(append(append([]results.Column{}, cols[:min(2, len(cols))]...), rt), cols[min(2, len(cols)):]...)
 	for _, c := range cols {
 		head = append(head, c.Head)
 	}
@@ -412,6 +415,7 @@ func markdown(ins []Input, figs []*Figure, opt Options) []byte {
 	if opt.Command != "" {
 		fmt.Fprintf(&b, "Made by %s from %d saved run file(s).\n\n", mdCode(opt.Command), len(ins))
 	}
+	fmt.Fprintf(&b, "%s\n\n", mdText(runtimeSentence(ins)))
 	if len(figs) > 0 {
 		b.WriteString("## Figures\n\n")
 	}
@@ -475,6 +479,7 @@ func htmlPage(ins []Input, figs []*Figure, opt Options) []byte {
 	if opt.Command != "" {
 		fmt.Fprintf(&b, "<p>Made by <code>%s</code> from %d saved run file(s).</p>\n", e(opt.Command), len(ins))
 	}
+	fmt.Fprintf(&b, "<p>%s</p>\n", e(runtimeSentence(ins)))
 	for _, f := range figs {
 		fmt.Fprintf(&b, "<figure><h3>%s</h3>\n", e(f.Title))
 		if opt.Image == "svg" {
@@ -516,4 +521,33 @@ func htmlPage(ins []Input, figs []*Figure, opt Options) []byte {
 	}
 	b.WriteString("</body></html>\n")
 	return b.Bytes()
+}
+
+// runtimeSentence says where the runs of ins ran, and how the report keeps
+// runtimes apart when there are several.
+func runtimeSentence(ins []Input) string {
+	words := map[string]string{RuntimeSim: "the simulator", RuntimeMPIVirtual: "MPI in virtual time (\"MPI virtual\")",
+		RuntimeMPIWall: "MPI in wall-clock time (\"MPI wall\")"}
+	count := map[string]int{}
+	var order []string
+	for _, in := range ins {
+		for _, r := range in.Saved.Runs {
+			rt := RuntimeOf(r)
+			if count[rt] == 0 {
+				order = append(order, rt)
+			}
+			count[rt]++
+		}
+	}
+	if len(order) == 1 {
+		return fmt.Sprintf("Runtime: every run is from %s (see the runtime column of the tables).", words[order[0]])
+	}
+	var parts []string
+	for _, rt := range order {
+		parts = append(parts, fmt.Sprintf("%d from %s", count[rt], words[rt]))
+	}
+	return "Runtimes: " + strings.Join(parts, ", ") + ". They are kept apart: the tables have a runtime column, " +
+		"and a plot draws each runtime as its own series, the runtime named after the algorithm in the legend. " +
+		"MPI in virtual time replays the simulator's run of a seed exactly; MPI in wall-clock time has real delays " +
+		"and timers, so its runs differ from the simulator's."
 }

@@ -21,6 +21,16 @@ type Stabilization struct {
 	Rounds    Summary `json:"rounds" merge:"custom"`
 	HopRounds Summary `json:"hop_rounds" merge:"custom"`
 	Delta     Summary `json:"delta" merge:"custom"`
+	// AsyncRounds summarizes the stabilized runs' times in asynchronous
+	// rounds (a round ends once every message in flight at its start is
+	// received), the unit of self-stabilization papers: kofl's bound of 5
+	// traversals is 5n of them (AsyncBound).
+	AsyncRounds Summary `json:"async_rounds" merge:"custom"`
+	// AsyncBound is the paper's bound in asynchronous rounds for the
+	// record's N (kofl: 5n); 0 if none.
+	AsyncBound float64 `json:"bound_async_rounds,omitempty" merge:"same"`
+	// OverAsyncBound counts the runs whose AsyncRounds exceed AsyncBound.
+	OverAsyncBound int `json:"over_async_bound" merge:"custom"`
 	// Runs is every run's measure, in seed order.
 	Runs []StabRun `json:"runs" merge:"append"`
 	// OverBound are the runs whose Rounds exceed Bound, each with the
@@ -47,14 +57,16 @@ type StabRun struct {
 	Rounds     float64 `json:"rounds"`
 	HopRounds  float64 `json:"hop_rounds"`
 	Delta      float64 `json:"delta"`
-	Replay     string  `json:"replay,omitempty"`
+	// AsyncRounds is the time in asynchronous rounds (Stabilization).
+	AsyncRounds float64 `json:"async_rounds"`
+	Replay      string  `json:"replay,omitempty"`
 }
 
 // Summarize fills Rounds, HopRounds, Delta, OverBound and NotStabilized
 // from Runs (Replay of a run over the bound must be set).
 func (s *Stabilization) Summarize() {
-	var rounds, hops, delta []float64
-	s.OverBound, s.NotStabilized = nil, 0
+	var rounds, hops, delta, async []float64
+	s.OverBound, s.NotStabilized, s.OverAsyncBound = nil, 0, 0
 	for _, r := range s.Runs {
 		if !r.Stabilized {
 			s.NotStabilized++
@@ -63,11 +75,15 @@ func (s *Stabilization) Summarize() {
 		rounds = append(rounds, r.Rounds)
 		hops = append(hops, r.HopRounds)
 		delta = append(delta, r.Delta)
+		async = append(async, r.AsyncRounds)
+		if s.AsyncBound > 0 && r.AsyncRounds > s.AsyncBound {
+			s.OverAsyncBound++
+		}
 		if s.Bound > 0 && r.Rounds > s.Bound {
 			s.OverBound = append(s.OverBound, r)
 		}
 	}
-	s.Rounds, s.HopRounds, s.Delta = Summarize(rounds), Summarize(hops), Summarize(delta)
+	s.Rounds, s.HopRounds, s.Delta, s.AsyncRounds = Summarize(rounds), Summarize(hops), Summarize(delta), Summarize(async)
 }
 
 // mergeStabilization merges the stabilization of the runs that have one
@@ -122,6 +138,17 @@ var StabilizationColumns = []Column{
 		return stab(r, func(s *Stabilization) string { return summaryMax(s.Rounds) })
 	}},
 	{"hops/N max", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryMax(s.HopRounds) }) }},
+	{"async rounds max", func(r *Run) string {
+		return stab(r, func(s *Stabilization) string { return summaryMax(s.AsyncRounds) })
+	}},
+	{"5n", func(r *Run) string {
+		return stab(r, func(s *Stabilization) string {
+			if s.AsyncBound == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%s (%d over)", num(s.AsyncBound), s.OverAsyncBound)
+		})
+	}},
 	{"δ mean", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryMean(s.Delta) }) }},
 	{"δ max", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryMax(s.Delta) }) }},
 	{"bound", func(r *Run) string {

@@ -58,7 +58,7 @@ func goldenRuns() []*Run {
 	a.CPUSecondsPerRank = []float64{0.5, 0.25, 0.125}
 	a.KDistribution = map[string]int64{"1": 20, "2": 20}
 	a.EntriesStable, a.MessagesStable, a.MsgsPerEntry = 30, 300, 10
-	a.Stabilization = &Stabilization{Round: "traversal", Bound: 5, Runs: []StabRun{{Seed: 11, Faults: 4, Stabilized: true, Rounds: 2.5, HopRounds: 2.1, Delta: 40}},
+	a.Stabilization = &Stabilization{Round: "traversal", Bound: 5, AsyncBound: 80, Runs: []StabRun{{Seed: 11, Faults: 4, Stabilized: true, Rounds: 2.5, HopRounds: 2.1, Delta: 40, AsyncRounds: 30}},
 		InventedCS: 1, Injected: 3, Destroyed: 2}
 	a.Stabilization.Summarize()
 	a.VirtualSeconds, a.WallSeconds, a.Steps = 1.5, 0.75, 10000
@@ -96,7 +96,7 @@ func goldenRuns() []*Run {
 	b.CPUSecondsPerRank = []float64{0.1, 0.2, 0.3, 0.4}
 	b.KDistribution = map[string]int64{"2": 30, "3": 10}
 	b.EntriesStable, b.MessagesStable, b.MsgsPerEntry = 35, 315, 9
-	b.Stabilization = &Stabilization{Round: "traversal", Bound: 5, Runs: []StabRun{{Seed: 12, Faults: 4, Stabilized: true, Rounds: 6, HopRounds: 5.5, Delta: 90, Replay: "ocbench --seed 12"}},
+	b.Stabilization = &Stabilization{Round: "traversal", Bound: 5, AsyncBound: 80, Runs: []StabRun{{Seed: 12, Faults: 4, Stabilized: true, Rounds: 6, HopRounds: 5.5, Delta: 90, AsyncRounds: 95, Replay: "ocbench --seed 12"}},
 		InventedCS: 2, Injected: 1, Destroyed: 4}
 	b.Stabilization.Summarize()
 	b.VirtualSeconds, b.WallSeconds, b.Steps = 1.7, 0.8, 12000
@@ -402,6 +402,15 @@ const goldenMerged = `{
    "p99": 89.5,
    "max": 90
   },
+  "async_rounds": {
+   "count": 2,
+   "mean": 62.5,
+   "median": 62.5,
+   "p99": 94.35,
+   "max": 95
+  },
+  "bound_async_rounds": 80,
+  "over_async_bound": 1,
   "runs": [
    {
     "seed": 11,
@@ -409,7 +418,8 @@ const goldenMerged = `{
     "stabilized": true,
     "rounds": 2.5,
     "hop_rounds": 2.1,
-    "delta": 40
+    "delta": 40,
+    "async_rounds": 30
    },
    {
     "seed": 12,
@@ -418,6 +428,7 @@ const goldenMerged = `{
     "rounds": 6,
     "hop_rounds": 5.5,
     "delta": 90,
+    "async_rounds": 95,
     "replay": "ocbench --seed 12"
    }
   ],
@@ -429,6 +440,7 @@ const goldenMerged = `{
     "rounds": 6,
     "hop_rounds": 5.5,
     "delta": 90,
+    "async_rounds": 95,
     "replay": "ocbench --seed 12"
    }
   ],

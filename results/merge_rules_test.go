@@ -191,14 +191,16 @@ func TestMergeStabilizationRules(t *testing.T) {
 		return Merge([]*Run{ra, rb}).Stabilization
 	}
 	over := func(s *Stabilization) {
-		s.Runs = []StabRun{{Seed: 2, Stabilized: true, Rounds: 100, HopRounds: 90, Delta: 1000}}
+		s.Runs = []StabRun{{Seed: 2, Stabilized: true, Rounds: 100, HopRounds: 90, Delta: 1000, AsyncRounds: 5000}}
 	}
 	checkRules(t, bg, merge, map[string]customCase[Stabilization]{
-		"Rounds":        {set: over},
-		"HopRounds":     {set: over},
-		"Delta":         {set: over},
-		"OverBound":     {set: over},
-		"NotStabilized": {set: func(s *Stabilization) { s.Runs = []StabRun{{Seed: 2}} }},
+		"Rounds":         {set: over},
+		"HopRounds":      {set: over},
+		"Delta":          {set: over},
+		"OverBound":      {set: over},
+		"AsyncRounds":    {set: over},
+		"OverAsyncBound": {set: over},
+		"NotStabilized":  {set: func(s *Stabilization) { s.Runs = []StabRun{{Seed: 2}} }},
 	})
 }
 

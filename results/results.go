@@ -80,10 +80,18 @@ type Run struct {
 	QuorumSize int `json:"quorum_size,omitempty" merge:"same"`
 	// StatedCost is the message cost per critical section that the
 	// algorithm's authors or the survey state ("2(N−1)"), and its value
-	// at this N, from StatedCostLow to StatedCostHigh.
-	StatedCost     string  `json:"stated_cost,omitempty" merge:"same"`
-	StatedCostLow  float64 `json:"stated_cost_low,omitempty" merge:"same"`
-	StatedCostHigh float64 `json:"stated_cost_high,omitempty" merge:"same"`
+	// at this N, from StatedCostLow to StatedCostHigh (both 0 for an
+	// order of growth). StatedCostSource names where it is stated ("survey
+	// T2": Velazquez 1993, Table 2; "survey §4": its text), or what a
+	// derived figure comes from. StatedCostKind is proto.CostKind's name:
+	// "exact" or "range" (a paper's formula: mean/stated divides by
+	// StatedCostHigh), "order" (an order of growth) or "derived" (the
+	// project's figure, no paper's): never divided into a measurement.
+	StatedCost       string  `json:"stated_cost,omitempty" merge:"same"`
+	StatedCostLow    float64 `json:"stated_cost_low,omitempty" merge:"same"`
+	StatedCostHigh   float64 `json:"stated_cost_high,omitempty" merge:"same"`
+	StatedCostSource string  `json:"stated_cost_source,omitempty" merge:"same"`
+	StatedCostKind   string  `json:"stated_cost_kind,omitempty" merge:"same"`
 	// Timing parameters, in units of δ.
 	DeltaSeconds float64 `json:"delta_seconds" merge:"same"`
 	CSTime       float64 `json:"cs_time_delta" merge:"same"`
@@ -146,7 +154,11 @@ type Run struct {
 	OverheadByVictimPower []PowerStratum `json:"overhead_by_victim_power,omitempty" merge:"custom"`
 	OverheadStratified    float64        `json:"overhead_stratified,omitempty" merge:"custom"`
 	// OverheadDifferential is (messages of the run − messages of the same
-	// seed's run without crashes) / failures; over seeds when repeated.
+	// seed's run without crashes) / failures; over seeds when repeated. It
+	// is negative when the crashes remove more traffic than their handling
+	// adds: a down node neither asks nor answers, and requests are lost
+	// (broadcast algorithms, whose every request costs N messages, show it
+	// most).
 	OverheadDifferential Estimate `json:"overhead_differential" merge:"custom"`
 	// Paper is the paper's figure for this N, when it reports one.
 	Paper                           *PaperComparison `json:"paper,omitempty" merge:"same"`
@@ -159,7 +171,15 @@ type Run struct {
 	StaleTokensDiscarded int64 `json:"stale_tokens_discarded" merge:"sum"`
 	SearchesStarted      int64 `json:"searches_started" merge:"sum"`
 	// Suspicions counts the failures nodes suspected (each starts a
-	// search); FalseSuspicions those that no failure explains (target 0):
+	// search); FalseSuspicions those that no failure explains. What a
+	// suspicion is differs per algorithm: the open-cube's failure detector
+	// suspecting a node it watches (target 0: a false one is the
+	// detector's error); for mishra-srimani, naimi-trehel-ft and nishio, a
+	// request's time-out expiring without the token (their papers'
+	// presumption of failure, which then runs their recovery protocol):
+	// under load or long critical sections such time-outs expire with no
+	// failure by design, so a positive count is their time-outs' cost, not
+	// an error. A suspicion is false when
 	// the suspected node, if one is named, was up and had not crashed since
 	// it was last heard from, and no node was down, crashed, recovered or
 	// received a failure-protocol message during the silence waited
@@ -234,8 +254,13 @@ type Run struct {
 	// stabilization (after the start, without transient faults) per entry
 	// into the critical section after it; EntriesStable and MessagesStable
 	// are its terms.
-	Ell            int              `json:"ell,omitempty" merge:"same"`
-	KMax           int              `json:"k_max,omitempty" merge:"same"`
+	Ell  int `json:"ell,omitempty" merge:"same"`
+	KMax int `json:"k_max,omitempty" merge:"same"`
+	// Timeout and TimeoutUnit are the time-out of an algorithm that takes
+	// one as a parameter (kofl's Root: δ per ring node), in a run with
+	// transient faults.
+	Timeout        float64          `json:"timeout,omitempty" merge:"same"`
+	TimeoutUnit    string           `json:"timeout_unit,omitempty" merge:"same"`
 	KDistribution  map[string]int64 `json:"k_distribution,omitempty" merge:"sum"`
 	MsgsPerEntry   float64          `json:"msgs_per_entry,omitempty" merge:"custom"`
 	EntriesStable  int64            `json:"entries_after_stabilization,omitempty" merge:"sum"`

@@ -52,6 +52,9 @@ type Environment struct {
 	Header []string `json:"header,omitempty"`
 	// Date is when the run finished, RFC 3339 in UTC.
 	Date string `json:"date"`
+	// Partial is set when the run was interrupted (Ctrl-C): Runs are the
+	// runs that had finished, merged per configuration.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Saved is the content of a saved-run file: the `--json` document (runs)
@@ -88,7 +91,8 @@ func QuoteCommand(args []string) string {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // baseName returns the stem of a saved run's file name: the date, then what
-// ran (preset or algorithms, N), then the seed.
+// ran (the preset, or up to three algorithms by name, more by their number,
+// and N), "-crashes" and "-partial" where they apply, then the seed.
 func baseName(s *Saved, when time.Time) string {
 	what := s.Environment.Preset
 	if what == "" {
@@ -104,8 +108,8 @@ func baseName(s *Saved, when time.Time) string {
 				nodes = append(nodes, strconv.Itoa(r.Nodes))
 			}
 		}
-		if len(algos) > 2 {
-			algos = []string{"all"}
+		if len(algos) > 3 {
+			algos = []string{fmt.Sprintf("%d-algorithms", len(algos))}
 		}
 		if len(nodes) > 3 {
 			nodes = []string{nodes[0] + "-" + nodes[len(nodes)-1]}
@@ -114,6 +118,9 @@ func baseName(s *Saved, when time.Time) string {
 		if len(s.Runs) > 0 && s.Runs[0].Failures > 0 {
 			what += "-crashes"
 		}
+	}
+	if s.Environment.Partial {
+		what += "-partial"
 	}
 	what = unsafeName.ReplaceAllString(what, "_")
 	return fmt.Sprintf("%s-%s-seed%d", when.UTC().Format("20060102T150405Z"), what, s.Environment.Seed)

@@ -28,7 +28,8 @@ var FailureFreeColumns = []Column{
 	{"msg/CS mean", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"p99", func(r *Run) string { return perRequest(r, r.MsgsPerRequest.P99) }},
 	{"max", func(r *Run) string { return perRequest(r, r.MsgsPerRequest.Max) }},
-	{"stated (msg)", func(r *Run) string { return stated(r) }},
+	{"stated (msg)", statedFigure},
+	{"stated formula (msg = formula, source)", func(r *Run) string { return stated(r) }},
 	{"mean/stated", statedRatio},
 	{"sync mean (δ)", func(r *Run) string { return summaryMean(r.SyncDelayDelta) }},
 	{"sync p99 (δ)", func(r *Run) string { return summaryP99(r.SyncDelayDelta) }},
@@ -50,12 +51,25 @@ func perRequest(r *Run, x float64) string {
 }
 
 // statedRatio is the measured mean messages per CS over the stated cost (its
-// upper end for a range), "-" without a stated cost.
+// upper end for a range), "-" without a stated cost or when the stated
+// cost is an order of growth or a derived figure (Run.StatedCostKind): only
+// a paper's formula is divided into a measurement.
 func statedRatio(r *Run) string {
-	if r.StatedCost == "" || r.StatedCostHigh == 0 {
+	if !statedComparable(r) {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", r.MsgsPerRequest.Mean/r.StatedCostHigh)
+}
+
+// statedComparable reports whether r's stated cost is a paper's formula
+// with a figure (kind exact or range; a record without a kind predates
+// kinds and is taken as one).
+func statedComparable(r *Run) bool {
+	switch r.StatedCostKind {
+	case "", "exact", "range":
+		return r.StatedCost != "" && r.StatedCostHigh > 0
+	}
+	return false
 }
 
 // summaryMean and summaryP99 format a summary's mean and 99th percentile
@@ -75,15 +89,48 @@ func summaryP99(s Summary) string {
 }
 
 // stated is the message cost per request that the algorithm's paper or the
-// survey states, at the run's N: "30", or "0…16" for a range; "-" if none.
+// survey states, at the run's N, with its formula and source: "30 =
+// 2(N−1), survey T2", "0…16 = N (0 with the idle token), survey T1, §4"
+// for a range, "avg O(log N), survey T1 (order)" for an order of growth,
+// "0…3 = request, token, return (derived: the proxy rule)" for the
+// project's own figure; "-"
+// if none. A record without a source (older) prints the figure alone.
 func stated(r *Run) string {
-	switch {
-	case r.StatedCost == "":
+	if r.StatedCost == "" {
 		return "-"
-	case r.StatedCostLow == r.StatedCostHigh:
-		return num(r.StatedCostHigh)
 	}
-	return num(r.StatedCostLow) + "…" + num(r.StatedCostHigh)
+	fig := num(r.StatedCostHigh)
+	if r.StatedCostLow != r.StatedCostHigh {
+		fig = num(r.StatedCostLow) + "…" + num(r.StatedCostHigh)
+	}
+	switch {
+	case r.StatedCostSource == "":
+		return fig
+	case r.StatedCostKind == "order":
+		return r.StatedCost + ", " + r.StatedCostSource + " (order)"
+	case r.StatedCostKind == "derived":
+		return fig + " = " + r.StatedCost + " (derived: " + r.StatedCostSource + ")"
+	}
+	return fig + " = " + r.StatedCost + ", " + r.StatedCostSource
+}
+
+// statedFigure is stated's figure alone, for a narrow table: "30",
+// "0…16", "avg O(log N) (order)", "0…3 (derived)"; "-" if none.
+func statedFigure(r *Run) string {
+	if r.StatedCost == "" {
+		return "-"
+	}
+	fig := num(r.StatedCostHigh)
+	if r.StatedCostLow != r.StatedCostHigh {
+		fig = num(r.StatedCostLow) + "…" + num(r.StatedCostHigh)
+	}
+	switch r.StatedCostKind {
+	case "order":
+		return r.StatedCost + " (order)"
+	case "derived":
+		return fig + " (derived)"
+	}
+	return fig
 }
 
 // ftOnly is s for a run with the failure protocol on, "-" without it.
@@ -164,15 +211,20 @@ func num(x float64) string {
 }
 
 // WriteTable writes header lines (each prefixed "# ") and then the runs as an
-// aligned table, OSU-benchmark style.
+// aligned table, OSU-benchmark style, with the columns of cols that say
+// something about runs (Shown).
 func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error {
+	return writeTable(w, header, Shown(cols, runs), runs)
+}
+
+// writeTable writes the table of WriteTable with every column of cols.
+func writeTable(w io.Writer, header []string, cols []Column, runs []*Run) error {
 	var b strings.Builder
 	for _, h := range header {
 		b.WriteString("# ")
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
-	cols = Shown(cols, runs)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for k, c := range cols {
 		if k > 0 {
@@ -215,8 +267,8 @@ func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error 
 			if r.DelaysOverDelta == 1 {
 				deliveries = "delivery"
 			}
-			fmt.Fprintf(&b, "# δ BROKEN (%s, N=%d): %d %s later than δ (the latest %.2fδ): the failure protocol's safety rests on δ; rerun with a larger --delta\n",
-				r.Algorithm, r.Nodes, r.DelaysOverDelta, deliveries, r.MaxDelayDelta)
+			fmt.Fprintf(&b, "# δ BROKEN (%s, N=%d): %d %s later than δ (the latest %.2fδ): %s\n",
+				r.Algorithm, r.Nodes, r.DelaysOverDelta, deliveries, r.MaxDelayDelta, deltaStake(r))
 		} else {
 			fmt.Fprintf(&b, "# δ held (%s, N=%d): no delivery later than δ (the latest %.2fδ)\n", r.Algorithm, r.Nodes, r.MaxDelayDelta)
 		}
@@ -227,6 +279,18 @@ func WriteTable(w io.Writer, header []string, cols []Column, runs []*Run) error 
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// deltaStake says what a delivery later than δ puts at stake in r: the
+// safety of a failure protocol, which suspects a node after a time in δ;
+// nothing but messages for the other algorithms (mutual exclusion without
+// a failure protocol, k-exclusion, self-stabilizing kofl, whose Root
+// timeout in δ makes a duplicate round it absorbs when it fires early).
+func deltaStake(r *Run) string {
+	if r.FaultTolerant {
+		return "the failure protocol's safety rests on δ; rerun with a larger --delta"
+	}
+	return "no failure protocol runs, so safety does not rest on δ (a timer in δ that fires early costs messages only): the verdict describes the network"
 }
 
 // plural returns one if n is 1, else many.

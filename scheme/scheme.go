@@ -506,12 +506,13 @@ func (NaimiTrehel) Name() string { return "naimi-trehel" }
 // InitialFather implements Rule: a star centred on node 0.
 func (NaimiTrehel) InitialFather(i proto.NodeID, n int) proto.NodeID { return star(i) }
 
-// StatedCost implements proto.CostAlgorithm: log2 N messages per critical
-// section on average (the survey's Table 1, "avg log N"; RR-1692 §4.2:
-// O(log n) in the mean, O(n) in the worst case).
-func (NaimiTrehel) StatedCost(n int) proto.Cost {
-	p := float64(log2(n))
-	return proto.Cost{Low: p, High: p, Text: "avg log2 N"}
+// StatedCost implements proto.CostAlgorithm: an order of growth, O(log N)
+// messages per critical section on average (the survey's Table 1, "avg
+// log N", and §4, "in the order of log N"; RR-1692 §4.2: O(log n) in the
+// mean, O(n) in the worst case). No figure: it is never divided into a
+// measurement.
+func (NaimiTrehel) StatedCost(int) proto.Cost {
+	return proto.Cost{Text: "avg O(log N)", Source: "survey T1", Kind: proto.Order}
 }
 
 // OnRequest implements Rule.
@@ -536,7 +537,7 @@ func (Raymond) InitialFather(i proto.NodeID, n int) proto.NodeID { return binomi
 // average (the survey's Table 1); 0 with the token at hand.
 func (Raymond) StatedCost(n int) proto.Cost {
 	d := float64(max(2*log2(n)-1, 1))
-	return proto.Cost{Low: 0, High: 2 * d, Text: "0…2D (avg log N)"}
+	return proto.Cost{Low: 0, High: 2 * d, Text: "0…2D (avg log N)", Source: "survey T1", Kind: proto.Range}
 }
 
 // OnRequest implements Rule.
@@ -561,10 +562,11 @@ func (Centralized) Name() string { return "centralized" }
 func (Centralized) InitialFather(i proto.NodeID, n int) proto.NodeID { return star(i) }
 
 // StatedCost implements proto.CostAlgorithm: a request, the token and its
-// return to the allocator, 3 messages (RR-1692 §2.1's star); 0 for the
-// allocator itself.
+// return to the allocator, 3 messages; 0 for the allocator itself. No
+// paper states the figure: it is derived from the rule (always proxy on
+// RR-1692 §2.1's star), so it is marked Derived.
 func (Centralized) StatedCost(int) proto.Cost {
-	return proto.Cost{Low: 0, High: 3, Text: "0…3"}
+	return proto.Cost{Low: 0, High: 3, Text: "request, token, return", Source: "the proxy rule", Kind: proto.Derived}
 }
 
 // OnRequest implements Rule.

@@ -3,10 +3,10 @@
 # the crash spacing, in the simulator. Writes results/crash-sweep.txt (the
 # tables), the saved runs in results/crash-sweep/data/ and, from them, the
 # report with plots results/crash-sweep/report.md (through `ocbench report`).
-# Every row sits under a header with its columns: a block repeats the
-# header whenever the columns change (the paper's columns appear at N = 32
-# and 64 only). Usage: scripts/crash-sweep.sh [seed]; RESULTS=DIR writes
-# into DIR instead of results/ (make results-check uses it).
+# Every row sits under a header with its columns: every call prints one
+# column set (--columns), and a block repeats the header only where it
+# changes. Usage: scripts/crash-sweep.sh [seed]; RESULTS=DIR writes into DIR
+# instead of results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
@@ -17,14 +17,19 @@ plots=$results/crash-sweep
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
 common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 --out "$runs" --quiet)
+# Every call prints the same columns (--columns: a column shows even when it
+# is "-" in every row, e.g. paper away from N = 32 and 64), so that the rows
+# of several calls line up under one heading.
+cols=algorithm,N,failures,overhead/failure,paper,ratio,differential,served,msg/req,regenerated,stale-discarded,searches,false-susp,detection/req,recovery-mean,lost,violations
 # run prints the table rows of one ocbench call (its flags after the common
 # ones, so that they win), violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
-run() { ./ocbench "${common[@]}" "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
+run() { ./ocbench "${common[@]}" --columns "$cols" "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
 # headers keeps a table header line only where it differs from the last one
 # kept since the last section line (## …) or blank line; the text from
 # "algorithm" on is compared, runs of spaces as one, so row labels
-# (think=32, N=8) and column widths do not count.
+# (think=32, N=8) and column widths do not count. With one column set
+# (--columns) that is one header per block.
 headers() {
   awk '/^#|^$/ { last = "" } / algorithm  / { h = substr($0, index($0, "algorithm")); gsub(/ +/, " ", h); if (h == last) next; last = h } { print }'
 }

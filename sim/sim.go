@@ -81,6 +81,14 @@ type Config struct {
 	// lines begin in Trace, so that the traces of the parts of a run can be
 	// merged into the trace of the whole run (MergeTraces).
 	TraceIndex bool
+	// FatherOf, with Trace, makes the trace carry the father relation of
+	// a tree algorithm (the general scheme's, scheme.TreeOf): it returns a
+	// node's father pointer and whether the node has one at all. Every
+	// hosted node's father is written at time 0, before any step (with
+	// TraceIndex, in a segment that MergeTraces puts first), and again
+	// after each step that changes it (trace.Father). Nil: no father
+	// lines.
+	FatherOf func(proto.Node) (proto.NodeID, bool)
 }
 
 // Check selects the invariant checks run after every step.
@@ -227,6 +235,7 @@ type Sim struct {
 	units          int // KExclusion: the units in use (View.Units of the nodes in the CS)
 	started        bool
 	stab           Stab
+	rounds         rounds        // asynchronous rounds (self-stabilizing runs)
 	ordered        []eventq.Item // ForEachInFlight's scratch (OrderedInFlight)
 	orderedKey     [4]uint64
 	orderedOK      bool  // ordered holds the messages in flight of orderedKey
@@ -242,7 +251,8 @@ type Sim struct {
 	Outbox []Remote
 	// Notes are what the judge of suspicions needs, in step order
 	// (JudgeNotes).
-	Notes []Note
+	Notes   []Note
+	fathers []proto.NodeID // the fathers last traced (Config.FatherOf)
 	// Segments index the trace by step (Config.TraceIndex).
 	Segments []Segment
 
@@ -338,6 +348,21 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		s.trace = bufio.NewWriterSize(cfg.Trace, 1<<16)
 		if cfg.TraceIndex {
 			s.trace = bufio.NewWriterSize(&counter{w: cfg.Trace, n: &s.written}, 1<<16)
+		}
+	}
+	if s.trace != nil && cfg.FatherOf != nil {
+		s.fathers = make([]proto.NodeID, len(nodes))
+		if cfg.TraceIndex {
+			// The initial fathers come before every step of every part
+			// in a merged trace.
+			s.Segments = append(s.Segments, Segment{Mark{math.Inf(-1), 0}, 0})
+		}
+		for i, n := range nodes {
+			f, ok := cfg.FatherOf(n)
+			s.fathers[i] = f
+			if ok && s.hosts(proto.NodeID(i)) {
+				trace.WriteFather(s.trace, 0, proto.NodeID(i), f)
+			}
 		}
 	}
 	for i, n := range nodes {
@@ -722,6 +747,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 			s.Stats.Events[k] += int64(c)
 		}
 	}
+	if s.cfg.Legitimate != nil {
+		s.rounds.step(s.now) // before the step's messages: Stab.Rounds
+	}
 	for i := range s.out.Msgs {
 		s.post(&s.out.Msgs[i], false)
 	}
@@ -732,6 +760,12 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 	}
 	if s.out.Enter {
 		s.traceEv(trace.Enter, id)
+	}
+	if s.fathers != nil {
+		if f, ok := s.cfg.FatherOf(n); ok && f != s.fathers[id] {
+			s.fathers[id] = f
+			trace.WriteFather(s.trace, s.now, id, f)
+		}
 	}
 	s.check(id)
 	if in == proto.Crash && s.hooks.Crash != nil {
@@ -782,6 +816,7 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		}
 		s.fifo[ch] = at
 	}
+	s.rounds.due = max(s.rounds.due, at)
 	s.inFlight++
 	if m.Type == s.token {
 		s.tokensInFlight++

@@ -31,8 +31,58 @@ type Stab struct {
 	// and when the predicate began to hold.
 	EventsAtFault, EventsAt [proto.MaxEvents]int64
 	SentAtFault, SentAt     [proto.MaxMsgTypes]int64
+	// RoundsAtFault and RoundsAt are the asynchronous rounds begun (see
+	// Rounds) at the last fault and when the predicate began to hold.
+	RoundsAtFault, RoundsAt int64
 	// Why says why the predicate did not hold at the last step it failed.
 	Why string
+}
+
+// Rounds returns the asynchronous rounds from the last fault until the
+// predicate began to hold (valid when Legit): the unit in which
+// self-stabilization papers state stabilization times (see rounds).
+func (st Stab) Rounds() int64 { return st.RoundsAt - st.RoundsAtFault }
+
+// rounds counts a run's asynchronous rounds, the unit of time of
+// self-stabilization in message passing. Round 1 begins at the first step;
+// a round that begins at time T ends at the latest delivery time of the
+// messages in flight at T (those sent at T included), or, if none is in
+// flight then, at the next step after T; the next round begins where it
+// ends. With every delay at most δ a round lasts at most δ; a timer's wait
+// with nothing in flight is one round, however long.
+type rounds struct {
+	begun int64   // the rounds begun so far: the current round's number
+	start float64 // when the current round began
+	end   float64 // when it ends (valid when known)
+	known bool    // its end is known: a step after its start has come
+	due   float64 // the latest delivery time of the messages posted so far
+}
+
+// step is called at every step at time now, before the step's messages
+// are posted; steps come in time order.
+func (r *rounds) step(now float64) {
+	if r.begun == 0 {
+		r.begun, r.start = 1, now
+		return
+	}
+	for {
+		if !r.known {
+			if now <= r.start {
+				return // messages sent now are in flight at the start
+			}
+			// The first step after the start: every message sent by
+			// then was sent at the start or before.
+			r.end, r.known = r.due, true
+			if r.due <= r.start {
+				r.end = now // nothing was in flight: the round ends here
+			}
+		}
+		if now <= r.end {
+			return
+		}
+		r.begun++
+		r.start, r.known = r.end, false
+	}
 }
 
 // Stab returns the run's stabilization so far.
@@ -65,6 +115,7 @@ func (s *Sim) Fault() {
 	s.stab.LastFault, s.stab.LastFaultStep = s.now, s.Stats.Steps
 	s.stab.EventsAtFault = s.Stats.Events
 	s.stab.SentAtFault = s.sentByType()
+	s.stab.RoundsAtFault = s.rounds.begun
 	s.traceEv(trace.Fault, proto.Nil)
 }
 
@@ -110,7 +161,7 @@ func (s *Sim) Destroy(k int) {
 		s.tokensInFlight--
 	}
 	s.Stats.Destroyed++
-	s.traceMsg("destroy", p.msg.To, &p.msg, p.msgID)
+	s.traceMsg(trace.Destroy, p.msg.To, &p.msg, p.msgID)
 }
 
 // inFlightKey changes whenever the set of messages in flight does: a
@@ -213,6 +264,7 @@ func (s *Sim) checkStab() bool {
 		s.stab.At, s.stab.AtStep = s.now, s.Stats.Steps
 		s.stab.EventsAt = s.Stats.Events
 		s.stab.SentAt = s.sentByType()
+		s.stab.RoundsAt = s.rounds.begun
 		s.traceEv(trace.Legitimate, proto.Nil)
 	case err != nil && s.stab.Legit:
 		s.fail("closure: legitimate since step %d (t=%.6fs) and no fault since, not now: %v", s.stab.AtStep, s.stab.At, err)

@@ -25,11 +25,15 @@ var ErrNotTrace = errors.New("not a trace of any ocbench run")
 
 // Summary is what Check found in a trace.
 type Summary struct {
-	Lines                                       int64
-	Sent, Received, Dropped, InFlight           int64 // messages; in flight: sent, neither received nor dropped
-	Requests, Entries, Exits, Crashes, Recovers int64
-	Nodes                                       int     // the highest node number seen, plus one
-	End                                         float64 // the time of the last event, seconds
+	Lines int64
+	// Messages; destroyed: taken out of their link by a transient fault;
+	// in flight: sent, neither received, dropped nor destroyed.
+	Sent, Received, Dropped, Destroyed, InFlight int64
+	Requests, Entries, Exits, Crashes, Recovers  int64
+	Nodes                                        int // the highest node number seen, plus one
+	// Fathers counts father lines (the father relation's changes).
+	Fathers int64
+	End     float64 // the time of the last event, seconds
 	// MaxDelay is the longest time from a message's send to its receipt
 	// or drop, seconds.
 	MaxDelay float64
@@ -51,6 +55,7 @@ type traceLine struct {
 	Reply   int64    `json:"reply"`
 	Stamp   uint64   `json:"gen"` // Message.Stamp
 	Payload []int64  `json:"payload"`
+	Father  *int64   `json:"father"` // a father line's pointer (-1: none)
 }
 
 // traceMsg is a message sent and not yet received or dropped: its send's
@@ -64,6 +69,10 @@ type traceMsg struct {
 // traceNode is a node's state as the trace tells it.
 type traceNode struct {
 	down, waiting, inCS bool
+	// corrupted: a transient fault scrambled the node since its last
+	// request, which the fault may have wiped out: the runtime issues it
+	// again (bench.InventedCS), and that request is the same one.
+	corrupted bool
 }
 
 // Check reads a trace (one JSON object per line: WriteEvent,
@@ -76,15 +85,18 @@ type traceNode struct {
 //     destination (both in that range) and number;
 //   - times never decrease from a line to the next;
 //   - a message is sent by its sender (node = from), once per number, by a
-//     node that is up; it is received or dropped at most once, at its
-//     destination (node = to), after its send, with the same fields as
-//     sent; received by a node that is up, dropped at a node that is down;
+//     node that is up; it is received, dropped or destroyed (by a
+//     transient fault) at most once, at its destination (node = to),
+//     after its send, with the same fields as sent; received by a node
+//     that is up, dropped at a node that is down;
 //   - a node crashes when up and recovers when down; it requests the
 //     critical section when up, with no request of its own pending and
 //     not in the critical section; it enters only up and with a request
 //     pending;
 //   - mutual exclusion: no node enters the critical section while another
-//     is in it (a stay ends with the node's exit or its crash).
+//     is in it (a stay ends with the node's exit or its crash);
+//   - a father line (optional) names a node in 0..hypercube.MaxNodes−1
+//     or -1 (none), and only a father line has the father field.
 //
 // An exit of a node that is not in the critical section is no step of
 // the protocol (the exit_cs of a stay that a crash ended, due after the
@@ -156,7 +168,7 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			nodes[id] = nd
 		}
 		sum.Nodes = max(sum.Nodes, int(id)+1)
-		isMsg := l.Ev == Send || l.Ev == Recv || l.Ev == Drop
+		isMsg := l.Ev == Send || l.Ev == Recv || l.Ev == Drop || l.Ev == Destroy
 		if isMsg && (l.Type == "" || l.From == nil || l.To == nil || l.Msg == 0) {
 			return fail("a %s needs type, from, to and msg", l.Ev)
 		}
@@ -173,6 +185,9 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		if !isMsg && (l.Type != "" || l.From != nil || l.To != nil || l.Msg != 0) {
 			return fail("a %s has message fields", l.Ev)
 		}
+		if (l.Ev == Father) != (l.Father != nil) {
+			return fail("a father line, and only a father line, has the father field (ev %s)", l.Ev)
+		}
 		switch l.Ev {
 		case Send:
 			switch {
@@ -188,17 +203,19 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			key.T, key.Node, key.Ev = nil, nil, ""
 			flight[l.Msg] = traceMsg{key, t, n}
 			sum.Sent++
-		case Recv, Drop:
+		case Recv, Drop, Destroy:
 			m, ok := flight[l.Msg]
 			switch {
 			case !ok && used[l.Msg]:
-				return fail("message %d received or dropped twice", l.Msg)
+				return fail("message %d received, dropped or destroyed twice", l.Msg)
 			case !ok:
 				return fail("message %d %s before it is sent", l.Msg, l.Ev)
 			case *l.To != id:
 				return fail("message %d to node %d %s at node %d", l.Msg, *l.To, l.Ev, id)
 			case !sameMessage(&m.line, &l):
 				return fail("message %d differs from its send (line %d)", l.Msg, m.at)
+			case l.Ev == Destroy:
+				// a transient fault: whether the node is up or down
 			case l.Ev == Recv && nd.down:
 				return fail("node %d receives message %d while down", id, l.Msg)
 			case l.Ev == Drop && !nd.down:
@@ -206,10 +223,13 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			}
 			delete(flight, l.Msg)
 			sum.MaxDelay = max(sum.MaxDelay, t-m.t)
-			if l.Ev == Recv {
+			switch l.Ev {
+			case Recv:
 				sum.Received++
-			} else {
+			case Drop:
 				sum.Dropped++
+			default:
+				sum.Destroyed++
 			}
 		case Crash:
 			if nd.down {
@@ -230,11 +250,13 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			switch {
 			case nd.down:
 				return fail("node %d requests the critical section while down", id)
-			case nd.waiting || nd.inCS:
+			case (nd.waiting || nd.inCS) && !nd.corrupted:
 				return fail("node %d requests the critical section again before it left it", id)
 			}
-			nd.waiting = true
-			sum.Requests++
+			if !nd.waiting {
+				sum.Requests++ // a request issued again after a fault is the same one
+			}
+			nd.waiting, nd.corrupted = true, false
 		case Enter:
 			switch {
 			case nd.down || !nd.waiting:
@@ -252,10 +274,18 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 				}
 			}
 			sum.Exits++
+		case Father:
+			if f := *l.Father; f != -1 {
+				if err := nodeID("father", f); err != nil {
+					return sum, fmt.Errorf("trace line %d: %w", n, err)
+				}
+			}
+			sum.Fathers++
 		case Corrupt:
 			if nd.down {
 				return fail("node %d's state is corrupted while down", id)
 			}
+			nd.corrupted = true
 		default:
 			return fail("unknown event %q", l.Ev)
 		}

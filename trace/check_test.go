@@ -41,7 +41,7 @@ func TestCheckTrace(t *testing.T) {
 		{"send from another node", []string{req0, strings.Replace(send, `"node":0`, `"node":1`, 1)}, "sends a message from node 0"},
 		{"number used twice", []string{req0, send, recv, strings.Replace(tok, `"msg":2`, `"msg":1`, 1)}, "message 1 sent twice"},
 		{"received before sent", []string{req0, recv}, "message 1 recv before it is sent"},
-		{"received twice", []string{req0, send, recv, recv}, "line 4: message 1 received or dropped twice"},
+		{"received twice", []string{req0, send, recv, recv}, "line 4: message 1 received, dropped or destroyed twice"},
 		{"received elsewhere", []string{req0, send, strings.Replace(recv, `"node":1`, `"node":2`, 1)}, "at node 2"},
 		{"changed on the way", []string{req0, send, strings.Replace(recv, `"tag":1`, `"tag":2`, 1)}, "differs from its send (line 2)"},
 		{"payload changed", []string{req0, send, recv, tok, strings.Replace(tokR, `[1,2]`, `[1,3]`, 1)}, "line 5: message 2 differs"},
@@ -52,7 +52,13 @@ func TestCheckTrace(t *testing.T) {
 		{"recover while up", []string{`{"t":0,"node":0,"ev":"recover"}`}, "recovers while up"},
 		{"enter without request", []string{enter}, "without a request pending"},
 		{"request twice", []string{req0, req0}, "requests the critical section again"},
+		{"request twice across a fault's exit", []string{req0, `{"t":0,"node":0,"ev":"corrupt"}`, req0, req0}, "line 4: node 0 requests the critical section again"},
 		{"two in the critical section", []string{req0, `{"t":0,"node":1,"ev":"request"}`, enter, `{"t":3,"node":1,"ev":"enter"}`}, "node 1 enters the critical section while node 0 is in it"},
+		{"father field on another event", []string{`{"t":0,"node":0,"ev":"request","father":1}`}, "and only a father line, has the father field"},
+		{"father line without father", []string{`{"t":0,"node":0,"ev":"father"}`}, "and only a father line, has the father field"},
+		{"father beyond the largest N", []string{`{"t":0,"node":0,"ev":"father","father":67108864}`}, "father 67108864 is not in"},
+		{"father -2", []string{`{"t":0,"node":0,"ev":"father","father":-2}`}, "father -2 is not in"},
+		{"father line with message fields", []string{`{"t":0,"node":0,"ev":"father","father":1,"msg":3}`}, "a father has message fields"},
 		{"enter after crash ended the request", []string{req0, `{"t":1,"node":0,"ev":"crash"}`, `{"t":2,"node":0,"ev":"recover"}`, enter}, "without a request pending"},
 	}
 	for _, c := range cases {
@@ -62,6 +68,21 @@ func TestCheckTrace(t *testing.T) {
 				t.Errorf("got %v, want an error with %q", err, c.want)
 			}
 		})
+	}
+	// Father lines (optional) are accepted and counted, -1 being none.
+	withFathers := []string{`{"t":0,"node":0,"ev":"father","father":-1}`, `{"t":0,"node":1,"ev":"father","father":0}`, req0, send, recv, tok,
+		`{"t":2,"node":1,"ev":"father","father":0}`, tokR, `{"t":3,"node":0,"ev":"father","father":-1}`, enter, exit}
+	if sum, err := Check(strings.NewReader(strings.Join(withFathers, "\n"))); err != nil || sum.Fathers != 4 || sum.Sent != 2 {
+		t.Errorf("a trace with father lines: %+v, %v", sum, err)
+	}
+	// A transient fault destroys a message in flight, at a node up or down;
+	// then it cannot arrive.
+	destroy := strings.Replace(recv, `"recv"`, `"destroy"`, 1)
+	if sum, err := Check(strings.NewReader(strings.Join([]string{req0, send, destroy}, "\n"))); err != nil || sum.Destroyed != 1 || sum.InFlight != 0 {
+		t.Errorf("a destroyed message: %+v, %v", sum, err)
+	}
+	if _, err := Check(strings.NewReader(strings.Join([]string{req0, send, destroy, recv}, "\n"))); err == nil || !strings.Contains(err.Error(), "line 4: message 1 received, dropped or destroyed twice") {
+		t.Errorf("a destroyed message received: %v", err)
 	}
 	// A crash ends a stay: another node may enter; the stale exit is allowed.
 	ok := []string{req0, `{"t":0,"node":1,"ev":"request"}`, enter, `{"t":3,"node":0,"ev":"crash"}`, `{"t":4,"node":1,"ev":"enter"}`, exit}
@@ -130,5 +151,27 @@ func TestCheckTraceBounds(t *testing.T) {
 	// A check that fails is not ErrNotTrace.
 	if _, err := Check(strings.NewReader(`{"t":0,"node":0,"ev":"recover"}`)); err == nil || errors.Is(err, ErrNotTrace) {
 		t.Errorf("a broken check: %v, want an error other than ErrNotTrace", err)
+	}
+}
+
+// TestCheckTraceReissue: a request issued again after a transient fault
+// scrambled the node (the runtime ends the critical section the fault
+// invented, then re-issues the request it may have wiped out) is accepted
+// and counted once.
+func TestCheckTraceReissue(t *testing.T) {
+	lines := []string{
+		`{"t":0,"node":0,"ev":"request"}`,
+		`{"t":1,"node":0,"ev":"corrupt"}`,
+		`{"t":2,"node":0,"ev":"exit"}`,
+		`{"t":2,"node":0,"ev":"request"}`,
+		`{"t":3,"node":0,"ev":"enter"}`,
+		`{"t":4,"node":0,"ev":"exit"}`,
+	}
+	sum, err := Check(strings.NewReader(strings.Join(lines, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Requests != 1 || sum.Entries != 1 {
+		t.Errorf("requests %d, entries %d; want 1 and 1", sum.Requests, sum.Entries)
 	}
 }

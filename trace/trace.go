@@ -11,11 +11,16 @@ import (
 // line per event, in time order:
 //
 //	{"t":…,"node":…,"ev":"request|enter|exit|crash|recover"}
-//	{"t":…,"node":…,"ev":"send|recv|drop","type":…,"from":…,"to":…,"msg":…,"j":…,"tag":…[,"phase":…][,"reply":…][,"gen":…][,"payload":[…]]}
+//	{"t":…,"node":…,"ev":"send|recv|drop|destroy","type":…,"from":…,"to":…,"msg":…,"j":…,"tag":…[,"phase":…][,"reply":…][,"gen":…][,"payload":[…]]}
+//	{"t":…,"node":…,"ev":"father","father":…}
 //
 // t is in seconds; msg numbers a message (its send, then its receipt or
 // drop). The simulator writes it (Config.Trace), and so does rank 0 of an
-// MPI run from every rank's events; Check checks one.
+// MPI run from every rank's events; Check checks one. Father lines are
+// optional (the simulator writes them with Config.TraceTree, for the
+// algorithms of the general token-and-tree scheme): a node's father
+// pointer at time t, -1 for none (the root, or a node searching its
+// father); a trace without them is complete for every other purpose.
 const (
 	Request = "request" // the node calls enter_cs
 	Enter   = "enter"   // the node enters the critical section
@@ -31,6 +36,12 @@ const (
 	Fault      = "fault"
 	Corrupt    = "corrupt"
 	Legitimate = "legitimate"
+	// Destroy: a transient fault takes a message out of its link (a
+	// message line, at the destination; the message never arrives).
+	Destroy = "destroy"
+	// Father: the node's father pointer is now the line's "father" field
+	// (-1: none). Only traces written with the father relation have it.
+	Father = "father"
 )
 
 // head writes the start of a trace line: time, node and event, the
@@ -91,5 +102,15 @@ func WriteMessage(w *bufio.Writer, t float64, node proto.NodeID, ev, typeName st
 		}
 		w.WriteByte(']')
 	}
+	w.WriteString("}\n")
+}
+
+// WriteFather writes the trace line that says node's father pointer is
+// father (proto.Nil: none) from time t on. Errors are the writer's,
+// reported by its Flush.
+func WriteFather(w *bufio.Writer, t float64, node, father proto.NodeID) {
+	head(w, t, Father, node)
+	w.WriteString(`","father":`)
+	w.WriteString(strconv.Itoa(int(father)))
 	w.WriteString("}\n")
 }

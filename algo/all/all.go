@@ -10,12 +10,13 @@ import (
 	_ "github.com/ocbench/ocbench/algo/naimitrehelft"  // naimi-trehel-ft
 	_ "github.com/ocbench/ocbench/algo/neilsenmizuno"  // neilsen-mizuno
 	_ "github.com/ocbench/ocbench/algo/nishio"         // nishio
-	_ "github.com/ocbench/ocbench/algo/quorum"         // maekawa, agrawal-el-abbadi
+	_ "github.com/ocbench/ocbench/algo/quorum"         // maekawa, maekawa-grid, agrawal-el-abbadi
 	_ "github.com/ocbench/ocbench/algo/ratoken"        // ricart-agrawala-token
 	_ "github.com/ocbench/ocbench/algo/raymondkex"     // raymond-kex
 	_ "github.com/ocbench/ocbench/algo/retained"       // carvalho-roucairol, singhal
 	_ "github.com/ocbench/ocbench/algo/ricartagrawala" // ricart-agrawala
 	_ "github.com/ocbench/ocbench/algo/singhaltoken"   // singhal-token
+	_ "github.com/ocbench/ocbench/algo/skbounded"      // suzuki-kasami-bounded
 	_ "github.com/ocbench/ocbench/algo/srimanireddy"   // srimani-reddy
 	_ "github.com/ocbench/ocbench/algo/suzukikasami"   // suzuki-kasami
 	_ "github.com/ocbench/ocbench/opencube"            // opencube

@@ -73,7 +73,7 @@ type Config struct {
 	// modulo MaxSeq+1); 0 means DefaultMaxSeq.
 	MaxSeq uint64
 	// Timeout is Root's CToken timeout in δ per ring node (After =
-	// Timeout·n δ); 0 means 4.
+	// Timeout·n δ); 0 means DefaultTimeout.
 	Timeout float64
 	// Seed and Need give the k of a request: Need(tag) if Need is set,
 	// else 1 + (a mix of Seed and tag) mod K.
@@ -87,6 +87,18 @@ type Config struct {
 // DefaultMaxSeq is the default bound of the CToken's sequence numbers.
 const DefaultMaxSeq = 1<<16 - 1
 
+// DefaultTimeout is Root's CToken time-out, in δ per ring node, when a
+// Config leaves it 0: a traversal takes at most n·δ, so 4·n·δ leaves
+// room for the pools' messages ahead of the CToken.
+const DefaultTimeout = 4.0
+
+// MinTimeout and MaxTimeout bound Root's time-out, in δ per ring node: below
+// one δ per node Root re-sends the CToken before it can have come back.
+const (
+	MinTimeout = 1.0
+	MaxTimeout = 1e4
+)
+
 // Validate returns an error unless 1 ≤ K ≤ ℓ and K ≤ MaxV_c ≤ ℓ.
 func (c Config) Validate() error {
 	switch {
@@ -96,8 +108,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("kofl: K = %d, want 1 ≤ K ≤ ℓ = %d", c.K, c.Ell)
 	case c.MaxVc != 0 && (c.MaxVc < c.K || c.MaxVc > c.Ell):
 		return fmt.Errorf("kofl: MaxV_c = %d, want K = %d ≤ MaxV_c ≤ ℓ = %d", c.MaxVc, c.K, c.Ell)
-	case c.Timeout < 0:
-		return fmt.Errorf("kofl: timeout %g, want ≥ 0", c.Timeout)
+	case c.Timeout < 0 || c.Timeout != 0 && c.Timeout < MinTimeout || c.Timeout > MaxTimeout:
+		return fmt.Errorf("kofl: Root's time-out %g δ per ring node, want %g..%g", c.Timeout, MinTimeout, MaxTimeout)
 	}
 	return nil
 }
@@ -122,7 +134,7 @@ func (c Config) params(n int) *params {
 	}
 	p.mod = p.MaxSeq + 1
 	if p.Timeout == 0 {
-		p.Timeout = 4
+		p.Timeout = DefaultTimeout
 	}
 	p.after = p.Timeout * float64(n)
 	return p

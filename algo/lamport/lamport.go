@@ -194,5 +194,5 @@ func (Algorithm) NeedsFIFO() bool { return true }
 // StatedCost implements proto.CostAlgorithm: 3(N−1) (survey, Table 2).
 func (Algorithm) StatedCost(n int) proto.Cost {
 	c := float64(3 * (n - 1))
-	return proto.Cost{Low: c, High: c, Text: "3(N−1)"}
+	return proto.Cost{Low: c, High: c, Text: "3(N−1)", Source: "survey T2", Kind: proto.Exact}
 }

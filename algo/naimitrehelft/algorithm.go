@@ -1,7 +1,6 @@
 package naimitrehelft
 
 import (
-	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -58,12 +57,11 @@ func (Algorithm) Name() string { return "naimi-trehel-ft" }
 // Family implements proto.Algorithm.
 func (Algorithm) Family() proto.Family { return proto.TokenBased }
 
-// StatedCost implements proto.CostAlgorithm: log2 N messages per critical
-// section on average (the survey's Table 1, "avg log N"), 0 with the token
-// at hand.
-func (Algorithm) StatedCost(n int) proto.Cost {
-	p, _ := hypercube.Log2(n)
-	return proto.Cost{Low: float64(p), High: float64(p), Text: "avg log2 N"}
+// StatedCost implements proto.CostAlgorithm: an order of growth, O(log N)
+// messages per critical section on average (the survey's Table 1, "avg
+// log N", and §4, "in the order of log N"); no figure to divide by.
+func (Algorithm) StatedCost(int) proto.Cost {
+	return proto.Cost{Text: "avg O(log N)", Source: "survey T1", Kind: proto.Order}
 }
 
 // WithFailures implements proto.FaultTolerantAlgorithm: the nodes with the

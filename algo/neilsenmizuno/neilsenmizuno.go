@@ -191,5 +191,5 @@ func Diameter(n int) int {
 // diameter of the tree; a request from the holder of the idle token costs
 // nothing.
 func (Algorithm) StatedCost(n int) proto.Cost {
-	return proto.Cost{Low: 0, High: float64(Diameter(n) + 1), Text: "D + 1"}
+	return proto.Cost{Low: 0, High: float64(Diameter(n) + 1), Text: "0…D+1", Source: "survey T1", Kind: proto.Range}
 }

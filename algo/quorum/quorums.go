@@ -20,7 +20,8 @@ type Quorums interface {
 	Size(n int) int
 }
 
-// Grid is Maekawa's algorithm on grid quorums: the nodes fill a grid of r
+// Grid is Maekawa's algorithm on grid quorums (--algo maekawa-grid, a
+// variant: Maekawa's own quorums are Plane's): the nodes fill a grid of r
 // rows and c = n/r columns row by row (node i at row i/c, column i%c), and
 // node i's quorum is its row and its column, r + c − 1 nodes. r is the
 // largest divisor of n not above √n: for n = m² it is a square m×m grid
@@ -30,7 +31,7 @@ type Quorums interface {
 type Grid struct{}
 
 // Name implements Quorums.
-func (Grid) Name() string { return "maekawa" }
+func (Grid) Name() string { return "maekawa-grid" }
 
 // Shape returns the grid's rows and columns for n nodes: for n = 2^k,
 // 2^⌊k/2⌋ rows; otherwise the largest divisor of n not above √n.

@@ -4,5 +4,6 @@ import "github.com/ocbench/ocbench/algo"
 
 func init() {
 	algo.Register(Maekawa)
+	algo.Register(MaekawaGrid)
 	algo.Register(AgrawalElAbbadi)
 }

@@ -185,5 +185,5 @@ func (Algorithm) Events() []string { return nil }
 // section, 0 when the requester holds the idle token (survey, §4 and
 // Table 1).
 func (Algorithm) StatedCost(n int) proto.Cost {
-	return proto.Cost{Low: 0, High: float64(n), Text: "N (0 with the idle token)"}
+	return proto.Cost{Low: 0, High: float64(n), Text: "N (0 with the idle token)", Source: "survey T1, §4", Kind: proto.Range}
 }

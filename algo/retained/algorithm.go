@@ -69,12 +69,13 @@ func (a Algorithm) MessageTypes() []proto.MessageType {
 func (Algorithm) Events() []string { return nil }
 
 // StatedCost implements proto.CostAlgorithm: the survey's Table 2;
-// Singhal's (N−1) under light load to 3(N−1)/2 under heavy load.
+// Carvalho–Roucairol's 0 to 2(N−1), Singhal's (N−1) under light load to
+// 3(N−1)/2 under heavy load.
 func (a Algorithm) StatedCost(n int) proto.Cost {
 	if a.staircase {
-		return proto.Cost{Low: float64(n - 1), High: 1.5 * float64(n-1), Text: "(N−1) … 3(N−1)/2"}
+		return proto.Cost{Low: float64(n - 1), High: 1.5 * float64(n-1), Text: "(N−1) … 3(N−1)/2", Source: "survey T2", Kind: proto.Range}
 	}
-	return proto.Cost{Low: 0, High: float64(2 * (n - 1)), Text: "0 … 2(N−1)"}
+	return proto.Cost{Low: 0, High: float64(2 * (n - 1)), Text: "0 … 2(N−1)", Source: "survey T2", Kind: proto.Range}
 }
 
 // Invariants implements proto.Algorithm; nil with crashes. After every

@@ -157,5 +157,5 @@ func (Algorithm) Events() []string { return nil }
 // StatedCost implements proto.CostAlgorithm: 2(N−1) (survey, Table 2).
 func (Algorithm) StatedCost(n int) proto.Cost {
 	c := float64(2 * (n - 1))
-	return proto.Cost{Low: c, High: c, Text: "2(N−1)"}
+	return proto.Cost{Low: c, High: c, Text: "2(N−1)", Source: "survey T2", Kind: proto.Exact}
 }

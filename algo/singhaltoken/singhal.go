@@ -322,8 +322,9 @@ func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
 func (Algorithm) Events() []string { return nil }
 
 // StatedCost implements proto.CostAlgorithm: the survey's Table 1 says N
-// messages per critical section; its text says (N+1)/2 under light traffic
-// and N under heavy traffic, and none for a node holding the idle token.
+// messages per critical section; its text (§4) says (N+1)/2 under light
+// traffic and N under heavy traffic, and none for a node holding the idle
+// token. The range is the text's: (N+1)/2 … N.
 func (Algorithm) StatedCost(n int) proto.Cost {
-	return proto.Cost{Low: 0, High: float64(n), Text: "N"}
+	return proto.Cost{Low: float64(n+1) / 2, High: float64(n), Text: "(N+1)/2 light … N heavy", Source: "survey §4, T1", Kind: proto.Range}
 }

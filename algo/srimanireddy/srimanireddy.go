@@ -1,6 +1,7 @@
 package srimanireddy
 
 import (
+	"fmt"
 	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
@@ -252,7 +253,7 @@ func (Algorithm) Events() []string { return nil }
 // StatedCost implements proto.CostAlgorithm: 0 or N+K−1 (survey, Table 3;
 // its K is ℓ, the tokens).
 func (a Algorithm) StatedCost(n int) proto.Cost {
-	return proto.Cost{Low: 0, High: float64(n + a.Ell - 1), Text: "0 or N+K−1"}
+	return proto.Cost{Low: 0, High: float64(n + a.Ell - 1), Text: fmt.Sprintf("0 or N+K−1, K=ℓ=%d", a.Ell), Source: "survey T3", Kind: proto.Range}
 }
 
 // WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of

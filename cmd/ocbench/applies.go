@@ -63,8 +63,16 @@ var conditionals = []conditional{
 		func(runKind) string {
 			return "it chooses how MPI ranks keep time, and this run is in the simulator (one process, virtual time); run under mpirun or drop it"
 		}},
-	{[]string{"link-cap"}, func(k runKind) bool { return k.transient == "initial" },
-		func(runKind) string { return "it applies only to --transient initial; give it or drop --link-cap" }},
+	{[]string{"link-cap"}, func(k runKind) bool { return k.transient == "initial" || k.transient == "adversarial" },
+		func(runKind) string {
+			return "it applies only to --transient initial or adversarial; give one or drop --link-cap"
+		}},
+	{[]string{"edits", "climb"}, func(k runKind) bool { return k.transient == "initial" || k.transient == "adversarial" },
+		func(runKind) string {
+			return "it edits an initial configuration: give --transient initial or adversarial, or drop the flag"
+		}},
+	{[]string{"adversary"}, func(k runKind) bool { return k.transient == "adversarial" },
+		func(runKind) string { return "it applies only to --transient adversarial; give it or drop --adversary" }},
 	{[]string{"corruptions", "corrupt-every"}, func(k runKind) bool { return k.transient == "during" },
 		func(runKind) string { return "it applies only to --transient during; give it or drop the flag" }},
 	{[]string{"force"}, func(k runKind) bool { return k.trace },

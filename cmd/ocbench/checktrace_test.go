@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,8 +23,13 @@ func TestCheckTraceCommand(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	bad := filepath.Join(dir, "bad.jsonl")
-	// Without its first line, the first request's send has no request.
-	if err := os.WriteFile(bad, []byte(strings.Join(lines[1:], "\n")), 0o644); err != nil {
+	// Without its first request line (father lines come first), the first
+	// request's send has no request.
+	first := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"ev":"request"`) })
+	if first < 0 {
+		t.Fatal("the trace has no request")
+	}
+	if err := os.WriteFile(bad, []byte(strings.Join(slices.Delete(lines, first, first+1), "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

@@ -29,7 +29,7 @@ func kexclusionLines(list []config, mpi bool) []string {
 		}
 		if n.Transient.On() && !mpi {
 			h = append(h, "transient faults: "+n.Transient.String()+"; FIFO links (the algorithm needs them)",
-				fmt.Sprintf("stabilization: from the last fault until the legitimacy predicate holds for good, in rounds (CToken traversals: Root's STARTs), in CToken hops / N and in δ; bound: the paper's %g traversals (5n hops); after it, ≤ ℓ units in use and none held twice after every step, every request served, and a request served within the watchdog period while one waits (docs/algorithms/kofl.md)", bench.StabilizationBound(s.Algorithm)))
+				fmt.Sprintf("stabilization: from the last fault until the legitimacy predicate holds for good, in rounds (CToken traversals: Root's STARTs), in asynchronous rounds (async: a round ends when every message in flight at its start is received), in CToken hops / N and in δ; bound: the paper's %g traversals, 5n asynchronous rounds; Root's time-out: --timeout; after it, ≤ ℓ units in use and none held twice after every step, every request served, and a request served within the watchdog period while one waits (docs/algorithms/kofl.md)", bench.StabilizationBound(s.Algorithm)))
 		}
 		break
 	}
@@ -39,7 +39,7 @@ func kexclusionLines(list []config, mpi bool) []string {
 // writeStabilization writes, after a table of runs with transient faults,
 // the worst run of each configuration and the runs over the paper's bound,
 // each with the command that replays it.
-func writeStabilization(w io.Writer, list []config, runs []*results.Run) error {
+func writeStabilization(w io.Writer, list []config, runs []*results.Run, width int) error {
 	for k, r := range runs {
 		st := r.Stabilization
 		if st == nil || k >= len(list) || st.Rounds.Count == 0 {
@@ -53,13 +53,24 @@ func writeStabilization(w io.Writer, list []config, runs []*results.Run) error {
 		}
 		spec := list[k].spec
 		spec.Seed = worst.Seed
-		if _, err := fmt.Fprintf(w, "# worst run (%s, N=%d): seed %d, %s %ss, %.2f CToken hops/N, %.1fδ after the last fault: %s\n",
-			r.Algorithm, r.Nodes, worst.Seed, num(worst.Rounds), st.Round, worst.HopRounds, worst.Delta, bench.Replay(spec)); err != nil {
+		line := fmt.Sprintf("# worst run (%s, N=%d): seed %d, %s %ss, %.2f CToken hops/N, %.1fδ after the last fault: %s",
+			r.Algorithm, r.Nodes, worst.Seed, num(worst.Rounds), st.Round, worst.HopRounds, worst.Delta, bench.Replay(spec))
+		if err := writeLines(w, results.WrapComment(line, width)); err != nil {
 			return err
 		}
 	}
 	for _, line := range results.OverBoundLines(runs, 20) {
-		if _, err := fmt.Fprintf(w, "# %s\n", line); err != nil {
+		if err := writeLines(w, results.WrapComment("# "+line, width)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeLines writes each line and a newline.
+func writeLines(w io.Writer, lines []string) error {
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
 			return err
 		}
 	}

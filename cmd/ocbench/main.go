@@ -60,6 +60,8 @@ type options struct {
 	seed      uint64
 	repeat    int
 	json      bool
+	wide      bool     // --wide: every column, lines as long as they need
+	columns   []string // --columns: the table's columns, by key
 	trace     string
 	delta     float64
 	csTime    float64
@@ -93,6 +95,10 @@ type options struct {
 	ell          int
 	kMax         int
 	transient    string
+	adversary    string
+	edits        string
+	climb        int
+	timeout      float64
 	corruptions  int
 	corruptEvery float64
 	linkCap      int
@@ -125,7 +131,9 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
-	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it)")
+	fs.BoolVar(&o.wide, "wide", false, fmt.Sprintf("print every column of the table, in lines as long as they need (default: the key columns, in %d columns)", results.Width))
+	fs.StringSliceVar(&o.columns, "columns", nil, "the table's columns, comma-separated, in this order (e.g. algorithm,N,msg/cs-mean,p99; a wrong name lists the table's columns)")
+	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it); ocbench check-trace checks it, ocbench view draws it")
 	o.delta = bench.DefaultDelta
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
 	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
@@ -150,7 +158,12 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
 	fs.IntVar(&o.ell, "ell", 0, fmt.Sprintf("k-exclusion (kofl): ℓ, the units of the resource (tokens), in 1..%d (0: %d)", bench.MaxEll, bench.DefaultEll))
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion (kofl): K, the most units a request asks for, in 1..ℓ (0: ℓ); each request asks for k in 1..K, drawn from the seed and its serial")
-	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap) or during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected); all from the seed")
+	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap), during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected) or adversarial (an adversarial initial configuration: --adversary); all from the seed")
+	fs.StringVar(&o.adversary, "adversary", "", "--transient adversarial: the configuration (kofl: "+strings.Join(bench.Adversaries("kofl"), ", ")+"); unset, each seed takes its turn among them")
+	fs.StringVar(&o.edits, "edits", "", "--transient initial or adversarial: edits of the initial configuration, nK@S (node K's state re-drawn from seed S) or lK@S (the link out of node K), comma-separated: what --climb prints to replay the worst configuration it found")
+	fs.IntVar(&o.climb, "climb", 0, "worst-case climb: this many edits of the initial configuration (--transient initial or adversarial), each kept if stabilization takes no fewer asynchronous rounds; prints the worst found with its replay command")
+	koflTimeout, koflUnit := bench.Timeout(bench.Spec{Algorithm: "kofl"})
+	fs.Float64Var(&o.timeout, "timeout", 0, fmt.Sprintf("the time-out of an algorithm that takes one as a parameter (kofl: Root's CToken time-out, in %s; default %g)", koflUnit, koflTimeout))
 	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
 	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
 	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
@@ -177,7 +190,9 @@ Bounds and budget:
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
   --crashes or --ft; --late-factor without --delay-violations; --placement, --clock or --verify outside MPI; --link-cap
-  without --transient initial, --corruptions and --corrupt-every without --transient during; --force
+  without --transient initial or adversarial, --adversary without --transient adversarial, --edits and
+  --climb without --transient initial or adversarial,
+  --corruptions and --corrupt-every without --transient during; --force
   without --trace. Only the flags given count: a preset's values and the defaults are never refused.
   --seed S with --repeat R (or --search R) needs S + R − 1 ≤ 2^64 − 1.
   Crashes keep 2 nodes up at all times: a crash waits for a recovery while only 2 are up, and at most
@@ -195,6 +210,8 @@ Examples:
   ocbench --algo ft                         the ipsc2 experiment for every algorithm with a failure protocol
   ocbench --algo all --nodes 32,64 --workload saturated          failure-free: every algorithm, messages per request
   ocbench --nodes 32 --workload sequential --requests 20000 --seed 1 --json   the JSON record on stdout
+  ocbench --algo all --nodes 64 --requests 2000 --wide           every column (default: the key ones, in 100 columns)
+  ocbench --nodes 64 --requests 2000 --columns algorithm,N,msg/cs-mean,p99,max   the columns named, in order
   ocbench --nodes 64 --workload poisson --crashes 100 --crash-target token    crashes aimed at the token holder
   ocbench --preset ipsc2 --delay-violations 0.01                 break the δ bound on purpose
   ocbench --algo kofl --nodes 16 --ell 5 --k-max 3 --transient initial --requests 500 --repeat 100
@@ -202,6 +219,7 @@ Examples:
                                             stabilization time in CToken traversals and δ, beside the paper's 5
   ocbench --nodes 16 --requests 5 --trace run.jsonl --no-save    one JSON line per event, nothing saved
   ocbench check-trace run.jsonl                                  check a trace (message order, mutual exclusion, …)
+  ocbench view run.jsonl                                         run.html: watch the run in a browser (offline, one file)
   ocbench --preset ipsc2 --out /tmp/runs --quiet                 save under /tmp/runs/runs/, no progress bar
   ocbench report runs/                                           a report with plots of the saved runs (ocbench report --help)
   ocbench --algo list                                            the algorithms and their groups (all, survey, ft, kexclusion)
@@ -226,6 +244,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "check-trace" {
 		return runCheckTrace(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "view" {
+		return runView(args[1:], stdout, stderr)
 	}
 	var o options
 	fs := newFlags(&o)
@@ -296,7 +317,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "ocbench %s: fault-tolerant distributed mutual exclusion on hypercubes\n\n", version)
-	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
+	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench view [-o PAGE] TRACE\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
 }
 
 func versionString() string {
@@ -439,7 +460,12 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			s.Ell, s.KMax = o.ell, o.kMax
 		}
 		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
-			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap}
+			edits, err := bench.ParseEdits(o.edits)
+			if err != nil {
+				return nil, usageError{fmt.Errorf("--edits: %w", err)}
+			}
+			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap, Adversary: o.adversary, Edits: edits}
+			s.Timeout = o.timeout
 		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes && !o.virtualMPI() {
 			s.Check = bench.CheckFull
@@ -505,6 +531,12 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 
 func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
 	list, err := configs(o, fs)
+	var tab *table
+	if err == nil {
+		if tab, err = chooseTable(o, fs, list); err != nil {
+			err = usageError{err}
+		}
+	}
 	var sv *saver
 	if err == nil {
 		sv, err = newSaver(&o.save, fs, stderr)
@@ -514,6 +546,12 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	}
 	if err != nil {
 		return 2, err // an --out that cannot be written is bad input, found before anything runs
+	}
+	if fs.Changed("climb") {
+		if err := checkClimb(o, list); err != nil {
+			return 2, usageError{err}
+		}
+		return runClimb(o, list, stdout, stderr)
 	}
 	if o.runtimeInfo != nil && o.deltaAuto {
 		if err := measureDelta(o, list, stderr); err != nil {
@@ -534,11 +572,16 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		if traceFile != nil {
 			defer traceFile.Close()
 		}
-		list[0].spec.Trace = w
+		list[0].spec.Trace, list[0].spec.TraceTree = w, true
 	}
+	done := &finished{runs: make([][]*results.Run, len(list))}
+	it := &interrupted{o: o, list: list, done: done, sv: sv, prog: prog, trace: traceFile, stderr: stderr}
+	release, stop := catchInterrupts(it)
+	defer stop()
 	rep := &results.Report{}
 	violations := 0
-	all, err := runAll(o, list, prog)
+	all, err := runAll(o, list, prog, done)
+	release()
 	if err != nil {
 		prog.finish()
 		return 1, err
@@ -580,16 +623,9 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	if o.json {
 		err = rep.WriteJSON(w)
 	} else {
-		cols := results.FailureFreeColumns
-		if list[0].spec.Faults.Crashes > 0 {
-			cols = results.CrashColumns
-		}
-		if list[0].spec.Transient.On() {
-			cols = results.StabilizationColumns
-		}
-		err = results.WriteTable(w, header(o, list), cols, rep.Runs)
+		err = tab.write(w, header(o, list), rep.Runs)
 		if err == nil {
-			err = writeStabilization(w, list, rep.Runs)
+			err = writeStabilization(w, list, rep.Runs, tab.width())
 		}
 	}
 	if err == nil {
@@ -705,16 +741,18 @@ func header(o *options, list []config) []string {
 		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1))
 		h = append(h, protocolLines(list, e)...)
 		h = append(h, "overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
-			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds")
+			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds; it is negative when crashes remove more traffic than their handling adds (a down node neither asks nor answers, requests are lost)")
+		h = append(h, suspicionLines(list)...)
 		if s.LateFraction > 0 {
 			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
 		}
 	} else if !s.Transient.On() {
 		if s.FT {
 			h = append(h, protocolLines(list, e)...)
-			h = append(h, "detection/req: heartbeats and chases per served request; false susp.: suspicions of a live node (must be 0 without crashes)")
+			h = append(h, "detection/req: heartbeats and chases per served request")
+			h = append(h, suspicionLines(list)...)
 		}
-		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N",
+		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N (stated formula, in --wide or --columns: its formula and its source, survey T1–T3 being Velazquez 1993's tables; every one in docs/stated-costs.md); (order): an order of growth, (derived): the project's figure, not a paper's; mean/stated only against a paper's figure (its upper end)",
 			"sync: from an exit while a request waits to the next entry; response: enter_cs to exit; times in δ"+meanDelay(o, s))
 	}
 	return h
@@ -783,6 +821,40 @@ func protocolLines(list []config, e float64) []string {
 		if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok {
 			h = append(h, fmt.Sprintf("%s: failure protocol of its paper, fault model: %s (docs/algorithms/%s.md)", a, ft.FaultModel().Text, a))
 		}
+	}
+	return h
+}
+
+// suspicionLines are the header lines that say what "false susp." counts
+// for each fault-tolerant algorithm of the runs: the open-cube's failure
+// detector suspecting a live node (an error: must be 0), and for the
+// others, whose papers presume a failure when a request's time-out
+// expires, a time-out that expired with no failure to explain it (the
+// paper's recovery runs for nothing: a cost of its time-outs under load,
+// not a detector's error).
+func suspicionLines(list []config) []string {
+	var detector, timeout []string
+	for _, c := range list {
+		a := c.spec.Algorithm
+		if slices.Contains(detector, a) || slices.Contains(timeout, a) {
+			continue
+		}
+		algo, _ := bench.Algorithm(a)
+		if _, ok := algo.(proto.FaultTolerantAlgorithm); !ok {
+			continue
+		}
+		if a == "opencube" {
+			detector = append(detector, a)
+		} else {
+			timeout = append(timeout, a)
+		}
+	}
+	var h []string
+	if len(detector) > 0 {
+		h = append(h, "false susp. of "+strings.Join(detector, ", ")+": its failure detector suspected a live node that no failure explains; must be 0 (exact without crashes, a lower bound with them)")
+	}
+	if len(timeout) > 0 {
+		h = append(h, "false susp. of "+strings.Join(timeout, ", ")+": a request's time-out (the paper's presumption of failure) expired with no failure to explain it, and the paper's recovery protocol ran although nothing failed: a cost of its time-outs under load or long critical sections, not a detector's error (safety is still checked: violations)")
 	}
 	return h
 }

@@ -261,7 +261,7 @@ func batches(o *options, list []config) [][]seedRun {
 // runAll runs every configuration of list with the seeds of --repeat in the
 // runtime of o, in batches, and returns each configuration's records in
 // seed order. Under MPI only rank 0 gets records.
-func runAll(o *options, list []config, prog *progress) ([][]*results.Run, error) {
+func runAll(o *options, list []config, prog *progress, done *finished) ([][]*results.Run, error) {
 	out := make([][]*results.Run, len(list))
 	for _, b := range batches(o, list) {
 		specs := make([]bench.Spec, len(b))
@@ -279,6 +279,7 @@ func runAll(o *options, list []config, prog *progress) ([][]*results.Run, error)
 		}
 		for i, r := range got {
 			out[b[i].c] = append(out[b[i].c], r)
+			done.add(b[i].c, r)
 		}
 	}
 	return out, nil
@@ -312,6 +313,8 @@ func describeBatch(list []config, b []seedRun) string {
 func runBatch(o *options, specs []bench.Spec) ([]*results.Run, error) {
 	recs, err := o.rt.Run(specs)
 	if ri := o.runtimeInfo; ri != nil {
+		runsMu.Lock() // an interrupt's save reads them (environment)
+		defer runsMu.Unlock()
 		for _, r := range recs {
 			r.DeltaAuto = o.deltaAuto
 			r.DeltaMeasured = ri.delays

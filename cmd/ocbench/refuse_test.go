@@ -224,4 +224,21 @@ func TestHelpVersionList(t *testing.T) {
 			t.Errorf("--algo list does not name %s", n)
 		}
 	}
+	for _, g := range []string{"all (", "survey (", "ft (", "kexclusion"} {
+		if !strings.Contains(out.String(), "groups: ") || !strings.Contains(out.String(), g) {
+			t.Errorf("--algo list does not name the group %q", g)
+		}
+	}
+	var help strings.Builder
+	run([]string{"--help"}, &help, io.Discard)
+	for _, usage := range []string{"  ocbench [flags]\n", "  ocbench report ", "  ocbench check-trace ", "  ocbench version\n", "--wide", "--columns"} {
+		if !strings.Contains(help.String(), usage) {
+			t.Errorf("--help does not show %q", usage)
+		}
+	}
+	for _, a := range bench.FaultTolerant() { // --crashes takes every algorithm with a failure protocol
+		if line := help.String()[strings.Index(help.String(), "--crashes int"):]; !strings.Contains(line[:strings.Index(line, "\n")], a) {
+			t.Errorf("--help: --crashes does not name %s", a)
+		}
+	}
 }

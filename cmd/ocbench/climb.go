@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/results"
+)
+
+// checkClimb refuses a --climb that cannot run: one configuration, in the
+// simulator, with an initial configuration to edit.
+func checkClimb(o *options, list []config) error {
+	switch {
+	case o.climb < 1 || o.climb > 100000:
+		return fmt.Errorf("--climb: %d is not in 1..100000", o.climb)
+	case o.transient != "initial" && o.transient != "adversarial":
+		return fmt.Errorf("--climb: the climb edits an initial configuration; give --transient initial or adversarial")
+	case o.runtimeInfo != nil:
+		return fmt.Errorf("--climb: it runs in the simulator; run it without mpirun")
+	case len(list) != 1:
+		return fmt.Errorf("--climb: it climbs from one configuration; give one algorithm and one --nodes (got %d configurations)", len(list))
+	case o.search != 0:
+		return fmt.Errorf("--climb: it chooses its own configurations; drop --search")
+	}
+	return nil
+}
+
+// runClimb runs the worst-case climb of --climb and prints each step
+// taken, the worst run's table and the command that replays it. A run
+// that breaks a property ends the climb, and the command exits 1 with it.
+func runClimb(o *options, list []config, stdout, stderr io.Writer) (int, error) {
+	spec := list[0].spec
+	w := bufio.NewWriter(stdout)
+	fmt.Fprintf(w, "# worst-case climb: %d edits of the initial configuration (%s), each kept if stabilization takes no fewer asynchronous rounds (then δ)\n", o.climb, spec.Transient.String())
+	fmt.Fprintln(w, "# the configurations kept: step, asynchronous rounds, traversals, δ, the number of edits and the last one")
+	fmt.Fprintln(w, "#  step  async_rounds  traversals      δ  edits  last")
+	w.Flush()
+	r, trail, err := bench.Climb(spec, o.climb, func(k int, s bench.ClimbStep) {
+		if !s.Accepted || o.save.quiet && k > 0 {
+			return
+		}
+		last := "-"
+		if len(s.Edits) > 0 {
+			last = s.Edits[len(s.Edits)-1].String()
+		}
+		fmt.Fprintf(w, "%7d  %12g  %10g  %5.1f  %5d  %s\n", k, s.Rounds, s.Traverse, s.Delta, len(s.Edits), last)
+		w.Flush()
+	})
+	if err != nil {
+		return 1, flagError(err)
+	}
+	kept := 0
+	for _, s := range trail {
+		if s.Accepted {
+			kept++
+		}
+	}
+	worst := spec
+	worst.Transient.Edits = trail[0].Edits
+	for _, s := range trail {
+		if s.Accepted {
+			worst.Transient.Edits = s.Edits
+		}
+	}
+	fmt.Fprintf(w, "# %d configurations measured, %d kept\n", len(trail), kept)
+	if err := results.WriteTable(w, header(o, list), results.StabilizationColumns, []*results.Run{r}); err != nil {
+		return 1, err
+	}
+	if st := r.Stabilization; st != nil && len(st.Runs) == 1 {
+		run := st.Runs[0]
+		fmt.Fprintf(w, "# worst found: %g asynchronous rounds (bound 5n = %g), %g %ss (bound %g), %.1fδ\n", run.AsyncRounds, st.AsyncBound, run.Rounds, st.Round, st.Bound, run.Delta)
+	}
+	fmt.Fprintf(w, "# replay: %s\n", bench.Replay(worst))
+	if err := w.Flush(); err != nil {
+		return 1, err
+	}
+	if r.Violation != "" {
+		return 1, fmt.Errorf("the climb reached a run that breaks a property: %s (replay: %s)", r.Violation, bench.Replay(worst))
+	}
+	return 0, nil
+}

@@ -1,0 +1,32 @@
+package results
+
+import "testing"
+
+// TestStatedColumn: the stated column prints a paper's figure with its
+// formula and source, an order of growth without a figure, a derived
+// figure marked as such; mean/stated divides only by a paper's figure.
+func TestStatedColumn(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		r           Run
+		cell, ratio string
+	}{
+		{"none", Run{}, "-", "-"},
+		{"exact", Run{StatedCost: "2(N−1)", StatedCostLow: 30, StatedCostHigh: 30, StatedCostSource: "survey T2", StatedCostKind: "exact",
+			MsgsPerRequest: Summary{Mean: 15}}, "30 = 2(N−1), survey T2", "0.50"},
+		{"range", Run{StatedCost: "3√N … 5√N", StatedCostLow: 12, StatedCostHigh: 20, StatedCostSource: "survey T2", StatedCostKind: "range",
+			MsgsPerRequest: Summary{Mean: 15}}, "12…20 = 3√N … 5√N, survey T2", "0.75"},
+		{"order", Run{StatedCost: "O(log N)", StatedCostSource: "survey T2", StatedCostKind: "order",
+			MsgsPerRequest: Summary{Mean: 15}}, "O(log N), survey T2 (order)", "-"},
+		{"derived", Run{StatedCost: "request, token, return", StatedCostHigh: 3, StatedCostSource: "the proxy rule", StatedCostKind: "derived",
+			MsgsPerRequest: Summary{Mean: 2.8}}, "0…3 = request, token, return (derived: the proxy rule)", "-"},
+		{"older record", Run{StatedCost: "2(N−1)", StatedCostLow: 30, StatedCostHigh: 30, MsgsPerRequest: Summary{Mean: 15}}, "30", "0.50"},
+	} {
+		if got := stated(&c.r); got != c.cell {
+			t.Errorf("%s: stated %q, want %q", c.name, got, c.cell)
+		}
+		if got := statedRatio(&c.r); got != c.ratio {
+			t.Errorf("%s: mean/stated %q, want %q", c.name, got, c.ratio)
+		}
+	}
+}
