@@ -20,11 +20,14 @@ func lookup(name string) proto.Algorithm {
 	return a
 }
 
-// Survey names the survey's algorithms (Velazquez 1993, Tables 1 and 2),
-// permission-based first: what --algo survey runs.
+// Survey names the survey's 21 algorithms (Velazquez 1993): Table 2's
+// permission-based ones, Table 1's token-based ones, Table 3's k-exclusion
+// ones; what --algo survey runs (docs/survey-coverage.md).
 var Survey = []string{
-	"lamport", "ricart-agrawala", "carvalho-roucairol", "maekawa", "agrawal-el-abbadi", "singhal",
-	"suzuki-kasami", "ricart-agrawala-token", "singhal-token", "neilsen-mizuno",
+	"lamport", "ricart-agrawala", "carvalho-roucairol", "raynal", "maekawa", "sanders", "agrawal-el-abbadi", "singhal",
+	"suzuki-kasami", "ricart-agrawala-token", "singhal-token", "mizuno-neilsen-rao", "neilsen-mizuno", "helary-plouzeau-raynal",
+	"raymond", "naimi-trehel", "mishra-srimani", "nishio",
+	"raymond-kex", "srimani-reddy", "kakugawa",
 }
 
 // AlgorithmNames returns the algorithm names: open-cube first, then the
@@ -76,4 +79,23 @@ func Algorithm(name string) (proto.Algorithm, error) {
 func NeedsFIFO(name string) bool {
 	f, ok := lookup(name).(proto.FIFOAlgorithm)
 	return ok && f.NeedsFIFO()
+}
+
+// AnySize reports whether the algorithm called name runs on any N ≥ 2
+// (proto.AnySizeAlgorithm), not only on powers of two.
+func AnySize(name string) bool {
+	a, ok := lookup(name).(proto.AnySizeAlgorithm)
+	return ok && a.AnySize()
+}
+
+// AnySizeNames returns the names of the algorithms that run on any N ≥ 2,
+// in AlgorithmNames' order.
+func AnySizeNames() []string {
+	var out []string
+	for _, k := range AlgorithmNames() {
+		if AnySize(k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

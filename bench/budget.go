@@ -1,10 +1,6 @@
 package bench
 
-import (
-	"math"
-
-	"github.com/ocbench/ocbench/hypercube"
-)
+import "math"
 
 // budget is the most a simulated run may take: steps (every input a node
 // processes: a delivery, a timer, an enter_cs or exit, a crash, a
@@ -39,7 +35,7 @@ const budgetSlack = 16
 // messages, and their answers); and a node's share of the steps per δ of
 // the time above, for the timers of the failure protocol.
 func budgetFor(spec Spec, until float64) budget {
-	p, _ := hypercube.Log2(spec.Nodes)
+	p := ceilLog2(spec.Nodes)
 	n, r := float64(spec.Nodes), float64(spec.Requests)
 	crashes := float64(spec.Faults.Crashes)
 	hop := 1.0 // the longest delay, in δ

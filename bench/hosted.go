@@ -2,9 +2,9 @@ package bench
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
-	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
@@ -75,9 +75,12 @@ func (f *FaultPlan) Schedule(seed uint64, nodes int, delta float64) []Fault {
 // Settle is how long a run goes on after its workload is over, in seconds:
 // time for the last messages to land (a lent token going back).
 func Settle(s Spec) float64 {
-	p, _ := hypercube.Log2(s.Nodes)
+	p := ceilLog2(s.Nodes)
 	return float64(4*p+10) * s.Delta
 }
+
+// ceilLog2 returns ⌈log2 n⌉ (log2 n for a power of two; 0 for n ≤ 1).
+func ceilLog2(n int) int { return bits.Len(uint(max(n, 1) - 1)) }
 
 // WorkloadEnd is the time, in seconds, until which a run with crashes keeps
 // issuing requests: the end of the last downtime of the plan, plus Settle.

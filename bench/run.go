@@ -114,7 +114,11 @@ func (s *Spec) Validate() error {
 	if _, err := Algorithm(s.Algorithm); err != nil {
 		return fieldErr("Algorithm", "%w", err)
 	}
-	if err := hypercube.Validate(s.Nodes, 2); err != nil {
+	if AnySize(s.Algorithm) {
+		if s.Nodes < 2 {
+			return fieldErr("Nodes", "%d is not ≥ 2", s.Nodes)
+		}
+	} else if err := hypercube.Validate(s.Nodes, 2); err != nil {
 		return fieldErr("Nodes", "%w", err)
 	}
 	if s.Nodes > hypercube.MaxNodes {
@@ -479,7 +483,7 @@ func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 		Workload: string(spec.Workload), Checks: checks, RequestsIssued: issued, RequestsServed: served,
 		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
 	}
-	algo := lookup(spec.Algorithm)
+	algo := RunAlgorithm(spec) // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
 	}

@@ -393,6 +393,14 @@ type QuorumAlgorithm interface {
 	QuorumSize(n int) int
 }
 
+// AnySizeAlgorithm is implemented by an algorithm that needs no hypercube:
+// it runs on any number of nodes N ≥ 2, not only on powers of two, and the
+// simulator takes any such N for it (the MPI runtimes spread nodes over
+// ranks by hypercube placements, so they still take powers of two).
+type AnySizeAlgorithm interface {
+	AnySize() bool
+}
+
 // MemoryEstimator is implemented by an algorithm whose state is not O(1)
 // per node: MemoryPerNode(n) is the heap one node of an n-node system
 // takes in its initial state, in bytes (measured: bench's

@@ -18,7 +18,7 @@ func TestTargetedCrashes(t *testing.T) {
 			spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: 3,
 				Delta: 4e-3, CSTime: 1, Think: 80,
 				Faults: bench.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: target}}
-			r := runLocal(t, 4, spec, Options{})
+			r := runTimely(t, 4, spec, nil)
 			if r.Failures < 5 || r.Failures > 6 || r.OverheadPerFailure.N != r.Failures {
 				t.Errorf("failures %d (overhead samples %d), want 6 (5 if one was skipped)", r.Failures, r.OverheadPerFailure.N)
 			}

@@ -28,12 +28,15 @@ func TestTrace(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%s/%s/P%d", c.algo, c.workload, c.target, c.p), func(t *testing.T) {
 			var buf bytes.Buffer
 			spec := bench.Spec{Algorithm: c.algo, Nodes: 16, Requests: 100, Workload: c.workload, Seed: 3,
-				Delta: 4e-3, CSTime: 1, Think: 80, Trace: &buf}
+				Delta: 4e-3, CSTime: 1, Think: 80}
 			if c.crashes > 0 {
 				spec.Requests = 1
 				spec.Faults = bench.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: c.target}
 			}
-			r := runLocal(t, c.p, spec, Options{})
+			r := runTimely(t, c.p, spec, func(s *bench.Spec) {
+				buf.Reset()
+				s.Trace = &buf
+			})
 			text := buf.String()
 			sum, err := trace.Check(strings.NewReader(text))
 			if err != nil {

@@ -24,12 +24,16 @@
 //   - Release: if next ≠ Nil, the token goes to next and next = Nil; else
 //     the node keeps the idle token (holding).
 //
-// Initial tree: the binomial spanning tree of the hypercube, father(i) = i
-// with its lowest set bit cleared (package hypercube), node 0 the sink
-// holding the token; every tree edge is a hypercube link. Its diameter is
-// D = 2·log2 N − 1 (N ≥ 2), so a critical section costs at most D + 1
-// messages: at most D requests along the tree, and the token, sent directly
-// to the requester.
+// Initial tree (Algorithm.Tree): by default (--algo neilsen-mizuno) the
+// binomial spanning tree of the hypercube, father(i) = i with its lowest
+// set bit cleared (package hypercube), node 0 the sink holding the token;
+// every tree edge is a hypercube link. Its diameter is D = 2·log2 N − 1
+// (N ≥ 2), so a critical section costs at most D + 1 messages: at most D
+// requests along the tree, and the token, sent directly to the requester.
+// The survey's Table 1 topologies are the other trees: the star with node
+// 0 at the centre (--algo neilsen-mizuno-star, D = 2: at most 3 messages)
+// and the line 0 – 1 – … – N−1 (--algo neilsen-mizuno-line, D = N − 1: at
+// most N).
 //
 // Messages (Algorithm.MessageTypes):
 //

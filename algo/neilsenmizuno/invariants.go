@@ -3,7 +3,6 @@ package neilsenmizuno
 import (
 	"fmt"
 
-	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -26,14 +25,16 @@ func nodesOf(s proto.System) []*Node { return nodecast.All[*Node](s) }
 
 // edge returns the child end of tree edge {a, b} (its key), or -1 if a and
 // b are not neighbours in the tree.
-func edge(a, b proto.NodeID) int {
-	if a > b {
-		a, b = b, a
-	}
-	if a < 0 || hypercube.Father(int(b)) != int(a) {
+func edge(nodes []*Node, a, b proto.NodeID) int {
+	switch {
+	case a < 0 || b < 0:
 		return -1
+	case nodes[b].father == a:
+		return int(b)
+	case nodes[a].father == b:
+		return int(a)
 	}
-	return int(b)
+	return -1
 }
 
 // EdgeItems checks that every last pointer and every request in flight
@@ -47,7 +48,7 @@ func EdgeItems(s proto.System) error {
 		if nd.last == proto.Nil {
 			continue
 		}
-		e := edge(nd.id, nd.last)
+		e := edge(nodes, nd.id, nd.last)
 		if e < 0 {
 			return fmt.Errorf("node %d's last %d is not a tree neighbour", nd.id, nd.last)
 		}
@@ -58,7 +59,7 @@ func EdgeItems(s proto.System) error {
 		if err != nil || m.Type != Request {
 			return
 		}
-		e := edge(m.From, m.To)
+		e := edge(nodes, m.From, m.To)
 		if e < 0 {
 			err = fmt.Errorf("request %d→%d not along a tree edge", m.From, m.To)
 			return
@@ -70,7 +71,7 @@ func EdgeItems(s proto.System) error {
 	}
 	for c := 1; c < len(count); c++ {
 		if count[c] != 1 {
-			return fmt.Errorf("tree edge %d–%d carries %d last pointers and requests, want 1", hypercube.Father(c), c, count[c])
+			return fmt.Errorf("tree edge %d–%d carries %d last pointers and requests, want 1", nodes[c].father, c, count[c])
 		}
 	}
 	return nil

@@ -29,11 +29,12 @@ type Node struct {
 	next    proto.NodeID // the paper's NEXT; Nil: none
 	nextTag uint32       // the serial of next's request
 	tag     uint32       // the serial of this node's current (or last) request
+	father  proto.NodeID // the node's father in the static tree (Nil at the root, node 0)
 }
 
 func (nd *Node) init() {
 	id := nd.id
-	*nd = Node{id: id, up: true, last: proto.NodeID(hypercube.Father(int(id))), next: proto.Nil}
+	*nd = Node{id: id, up: true, last: nd.father, next: proto.Nil, father: nd.father}
 	if id == 0 {
 		nd.last, nd.holding = proto.Nil, true
 	}
@@ -148,19 +149,38 @@ func (nd *Node) Last() proto.NodeID { return nd.last }
 // Next returns the node's next pointer (Nil for none).
 func (nd *Node) Next() proto.NodeID { return nd.next }
 
-// Algorithm is the Neilsen–Mizuno algorithm on the binomial spanning tree of
-// the hypercube.
-type Algorithm struct{}
+// Algorithm is the Neilsen–Mizuno algorithm on a static tree: Tree, or the
+// binomial spanning tree of the hypercube if Tree is nil.
+type Algorithm struct{ Tree Tree }
+
+// The algorithm on the trees of the survey's Table 1 besides the
+// binomial one.
+var (
+	OnStar = Algorithm{Tree: Star{}}
+	OnLine = Algorithm{Tree: Line{}}
+)
+
+func (a Algorithm) tree() Tree {
+	if a.Tree == nil {
+		return Binomial{}
+	}
+	return a.Tree
+}
 
 // Name implements proto.Algorithm.
-func (Algorithm) Name() string { return "neilsen-mizuno" }
+func (a Algorithm) Name() string { return a.tree().Name() }
 
 // NewNodes implements proto.Algorithm; the nodes are allocated together.
-func (Algorithm) NewNodes(n int) []proto.Node {
+func (a Algorithm) NewNodes(n int) []proto.Node {
+	t := a.tree()
 	nodes := make([]Node, n)
 	out := make([]proto.Node, n)
 	for i := range nodes {
 		nodes[i].id = proto.NodeID(i)
+		nodes[i].father = proto.Nil
+		if i > 0 {
+			nodes[i].father = proto.NodeID(t.Father(i, n))
+		}
 		nodes[i].init()
 		out[i] = &nodes[i]
 	}
@@ -188,8 +208,76 @@ func Diameter(n int) int {
 }
 
 // StatedCost implements proto.CostAlgorithm: the survey's D + 1, D the
-// diameter of the tree; a request from the holder of the idle token costs
+// diameter of the tree (3 on the star, N on the line, as the survey
+// writes them); a request from the holder of the idle token costs
 // nothing.
-func (Algorithm) StatedCost(n int) proto.Cost {
-	return proto.Cost{Low: 0, High: float64(Diameter(n) + 1), Text: "0…D+1", Source: "survey T1", Kind: proto.Range}
+func (a Algorithm) StatedCost(n int) proto.Cost {
+	t := a.tree()
+	return proto.Cost{Low: 0, High: float64(t.Diameter(n) + 1), Text: t.CostText(), Source: "survey T1", Kind: proto.Range}
+}
+
+// Tree is the static tree the nodes are arranged in; node 0 is its root
+// and holds the token at the start.
+type Tree interface {
+	// Name is the algorithm's flag value on this tree.
+	Name() string
+	// Father returns node i's father, 0 ≤ Father(i, n) < n, for 0 < i < n.
+	Father(i, n int) int
+	// Diameter returns the tree's diameter D for n nodes.
+	Diameter(n int) int
+	// CostText is the survey's cost on this tree, D + 1, as it writes it.
+	CostText() string
+}
+
+// Binomial is the binomial spanning tree of the hypercube: father(i) = i
+// with its lowest set bit cleared; every edge is a hypercube link.
+type Binomial struct{}
+
+// Name implements Tree.
+func (Binomial) Name() string { return "neilsen-mizuno" }
+
+// Father implements Tree.
+func (Binomial) Father(i, _ int) int { return hypercube.Father(i) }
+
+// Diameter implements Tree: 2·log2 N − 1.
+func (Binomial) Diameter(n int) int { return Diameter(n) }
+
+// CostText implements Tree.
+func (Binomial) CostText() string { return "D + 1" }
+
+// Star is the star with node 0 at its centre: D = 2 (N > 2).
+type Star struct{}
+
+// Name implements Tree.
+func (Star) Name() string { return "neilsen-mizuno-star" }
+
+// Father implements Tree: node 0.
+func (Star) Father(int, int) int { return 0 }
+
+// Diameter implements Tree.
+func (Star) Diameter(n int) int { return min(2, n-1) }
+
+// CostText implements Tree: the survey's "3".
+func (Star) CostText() string { return "3 (star)" }
+
+// Line is the line 0 – 1 – … – N−1: D = N − 1.
+type Line struct{}
+
+// Name implements Tree.
+func (Line) Name() string { return "neilsen-mizuno-line" }
+
+// Father implements Tree: i − 1.
+func (Line) Father(i, _ int) int { return i - 1 }
+
+// Diameter implements Tree.
+func (Line) Diameter(n int) int { return n - 1 }
+
+// CostText implements Tree: the survey's "N".
+func (Line) CostText() string { return "N (line)" }
+
+// AnySize implements proto.AnySizeAlgorithm: the star and the line take
+// any N ≥ 2; the binomial tree needs N a power of two.
+func (a Algorithm) AnySize() bool {
+	_, binomial := a.tree().(Binomial)
+	return !binomial
 }

@@ -125,7 +125,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags, and with --algo naming only fault-tolerant algorithms, e.g. --algo ft)")
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+bench.KExclusionNames()+"), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
-	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2")
+	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2; in the simulator, any N ≥ 2 for the algorithms that need no hypercube ("+strings.Join(bench.AnySizeNames(), ", ")+")")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+bench.Join(bench.Workloads))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
@@ -248,6 +248,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "view" {
 		return runView(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "explore" {
+		return runExplore(args[1:], stdout, stderr)
+	}
 	var o options
 	fs := newFlags(&o)
 	fs.SetOutput(io.Discard)
@@ -317,7 +320,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "ocbench %s: fault-tolerant distributed mutual exclusion on hypercubes\n\n", version)
-	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench view [-o PAGE] TRACE\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
+	fmt.Fprintf(w, "Usage:\n  ocbench [flags]\n  ocbench report [flags] FILE|DIR…\n  ocbench check-trace [--k-exclusion] FILE…\n  ocbench view [-o PAGE] TRACE\n  ocbench explore [flags] (docs/explore.md)\n  ocbench version\n\nFlags:\n%s%s%s", flagUsages(fs), limits, examples)
 }
 
 func versionString() string {
@@ -928,6 +931,10 @@ func parseError(err error) error {
 // belongs to, and the groups (--algo list).
 func printAlgorithms(w io.Writer) {
 	fmt.Fprintln(w, "algorithms (--algo NAME[,NAME…]), with their groups:")
+	width := 0
+	for _, n := range bench.AlgorithmNames() {
+		width = max(width, len(n))
+	}
 	for _, n := range bench.AlgorithmNames() {
 		var groups []string
 		if !bench.IsKExclusion(n) {
@@ -942,7 +949,7 @@ func printAlgorithms(w io.Writer) {
 		if bench.IsKExclusion(n) {
 			groups = append(groups, "kexclusion")
 		}
-		fmt.Fprintf(w, "  %-22s %s\n", n, strings.Join(groups, ", "))
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, strings.Join(groups, ", "))
 	}
 	fmt.Fprintln(w, "groups: all (every mutual-exclusion algorithm), survey (Velazquez's survey), ft (with a failure protocol), kexclusion")
 }

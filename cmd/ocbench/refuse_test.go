@@ -155,7 +155,7 @@ func TestReportInputs(t *testing.T) {
 	}
 	checkRefusals(t, []refusal{
 		{[]string{"report", "-o", t.TempDir(), names[0]}, "ocbench report: " + names[0] + ": "},
-		{[]string{"report", "-o", t.TempDir(), filepath.Join(dir, "nodes0.json")}, "].nodes: 0 is not a power of two in 2..2^26"},
+		{[]string{"report", "-o", t.TempDir(), filepath.Join(dir, "nodes0.json")}, "].nodes: 0 is not in 2..2^26"},
 		{[]string{"report", "-o", t.TempDir(), filepath.Join(dir, "nodes-8.json")}, "].nodes: -8 is not in"},
 		{[]string{"report", "-o", t.TempDir(), dir}, "none of its 3 .json files is a valid saved run"},
 		{[]string{"report", "-o", "/proc/no/such", fixture}, "ocbench report: --output /proc/no/such: "},

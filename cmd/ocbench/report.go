@@ -18,7 +18,7 @@ Examples:
   ocbench report --format html --image png -o r/ a.json b.json
                                                        one self-contained r/report.html with PNG plots
 
-Every saved run is checked before use (N a power of two in 2..2^26, numbers finite and in range, names
+Every saved run is checked before use (N in 2..2^26, numbers finite and in range, names
 without markup): a file named that fails is refused (exit status 2); one in a directory is skipped, with a
 warning that names it and the field.
 `

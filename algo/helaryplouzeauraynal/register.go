@@ -1,0 +1,9 @@
+package helaryplouzeauraynal
+
+import "github.com/ocbench/ocbench/algo"
+
+func init() {
+	algo.Register(OnComplete)
+	algo.Register(OnLine)
+	algo.Register(OnRing)
+}

@@ -1,0 +1,59 @@
+// Package mizunoneilsenrao implements the token-based mutual-exclusion
+// algorithm of Mizuno, Neilsen and Rao ("A token based distributed mutual
+// exclusion algorithm based on quorum agreements", 11th ICDCS, 1991), as
+// the survey of Velazquez (1993, §4, Table 1) states it, as a pure state
+// machine for ocbench: --algo mizuno-neilsen-rao (grid agreement) and
+// mizuno-neilsen-rao-tree (binary tree).
+//
+// A quorum agreement gives every node i a request set R_i and an acquired
+// set A_i such that every R_i meets every A_j. The token is Suzuki and
+// Kasami's: the array LN of the request numbers granted, and a queue.
+//
+//   - A node that wants the critical section and holds the idle token
+//     enters at once. Otherwise it increments RN_i[i] and sends
+//     REQUEST(i, RN_i[i]) to the other members of R_i.
+//   - A node that receives the token enters, and sends ACQUIRED(j, LN) to
+//     the other members of A_j. A member k that receives it sends the
+//     holder REQUEST(RN_k), every request k knows of that LN does not
+//     show granted (a forward).
+//   - The holder merges what it learns into RN and appends to the token's
+//     queue, in ascending id order, every node whose request is not
+//     granted; it sends the idle token to the head of the queue, or, on
+//     leaving, passes it to the head (LN[i] := RN[i] first), else keeps it.
+//
+// Every R_i meets the acquired set of whoever holds the token, so a member
+// of R_i hears either i's request before the holder's ACQUIRED (and
+// forwards it then) or after it.
+//
+// # Decisions where the survey is silent
+//
+//   - A request that reaches a member after the holder's ACQUIRED: the
+//     survey only describes the forward on ACQUIRED, which would leave a
+//     request stuck while the token stays idle. A node remembers the
+//     holder it last heard of (the sender of the ACQUIRED with the most
+//     token transfers, or where it sent the token itself; members of A_0
+//     know the initial holder, node 0) and forwards a request it receives
+//     to it at once. A forward that reaches a node no longer holding the
+//     token is only learnt from: the member of R_i in the new holder's
+//     acquired set forwards it there.
+//   - The requester is a member of its own R_i: it forwards its request to
+//     the holder it knows of, if any.
+//   - The agreement: the survey gives figures for the binary-tree protocol
+//     and finite projective planes (N = q² + q + 1, never a power of two).
+//     --algo mizuno-neilsen-rao uses rows and columns of algo/quorum's grid
+//     (Rows: R_i = i's row, A_i = its column), which fits every N; --algo
+//     mizuno-neilsen-rao-tree the binary tree (BinaryTree: R_i = i's tree
+//     quorum of algo/quorum, a root-to-leaf path through i; A_i = {0, i},
+//     the root meeting every path). A lone request costs at most
+//     (|R|−1) + |R| + 1 + (|A|−1) messages, 23 at N = 64 on the grid.
+//   - Stated cost: on the grid, the survey's "modified grid-set protocol"
+//     bound 2√2·√N − 2 (the nearest it states), labelled as such; on the
+//     binary tree, "avg log N", an order of growth, given as log2 N and
+//     labelled as an order.
+//   - Channels need not be FIFO: a request number orders a node's requests,
+//     the token's transfers order ACQUIRED messages, and a forward whose
+//     request is granted (RN ≤ LN) is dropped.
+//   - Failures: the algorithm is failure-free. On Crash a node is down and
+//     ignores every input until Recover, which restarts it from the initial
+//     state (the runtimes refuse crashes for it).
+package mizunoneilsenrao

@@ -1,0 +1,147 @@
+package mizunoneilsenrao
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/ocbench/ocbench/internal/reorder"
+	"github.com/ocbench/ocbench/internal/steptest"
+	"github.com/ocbench/ocbench/proto"
+)
+
+// TestAgreement: for both agreements, every R_i meets every A_j, and both
+// hold i, at every n tried (powers of two and others).
+func TestAgreement(t *testing.T) {
+	for _, ag := range []Agreement{Rows{}, BinaryTree{}} {
+		testAgreement(t, ag)
+	}
+}
+
+func testAgreement(t *testing.T, ag Agreement) {
+	for _, n := range []int{1, 2, 3, 4, 6, 8, 9, 16, 32, 64} {
+		for i := range n {
+			r, _ := ag.Sets(proto.NodeID(i), n)
+			for j := range n {
+				_, a := ag.Sets(proto.NodeID(j), n)
+				if !slices.ContainsFunc(r, func(k proto.NodeID) bool { return slices.Contains(a, k) }) {
+					t.Fatalf("n=%d: R_%d = %v and A_%d = %v do not meet", n, i, r, j, a)
+				}
+				if i == j && (!slices.Contains(r, proto.NodeID(i)) || !slices.Contains(a, proto.NodeID(i))) {
+					t.Fatalf("n=%d: node %d is not in R_i = %v and A_i = %v", n, i, r, a)
+				}
+			}
+		}
+	}
+}
+
+// TestWorkedExample: 4 nodes on the 2×2 grid (rows {0, 1} and {2, 3}, the
+// request sets; columns {0, 2} and {1, 3}, the acquired sets). Node 0 holds
+// the token; node 2, in A_0, knows it. Node 3 asks: its request reaches
+// node 2 (R_3 = {2, 3}), which forwards it to the holder; the idle token
+// goes to node 3, which tells A_3 = {1, 3}: |R−1| + 1 + 1 + |A−1| = 4
+// messages. Node 0 then asks: its own knowledge (it sent the token to 3)
+// and node 1's (from the acquired) both forward to node 3, which queues
+// node 0 and sends it the token when it leaves; node 0 tells node 2.
+func TestWorkedExample(t *testing.T) {
+	a := Grid
+	net := &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(4), Invariants: a.Invariants(false)}
+	net.EnterTag(3, 7, "request(3) 3→2") // node 3 knows no holder
+	net.Deliver("request(3) 3→2", "forward() 2→0")
+	net.Deliver("forward() 2→0", "token() 0→3")
+	net.Deliver("token() 0→3", "acquired() 3→1")
+	net.InCS(3)
+	if net.Sent != 4 {
+		t.Errorf("node 3's request: %d messages, want 4", net.Sent)
+	}
+	net.Deliver("acquired() 3→1")
+	net.EnterTag(0, 8, "request(0) 0→1", "forward() 0→3")
+	net.Deliver("request(0) 0→1", "forward() 1→3")
+	net.Deliver("forward() 0→3")
+	net.Deliver("forward() 1→3") // a duplicate: node 0 is queued once
+	net.Exit(3, "token() 3→0")
+	net.Deliver("token() 3→0", "acquired() 0→2")
+	net.InCS(0)
+	net.Deliver("acquired() 0→2")
+	net.Exit(0)
+	net.EnterTag(0, 9) // the idle token: no message
+	net.InCS(0)
+	net.Exit(0)
+	if net.Sent != 9 {
+		t.Errorf("%d messages in all, want 9", net.Sent)
+	}
+}
+
+// TestLoneRequest: a request alone costs at most (|R|−1) requests, |R|
+// forwards, the token and (|A|−1) acquired messages; none at the idle
+// holder.
+func TestLoneRequest(t *testing.T) {
+	for _, alg := range []Algorithm{Grid, Tree} {
+		testLoneRequest(t, alg)
+	}
+}
+
+func testLoneRequest(t *testing.T, alg Algorithm) {
+	for _, n := range []int{2, 4, 8, 16, 64, 256} {
+		lone := reorder.NewLone(t, reorder.Config{Alg: alg, N: n})
+		most := 0
+		for i := range n {
+			r, a := alg.Agreement.Sets(proto.NodeID(i), n)
+			most = max(most, 2*len(r)+len(a)-1)
+		}
+		holder := 0 // the token stays at the last requester
+		for k, id := range []int{0, n - 1, 1, n / 2, 0, n - 1} {
+			sent := lone.Serve(proto.NodeID(id), uint32(k+1))
+			if sent > most || (id == holder) != (sent == 0) {
+				t.Errorf("%s n=%d, request %d of node %d: %d messages, want 1…%d (0 at the idle holder)", alg.Name(), n, k, id, sent, most)
+			}
+			holder = id
+		}
+	}
+}
+
+// TestRandom drives both agreements, n ∈ {2, 3, 4, 6, 8, 9, 16} nodes with random requests
+// and a random delivery order (channels not FIFO), and saturated, with the
+// invariants (one token, no deadlock when nothing is in flight) and
+// internal/reorder's checks after every step; every request is served.
+func TestRandom(t *testing.T) {
+	for _, alg := range []Algorithm{Grid, Tree} {
+		for _, n := range []int{2, 3, 4, 6, 8, 9, 16} {
+			seeds := 100
+			if testing.Short() {
+				seeds = 25
+			}
+			t.Run(fmt.Sprintf("%s/n=%d", alg.Name(), n), func(t *testing.T) {
+				for seed := range seeds {
+					reorder.Run(t, reorder.Config{Alg: alg, N: n, Seed: uint64(seed), Requests: 10 * n})
+					reorder.Run(t, reorder.Config{Alg: alg, N: n, Seed: uint64(seed), Requests: 10 * n, Saturate: true})
+				}
+			})
+		}
+	}
+}
+
+// TestInvariantsCatch: a node queued twice, and a request number known
+// above its maker's, are caught.
+func TestInvariantsCatch(t *testing.T) {
+	invs := Grid.Invariants(false)
+	nodes := Grid.NewNodes(4)
+	n0, n2 := nodes[0].(*Node), nodes[2].(*Node)
+	n2.asked, n2.tag = true, 5
+	n0.q = []int64{entry(2, 5), entry(2, 5)}
+	if c := steptest.Caught(invs, steptest.System(nodes, nil)); len(c) == 0 || c[0] != "queue" {
+		t.Errorf("queued twice: caught %v", c)
+	}
+	n0.q = n0.q[:0]
+	n2.asked = false
+	n0.rn[3] = 2
+	if err := Knowledge(steptest.System(nodes, nil)); err == nil {
+		t.Error("knowledge ahead: not caught")
+	}
+}
+
+// TestCrashRecover: a crashed node ignores every input; it recovers in the
+// initial state (steptest.CrashRecover).
+func TestCrashRecover(t *testing.T) {
+	steptest.CrashRecover(t, Grid.NewNodes(4), 1)
+}

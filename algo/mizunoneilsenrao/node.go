@@ -1,0 +1,262 @@
+package mizunoneilsenrao
+
+import (
+	"slices"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// The message types.
+const (
+	Request  proto.MsgType = iota // REQUEST(i, RN_i[i]): J = i, Stamp = RN_i[i]
+	Forward                       // REQUEST(RN_k): Payload = outstanding requests (node<<32 | serial, RN)
+	Token                         // the token: Stamp = its transfers, Payload = LN, then Q
+	Acquired                      // ACQUIRED(j, LN): Stamp = the token's transfers, Payload = LN
+)
+
+var messageTypes = []proto.MessageType{
+	{Name: "request", Arg: "", Stamp: "the requester's request number RN[i]"},
+	{Name: "forward", Arg: "none", Payload: "pairs of words: node<<32 | serial, then its request number, one pair per request not granted"},
+	{Name: "token", Token: true, Arg: "none", Stamp: "the token's transfers so far", Payload: "LN[0..N−1], then Q: node<<32 | serial per queued node, head first"},
+	{Name: "acquired", Arg: "none", Stamp: "the token's transfers so far", Payload: "LN[0..N−1]"},
+}
+
+func entry(j proto.NodeID, tag uint32) int64 { return int64(j)<<32 | int64(tag) }
+
+func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint32(e) }
+
+// Node is one node of the Mizuno–Neilsen–Rao algorithm. Only Step
+// changes it.
+type Node struct {
+	id       proto.NodeID
+	n        int
+	up       bool
+	request  []proto.NodeID // R_i
+	acquired []proto.NodeID // A_i
+
+	asked, inCS bool
+	tag         uint32
+
+	rn    []int64  // RN: the highest request number known of every node
+	rnTag []uint32 // the serial of that request
+	ln    []int64  // LN as last seen in an ACQUIRED or the token
+	// holder is the node that, as far as this node knows, holds the token
+	// (the sender of the ACQUIRED with the most transfers seen); Nil if it
+	// never heard.
+	holder proto.NodeID
+	hcount uint64
+
+	tokenHere bool
+	count     uint64  // the token's transfers, while held
+	q         []int64 // the token's queue, while held
+	inQ       []bool
+}
+
+func (nd *Node) init(a Agreement) {
+	nd.request, nd.acquired = a.Sets(nd.id, nd.n)
+	nd.reset()
+}
+
+// reset puts the node in its initial state: node 0 holds the idle token,
+// and the members of A_0 know it.
+func (nd *Node) reset() {
+	*nd = Node{id: nd.id, n: nd.n, up: true, request: nd.request, acquired: nd.acquired,
+		rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
+	clear(nd.rn)
+	clear(nd.rnTag)
+	clear(nd.ln)
+	clear(nd.inQ)
+	if nd.id == 0 {
+		nd.tokenHere = true
+	}
+	if slices.Contains(nd.acquired, 0) {
+		nd.holder = 0
+	}
+}
+
+// Step implements proto.Node.
+func (nd *Node) Step(in proto.Input, out *proto.Output) {
+	switch {
+	case in.Kind == proto.Recover:
+		nd.reset()
+		return
+	case !nd.up:
+		return
+	}
+	switch in.Kind {
+	case proto.Crash:
+		nd.up = false
+	case proto.EnterCS:
+		if nd.asked {
+			return // one request at a time; the runtimes never ask twice
+		}
+		nd.asked, nd.tag = true, in.Tag
+		if nd.tokenHere {
+			nd.inCS, out.Enter = true, true // the idle token: no message
+			return
+		}
+		nd.rn[nd.id]++
+		nd.rnTag[nd.id] = in.Tag
+		for _, k := range nd.request {
+			if k != nd.id {
+				out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: k, J: proto.RefTo(nd.id),
+					Stamp: uint64(nd.rn[nd.id]), Tag: in.Tag})
+			}
+		}
+		nd.member(nd.id, out) // i is a member of R_i too
+	case proto.ExitCS:
+		if !nd.inCS {
+			return
+		}
+		nd.inCS, nd.asked = false, false
+		nd.ln[nd.id] = nd.rn[nd.id]
+		nd.release(out)
+	case proto.Receive:
+		m := &in.Msg
+		switch m.Type {
+		case Request:
+			j := m.J.Node()
+			nd.learn(j, int64(m.Stamp), m.Tag)
+			nd.member(j, out)
+		case Forward:
+			for k := 0; k+1 < len(m.Payload); k += 2 {
+				j, tag := unpack(m.Payload[k])
+				nd.learn(j, m.Payload[k+1], tag)
+			}
+			if nd.tokenHere {
+				nd.collect(out)
+			}
+		case Acquired:
+			nd.heard(m.From, m.Stamp, m.Payload)
+			nd.forward(out)
+		case Token:
+			nd.takeToken(m, out)
+		}
+	}
+}
+
+// learn records request number r of node j, of serial tag.
+func (nd *Node) learn(j proto.NodeID, r int64, tag uint32) {
+	if r > nd.rn[j] {
+		nd.rn[j], nd.rnTag[j] = r, tag
+	}
+}
+
+// heard records an ACQUIRED: h got the token at its count-th transfer.
+func (nd *Node) heard(h proto.NodeID, count uint64, ln []int64) {
+	if nd.holder != proto.Nil && count < nd.hcount {
+		return // an older holder's
+	}
+	nd.holder, nd.hcount = h, count
+	for j, v := range ln {
+		nd.ln[j] = max(nd.ln[j], v)
+	}
+}
+
+// member handles, as a member of R_j, node j's request: the holder queues
+// it or sends the idle token; another node passes it on to the holder it
+// knows of.
+func (nd *Node) member(j proto.NodeID, out *proto.Output) {
+	switch {
+	case nd.tokenHere:
+		nd.collect(out)
+	case nd.holder != proto.Nil && nd.holder != nd.id && nd.rn[j] > nd.ln[j]:
+		out.Msgs = append(out.Msgs, proto.Message{Type: Forward, From: nd.id, To: nd.holder, Tag: nd.rnTag[j],
+			Payload: []int64{entry(j, nd.rnTag[j]), nd.rn[j]}})
+	}
+}
+
+// forward sends the holder, after its ACQUIRED, every request this node
+// knows is not granted.
+func (nd *Node) forward(out *proto.Output) {
+	if nd.holder == nd.id || nd.tokenHere {
+		return
+	}
+	var p []int64
+	for j := range nd.n {
+		if nd.rn[j] > nd.ln[j] && proto.NodeID(j) != nd.holder {
+			p = append(p, entry(proto.NodeID(j), nd.rnTag[j]), nd.rn[j])
+		}
+	}
+	if len(p) > 0 {
+		_, tag := unpack(p[0])
+		out.Msgs = append(out.Msgs, proto.Message{Type: Forward, From: nd.id, To: nd.holder, Tag: tag, Payload: p})
+	}
+}
+
+// collect, at the holder, queues every request it knows is not granted
+// (ascending ids), and sends the idle token to the head of the queue.
+func (nd *Node) collect(out *proto.Output) {
+	for j := range proto.NodeID(nd.n) {
+		if j != nd.id && !nd.inQ[j] && nd.rn[j] > nd.ln[j] {
+			nd.q = append(nd.q, entry(j, nd.rnTag[j]))
+			nd.inQ[j] = true
+		}
+	}
+	if !nd.asked && len(nd.q) > 0 {
+		nd.sendToken(out)
+	}
+}
+
+// release is the holder's exit: queue what it knows, pass the token on.
+func (nd *Node) release(out *proto.Output) { nd.collect(out) }
+
+// sendToken sends the token to the head of the queue.
+func (nd *Node) sendToken(out *proto.Output) {
+	j, tag := unpack(nd.q[0])
+	p := make([]int64, nd.n+len(nd.q)-1)
+	copy(p, nd.ln)
+	copy(p[nd.n:], nd.q[1:])
+	for _, e := range nd.q {
+		k, _ := unpack(e)
+		nd.inQ[k] = false
+	}
+	nd.q = nd.q[:0]
+	nd.tokenHere = false
+	nd.count++
+	nd.holder, nd.hcount = j, nd.count // it knows where the token went
+	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, Tag: tag, Stamp: nd.count, Payload: p})
+}
+
+// takeToken receives the token: the node enters, and tells A_i.
+func (nd *Node) takeToken(m *proto.Message, out *proto.Output) {
+	copy(nd.ln, m.Payload[:nd.n])
+	nd.q = append(nd.q[:0], m.Payload[nd.n:]...)
+	for _, e := range nd.q {
+		k, _ := unpack(e)
+		nd.inQ[k] = true
+	}
+	nd.tokenHere, nd.count = true, m.Stamp
+	nd.holder, nd.hcount = nd.id, m.Stamp
+	for _, k := range nd.acquired {
+		if k != nd.id {
+			out.Msgs = append(out.Msgs, proto.Message{Type: Acquired, From: nd.id, To: k, Tag: m.Tag, Stamp: m.Stamp, Payload: m.Payload[:nd.n]})
+		}
+	}
+	if !nd.asked {
+		nd.ln[nd.id] = nd.rn[nd.id]
+		nd.collect(out)
+		return
+	}
+	nd.inCS, out.Enter = true, true
+	nd.collect(out)
+}
+
+// View implements proto.Node. Gen is the token's transfers.
+func (nd *Node) View() proto.View {
+	return proto.View{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag, Gen: nd.count}
+}
+
+// Waiting implements proto.Node: the node itself while it waits for the
+// token; at the holder, the nodes in its queue.
+func (nd *Node) Waiting(f func(j proto.NodeID)) {
+	if nd.asked && !nd.inCS {
+		f(nd.id)
+	}
+	if nd.tokenHere {
+		for _, e := range nd.q {
+			j, _ := unpack(e)
+			f(j)
+		}
+	}
+}

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/explore"
+	"github.com/ocbench/ocbench/proto"
+)
+
+const exploreUsage = `ocbench explore: every reachable state of a small system (docs/explore.md)
+
+Usage:
+  ocbench explore --algo A[,A…] --nodes N[,N…] [flags]
+
+Explores every order of message deliveries (non-FIFO unless --fifo or the
+algorithm needs FIFO), every point at which a node may request, leave the
+critical section, crash or recover within the budget, of the algorithm's own
+state machines; checks in every state mutual exclusion (k-exclusion), one
+token, the algorithm's invariants and that no request waits while nothing can
+happen. A violation prints the shortest run to it and writes it as a trace
+(--trace). Failure protocols and kofl run in discrete time: δ = --ticks
+ticks, a message takes --min-ticks to --ticks ticks, timers fire at their tick.
+Exit status: 0 if every system is clean, 1 if one breaks a check or a limit
+stopped the search, 2 on bad input.
+
+Flags:
+`
+
+type exploreOptions struct {
+	algos     []string
+	nodes     []int
+	requests  int
+	reqNodes  int
+	crashes   int
+	fifo      bool
+	ft        bool
+	protocol  string
+	ticks     int
+	minTicks  int
+	csTime    float64
+	strict    bool
+	maxStates int64
+	maxMemory string
+	trace     string
+	ell, kMax int
+	transient bool
+	quiet     bool
+}
+
+func exploreFlags(o *exploreOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("ocbench explore", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; or all, survey, ft, kexclusion")
+	fs.IntSliceVar(&o.nodes, "nodes", []int{4}, "numbers of nodes N, comma-separated, each a power of two in 2..64")
+	fs.IntVar(&o.requests, "requests", 1, "critical-section requests per node, 0..20")
+	fs.IntVar(&o.reqNodes, "requesters", 0, "how many nodes request: nodes 0 to K−1 (0: every node); a bound on the runs explored, not a reduction")
+	fs.IntVar(&o.crashes, "crashes", 0, "crashes a run may have, 0..8, each followed at any point by a recovery (algorithms with a failure protocol; N ≥ 4)")
+	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, unless the algorithm needs FIFO)")
+	fs.BoolVar(&o.ft, "ft", false, "run the failure protocol without crashes (implied by --crashes)")
+	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench or paper (§5 as written)")
+	fs.IntVar(&o.ticks, "ticks", -1, "D, the ticks of δ, 1..20; 0 explores without time (no timers allowed); default 2 with a failure protocol or kofl, else 0")
+	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
+	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
+	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
+	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (20–30 bytes each, plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
+	fs.StringVar(&o.maxMemory, "max-memory", "2G", "stop when the BFS levels being expanded take more than this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
+	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
+	fs.IntVar(&o.ell, "ell", 0, "k-exclusion: ℓ, the units (0: the algorithm's default)")
+	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion: K, the most units a request asks for (0: ℓ)")
+	fs.BoolVar(&o.transient, "transient", false, "kofl: explore from every initial configuration within small domains (not built yet: refused)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
+	return fs
+}
+
+// runExplore is `ocbench explore`.
+func runExplore(args []string, stdout, stderr io.Writer) int {
+	var o exploreOptions
+	fs := exploreFlags(&o)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(stdout, exploreUsage+fs.FlagUsages())
+			return 0
+		}
+		fmt.Fprintf(stderr, "ocbench explore: %v (see ocbench explore --help)\n", parseError(err))
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ocbench explore: unexpected argument %q (see ocbench explore --help)\n", fs.Arg(0))
+		return 2
+	}
+	jobs, err := exploreJobs(&o, fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
+		return 2
+	}
+	code := 0
+	for _, j := range jobs {
+		if c := runExploreJob(j, &o, stdout, stderr); c > code {
+			code = c
+		}
+	}
+	return code
+}
+
+type exploreJob struct {
+	name string
+	cfg  explore.Config
+	desc string
+}
+
+func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
+	switch {
+	case o.requests < 0 || o.requests > 20:
+		return nil, fmt.Errorf("--requests: %d is not in 0..20", o.requests)
+	case o.crashes < 0 || o.crashes > 8:
+		return nil, fmt.Errorf("--crashes: %d is not in 0..8", o.crashes)
+	case o.ticks < -1 || o.ticks > 20:
+		return nil, fmt.Errorf("--ticks: %d is not in 0..20", o.ticks)
+	case o.csTime < 0 || o.csTime > 20:
+		return nil, fmt.Errorf("--cs-time: %g is not in [0, 20] (δ)", o.csTime)
+	case o.maxStates < 1 || o.maxStates > 4e9:
+		return nil, fmt.Errorf("--max-states: %d is not in 1..4000000000", o.maxStates)
+	case o.transient:
+		return nil, errors.New("--transient: the exploration of kofl's arbitrary initial configurations is not built yet (docs/explore.md)")
+	case o.protocol != string(bench.ProtocolOCBench) && o.protocol != string(bench.ProtocolPaper):
+		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: ocbench, paper)", o.protocol)
+	}
+	maxBytes, err := bench.ParseBytes(o.maxMemory)
+	if err != nil {
+		return nil, fmt.Errorf("--max-memory: %w", err)
+	}
+	if maxBytes < 1<<20 {
+		return nil, fmt.Errorf("--max-memory: %s is less than 1M", o.maxMemory)
+	}
+	algos := expandAlgos(o.algos)
+	if len(algos) == 0 {
+		return nil, fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, survey, ft, kexclusion)", strings.Join(bench.AlgorithmNames(), ", "))
+	}
+	ft := o.ft || o.crashes > 0
+	if fs.Changed("protocol") && !ft {
+		return nil, errors.New("--protocol: it chooses a failure protocol; give --crashes or --ft")
+	}
+	var jobs []exploreJob
+	for _, n := range o.nodes {
+		if n < 2 || n > 64 || n&(n-1) != 0 {
+			return nil, fmt.Errorf("--nodes: %d is not a power of two in 2..64", n)
+		}
+		if o.reqNodes < 0 || o.reqNodes > n {
+			return nil, fmt.Errorf("--requesters: %d is not in 0..%d (N)", o.reqNodes, n)
+		}
+		if o.crashes > 0 && n < 4 {
+			return nil, fmt.Errorf("--crashes: N = %d is too few: %d nodes stay up at all times, so crashes need N ≥ 4", n, explore.MinUp)
+		}
+		for _, a := range algos {
+			spec := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: o.csTime, FT: ft,
+				Protocol: bench.Protocol(o.protocol), Ell: o.ell, KMax: o.kMax}
+			if _, err := bench.Algorithm(a); err != nil {
+				return nil, fmt.Errorf("--algo: %w", err)
+			}
+			base, _ := bench.Algorithm(a)
+			if _, isFT := base.(proto.FaultTolerantAlgorithm); ft && !isFT {
+				return nil, fmt.Errorf("--algo: %s has no failure protocol, so no --crashes or --ft (with a failure protocol: %s, or ft)", a, strings.Join(bench.FaultTolerant(), ", "))
+			}
+			if !bench.IsKExclusion(a) && (fs.Changed("ell") || fs.Changed("k-max")) {
+				return nil, fmt.Errorf("--ell, --k-max: %s is no k-exclusion algorithm", a)
+			}
+			norm, err := spec.Normalized()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", a, flagError(err))
+			}
+			alg := bench.RunAlgorithm(norm)
+			_, stab := alg.(proto.SelfStabilizingAlgorithm)
+			ticks := o.ticks
+			if ticks < 0 {
+				ticks = 0
+				if ft || stab {
+					ticks = 2
+				}
+			}
+			if ticks == 0 && ft {
+				return nil, errors.New("--ticks: a failure protocol needs discrete time (1..20)")
+			}
+			minTicks := o.minTicks
+			if minTicks < 0 {
+				minTicks = (ticks + 1) / 2
+			}
+			if minTicks > ticks {
+				return nil, fmt.Errorf("--min-ticks: %d is not in 0..%d (--ticks)", minTicks, ticks)
+			}
+			csTicks := int(o.csTime*float64(ticks) + 0.999999)
+			fifo := o.fifo || bench.NeedsFIFO(a)
+			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
+				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: int64(maxBytes)}
+			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
+			if o.reqNodes > 0 && o.reqNodes < n {
+				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
+			}
+			if o.crashes > 0 {
+				desc += fmt.Sprintf(", %d crash(es)", o.crashes)
+			}
+			if ft {
+				desc += ", failure protocol " + o.protocol
+			}
+			if fifo {
+				desc += ", FIFO"
+			} else {
+				desc += ", non-FIFO"
+			}
+			if ticks > 0 {
+				desc += fmt.Sprintf(", δ = %d ticks, delays %d..%d ticks, CS 0..%d ticks", ticks, minTicks, ticks, csTicks)
+				if o.strict {
+					desc += ", strict timers"
+				}
+			} else {
+				desc += ", untimed"
+			}
+			jobs = append(jobs, exploreJob{name: a, cfg: cfg, desc: desc})
+		}
+	}
+	return jobs, nil
+}
+
+func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) int {
+	if !o.quiet {
+		j.cfg.Progress = func(depth int, states int64) {
+			if depth%10 == 9 {
+				fmt.Fprintf(stderr, "  %s: depth %d, %d states\n", j.name, depth+1, states)
+			}
+		}
+	}
+	ex, err := explore.New(j.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %s: %v\n", j.name, err)
+		return 2
+	}
+	cpu0 := cpuSeconds()
+	res, err := ex.Run()
+	cpu := cpuSeconds() - cpu0
+	var se *explore.StepError
+	if errors.As(err, &se) {
+		fmt.Fprintf(stdout, "%s: FAILED: a step cannot be carried out: %v\n", j.desc, se)
+		explore.Describe(stdout, j.cfg.Algorithm, se.Path, j.cfg.Ticks)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %s: %v\n", j.name, err)
+		return 1
+	}
+	rate := float64(res.States) / res.Elapsed.Seconds()
+	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B, %d node states (%d B)",
+		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier, res.NodeStates, res.NodeBytes)
+	switch {
+	case res.Violation != nil:
+		v := res.Violation
+		fmt.Fprintf(stdout, "%s: VIOLATION after %d steps: %s\n  (%s)\n", j.desc, countSteps(v.Path), v.What, stats)
+		fmt.Fprintln(stdout, "  shortest run:")
+		explore.Describe(stdout, j.cfg.Algorithm, v.Path, j.cfg.Ticks)
+		name := o.trace
+		if name == "" {
+			name = fmt.Sprintf("explore-%s-%d.jsonl", j.name, j.cfg.Nodes)
+		}
+		if name != "-" {
+			if err := writeExploreTrace(name, j, v.Path); err != nil {
+				fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
+				return 1
+			}
+			fmt.Fprintf(stdout, "  trace: %s (ocbench check-trace %s)\n", name, name)
+		}
+		return 1
+	case res.Limit != "":
+		fmt.Fprintf(stdout, "%s: INCOMPLETE: %s; no violation among the states reached (%s)\n", j.desc, res.Limit, stats)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: clean: %s\n", j.desc, stats)
+	return 0
+}
+
+func countSteps(path []explore.Step) int {
+	n := 0
+	for _, st := range path {
+		if st.Kind != explore.Tick {
+			n++
+		}
+	}
+	return n
+}
+
+func writeExploreTrace(name string, j exploreJob, path []explore.Step) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	if err := explore.WriteTrace(f, j.cfg.Algorithm, path, j.cfg.Ticks, bench.DefaultDelta); err != nil {
+		f.Close()
+		return fmt.Errorf("--trace: %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// cpuSeconds is the CPU time the process has used, in seconds (0 if the
+// system does not say).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}

@@ -1,0 +1,209 @@
+package explore
+
+import (
+	"fmt"
+	"time"
+)
+
+// level is one BFS level: the encodings of its states, in chunks that are
+// never copied as the level grows, and each state's number.
+type level struct {
+	chunks [][]byte
+	refs   []ref
+	ids    []uint32
+	size   int64
+}
+
+type ref struct{ chunk, off, n uint32 }
+
+const chunkSize = 32 << 20
+
+func (l *level) add(b []byte, id uint32) {
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k])+len(b) > cap(l.chunks[k]) {
+		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
+		k++
+	}
+	off := len(l.chunks[k])
+	l.chunks[k] = append(l.chunks[k], b...)
+	l.refs = append(l.refs, ref{uint32(k), uint32(off), uint32(len(b))})
+	l.ids = append(l.ids, id)
+	l.size += int64(len(b))
+}
+
+func (l *level) get(k int) []byte {
+	r := l.refs[k]
+	return l.chunks[r.chunk][r.off : r.off+r.n]
+}
+
+// reset empties l, keeping its first chunk.
+func (l *level) reset() {
+	if len(l.chunks) > 0 {
+		l.chunks = append(l.chunks[:0], l.chunks[0][:0])
+	}
+	l.refs, l.ids, l.size = l.refs[:0], l.ids[:0], 0
+}
+
+// Run explores every state reachable from the initial configurations, in
+// breadth-first order, and stops at the first violation (the shortest
+// run to one), at the end, or at a limit.
+func (e *Explorer) Run() (*Result, error) {
+	t0 := time.Now()
+	res := &Result{}
+	seen := newHashSet(1 << 16)
+	// parent[k] and act[k] give how state k was first reached.
+	var parent, act []uint32
+	var cur, next level
+	inits, err := e.initial()
+	if err != nil {
+		return nil, err
+	}
+	var violation string
+	violator := uint32(0)
+	e.initOf = map[uint32]int{}
+	for k, s := range inits {
+		e.legitimate(s)
+		e.buf = appendState(e.buf[:0], s)
+		if !seen.add(hash64(e.buf)) {
+			continue
+		}
+		id := uint32(len(parent))
+		parent = append(parent, id)
+		act = append(act, action{kind: Start}.pack())
+		e.initOf[id] = k
+		if what := e.check(s); what != "" && violation == "" {
+			violation, violator = what, id
+		}
+		cur.add(e.buf, id)
+	}
+	var s, c sys
+	var as []action
+	for depth := 0; len(cur.ids) > 0 && violation == "" && res.Limit == ""; depth++ {
+		res.Depth = depth
+		res.PeakFrontier = max(res.PeakFrontier, cur.size)
+		next.reset()
+		for k := range cur.ids {
+			if !readState(cur.get(k), e.cfg.Nodes, &s) {
+				return nil, errCorrupt
+			}
+			if err := e.decodeNodes(&s); err != nil {
+				return nil, err
+			}
+			as = e.actions(&s, as[:0])
+			if len(as) == 0 {
+				res.Terminal++
+			}
+			for _, a := range as {
+				res.Transitions++
+				if err := e.apply(&s, a, &c, nil); err != nil {
+					return nil, e.fail(parent, act, cur.ids[k], a, err)
+				}
+				e.legitimate(&c)
+				e.buf = appendState(e.buf[:0], &c)
+				if !seen.add(hash64(e.buf)) {
+					continue
+				}
+				id := uint32(len(parent))
+				parent = append(parent, cur.ids[k])
+				act = append(act, a.pack())
+				if what := e.check(&c); what != "" {
+					violation, violator = what, id
+					break
+				}
+				next.add(e.buf, id)
+				if int64(len(parent)) >= e.cfg.MaxStates {
+					res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
+					break
+				}
+				if next.size+cur.size > e.cfg.MaxBytes {
+					res.Limit = fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes)
+					break
+				}
+			}
+			if violation != "" || res.Limit != "" {
+				break
+			}
+		}
+		if e.cfg.Progress != nil {
+			e.cfg.Progress(depth, int64(len(parent)))
+		}
+		cur, next = next, cur
+	}
+	res.States = int64(len(parent))
+	res.Elapsed = time.Since(t0)
+	res.BytesPerState = float64(seen.bytes()+int64(cap(parent)+cap(act))*4) / float64(max(res.States, 1))
+	res.NodeStates, res.NodeBytes = len(e.interned), e.segBytes
+	if violation != "" {
+		path, err := e.replay(parent, act, violator)
+		if err != nil {
+			return nil, err
+		}
+		res.Violation = &Violation{What: violation, Path: path}
+	}
+	return res, nil
+}
+
+// fail turns an error of a step (a node that sent to a node that does not
+// exist, a timer without time) into a violation with its path.
+func (e *Explorer) fail(parent, act []uint32, from uint32, a action, err error) error {
+	path, perr := e.replay(parent, act, from)
+	if perr != nil {
+		return perr
+	}
+	return &StepError{Err: err, Path: path, At: a}
+}
+
+// StepError is a step the explorer cannot carry out, with the path to the
+// state it was taken from.
+type StepError struct {
+	Err  error
+	Path []Step
+	At   action
+}
+
+func (s *StepError) Error() string {
+	return fmt.Sprintf("after %d steps, %s of node %d: %v", len(s.Path), s.At.kind, s.At.node, s.Err)
+}
+
+func (s *StepError) Unwrap() error { return s.Err }
+
+// replay rebuilds the path to state id from the parent links, replaying
+// it from its initial state to record every step.
+func (e *Explorer) replay(parent, act []uint32, id uint32) ([]Step, error) {
+	var rev []action
+	for unpack(act[id]).kind != Start {
+		rev = append(rev, unpack(act[id]))
+		id = parent[id]
+	}
+	// id is an initial state: find which.
+	inits, err := e.initial()
+	if err != nil {
+		return nil, err
+	}
+	s := inits[e.initOf[id]]
+	e.legitimate(s)
+	var steps []Step
+	tick := 0
+	var c sys
+	for i := len(rev) - 1; i >= 0; i-- {
+		var st Step
+		if err := e.apply(s, rev[i], &c, &st); err != nil {
+			return nil, err
+		}
+		if rev[i].kind == Tick {
+			tick++
+		}
+		st.Tick = tick
+		e.legitimate(&c)
+		steps = append(steps, st)
+		s = cloneSys(&c)
+	}
+	return steps, nil
+}
+
+func cloneSys(s *sys) *sys {
+	return &sys{ids: append([]uint32(nil), s.ids...), nodes: append(s.nodes[:0:0], s.nodes...),
+		views: append(s.views[:0:0], s.views...), ext: append(s.ext[:0:0], s.ext...),
+		msgs: append(s.msgs[:0:0], s.msgs...), timers: append(s.timers[:0:0], s.timers...),
+		crashes: s.crashes, legit: s.legit}
+}

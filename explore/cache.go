@@ -1,0 +1,169 @@
+package explore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// A node's steps are a function of its state and its input (an algorithm
+// is a pure state machine), and a node meets the same few states in many
+// system states. So the explorer keeps, by the hash of their encodings,
+// the nodes it decoded (never stepped again: read only, by views and
+// invariants) and the outcome of each (node state, input) it stepped. A
+// hit is checked against the encodings it was made from, so a collision of
+// the hash costs a miss, never a wrong step.
+
+// cachedNode is a node state: its encoding, its number in the table, the
+// node decoded (read only: a step decodes its own copy), its view.
+type cachedNode struct {
+	seg  []byte
+	id   uint32
+	node proto.Node
+	view proto.View
+}
+
+// stepResult is what a step of a node state does with an input.
+type stepResult struct {
+	from   uint32 // the state stepped
+	in     []byte // the input's encoding
+	after  *cachedNode
+	msgs   []flight // lo and hi are set when used
+	timers []timer  // at is set
+	enter  bool
+}
+
+// maxCache bounds the cache of steps; a full cache is emptied.
+const maxCache = 1 << 21
+
+// intern returns the entry of node index's state n, encoded as seg, in the
+// table of node states (which keeps every node state met: a system state
+// names its nodes' states by number).
+func (e *Explorer) intern(index int32, n proto.Node, seg []byte) *cachedNode {
+	h := hash64(seg) ^ uint64(index)*0x9e3779b97f4a7c15
+	for {
+		k, ok := e.internIdx[h]
+		if !ok {
+			break
+		}
+		if c := e.interned[k]; bytes.Equal(c.seg, seg) && e.owner[k] == index {
+			return c
+		}
+		h++ // a collision of the hash: probe on
+	}
+	c := &cachedNode{seg: seg, id: uint32(len(e.interned)), node: n, view: n.View()}
+	e.internIdx[h] = c.id
+	e.interned = append(e.interned, c)
+	e.owner = append(e.owner, index)
+	e.segBytes += int64(len(seg))
+	return c
+}
+
+// inputKey appends the encoding of in to b.
+func inputKey(b []byte, in *proto.Input, enc []byte) []byte {
+	b = append(b, byte(in.Kind))
+	b = binary.LittleEndian.AppendUint32(b, in.Tag)
+	return append(b, enc...)
+}
+
+// step returns the outcome of node id, in state from, stepped with in
+// (whose encoding, a message's or a timer's, is enc).
+func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte) (*stepResult, error) {
+	e.key = inputKey(e.key[:0], in, enc)
+	h := hash64(e.key) ^ uint64(from.id)*0xff51afd7ed558ccd
+	if r, ok := e.steps[h]; ok && r.from == from.id && bytes.Equal(r.in, e.key) {
+		e.hits++
+		return r, nil
+	}
+	n, err := e.nc.decodeNode(e.types[id], from.seg)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.safeStep(n, in); err != nil {
+		return nil, err
+	}
+	r, err := e.outcome(id, n)
+	if err != nil {
+		return nil, err
+	}
+	r.from, r.in = from.id, slices.Clone(e.key)
+	if len(e.steps) >= maxCache {
+		clear(e.steps)
+	}
+	e.steps[h] = r
+	return r, nil
+}
+
+// outcome builds the result of a step that left node id as n, with
+// output e.out.
+func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
+	cd := coder{nc: e.nc}
+	if err := cd.encodeNode(n); err != nil {
+		return nil, err
+	}
+	r := &stepResult{after: e.intern(id, n, cd.buf), enter: e.out.Enter}
+	for k := range e.out.Msgs {
+		m := e.out.Msgs[k]
+		if m.To < 0 || int(m.To) >= e.cfg.Nodes {
+			return nil, fmt.Errorf("node %d sent a message to a node that does not exist (%d)", m.From, m.To)
+		}
+		m.Payload = slices.Clone(m.Payload)
+		r.msgs = append(r.msgs, flight{enc: appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m: m})
+	}
+	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 {
+		return nil, fmt.Errorf("node %d set a timer: %s needs discrete time (--ticks)", id, e.alg.Name())
+	}
+	for k := range e.out.Timers {
+		t := e.out.Timers[k]
+		at := math.Ceil(t.After*float64(e.cfg.Ticks) - 1e-9)
+		if at < 0 || at > math.MaxUint16 {
+			return nil, fmt.Errorf("node %d set a timer of %gδ: outside 0..%d ticks", id, t.After, math.MaxUint16)
+		}
+		r.timers = append(r.timers, timer{enc: appendTimer(make([]byte, 0, 21), id, &t), node: id, t: t, at: uint16(at)})
+	}
+	return r, nil
+}
+
+// use records r as node id's step in c.
+func (e *Explorer) use(c *sys, id int32, r *stepResult, rec *Step) {
+	c.ids[id], c.nodes[id], c.views[id] = r.after.id, r.after.node, r.after.view
+	if v := r.after.view; !v.InCS || !v.Up {
+		c.ext[id].cs = 0
+	}
+	lo, hi := uint8(e.cfg.MinTicks), uint8(e.cfg.Ticks)
+	for _, f := range r.msgs {
+		f.lo, f.hi = lo, hi
+		c.msgs = append(c.msgs, f)
+	}
+	c.timers = append(c.timers, r.timers...)
+	if len(r.msgs) > 0 {
+		sortFlights(c.msgs, e.cfg.FIFO)
+	}
+	if len(r.timers) > 0 {
+		sortTimers(c.timers)
+	}
+	if rec != nil {
+		rec.Enter, rec.Up = r.enter, r.after.view.Up
+		for _, f := range r.msgs {
+			rec.Sent = append(rec.Sent, f.m)
+		}
+	}
+}
+
+// safeStep steps n with in into e.out; a node that panics is an error of
+// the step (the explorer reports it with the run to it), not a crash of
+// the explorer.
+func (e *Explorer) safeStep(n proto.Node, in *proto.Input) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the node panicked on %s: %v", in.Kind, r)
+		}
+	}()
+	e.out.Reset()
+	n.Step(*in, &e.out)
+	return nil
+}

@@ -1,0 +1,300 @@
+package explore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// flight is a message in flight. In discrete time, lo and hi are the ticks
+// left before it may arrive and before it must have arrived.
+type flight struct {
+	enc    []byte // the message's encoding (appendMessage)
+	m      proto.Message
+	lo, hi uint8
+}
+
+// timer is a timer set by a node, due in at ticks.
+type timer struct {
+	enc  []byte // appendTimer
+	node proto.NodeID
+	t    proto.Timer
+	at   uint16
+}
+
+// ext is what the explorer keeps of a node beside its state: the requests
+// it issued, and in discrete time the ticks it has spent in the critical
+// section.
+type ext struct {
+	issued, cs uint8
+}
+
+// sys is a state of the whole system, decoded: its nodes' states (their
+// numbers in the explorer's table of node states, and the nodes with their
+// views), the explorer's counters, the messages in flight and the timers
+// set.
+type sys struct {
+	ids     []uint32
+	nodes   []proto.Node
+	views   []proto.View
+	ext     []ext
+	msgs    []flight
+	timers  []timer
+	crashes uint8
+	legit   bool
+	closure string // legitimate before the last step, not after it
+}
+
+// appendMessage appends m's canonical encoding to b.
+func appendMessage(b []byte, m *proto.Message) []byte {
+	b = append(b, byte(m.Type), byte(m.Cause), m.Phase, m.Reply)
+	b = binary.LittleEndian.AppendUint32(b, uint32(m.From))
+	b = binary.LittleEndian.AppendUint32(b, uint32(m.To))
+	b = binary.LittleEndian.AppendUint32(b, uint32(m.J.Node()))
+	b = binary.LittleEndian.AppendUint32(b, uint32(m.Src.Node()))
+	b = binary.LittleEndian.AppendUint64(b, m.Stamp)
+	b = binary.LittleEndian.AppendUint32(b, m.Tag)
+	b = binary.AppendUvarint(b, uint64(len(m.Payload)))
+	for _, w := range m.Payload {
+		b = binary.LittleEndian.AppendUint64(b, uint64(w))
+	}
+	return b
+}
+
+// readMessage decodes appendMessage's encoding.
+func readMessage(b []byte) (proto.Message, bool) {
+	if len(b) < 32 {
+		return proto.Message{}, false
+	}
+	le := binary.LittleEndian
+	m := proto.Message{Type: proto.MsgType(b[0]), Cause: proto.Cause(b[1]), Phase: b[2], Reply: b[3],
+		From: proto.NodeID(le.Uint32(b[4:])), To: proto.NodeID(le.Uint32(b[8:])),
+		J: proto.RefTo(proto.NodeID(le.Uint32(b[12:]))), Src: proto.RefTo(proto.NodeID(le.Uint32(b[16:]))),
+		Stamp: le.Uint64(b[20:]), Tag: le.Uint32(b[28:])}
+	n, k := binary.Uvarint(b[32:])
+	if k <= 0 || uint64(len(b)-32-k) != 8*n {
+		return proto.Message{}, false
+	}
+	if n > 0 {
+		m.Payload = make([]int64, n)
+		for i := range m.Payload {
+			m.Payload[i] = int64(le.Uint64(b[32+k+8*i:]))
+		}
+	}
+	return m, true
+}
+
+func appendTimer(b []byte, node proto.NodeID, t *proto.Timer) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(node))
+	b = append(b, t.Kind)
+	b = binary.LittleEndian.AppendUint32(b, t.Seq)
+	b = binary.LittleEndian.AppendUint32(b, uint32(t.Arg))
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(t.After))
+}
+
+func readTimer(b []byte) (proto.NodeID, proto.Timer, bool) {
+	if len(b) != 21 {
+		return 0, proto.Timer{}, false
+	}
+	le := binary.LittleEndian
+	return proto.NodeID(le.Uint32(b)), proto.Timer{Kind: b[4], Seq: le.Uint32(b[5:]), Arg: proto.NodeID(le.Uint32(b[9:])),
+		After: math.Float64frombits(le.Uint64(b[13:]))}, true
+}
+
+// sortFlights puts messages in their canonical order: by encoding and
+// window; with FIFO channels, by channel, keeping each channel's order.
+func sortFlights(ms []flight, fifo bool) {
+	if fifo {
+		slices.SortStableFunc(ms, func(a, b flight) int {
+			if c := int(a.m.From) - int(b.m.From); c != 0 {
+				return c
+			}
+			return int(a.m.To) - int(b.m.To)
+		})
+		return
+	}
+	slices.SortFunc(ms, func(a, b flight) int {
+		if c := bytes.Compare(a.enc, b.enc); c != 0 {
+			return c
+		}
+		if c := int(a.lo) - int(b.lo); c != 0 {
+			return c
+		}
+		return int(a.hi) - int(b.hi)
+	})
+}
+
+func sortTimers(ts []timer) {
+	slices.SortFunc(ts, func(a, b timer) int {
+		if c := bytes.Compare(a.enc, b.enc); c != 0 {
+			return c
+		}
+		return int(a.at) - int(b.at)
+	})
+}
+
+// appendState appends the canonical encoding of s (sorted) to b.
+func appendState(b []byte, s *sys) []byte {
+	fl := byte(0)
+	if s.legit {
+		fl = 1
+	}
+	b = append(b, s.crashes, fl)
+	for i, id := range s.ids {
+		b = append(b, s.ext[i].issued, s.ext[i].cs)
+		b = binary.LittleEndian.AppendUint32(b, id)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.msgs)))
+	for _, f := range s.msgs {
+		b = binary.AppendUvarint(b, uint64(len(f.enc)))
+		b = append(b, f.enc...)
+		b = append(b, f.lo, f.hi)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.timers)))
+	for _, t := range s.timers {
+		b = append(b, t.enc...)
+		b = binary.LittleEndian.AppendUint16(b, t.at)
+	}
+	return b
+}
+
+// readState parses appendState's encoding of a system of n nodes into s
+// (its slices alias b), without looking the nodes up.
+func readState(b []byte, n int, s *sys) bool {
+	if len(b) < 2 {
+		return false
+	}
+	s.crashes, s.legit = b[0], b[1] == 1
+	b = b[2:]
+	s.ids, s.ext = s.ids[:0], s.ext[:0]
+	for range n {
+		if len(b) < 6 {
+			return false
+		}
+		s.ext = append(s.ext, ext{b[0], b[1]})
+		s.ids = append(s.ids, binary.LittleEndian.Uint32(b[2:]))
+		b = b[6:]
+	}
+	nm, k := binary.Uvarint(b)
+	if k <= 0 {
+		return false
+	}
+	b = b[k:]
+	s.msgs = s.msgs[:0]
+	for range nm {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l+2 {
+			return false
+		}
+		enc := b[k : k+int(l)]
+		m, ok := readMessage(enc)
+		if !ok {
+			return false
+		}
+		s.msgs = append(s.msgs, flight{enc: enc, m: m, lo: b[k+int(l)], hi: b[k+int(l)+1]})
+		b = b[k+int(l)+2:]
+	}
+	nt, k := binary.Uvarint(b)
+	if k <= 0 {
+		return false
+	}
+	b = b[k:]
+	s.timers = s.timers[:0]
+	for range nt {
+		if len(b) < 23 {
+			return false
+		}
+		node, t, ok := readTimer(b[:21])
+		if !ok {
+			return false
+		}
+		s.timers = append(s.timers, timer{enc: b[:21], node: node, t: t, at: binary.LittleEndian.Uint16(b[21:])})
+		b = b[23:]
+	}
+	return len(b) == 0
+}
+
+// hash64 hashes a state's encoding (a multiply-xorshift hash in the
+// manner of wyhash; it need not be cryptographic, only well mixed).
+func hash64(b []byte) uint64 {
+	const p0, p1, p2 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3
+	h := uint64(len(b)) ^ p0
+	for len(b) >= 16 {
+		h = mix(binary.LittleEndian.Uint64(b)^p1, binary.LittleEndian.Uint64(b[8:])^h)
+		b = b[16:]
+	}
+	if len(b) >= 8 {
+		h = mix(binary.LittleEndian.Uint64(b)^p1, h^p2)
+		b = b[8:]
+	}
+	var t uint64
+	for i, c := range b {
+		t |= uint64(c) << (8 * i)
+	}
+	return mix(t^p2, h^p1)
+}
+
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// hashSet is a set of 64-bit hashes (open addressing, linear probing).
+type hashSet struct {
+	slots []uint64
+	n     int
+}
+
+func newHashSet(capHint int) *hashSet {
+	size := 1024
+	for size < capHint*2 {
+		size *= 2
+	}
+	return &hashSet{slots: make([]uint64, size)}
+}
+
+// add inserts h and reports whether it was new.
+func (s *hashSet) add(h uint64) bool {
+	if h == 0 {
+		h = 1 // 0 marks an empty slot
+	}
+	if s.n*4 >= len(s.slots)*3 {
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			s.slots[i] = h
+			s.n++
+			return true
+		case h:
+			return false
+		}
+	}
+}
+
+func (s *hashSet) grow() {
+	old := s.slots
+	s.slots = make([]uint64, 2*len(old))
+	s.n = 0
+	mask := uint64(len(s.slots) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = h
+		s.n++
+	}
+}
+
+// bytes returns the memory the set takes.
+func (s *hashSet) bytes() int64 { return int64(len(s.slots)) * 8 }
