@@ -7,16 +7,18 @@
 # and plots, made by `ocbench report`), its plots in results/compare/, the
 # readable tables results/compare/*.txt and the saved runs
 # results/compare/data/*.json.
-# Usage: scripts/compare.sh [seed]     (about 6 minutes on 2 cores)
+# Usage: scripts/compare.sh [seed]; RESULTS=DIR writes into DIR instead of
+# results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 requests=2000
 make -s build
-out=results/compare
+results=${RESULTS:-results}
+out=$results/compare
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
-rm -rf "$out" results/compare.md
+rm -rf "$out" "$results/compare.md"
 mkdir -p "$out/data"
 for w in sequential poisson saturated; do
   echo "== $w: ./ocbench --algo all --nodes 16,64,256 --workload $w --requests $requests --seed $seed"
@@ -33,7 +35,7 @@ for rho in 0.01 0.1 0.5 2 10; do
     --out "$runs/load-$rho" --quiet > "$out/load-rho-$rho.txt"
   cp "$runs/load-$rho"/runs/*.json "$out/data/load-rho-$rho.json"
 done
-./ocbench report -o results --name compare \
+./ocbench report -o "$results" --name compare \
   --title "ocbench: every algorithm compared, failure-free (scripts/compare.sh $seed)" \
   "$out"/data/{sequential,poisson,saturated}.json "$out"/data/load-rho-*.json
 if grep -q VIOLATION "$out"/*.txt; then

@@ -3,14 +3,16 @@
 # after transient faults, against the paper's bound of 5 CToken traversals.
 # Writes results/kofl-stabilization.txt (the tables, each with its command)
 # and results/kofl-stabilization.json (the record of the first table: every
-# run's stabilization, by seed). About 30 minutes on 2 shared cores.
-# Usage: scripts/kofl-stabilization.sh [seed]
+# run's stabilization, by seed).
+# Usage: scripts/kofl-stabilization.sh [seed]; RESULTS=DIR writes into DIR
+# instead of results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 go build -o ocbench ./cmd/ocbench
-out=results/kofl-stabilization.txt
-json=results/kofl-stabilization.json
+out=${RESULTS:-results}/kofl-stabilization.txt
+json=${RESULTS:-results}/kofl-stabilization.json
+mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 run() { echo; echo "## ./ocbench $*"; ./ocbench "$@" --no-save --quiet | grep -v '^# \(msg/CS\|sync\|δ =\|algorithms\|stabilization:\|k-exclusion\)'; }

@@ -4,14 +4,15 @@
 # (JSON with the environment, CSV), and turns them into results/report/
 # with `ocbench report`: report.md with SVG plots, the saved runs in data/,
 # and the readable tables.
-# Usage: scripts/report.sh [seed]     (about half a minute on 2 cores)
+# Usage: scripts/report.sh [seed]; RESULTS=DIR writes DIR/report instead of
+# results/report (make results-check uses it).
 # The token-tree algorithms: the survey's are O(N) messages per request and have their own table.
 TREE=opencube,centralized,naimi-trehel,raymond
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 make -s build
-out=results/report
+out=${RESULTS:-results}/report
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
 rm -rf "$out"
