@@ -30,6 +30,9 @@ func TestSeedSweep(t *testing.T) {
 					if costly(algo) || IsKExclusion(algo) {
 						count = max(1, count/10)
 					}
+					if quadratic(algo, n) {
+						count = 1 // raynal: 2(N−1)² messages per request
+					}
 					for seed := uint64(1); seed <= uint64(count); seed++ {
 						spec := Spec{Algorithm: algo, Nodes: n, Requests: int64(2 * n), Workload: wl, Seed: seed,
 							CSTime: 0.5, Think: float64(n) / 4, FIFO: seed%5 == 0, Check: CheckFull}
@@ -84,6 +87,14 @@ func costly(algo string) bool {
 	}
 	cost := c.StatedCost(64)
 	return cost.High > 22 || cost.Kind == proto.Order && a.Family() != proto.TokenBased
+}
+
+// quadratic reports whether an algorithm's stated cost at n ≥ 32 nodes is
+// above N²/4 messages per request (Raynal's 2(N−1)²): a run of 2N
+// requests sends millions of messages, so the sweep runs one seed there.
+func quadratic(algo string, n int) bool {
+	c, ok := lookup(algo).(proto.CostAlgorithm)
+	return ok && n >= 32 && c.StatedCost(n).High > float64(n*n)/4
 }
 
 // TestSequentialAttribution checks that, in the sequential workload, every
