@@ -34,7 +34,7 @@ func (a Algorithm) MemoryPerNode(n int) int64 {
 	case Grid:
 		return int64(n)/8 + 320
 	case Plane:
-		return 4*int64(a.QuorumSize(n)) + 288
+		return 12*int64(a.QuorumSize(n)) + 288 // measured: about 12 bytes per quorum member (TestMemoryEstimates)
 	}
 	return 288
 }
