@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -152,6 +153,10 @@ func (e *Explorer) fail(parent, act []uint32, from uint32, a action, err error) 
 	}
 	return &StepError{Err: err, Path: path, At: a}
 }
+
+// ErrNeedsTime is the error (wrapped in a StepError) of an untimed
+// exploration (Config.Ticks 0) in which a node sets a timer.
+var ErrNeedsTime = errors.New("needs discrete time")
 
 // StepError is a step the explorer cannot carry out, with the path to the
 // state it was taken from.

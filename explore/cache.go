@@ -115,7 +115,7 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 		r.msgs = append(r.msgs, flight{enc: appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m: m})
 	}
 	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 {
-		return nil, fmt.Errorf("node %d set a timer: %s needs discrete time (--ticks)", id, e.alg.Name())
+		return nil, fmt.Errorf("node %d set a timer: %s %w (--ticks)", id, e.alg.Name(), ErrNeedsTime)
 	}
 	for k := range e.out.Timers {
 		t := e.out.Timers[k]

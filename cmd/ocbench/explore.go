@@ -244,6 +244,17 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 	}
 	cpu0 := cpuSeconds()
 	res, err := ex.Run()
+	if errors.Is(err, explore.ErrNeedsTime) && o.ticks < 0 {
+		// An algorithm without a failure protocol that sets timers
+		// (raynal waits between rounds): explored again in discrete time,
+		// δ = 2 ticks, as a failure protocol is by default.
+		j.cfg.Ticks, j.cfg.MinTicks = 2, 1
+		j.cfg.CSTicks = int(o.csTime*2 + 0.999999)
+		j.desc = strings.Replace(j.desc, ", untimed", fmt.Sprintf(", δ = 2 ticks (it sets timers), delays 1..2 ticks, CS 0..%d ticks", j.cfg.CSTicks), 1)
+		if ex, err = explore.New(j.cfg); err == nil {
+			res, err = ex.Run()
+		}
+	}
 	cpu := cpuSeconds() - cpu0
 	var se *explore.StepError
 	if errors.As(err, &se) {
