@@ -115,7 +115,8 @@ func stated(r *Run) string {
 }
 
 // statedFigure is stated's figure alone, for a narrow table: "30",
-// "0…16", "avg O(log N) (order)", "0…3 (derived)"; "-" if none.
+// "0…16", "avg O(log N)" for an order of growth, "0…3*" for the project's
+// derived figure (the header lines say so); "-" if none.
 func statedFigure(r *Run) string {
 	if r.StatedCost == "" {
 		return "-"
@@ -126,9 +127,9 @@ func statedFigure(r *Run) string {
 	}
 	switch r.StatedCostKind {
 	case "order":
-		return r.StatedCost + " (order)"
+		return r.StatedCost
 	case "derived":
-		return fig + " (derived)"
+		return fig + "*"
 	}
 	return fig
 }

@@ -85,7 +85,7 @@ func (a Algorithm) QuorumSize(n int) int {
 // growth: the figure given is log2 N, labelled as such.
 func (a Algorithm) StatedCost(n int) proto.Cost {
 	if _, ok := a.Agreement.(BinaryTree); ok {
-		return proto.Cost{Text: "avg log N (binary tree)", Source: "survey T1", Kind: proto.Order}
+		return proto.Cost{Text: "avg log N", Source: "survey T1, the binary tree protocol", Kind: proto.Order}
 	}
 	c := 2*math.Sqrt2*math.Sqrt(float64(n)) - 2
 	return proto.Cost{Low: 0, High: c, Text: "≤ 2√2·√N − 2 (grid sets)", Source: "survey T1's 3√N on planes, for grid sets", Kind: proto.Derived}

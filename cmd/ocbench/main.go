@@ -755,7 +755,7 @@ func header(o *options, list []config) []string {
 			h = append(h, "detection/req: heartbeats and chases per served request")
 			h = append(h, suspicionLines(list)...)
 		}
-		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N (stated formula, in --wide or --columns: its formula and its source, survey T1–T3 being Velazquez 1993's tables; every one in docs/stated-costs.md); (order): an order of growth, (derived): the project's figure, not a paper's; mean/stated only against a paper's figure (its upper end)",
+		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N (stated formula, in --wide or --columns: its formula and its source, survey T1–T3 being Velazquez 1993's tables; every one in docs/stated-costs.md); an order of growth (O(…), avg log N) and a figure marked * (the project's derivation, not a paper's) are never divided into mean/stated, which compares with a paper's figure (its upper end)",
 			"sync: from an exit while a request waits to the next entry; response: enter_cs to exit; times in δ"+meanDelay(o, s))
 	}
 	return h
