@@ -19,6 +19,10 @@ import (
 // own; the first case's merged trace equals the simulator's byte for byte.
 func TestMPIVirtual(t *testing.T) {
 	cases := virtualCases()
+	for name, s := range cases {
+		s.Nodes = max(s.Nodes, mpi.WorldSize()) // a node per rank at least
+		cases[name] = s
+	}
 	names := make([]string, 0, len(cases))
 	for name := range cases {
 		names = append(names, name)
