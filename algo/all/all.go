@@ -21,7 +21,6 @@ import (
 	_ "github.com/ocbench/ocbench/algo/ricartagrawala"       // ricart-agrawala
 	_ "github.com/ocbench/ocbench/algo/sanders"              // sanders, sanders-broadcast
 	_ "github.com/ocbench/ocbench/algo/singhaltoken"         // singhal-token
-	_ "github.com/ocbench/ocbench/algo/skbounded"            // suzuki-kasami-bounded
 	_ "github.com/ocbench/ocbench/algo/srimanireddy"         // srimani-reddy
 	_ "github.com/ocbench/ocbench/algo/suzukikasami"         // suzuki-kasami
 	_ "github.com/ocbench/ocbench/opencube"                  // opencube

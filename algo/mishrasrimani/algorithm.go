@@ -3,7 +3,6 @@ package mishrasrimani
 import (
 	"fmt"
 
-	"github.com/ocbench/ocbench/algo/skbounded"
 	"github.com/ocbench/ocbench/algo/suzukikasami"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
@@ -71,11 +70,11 @@ func (Algorithm) Events() []string { return eventNames[:] }
 // failures"), the cost it gives Suzuki–Kasami with bounded sequence
 // numbers "for L mutual exclusion entries" (§4 on Suzuki–Kasami); read as
 // that, per entry it is (L·N+(N−1))/L, 0 at the holder of the idle token,
-// at L = skbounded.DefaultL. This implementation's request numbers are
+// at L = suzukikasami.DefaultL. This implementation's request numbers are
 // unbounded (Suzuki–Kasami's N per entry), so it measures below the
 // figure by the (N−1)/L of the bounded rounds' acknowledgements.
 func (Algorithm) StatedCost(n int) proto.Cost {
-	l := skbounded.DefaultL
+	l := suzukikasami.DefaultL
 	return proto.Cost{Low: 0, High: float64(l*n+n-1) / float64(l), Text: fmt.Sprintf("L·N+(N−1) per L entries, L=%d", l),
 		Source: "survey T1, §4", Kind: proto.Range}
 }

@@ -13,7 +13,7 @@ import "github.com/ocbench/ocbench/proto"
 func (nd *Node) SuzukiKasami() *Node { return nd }
 
 // Init puts the node in its initial state, node 0 holding the token.
-func (nd *Node) Init(id proto.NodeID, n int) { nd.init(id, n) }
+func (nd *Node) Init(id proto.NodeID, n int) { nd.init(id, n, 0) }
 
 // ID returns the node's id.
 func (nd *Node) ID() proto.NodeID { return nd.id }

@@ -53,6 +53,9 @@ func TokenState(s proto.System) error {
 		if x.tokenHere && !x.asked && len(x.q) > 0 {
 			return fmt.Errorf("node %d holds the idle token with a queue of %d", i, len(x.q))
 		}
+		if b := x.bnd; b != nil && (b.owed < 0 || b.owed > n-1 || b.pending && b.owed == 0) {
+			return fmt.Errorf("node %d: pending=%v with %d acks owed", i, b.pending, b.owed)
+		}
 	}
 	// A token older than its destination's generation (a variant with a
 	// failure protocol) is discarded on arrival: it is not the token.
@@ -68,13 +71,13 @@ func TokenState(s proto.System) error {
 		ln, q = at.Msg.Payload[:n], at.Msg.Payload[n:]
 	}
 	for j, x := range nd {
-		r := x.rn[j]
+		r, d := x.rn[j], x.grantGap(x.rn[j], ln[j])
 		switch {
-		case r < ln[j] || r > ln[j]+1:
+		case d < 0 || d > 1:
 			return fmt.Errorf("node %d: RN[%d] = %d, token LN[%d] = %d", j, j, r, j, ln[j])
-		case !x.asked && r != ln[j]:
-			return fmt.Errorf("node %d is not asking, and its request %d is not granted (LN = %d)", j, r, ln[j])
-		case x.asked && !x.inCS && r != ln[j]+1:
+		case (!x.asked || x.pending()) && d != 0:
+			return fmt.Errorf("node %d has sent no request that waits, and its request %d is not granted (LN = %d)", j, r, ln[j])
+		case x.asked && !x.inCS && !x.pending() && d != 1:
 			return fmt.Errorf("node %d waits, and its request %d is granted (LN = %d)", j, r, ln[j])
 		}
 	}
@@ -88,7 +91,7 @@ func TokenState(s proto.System) error {
 			return fmt.Errorf("the queue Q holds node %d twice", j)
 		case j == owner:
 			return fmt.Errorf("the queue Q holds node %d, which has the token", j)
-		case !nd[j].asked || nd[j].inCS:
+		case !nd[j].asked || nd[j].inCS || nd[j].pending():
 			return fmt.Errorf("the queue Q holds node %d, which is not waiting", j)
 		case tag != nd[j].tag:
 			return fmt.Errorf("the queue Q holds node %d with serial %d, its request is %d", j, tag, nd[j].tag)
@@ -105,6 +108,11 @@ func HolderKnows(s proto.System) error {
 	nd, err := nodes(s)
 	if err != nil {
 		return err
+	}
+	for i, x := range nd {
+		if x.pending() {
+			return fmt.Errorf("node %d's request is pending with nothing in flight (%d acks owed)", i, x.bnd.owed)
+		}
 	}
 	return sktoken.HolderKnows(nd, view, "RN")
 }

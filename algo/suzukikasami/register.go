@@ -4,4 +4,5 @@ import "github.com/ocbench/ocbench/algo"
 
 func init() {
 	algo.Register(Algorithm{})
+	algo.Register(Bounded{L: DefaultL})
 }

@@ -9,6 +9,7 @@ import (
 const (
 	Request proto.MsgType = iota // request(j, RN[j]): j asks for the token
 	Token                        // PRIVILEGE(Q, LN): the token
+	Ack                          // bounded variant: a whole round of the receiver's requests arrived
 )
 
 var messageTypes = []proto.MessageType{
@@ -26,8 +27,9 @@ type Node struct {
 	inCS      bool
 	tag       uint32 // the serial of the node's current (or last) request
 
-	rn    []int64  // RN[j]: the highest request number received from j (own for j = id)
+	rn    []int64  // RN[j]: the highest request number received from j (own for j = id); mod M when bounded
 	rnTag []uint32 // the serial of j's request number rn[j]
+	bnd   *rounds  // the bounded variant's state; nil for unbounded request numbers
 
 	// The token, while held (allocated when first received).
 	ln  []int64 // LN[j]: the number of j's request granted most recently
@@ -39,8 +41,13 @@ func entry(j proto.NodeID, tag uint32) int64 { return int64(j)<<32 | int64(tag) 
 
 func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint32(e) }
 
-func (nd *Node) init(id proto.NodeID, n int) {
+// init puts the node in its initial state; l ≥ 2 bounds its request
+// numbers in rounds of l (the bounded variant), l = 0 leaves them unbounded.
+func (nd *Node) init(id proto.NodeID, n, l int) {
 	*nd = Node{id: id, n: n, up: true, rn: make([]int64, n), rnTag: make([]uint32, n)}
+	if l > 0 {
+		nd.bnd = &rounds{l: int64(l), m: 2 * int64(l), cnt: make([]int64, n)}
+	}
 	if id == 0 {
 		nd.tokenHere = true
 		nd.ln = make([]int64, n)
@@ -55,7 +62,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		nd.up = false
 		return
 	case proto.Recover:
-		nd.init(nd.id, nd.n)
+		nd.init(nd.id, nd.n, nd.round())
 		return
 	}
 	if !nd.up {
@@ -72,6 +79,8 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.request(in.Msg, out)
 		case Token:
 			nd.token(in.Msg, out)
+		case Ack:
+			nd.ack(out)
 		}
 	}
 }
@@ -81,18 +90,42 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 		return // one request at a time
 	}
 	nd.asked, nd.tag = true, tag
-	if nd.tokenHere {
+	switch {
+	case nd.tokenHere:
 		nd.inCS, out.Enter = true, true
-		return
+	case nd.bnd != nil && nd.bnd.owed > 0:
+		nd.bnd.pending = true // the previous round is not acknowledged yet
+	default:
+		nd.sendRequests(out)
 	}
-	nd.rn[nd.id]++
-	nd.rnTag[nd.id] = tag
-	for j := range proto.NodeID(nd.n) {
-		if j != nd.id {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j,
-				Stamp: uint64(nd.rn[nd.id]), Tag: tag})
+}
+
+// sendRequests sends the node's next request to every other node. In the
+// bounded variant the last request of a round makes the node wait for N−1
+// acks before its next.
+func (nd *Node) sendRequests(out *proto.Output) {
+	r := nd.rn[nd.id] + 1
+	if b := nd.bnd; b != nil {
+		r = b.mod(r)
+		if r%b.l == 0 {
+			b.owed = nd.n - 1
 		}
 	}
+	nd.rn[nd.id], nd.rnTag[nd.id] = r, nd.tag
+	for j := range proto.NodeID(nd.n) {
+		if j != nd.id {
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, Stamp: uint64(r), Tag: nd.tag})
+		}
+	}
+}
+
+// unserved reports whether j's latest request known here is not granted by
+// the held token: RN[j] > LN[j]; RN[j] = LN[j]+1 (mod M) when bounded.
+func (nd *Node) unserved(j proto.NodeID) bool {
+	if b := nd.bnd; b != nil {
+		return b.mod(nd.rn[j]-nd.ln[j]) == 1
+	}
+	return nd.rn[j] > nd.ln[j]
 }
 
 func (nd *Node) exitCS(out *proto.Output) {
@@ -108,7 +141,7 @@ func (nd *Node) exitCS(out *proto.Output) {
 // ascending id order, and sends the token to the head of Q if any.
 func (nd *Node) release(out *proto.Output) {
 	for j := range proto.NodeID(nd.n) {
-		if j != nd.id && !nd.inQ[j] && nd.rn[j] > nd.ln[j] {
+		if j != nd.id && !nd.inQ[j] && nd.unserved(j) {
 			nd.q = append(nd.q, entry(j, nd.rnTag[j]))
 			nd.inQ[j] = true
 		}
@@ -136,10 +169,16 @@ func (nd *Node) sendToken(j proto.NodeID, tag uint32, skip int, out *proto.Outpu
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
 	j, r := m.From, int64(m.Stamp)
-	if r > nd.rn[j] {
+	if nd.newer(j, r) {
 		nd.rn[j], nd.rnTag[j] = r, m.Tag
 	}
-	if nd.tokenHere && !nd.asked && nd.rn[j] > nd.ln[j] {
+	if b := nd.bnd; b != nil {
+		b.cnt[j] = b.mod(b.cnt[j] + 1)
+		if b.cnt[j]%b.l == 0 {
+			out.Msgs = append(out.Msgs, proto.Message{Type: Ack, From: nd.id, To: j, Stamp: uint64(b.cnt[j]), Tag: nd.rnTag[j]})
+		}
+	}
+	if nd.tokenHere && !nd.asked && nd.unserved(j) {
 		nd.sendToken(j, nd.rnTag[j], 0, out) // Q is empty at an idle holder
 	}
 }
@@ -156,8 +195,16 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 		nd.inQ[k] = true
 	}
 	nd.tokenHere = true
+	if nd.bnd != nil && nd.bnd.pending {
+		// Not sent to a node whose request waits for acks (its latest sent
+		// request is granted): kept and released as on exit_cs.
+		nd.release(out)
+		return
+	}
 	if !nd.asked {
-		nd.ln[nd.id] = nd.rn[nd.id] // a request of its own, if any, was given up
+		if nd.bnd == nil {
+			nd.ln[nd.id] = nd.rn[nd.id] // a request of its own, if any, was given up
+		}
 		nd.release(out)
 		return
 	}
@@ -184,7 +231,7 @@ func (nd *Node) Waiting(f func(j proto.NodeID)) {
 		f(j)
 	}
 	for j := range proto.NodeID(nd.n) {
-		if j != nd.id && !nd.inQ[j] && nd.rn[j] > nd.ln[j] {
+		if j != nd.id && !nd.inQ[j] && nd.unserved(j) {
 			f(j)
 		}
 	}
@@ -202,7 +249,7 @@ func (Algorithm) MemoryPerNode(n int) int64 { return 12*int64(n) + 64 }
 
 // NewNodes implements proto.Algorithm: node 0 holds the token.
 func (Algorithm) NewNodes(n int) []proto.Node {
-	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n) })
+	return nodecast.New(n, func(nd *Node, id proto.NodeID) { nd.init(id, n, 0) })
 }
 
 // Family implements proto.Algorithm.

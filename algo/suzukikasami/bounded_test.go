@@ -1,4 +1,4 @@
-package skbounded
+package suzukikasami
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-func newNet(t *testing.T, n, l int) *steptest.Net {
-	a := Algorithm{L: l}
-	return &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: a.NewNodes(n), Invariants: a.Invariants(false)}
+func newBoundedNet(t *testing.T, n, l int) *steptest.Net {
+	a := Bounded{L: l}
+	return &steptest.Net{T: t, Types: boundedTypes, Base: 1, Nodes: a.NewNodes(n), Invariants: a.Invariants(false)}
 }
 
 // stamp returns the Stamp of the pending message formatted as msg.
@@ -24,7 +24,7 @@ func stamp(net *steptest.Net, msg string) uint64 { return net.Find(msg).Stamp }
 // waits (pending, no message) until both acks are in. A round of two
 // entries costs 2·3 + 2 = 8 messages, the survey's L·N + (N−1).
 func TestRoundExample(t *testing.T) {
-	net := newNet(t, 3, 2)
+	net := newBoundedNet(t, 3, 2)
 	serve := func(want uint64) {
 		t.Helper()
 		if got := stamp(net, "request() 2→1"); got != want {
@@ -95,8 +95,8 @@ func TestRoundExample(t *testing.T) {
 		t.Fatalf("%d messages left in flight", len(net.Pending))
 	}
 	x := net.Nodes[1].(*Node)
-	if x.rn[1] != 1 || x.owed != 0 {
-		t.Fatalf("node 2 ends with RN[2] = %d, %d acks owed; want 1 and 0", x.rn[1], x.owed)
+	if x.rn[1] != 1 || x.bnd.owed != 0 {
+		t.Fatalf("node 2 ends with RN[2] = %d, %d acks owed; want 1 and 0", x.rn[1], x.bnd.owed)
 	}
 }
 
@@ -104,7 +104,7 @@ func TestRoundExample(t *testing.T) {
 // node 3 (non-FIFO). Node 3 keeps RN[2] = 2, the higher modulo 4 (the late
 // 1 is within a round behind), and acks once it has counted both.
 func TestOutOfOrderRequests(t *testing.T) {
-	net := newNet(t, 3, 2)
+	net := newBoundedNet(t, 3, 2)
 	net.Invariants = nil // a request left in flight on purpose
 	net.Enter(2, "request() 2→1", "request() 2→3")
 	net.Deliver("request() 2→1", "token() 1→2")
@@ -125,12 +125,12 @@ func TestOutOfOrderRequests(t *testing.T) {
 	net.Pending = append(net.Pending[1:], late) // request 2 to node 3 goes first
 	net.Deliver("request() 2→3")
 	x := net.Nodes[2].(*Node)
-	if x.rn[1] != 2 || x.cnt[1] != 1 {
-		t.Fatalf("node 3 after request 2: RN[2] = %d, count %d; want 2 and 1", x.rn[1], x.cnt[1])
+	if x.rn[1] != 2 || x.bnd.cnt[1] != 1 {
+		t.Fatalf("node 3 after request 2: RN[2] = %d, count %d; want 2 and 1", x.rn[1], x.bnd.cnt[1])
 	}
 	net.Deliver("request() 2→3", "ack() 3→2") // the late request 1 completes the round
-	if x.rn[1] != 2 || x.cnt[1] != 2 {
-		t.Fatalf("node 3 after request 1: RN[2] = %d, count %d; want 2 and 2", x.rn[1], x.cnt[1])
+	if x.rn[1] != 2 || x.bnd.cnt[1] != 2 {
+		t.Fatalf("node 3 after request 1: RN[2] = %d, count %d; want 2 and 2", x.rn[1], x.bnd.cnt[1])
 	}
 }
 
@@ -141,7 +141,7 @@ func TestOutOfOrderRequests(t *testing.T) {
 // its mean per entry.
 func TestRoundCost(t *testing.T) {
 	for _, c := range []struct{ n, l int }{{3, 2}, {4, 2}, {4, 3}, {16, 3}, {16, 5}} {
-		a := Algorithm{L: c.l}
+		a := Bounded{L: c.l}
 		lone := reorder.NewLone(t, reorder.Config{Alg: a, N: c.n})
 		own := map[proto.NodeID]int{}
 		total := 0
@@ -168,12 +168,12 @@ func TestRoundCost(t *testing.T) {
 	}
 }
 
-// TestRandomOrder: random requests, messages delivered in random order,
+// TestBoundedRandomOrder: random requests, messages delivered in random order,
 // the invariants checked after every step; L = 2 is the tightest modulus.
-func TestRandomOrder(t *testing.T) {
+func TestBoundedRandomOrder(t *testing.T) {
 	for _, l := range []int{2, 3, 7} {
 		t.Run(fmt.Sprint("L=", l), func(t *testing.T) {
-			reorder.RunSizes(t, Algorithm{L: l}, []reorder.Size{
+			reorder.RunSizes(t, Bounded{L: l}, []reorder.Size{
 				{N: 2, Seeds: 200, Requests: 60},
 				{N: 3, Seeds: 200, Requests: 80},
 				{N: 5, Seeds: 150, Requests: 120},
@@ -183,12 +183,12 @@ func TestRandomOrder(t *testing.T) {
 	}
 }
 
-// TestInvariantsCatch: TokenState and RoundsAcknowledged fail on corrupted
+// TestBoundedInvariantsCatch: TokenState and RoundsAcknowledged fail on corrupted
 // states.
-func TestInvariantsCatch(t *testing.T) {
-	nodes := Algorithm{L: 2}.NewNodes(4)
+func TestBoundedInvariantsCatch(t *testing.T) {
+	nodes := Bounded{L: 2}.NewNodes(4)
 	s := reorder.Static(nodes)
-	for _, inv := range (Algorithm{}).Invariants(false) {
+	for _, inv := range (Bounded{}).Invariants(false) {
 		if err := inv.Check(s); err != nil {
 			t.Fatalf("initial state, %s: %v", inv.Name, err)
 		}
@@ -198,12 +198,12 @@ func TestInvariantsCatch(t *testing.T) {
 		t.Fatal("TokenState accepts a pending request of a node that does not ask")
 	}
 	nodes[2].(*Node).rn[2] = 0
-	nodes[1].(*Node).cnt[3] = 2 // node 1 counted requests node 3 never sent
+	nodes[1].(*Node).bnd.cnt[3] = 2 // node 1 counted requests node 3 never sent
 	if err := RoundsAcknowledged(s); err == nil {
 		t.Fatal("RoundsAcknowledged accepts a count above the sender's own")
 	}
-	nodes[1].(*Node).cnt[3] = 0
-	nodes[3].(*Node).pending = true // pending without acks owed
+	nodes[1].(*Node).bnd.cnt[3] = 0
+	nodes[3].(*Node).bnd.pending = true // pending without acks owed
 	if err := TokenState(s); err == nil {
 		t.Fatal("TokenState accepts a pending request with no acks owed")
 	}
