@@ -23,25 +23,8 @@ if path=$(find_chromium); then
 	exit 0
 fi
 
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null 2>&1; then
-		SUDO=(sudo)
-	else
-		echo "install-chromium: not root and sudo not available; cannot install Chromium" >&2
-		exit 1
-	fi
-fi
-
-if ! command -v apt-get >/dev/null 2>&1; then
-	echo "install-chromium: apt-get not found; install Chromium by hand (the browser test looks for chromium on PATH)" >&2
-	exit 1
-fi
-
-echo "install-chromium: running apt-get update"
-"${SUDO[@]}" apt-get update -q
-echo "install-chromium: installing chromium"
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium
+. "$(dirname "$0")/apt-install.sh"
+apt_install install-chromium "install Chromium by hand (the browser test looks for chromium on PATH)" chromium
 
 if ! path=$(find_chromium); then
 	echo "install-chromium: installation finished but chromium is still not on PATH" >&2

@@ -17,26 +17,8 @@ if have_ompi; then
 	exit 0
 fi
 
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null 2>&1; then
-		SUDO=(sudo)
-	else
-		echo "install-openmpi: not root and sudo not available; cannot install OpenMPI" >&2
-		exit 1
-	fi
-fi
-
-if ! command -v apt-get >/dev/null 2>&1; then
-	echo "install-openmpi: apt-get not found; install OpenMPI (libopenmpi-dev, openmpi-bin) and pkg-config by hand" >&2
-	exit 1
-fi
-
-pkgs=(libopenmpi-dev openmpi-bin pkg-config)
-echo "install-openmpi: running apt-get update"
-"${SUDO[@]}" apt-get update -q
-echo "install-openmpi: installing ${pkgs[*]}"
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+. "$(dirname "$0")/apt-install.sh"
+apt_install install-openmpi "install OpenMPI (libopenmpi-dev, openmpi-bin) and pkg-config by hand" libopenmpi-dev openmpi-bin pkg-config
 
 if ! have_ompi; then
 	echo "install-openmpi: installation finished but mpirun or pkg-config ompi is still missing" >&2
