@@ -147,7 +147,7 @@ func TestTopologies(t *testing.T) {
 func TestInvariantsCatch(t *testing.T) {
 	nodes := OnLine.NewNodes(4)
 	nd := nodes[3].(*Node)
-	nd.asked, nd.tag = true, 3
+	nd.Asked, nd.Tag = true, 3
 	tok := proto.Message{Type: Token, From: 0, To: 3, J: proto.RefTo(3), Tag: 3, Payload: make([]int64, 4)}
 	if c := steptest.Caught(OnLine.Invariants(false), steptest.System(nodes, []proto.Message{tok})); len(c) == 0 || c[0] != "links" {
 		t.Errorf("a token 0→3 on the line: caught %v", c)

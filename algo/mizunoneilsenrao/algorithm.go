@@ -130,7 +130,7 @@ func Queue(s proto.System) error {
 		return nil
 	}
 	for _, nd := range ns {
-		if nd.tokenHere {
+		if nd.TokenHere {
 			if err := check(nd.id, nd.q); err != nil {
 				return err
 			}

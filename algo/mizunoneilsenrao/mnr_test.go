@@ -127,13 +127,13 @@ func TestInvariantsCatch(t *testing.T) {
 	invs := Grid.Invariants(false)
 	nodes := Grid.NewNodes(4)
 	n0, n2 := nodes[0].(*Node), nodes[2].(*Node)
-	n2.asked, n2.tag = true, 5
+	n2.Asked, n2.Tag = true, 5
 	n0.q = []int64{entry(2, 5), entry(2, 5)}
 	if c := steptest.Caught(invs, steptest.System(nodes, nil)); len(c) == 0 || c[0] != "queue" {
 		t.Errorf("queued twice: caught %v", c)
 	}
 	n0.q = n0.q[:0]
-	n2.asked = false
+	n2.Asked = false
 	n0.rn[3] = 2
 	if err := Knowledge(steptest.System(nodes, nil)); err == nil {
 		t.Error("knowledge ahead: not caught")
