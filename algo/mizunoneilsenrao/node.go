@@ -34,6 +34,9 @@ type Node struct {
 	n        int
 	request  []proto.NodeID // R_i
 	acquired []proto.NodeID // A_i
+	// knowsStart: the node knows that node 0 holds the token initially
+	// (it is in A_0, or node 0 is in A_i).
+	knowsStart bool
 
 	rn    []int64  // RN: the highest request number known of every node
 	rnTag []uint32 // the serial of that request
@@ -49,16 +52,20 @@ type Node struct {
 	inQ   []bool
 }
 
-func (nd *Node) init(a Agreement) {
+// init gives the node its sets; a0 is A_0.
+func (nd *Node) init(a Agreement, a0 []proto.NodeID) {
 	nd.request, nd.acquired = a.Sets(nd.id, nd.n)
+	nd.knowsStart = slices.Contains(a0, nd.id) || slices.Contains(nd.acquired, 0)
 	nd.reset()
 }
 
-// reset puts the node in its initial state: node 0 holds the idle token,
-// and the members of A_0 know it.
+// reset puts the node in its initial state: node 0 holds the idle token;
+// the members of A_0 know it (as if node 0 had sent them its ACQUIRED),
+// and so do the nodes whose A_i holds node 0 (on the grid these are the
+// same nodes; on the binary tree every A_i holds the root, node 0).
 func (nd *Node) reset() {
 	*nd = Node{State: tokennode.State{Up: true}, id: nd.id, n: nd.n, request: nd.request, acquired: nd.acquired,
-		rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
+		knowsStart: nd.knowsStart, rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
 	clear(nd.rn)
 	clear(nd.rnTag)
 	clear(nd.ln)
@@ -66,7 +73,7 @@ func (nd *Node) reset() {
 	if nd.id == 0 {
 		nd.TokenHere = true
 	}
-	if slices.Contains(nd.acquired, 0) {
+	if nd.knowsStart {
 		nd.holder = 0
 	}
 }
