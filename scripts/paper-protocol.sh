@@ -24,7 +24,7 @@
 # failures of the seeds with no violation in the crash run, ± its 95% CI; ocbench msg/failure is the project's protocol on the same
 # seeds (--repeat), with its violations. Usage:
 # scripts/paper-protocol.sh [seeds] (default 100); RESULTS=DIR writes into
-# DIR instead of results/. About 40 minutes with 100 seeds on 2 busy cores.
+# DIR instead of results/. About 20 minutes with 100 seeds on 2 busy cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-100}
