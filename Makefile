@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check chromium view-test view-short view-png
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check chromium view-test view-short view-png
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -38,6 +38,7 @@ help:
 	@echo "make shape-seeds   count crash-sweep runs that end, after the repair pass, with a broken open-cube (SHAPE_SEEDS=285 per configuration)"
 	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
 	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into results/"
+	@echo "make paper-protocol  seeds in which --protocol paper (§5 as written) breaks, load by load, and its overhead where none does (~20 min)"
 	@echo "make failure-free  measure the failure-free table into results/"
 	@echo "make compare       every algorithm compared (msgs/CS, sync delay, response; N = 16, 64, 256; three loads) into results/compare.md (~6 min)"
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into results/report/"
@@ -164,6 +165,9 @@ shape-seeds:
 
 crash-sweep:
 	scripts/crash-sweep.sh
+
+paper-protocol:
+	scripts/paper-protocol.sh
 
 ipsc2: build
 	./ocbench --preset ipsc2

@@ -17,7 +17,7 @@ import (
 var requestersN4 = map[string]int{
 	"lamport": 2, "ricart-agrawala": 3, "carvalho-roucairol": 3, "maekawa": 3, "agrawal-el-abbadi": 3,
 	"mishra-srimani": 3, "raymond-kex": 3, "srimani-reddy": 3, "maekawa-grid": 3, "sanders": 3, "sanders-broadcast": 3,
-	"mizuno-neilsen-rao-tree": 3, "helary-plouzeau-raynal-ring": 3, "raynal": 2,
+	"mizuno-neilsen-rao-tree": 3, "mizuno-neilsen-rao-plane": 3, "helary-plouzeau-raynal-ring": 3, "raynal": 2,
 }
 
 // timedN4 are the algorithms without a failure protocol that set timers

@@ -4,12 +4,12 @@
 package all
 
 import (
-	_ "github.com/ocbench/ocbench/algo/helaryplouzeauraynal" // helary-plouzeau-raynal, -line, -ring
+	_ "github.com/ocbench/ocbench/algo/helaryplouzeauraynal" // helary-plouzeau-raynal, -line, -ring, -tree
 	_ "github.com/ocbench/ocbench/algo/kakugawa"             // kakugawa
 	_ "github.com/ocbench/ocbench/algo/kofl"                 // kofl
 	_ "github.com/ocbench/ocbench/algo/lamport"              // lamport
 	_ "github.com/ocbench/ocbench/algo/mishrasrimani"        // mishra-srimani
-	_ "github.com/ocbench/ocbench/algo/mizunoneilsenrao"     // mizuno-neilsen-rao
+	_ "github.com/ocbench/ocbench/algo/mizunoneilsenrao"     // mizuno-neilsen-rao, -tree, -plane
 	_ "github.com/ocbench/ocbench/algo/naimitrehelft"        // naimi-trehel-ft
 	_ "github.com/ocbench/ocbench/algo/neilsenmizuno"        // neilsen-mizuno
 	_ "github.com/ocbench/ocbench/algo/nishio"               // nishio

@@ -16,6 +16,7 @@ var (
 	OnComplete = Algorithm{Topology: Complete{}}
 	OnLine     = Algorithm{Topology: Line{}}
 	OnRing     = Algorithm{Topology: Ring{}}
+	OnTree     = Algorithm{Topology: Tree{}}
 )
 
 // Name implements proto.Algorithm.

@@ -3,8 +3,10 @@
 // mutual exclusion in an arbitrary network", The Computer Journal 31(4),
 // 1988), as the survey of Velazquez (1993, §4, Table 1) states it, as a
 // pure state machine for ocbench: --algo helary-plouzeau-raynal (the
-// complete network), helary-plouzeau-raynal-line and
-// helary-plouzeau-raynal-ring.
+// complete network), helary-plouzeau-raynal-line,
+// helary-plouzeau-raynal-ring and helary-plouzeau-raynal-tree (the
+// balanced binary tree in heap order: the four topologies of the survey's
+// Table 1).
 //
 // A node knows only its neighbours' names.
 //
@@ -27,7 +29,9 @@
 // carries the set of all nodes, so nobody passes it on: N − 1 requests and
 // the token, N messages (Table 1). On the line a request travels N − 1
 // links and the token d ≤ N − 1 back: N … 2(N − 1). On the ring a request
-// goes both ways round: N … 2N.
+// goes both ways round: N … 2N. On a tree a request crosses each of the
+// N − 1 links once and the token at most the diameter D back:
+// N … N − 1 + D.
 //
 // # Decisions where the survey is silent
 //
@@ -46,6 +50,12 @@
 //     the node; the token follows it backwards hop by hop (To = the next
 //     hop, J = the destination), the route left in its payload.
 //   - Initially node 0 holds the idle token.
+//   - The tree: the survey's Table 1 gives N … (N−1+D) for a "tree
+//     topology" without naming one; --algo helary-plouzeau-raynal-tree runs
+//     the balanced binary tree in heap order (node i's sons 2i+1 and 2i+2,
+//     node 0 the root and the token's first holder), the tree
+//     mizuno-neilsen-rao-tree and algo/quorum's tree quorums use; D =
+//     2⌊log2 N⌋ or one less (Tree.Diameter).
 //   - Failures: the survey mentions that the paper discusses them; no
 //     recovery is implemented. On Crash a node is down and ignores every
 //     input until Recover, which restarts it from the initial state (the

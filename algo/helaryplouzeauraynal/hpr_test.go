@@ -45,6 +45,86 @@ func TestLineExample(t *testing.T) {
 	}
 }
 
+// TestTreeExample: the 7-node binary tree 0 – {1, 2}, 1 – {3, 4},
+// 2 – {5, 6}, the token idle at the root 0. Node 3's request floods the
+// N − 1 = 6 links, each node sending it to the neighbours the set it
+// carries does not hold (node 4, a leaf sent it by 1, sends nothing); the
+// root, the idle holder, sends the token back 0 → 1 → 3: N + 1 = 8
+// messages. Node 6, at the far end of the tree, then asks while 3 is in
+// the critical section: its request floods the tree again, and on 3's
+// exit the token crosses the diameter 3 → 1 → 0 → 2 → 6: 6 + 4 =
+// N − 1 + D = 10 messages, the survey's most on a tree.
+func TestTreeExample(t *testing.T) {
+	a := OnTree
+	if d := (Tree{}).Diameter(7); d != 4 {
+		t.Fatalf("the 7-node tree's diameter is %d, want 4", d)
+	}
+	net := &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(7), Invariants: a.Invariants(false)}
+	net.EnterTag(3, 1, "request(3) 3→1")
+	net.Deliver("request(3) 3→1", "request(3) 1→0", "request(3) 1→4")
+	net.Deliver("request(3) 1→4")
+	net.Deliver("request(3) 1→0", "request(3) 0→2", "token(3) 0→1")
+	net.Deliver("request(3) 0→2", "request(3) 2→5", "request(3) 2→6")
+	net.Deliver("request(3) 2→5")
+	net.Deliver("request(3) 2→6")
+	net.Deliver("token(3) 0→1", "token(3) 1→3")
+	net.Deliver("token(3) 1→3")
+	net.InCS(3)
+	if net.Sent != 8 {
+		t.Errorf("node 3's request: %d messages, want N + 1 = 8", net.Sent)
+	}
+	net.EnterTag(6, 2, "request(6) 6→2")
+	net.Deliver("request(6) 6→2", "request(6) 2→0", "request(6) 2→5")
+	net.Deliver("request(6) 2→5")
+	net.Deliver("request(6) 2→0", "request(6) 0→1")
+	net.Deliver("request(6) 0→1", "request(6) 1→3", "request(6) 1→4")
+	net.Deliver("request(6) 1→4")
+	net.Deliver("request(6) 1→3") // in the critical section: recorded
+	net.Exit(3, "token(6) 3→1")
+	net.Deliver("token(6) 3→1", "token(6) 1→0")
+	net.Deliver("token(6) 1→0", "token(6) 0→2")
+	net.Deliver("token(6) 0→2", "token(6) 2→6")
+	net.Deliver("token(6) 2→6")
+	net.InCS(6)
+	net.Exit(6)
+	if got := net.Sent - 8; got != 10 {
+		t.Errorf("node 6's request: %d messages, want N − 1 + D = 10", got)
+	}
+}
+
+// TestTreeDiameter: Tree.Diameter is the diameter found by breadth-first
+// search (twice: the farthest node from 0, then from it) for every n up
+// to 200, and the stated cost's upper end is N − 1 + D.
+func TestTreeDiameter(t *testing.T) {
+	far := func(from proto.NodeID, n int) (proto.NodeID, int) {
+		dist := map[proto.NodeID]int{from: 0}
+		todo, last := []proto.NodeID{from}, from
+		for len(todo) > 0 {
+			i := todo[0]
+			todo, last = todo[1:], i
+			for _, j := range (Tree{}).Neighbors(i, n) {
+				if _, ok := dist[j]; !ok {
+					dist[j] = dist[i] + 1
+					todo = append(todo, j)
+				}
+			}
+		}
+		return last, dist[last]
+	}
+	for n := 1; n <= 200; n++ {
+		a, _ := far(0, n)
+		_, d := far(a, n)
+		if got := (Tree{}).Diameter(n); got != d {
+			t.Errorf("n=%d: Diameter %d, breadth-first search %d", n, got, d)
+		}
+		if n >= 2 {
+			if c := (Tree{}).Cost(n); c.Low != float64(n) || c.High != float64(n-1+d) {
+				t.Errorf("n=%d: stated %g…%g, want %d…%d", n, c.Low, c.High, n, n-1+d)
+			}
+		}
+	}
+}
+
 // TestCompleteExample: on the complete network a request goes to the N−1
 // others at once, carrying the set of all nodes, so nobody passes it on;
 // the holder sends the token directly: N messages. Two requests at once
@@ -72,10 +152,11 @@ func TestCompleteExample(t *testing.T) {
 }
 
 // TestLoneRequest: a request alone costs N on the complete network, N−1
-// requests and the token's hops (N … 2(N−1)) on the line, and at most 2N
-// on the ring (survey, Table 1); none at the idle holder.
+// requests and the token's hops (N … 2(N−1)) on the line, at most 2N on
+// the ring and N − 1 + D on the tree (survey, Table 1); none at the idle
+// holder.
 func TestLoneRequest(t *testing.T) {
-	for _, a := range []Algorithm{OnComplete, OnLine, OnRing} {
+	for _, a := range []Algorithm{OnComplete, OnLine, OnRing, OnTree} {
 		for _, n := range []int{2, 3, 4, 8, 16, 64} {
 			lone := reorder.NewLone(t, reorder.Config{Alg: a, N: n})
 			st := a.StatedCost(n)
@@ -94,12 +175,12 @@ func TestLoneRequest(t *testing.T) {
 	}
 }
 
-// TestRandom drives the three topologies with random requests and a random
+// TestRandom drives the four topologies with random requests and a random
 // delivery order (channels not FIFO), and saturated, with the invariants
 // (one token, links, no deadlock) and internal/reorder's checks after
 // every step; every request is served.
 func TestRandom(t *testing.T) {
-	for _, a := range []Algorithm{OnComplete, OnLine, OnRing} {
+	for _, a := range []Algorithm{OnComplete, OnLine, OnRing, OnTree} {
 		for _, n := range []int{2, 3, 4, 5, 8} {
 			seeds := 100
 			if testing.Short() {
@@ -119,7 +200,7 @@ func TestRandom(t *testing.T) {
 
 // TestTopologies: every topology is connected and undirected.
 func TestTopologies(t *testing.T) {
-	for _, top := range []Topology{Complete{}, Line{}, Ring{}} {
+	for _, top := range []Topology{Complete{}, Line{}, Ring{}, Tree{}} {
 		for _, n := range []int{2, 3, 5, 16} {
 			seen := map[proto.NodeID]bool{0: true}
 			todo := []proto.NodeID{0}
@@ -147,7 +228,7 @@ func TestTopologies(t *testing.T) {
 func TestInvariantsCatch(t *testing.T) {
 	nodes := OnLine.NewNodes(4)
 	nd := nodes[3].(*Node)
-	nd.asked, nd.tag = true, 3
+	nd.Asked, nd.Tag = true, 3
 	tok := proto.Message{Type: Token, From: 0, To: 3, J: proto.RefTo(3), Tag: 3, Payload: make([]int64, 4)}
 	if c := steptest.Caught(OnLine.Invariants(false), steptest.System(nodes, []proto.Message{tok})); len(c) == 0 || c[0] != "links" {
 		t.Errorf("a token 0→3 on the line: caught %v", c)

@@ -3,6 +3,7 @@ package helaryplouzeauraynal
 import (
 	"slices"
 
+	"github.com/ocbench/ocbench/internal/tokennode"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -22,14 +23,11 @@ var messageTypes = []proto.MessageType{
 // Node is one node of the Hélary–Plouzeau–Raynal algorithm. Only Step
 // changes it.
 type Node struct {
+	tokennode.State
 	id        proto.NodeID
 	n         int
-	up        bool
 	neighbors []proto.NodeID
 	clock     uint64
-
-	asked, inCS bool
-	tag         uint32
 
 	// What the node knows of every origin's latest request: its time, its
 	// serial, and the path by which it came (origin first, the neighbour
@@ -39,13 +37,12 @@ type Node struct {
 	path     [][]proto.NodeID
 	// granted is the time of every node's last granted request, as this
 	// node last saw the token's; the token's own while held.
-	granted   []uint64
-	tokenHere bool
+	granted []uint64
 }
 
 func (nd *Node) reset() {
-	*nd = Node{id: nd.id, n: nd.n, up: true, neighbors: nd.neighbors,
-		known: nd.known, knownTag: nd.knownTag, path: nd.path, granted: nd.granted, tokenHere: nd.id == 0}
+	*nd = Node{State: tokennode.State{Up: true, TokenHere: nd.id == 0}, id: nd.id, n: nd.n, neighbors: nd.neighbors,
+		known: nd.known, knownTag: nd.knownTag, path: nd.path, granted: nd.granted}
 	clear(nd.known)
 	clear(nd.knownTag)
 	clear(nd.granted)
@@ -56,37 +53,18 @@ func (nd *Node) reset() {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
+	switch nd.Gate(in, out) {
+	case tokennode.Reset:
 		nd.reset()
-		return
-	case !nd.up:
-		return
-	}
-	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-	case proto.EnterCS:
-		if nd.asked {
-			return // one request at a time; the runtimes never ask twice
-		}
-		nd.asked, nd.tag = true, in.Tag
-		if nd.tokenHere {
-			nd.inCS, out.Enter = true, true // no request needed
-			return
-		}
+	case tokennode.Ask:
 		nd.clock++
 		nd.known[nd.id], nd.knownTag[nd.id] = nd.clock, in.Tag
 		nd.path[nd.id] = append(nd.path[nd.id][:0], nd.id)
 		nd.propagate(nd.id, nil, nil, out)
-	case proto.ExitCS:
-		if !nd.inCS {
-			return
-		}
-		nd.inCS, nd.asked = false, false
+	case tokennode.Leave:
 		nd.granted[nd.id] = nd.known[nd.id]
 		nd.transmit(out)
-	case proto.Receive:
+	case tokennode.Deliver:
 		m := &in.Msg
 		nd.clock = max(nd.clock, m.Stamp)
 		switch m.Type {
@@ -146,7 +124,7 @@ func (nd *Node) request(m *proto.Message, out *proto.Output) {
 		nd.path[o] = append(nd.path[o], proto.NodeID(v))
 	}
 	nd.propagate(o, path, m.Payload[1+k:], out)
-	if nd.tokenHere && !nd.asked {
+	if nd.TokenHere && !nd.Asked {
 		nd.transmit(out)
 	}
 }
@@ -174,7 +152,7 @@ func (nd *Node) transmit(out *proto.Output) {
 	for _, v := range route[:len(route)-1] {
 		p = append(p, int64(v))
 	}
-	nd.tokenHere = false
+	nd.TokenHere = false
 	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: route[len(route)-1], J: proto.RefTo(best),
 		Stamp: nd.clock, Tag: nd.knownTag[best], Payload: p})
 }
@@ -186,9 +164,9 @@ func (nd *Node) token(m *proto.Message, out *proto.Output) {
 		nd.granted[j] = max(nd.granted[j], uint64(m.Payload[j]))
 	}
 	if m.J.Is(nd.id) {
-		nd.tokenHere = true
-		if nd.asked {
-			nd.inCS, out.Enter = true, true
+		nd.TokenHere = true
+		if nd.Asked {
+			nd.InCS, out.Enter = true, true
 			return
 		}
 		nd.transmit(out)
@@ -201,17 +179,15 @@ func (nd *Node) token(m *proto.Message, out *proto.Output) {
 }
 
 // View implements proto.Node.
-func (nd *Node) View() proto.View {
-	return proto.View{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag}
-}
+func (nd *Node) View() proto.View { return nd.State.View() }
 
 // Waiting implements proto.Node: the node itself while it waits for the
 // token; at the holder, every request it knows is not granted.
 func (nd *Node) Waiting(f func(j proto.NodeID)) {
-	if nd.asked && !nd.inCS {
+	if nd.Waits() {
 		f(nd.id)
 	}
-	if nd.tokenHere {
+	if nd.TokenHere {
 		for j := range proto.NodeID(nd.n) {
 			if j != nd.id && nd.known[j] > nd.granted[j] {
 				f(j)

@@ -6,4 +6,5 @@ func init() {
 	algo.Register(OnComplete)
 	algo.Register(OnLine)
 	algo.Register(OnRing)
+	algo.Register(OnTree)
 }

@@ -2,7 +2,6 @@ package mizunoneilsenrao
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
@@ -19,13 +18,12 @@ var Tree = Algorithm{Agreement: BinaryTree{}}
 // mizuno-neilsen-rao.
 var Grid = Algorithm{Agreement: Rows{}}
 
+// OnPlane is the algorithm on finite projective planes (Plane): --algo
+// mizuno-neilsen-rao-plane.
+var OnPlane = Algorithm{Agreement: Plane{}}
+
 // Name implements proto.Algorithm.
-func (a Algorithm) Name() string {
-	if _, ok := a.Agreement.(BinaryTree); ok {
-		return "mizuno-neilsen-rao-tree"
-	}
-	return "mizuno-neilsen-rao"
-}
+func (a Algorithm) Name() string { return a.Agreement.Name() }
 
 // NewNodes implements proto.Algorithm; the nodes and their arrays are
 // allocated together.
@@ -35,6 +33,7 @@ func (a Algorithm) NewNodes(size int) []proto.Node {
 	tags := make([]uint32, size*size)
 	flags := make([]bool, size*size)
 	out := make([]proto.Node, size)
+	_, a0 := a.Agreement.Sets(0, size)
 	for i := range nodes {
 		nd := &nodes[i]
 		nd.id, nd.n = proto.NodeID(i), size
@@ -42,7 +41,7 @@ func (a Algorithm) NewNodes(size int) []proto.Node {
 		nd.ln = words[(2*i+1)*size : (2*i+2)*size : (2*i+2)*size]
 		nd.rnTag = tags[i*size : (i+1)*size : (i+1)*size]
 		nd.inQ = flags[i*size : (i+1)*size : (i+1)*size]
-		nd.init(a.Agreement)
+		nd.init(a.Agreement, a0)
 		out[i] = nd
 	}
 	return out
@@ -75,21 +74,8 @@ func (a Algorithm) QuorumSize(n int) int {
 	return most
 }
 
-// StatedCost implements proto.CostAlgorithm. The survey states 3√N for
-// finite projective planes and 2√2·√N − 2 for a "modified grid-set
-// protocol" (Table 1 and §4), both as upper bounds; ocbench's agreement
-// is the plain grid of rows and columns, for which the survey states
-// nothing, so the figure given is the grid-set one, labelled as such.
-//
-// On the binary tree the survey states "avg log N" (Table 1), an order of
-// growth: the figure given is log2 N, labelled as such.
-func (a Algorithm) StatedCost(n int) proto.Cost {
-	if _, ok := a.Agreement.(BinaryTree); ok {
-		return proto.Cost{Text: "avg log N", Source: "survey T1, the binary tree protocol", Kind: proto.Order}
-	}
-	c := 2*math.Sqrt2*math.Sqrt(float64(n)) - 2
-	return proto.Cost{Low: 0, High: c, Text: "≤ 2√2·√N − 2 (grid sets)", Source: "survey T1's 3√N on planes, for grid sets", Kind: proto.Derived}
-}
+// StatedCost implements proto.CostAlgorithm: the agreement's (Agreement.Cost).
+func (a Algorithm) StatedCost(n int) proto.Cost { return a.Agreement.Cost(n) }
 
 // Invariants implements proto.Algorithm: without crashes, Queue after
 // every step, and proto.NoDeadlock and Knowledge when no message is in
@@ -130,7 +116,7 @@ func Queue(s proto.System) error {
 		return nil
 	}
 	for _, nd := range ns {
-		if nd.tokenHere {
+		if nd.TokenHere {
 			if err := check(nd.id, nd.q); err != nil {
 				return err
 			}

@@ -2,8 +2,9 @@
 // algorithm of Mizuno, Neilsen and Rao ("A token based distributed mutual
 // exclusion algorithm based on quorum agreements", 11th ICDCS, 1991), as
 // the survey of Velazquez (1993, §4, Table 1) states it, as a pure state
-// machine for ocbench: --algo mizuno-neilsen-rao (grid agreement) and
-// mizuno-neilsen-rao-tree (binary tree).
+// machine for ocbench: --algo mizuno-neilsen-rao (grid agreement),
+// mizuno-neilsen-rao-tree (binary tree) and mizuno-neilsen-rao-plane
+// (finite projective planes).
 //
 // A quorum agreement gives every node i a request set R_i and an acquired
 // set A_i such that every R_i meets every A_j. The token is Suzuki and
@@ -44,12 +45,19 @@
 //     (Rows: R_i = i's row, A_i = its column), which fits every N; --algo
 //     mizuno-neilsen-rao-tree the binary tree (BinaryTree: R_i = i's tree
 //     quorum of algo/quorum, a root-to-leaf path through i; A_i = {0, i},
-//     the root meeting every path). A lone request costs at most
-//     (|R|−1) + |R| + 1 + (|A|−1) messages, 23 at N = 64 on the grid.
-//   - Stated cost: on the grid, the survey's "modified grid-set protocol"
-//     bound 2√2·√N − 2 (the nearest it states), labelled as such; on the
-//     binary tree, "avg log N", an order of growth, given as log2 N and
-//     labelled as an order.
+//     the root meeting every path); --algo mizuno-neilsen-rao-plane the
+//     planes (Plane: R_i = A_i = i's line of algo/quorum's Plane, Maekawa's
+//     quorums, a coterie used as both halves of the agreement; folded onto
+//     N nodes when N is not q² + q + 1). A lone request costs at most
+//     (|R|−1) + |R| + 1 + (|A|−1) messages: 23 at N = 64 on the grid,
+//     3q + 2 on the plane of order q.
+//   - Who knows the initial holder, node 0: the members of A_0 (as if node
+//     0 had sent its ACQUIRED) and the nodes whose A_i holds node 0 (on the
+//     grid these are the same nodes; on the binary tree every node).
+//   - Stated cost: the agreement's (Agreement.Cost). On the grid, the
+//     survey's "modified grid-set protocol" bound 2√2·√N − 2 (the nearest it
+//     states), labelled as derived; on the binary tree, "avg log N", an
+//     order of growth; on the planes the survey's 3√N, as a range 0 … 3√N.
 //   - Channels need not be FIFO: a request number orders a node's requests,
 //     the token's transfers order ACQUIRED messages, and a forward whose
 //     request is granted (RN ≤ LN) is dropped.

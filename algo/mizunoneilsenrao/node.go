@@ -3,6 +3,7 @@ package mizunoneilsenrao
 import (
 	"slices"
 
+	"github.com/ocbench/ocbench/internal/tokennode"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -28,14 +29,14 @@ func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint
 // Node is one node of the Mizuno–Neilsen–Rao algorithm. Only Step
 // changes it.
 type Node struct {
+	tokennode.State
 	id       proto.NodeID
 	n        int
-	up       bool
 	request  []proto.NodeID // R_i
 	acquired []proto.NodeID // A_i
-
-	asked, inCS bool
-	tag         uint32
+	// knowsStart: the node knows that node 0 holds the token initially
+	// (it is in A_0, or node 0 is in A_i).
+	knowsStart bool
 
 	rn    []int64  // RN: the highest request number known of every node
 	rnTag []uint32 // the serial of that request
@@ -46,55 +47,43 @@ type Node struct {
 	holder proto.NodeID
 	hcount uint64
 
-	tokenHere bool
-	count     uint64  // the token's transfers, while held
-	q         []int64 // the token's queue, while held
-	inQ       []bool
+	count uint64  // the token's transfers, while held
+	q     []int64 // the token's queue, while held
+	inQ   []bool
 }
 
-func (nd *Node) init(a Agreement) {
+// init gives the node its sets; a0 is A_0.
+func (nd *Node) init(a Agreement, a0 []proto.NodeID) {
 	nd.request, nd.acquired = a.Sets(nd.id, nd.n)
+	nd.knowsStart = slices.Contains(a0, nd.id) || slices.Contains(nd.acquired, 0)
 	nd.reset()
 }
 
-// reset puts the node in its initial state: node 0 holds the idle token,
-// and the members of A_0 know it.
+// reset puts the node in its initial state: node 0 holds the idle token;
+// the members of A_0 know it (as if node 0 had sent them its ACQUIRED),
+// and so do the nodes whose A_i holds node 0 (on the grid these are the
+// same nodes; on the binary tree every A_i holds the root, node 0).
 func (nd *Node) reset() {
-	*nd = Node{id: nd.id, n: nd.n, up: true, request: nd.request, acquired: nd.acquired,
-		rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
+	*nd = Node{State: tokennode.State{Up: true}, id: nd.id, n: nd.n, request: nd.request, acquired: nd.acquired,
+		knowsStart: nd.knowsStart, rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
 	clear(nd.rn)
 	clear(nd.rnTag)
 	clear(nd.ln)
 	clear(nd.inQ)
 	if nd.id == 0 {
-		nd.tokenHere = true
+		nd.TokenHere = true
 	}
-	if slices.Contains(nd.acquired, 0) {
+	if nd.knowsStart {
 		nd.holder = 0
 	}
 }
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
+	switch nd.Gate(in, out) {
+	case tokennode.Reset:
 		nd.reset()
-		return
-	case !nd.up:
-		return
-	}
-	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-	case proto.EnterCS:
-		if nd.asked {
-			return // one request at a time; the runtimes never ask twice
-		}
-		nd.asked, nd.tag = true, in.Tag
-		if nd.tokenHere {
-			nd.inCS, out.Enter = true, true // the idle token: no message
-			return
-		}
+	case tokennode.Ask:
 		nd.rn[nd.id]++
 		nd.rnTag[nd.id] = in.Tag
 		for _, k := range nd.request {
@@ -104,14 +93,10 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			}
 		}
 		nd.member(nd.id, out) // i is a member of R_i too
-	case proto.ExitCS:
-		if !nd.inCS {
-			return
-		}
-		nd.inCS, nd.asked = false, false
+	case tokennode.Leave:
 		nd.ln[nd.id] = nd.rn[nd.id]
 		nd.release(out)
-	case proto.Receive:
+	case tokennode.Deliver:
 		m := &in.Msg
 		switch m.Type {
 		case Request:
@@ -123,7 +108,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 				j, tag := unpack(m.Payload[k])
 				nd.learn(j, m.Payload[k+1], tag)
 			}
-			if nd.tokenHere {
+			if nd.TokenHere {
 				nd.collect(out)
 			}
 		case Acquired:
@@ -158,7 +143,7 @@ func (nd *Node) heard(h proto.NodeID, count uint64, ln []int64) {
 // knows of.
 func (nd *Node) member(j proto.NodeID, out *proto.Output) {
 	switch {
-	case nd.tokenHere:
+	case nd.TokenHere:
 		nd.collect(out)
 	case nd.holder != proto.Nil && nd.holder != nd.id && nd.rn[j] > nd.ln[j]:
 		out.Msgs = append(out.Msgs, proto.Message{Type: Forward, From: nd.id, To: nd.holder, Tag: nd.rnTag[j],
@@ -169,7 +154,7 @@ func (nd *Node) member(j proto.NodeID, out *proto.Output) {
 // forward sends the holder, after its ACQUIRED, every request this node
 // knows is not granted.
 func (nd *Node) forward(out *proto.Output) {
-	if nd.holder == nd.id || nd.tokenHere {
+	if nd.holder == nd.id || nd.TokenHere {
 		return
 	}
 	var p []int64
@@ -193,7 +178,7 @@ func (nd *Node) collect(out *proto.Output) {
 			nd.inQ[j] = true
 		}
 	}
-	if !nd.asked && len(nd.q) > 0 {
+	if !nd.Asked && len(nd.q) > 0 {
 		nd.sendToken(out)
 	}
 }
@@ -212,7 +197,7 @@ func (nd *Node) sendToken(out *proto.Output) {
 		nd.inQ[k] = false
 	}
 	nd.q = nd.q[:0]
-	nd.tokenHere = false
+	nd.TokenHere = false
 	nd.count++
 	nd.holder, nd.hcount = j, nd.count // it knows where the token went
 	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, Tag: tag, Stamp: nd.count, Payload: p})
@@ -226,34 +211,36 @@ func (nd *Node) takeToken(m *proto.Message, out *proto.Output) {
 		k, _ := unpack(e)
 		nd.inQ[k] = true
 	}
-	nd.tokenHere, nd.count = true, m.Stamp
+	nd.TokenHere, nd.count = true, m.Stamp
 	nd.holder, nd.hcount = nd.id, m.Stamp
 	for _, k := range nd.acquired {
 		if k != nd.id {
 			out.Msgs = append(out.Msgs, proto.Message{Type: Acquired, From: nd.id, To: k, Tag: m.Tag, Stamp: m.Stamp, Payload: m.Payload[:nd.n]})
 		}
 	}
-	if !nd.asked {
+	if !nd.Asked {
 		nd.ln[nd.id] = nd.rn[nd.id]
 		nd.collect(out)
 		return
 	}
-	nd.inCS, out.Enter = true, true
+	nd.InCS, out.Enter = true, true
 	nd.collect(out)
 }
 
 // View implements proto.Node. Gen is the token's transfers.
 func (nd *Node) View() proto.View {
-	return proto.View{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag, Gen: nd.count}
+	v := nd.State.View()
+	v.Gen = nd.count
+	return v
 }
 
 // Waiting implements proto.Node: the node itself while it waits for the
 // token; at the holder, the nodes in its queue.
 func (nd *Node) Waiting(f func(j proto.NodeID)) {
-	if nd.asked && !nd.inCS {
+	if nd.Waits() {
 		f(nd.id)
 	}
-	if nd.tokenHere {
+	if nd.TokenHere {
 		for _, e := range nd.q {
 			j, _ := unpack(e)
 			f(j)
