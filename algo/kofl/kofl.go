@@ -584,3 +584,13 @@ func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
 		{Name: "kofl_safety", When: proto.EveryStep, Check: Safety},
 	}
 }
+
+// TimerSeq returns the Seq of Root's live timer (the last one armed); a
+// timer fires to effect only if its Seq equals it.
+func (nd *Node) TimerSeq() uint32 { return nd.timer }
+
+// SetTimerSeq sets the Seq of Root's live timer: with the Seqs of the
+// timers pending renamed alike (the live one to seq, the others to any
+// other value), the node behaves as before. The explorer renames them so
+// that a run's state space is finite.
+func (nd *Node) SetTimerSeq(seq uint32) { nd.timer = seq }
