@@ -46,6 +46,10 @@ func (l *level) reset() {
 	l.refs, l.ids, l.size = l.refs[:0], l.ids[:0], 0
 }
 
+// reduceSample is how many states the reduction is tried on before it is
+// turned off, if it applied to fewer than a fifth of them.
+const reduceSample = 20_000
+
 // Run explores every state reachable from the initial configurations, in
 // breadth-first order, and stops at the first violation (the shortest
 // run to one), at the end, or at a limit.
@@ -101,6 +105,12 @@ func (e *Explorer) Run() (*Result, error) {
 					e.red.reduced++
 				} else {
 					e.red.full++
+				}
+				if e.red.reduced+e.red.full == reduceSample && e.red.reduced*5 < reduceSample {
+					// It pays for its cost where it applies often; here
+					// it does not: the rest of the search is full.
+					e.reduce = false
+					res.ReduceOff = true
 				}
 			}
 			// With a reduced set, a successor already numbered no higher
@@ -160,7 +170,8 @@ func (e *Explorer) Run() (*Result, error) {
 	res.Elapsed = time.Since(t0)
 	res.BytesPerState = float64(seen.bytes()+int64(cap(parent)+cap(act))*4) / float64(max(res.States, 1))
 	res.NodeStates, res.NodeBytes = len(e.interned), e.segBytes
-	res.Reduced, res.ReducedStates, res.FullStates, res.Provisos = e.reduce, e.red.reduced, e.red.full, e.red.provisos
+	res.Reduced = e.reduce || res.ReduceOff
+	res.ReducedStates, res.FullStates, res.Provisos = e.red.reduced, e.red.full, e.red.provisos
 	if violation != "" {
 		path, err := e.replay(parent, act, violator)
 		if err != nil {

@@ -115,6 +115,9 @@ type Result struct {
 	// because a reduced set would have closed a cycle.
 	Reduced                             bool
 	ReducedStates, FullStates, Provisos int64
+	// ReduceOff: the reduction applied to fewer than a fifth of the
+	// first states it was tried on, and was turned off for the rest.
+	ReduceOff bool
 }
 
 // Violation is a broken check and the shortest run to it.

@@ -56,6 +56,7 @@ type reducer struct {
 	reduced  int64 // states expanded with a reduced set
 	full     int64 // states expanded in full
 	provisos int64 // reduced sets undone by the proviso
+	active   []int // the nodes with a delivery enabled
 }
 
 // ample returns the transitions to take from s, a subset of as (the
@@ -74,9 +75,13 @@ func (e *Explorer) ample(s *sys, as []action) ([]action, bool) {
 	}
 	env := make([]bool, n) // nodes with a request or an exit enabled
 	deliv := make([]int, n)
+	r.active = r.active[:0]
 	for _, a := range as {
 		switch a.kind {
 		case Deliver:
+			if deliv[a.node] == 0 {
+				r.active = append(r.active, int(a.node))
+			}
 			deliv[a.node]++
 		case Request, Exit:
 			env[a.node] = true
@@ -110,6 +115,9 @@ func (e *Explorer) ample(s *sys, as []action) ([]action, bool) {
 		}
 	}
 	if len(r.best) == 0 {
+		return as, false
+	}
+	if env != nil && len(r.best) == len(as) {
 		return as, false
 	}
 	return append(as[:0], r.best...), true
@@ -181,6 +189,9 @@ func (e *Explorer) closure(s *sys, i int, env []bool) bool {
 				}
 				r.inS[j] = true
 				changed = true
+				if !slices.ContainsFunc(r.active, func(k int) bool { return !r.inS[k] }) {
+					return false // S holds every node with a delivery: nothing to leave out
+				}
 				break
 			}
 			changed = changed || grew

@@ -16,7 +16,9 @@ type StabResult struct {
 	// the states before legitimacy explored (rounds' marks included).
 	Configurations int
 	States         int64
-	// Rounds and Events are the worst cases, each over every run (the two
+	// Rounds (begun from the initial configuration up to and including the
+	// one in which the predicate first holds, as sim.Stab.Rounds counts
+	// them) and Events are the worst cases, each over every run (the two
 	// may come from different runs); RoundsFrom and EventsFrom the index
 	// in Config.Initial's list of an initial configuration that reaches
 	// each.
@@ -123,8 +125,8 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 					p.best.rounds = max(p.best.rounds, v.rounds)
 					p.best.events = max(p.best.events, v.events)
 				} else {
-					if int(v.rounds) > res.Rounds {
-						res.Rounds, res.RoundsFrom = int(v.rounds), f.config
+					if int(v.rounds)+1 > res.Rounds {
+						res.Rounds, res.RoundsFrom = int(v.rounds)+1, f.config
 					}
 					if int(v.events) > res.Events {
 						res.Events, res.EventsFrom = int(v.events), f.config
@@ -159,7 +161,8 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 				}
 			}
 			if c.legit {
-				f.best.rounds = max(f.best.rounds, w.rounds)
+				// The round this step ends is the one it is in: it was
+				// begun already (the rounds are counted as begun).
 				f.best.events = max(f.best.events, w.events)
 				continue
 			}

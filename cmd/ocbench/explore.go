@@ -125,8 +125,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 type exploreJob struct {
 	transient bool
 	name      string
-	cfg  explore.Config
-	desc string
+	cfg       explore.Config
+	desc      string
 }
 
 func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
@@ -313,6 +313,9 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 	red := "no reduction"
 	if res.Reduced {
 		red = fmt.Sprintf("reduction: %d states expanded by a persistent set, %d in full (%d by the proviso)", res.ReducedStates, res.FullStates, res.Provisos)
+		if res.ReduceOff {
+			red += fmt.Sprintf(", then off: it applied to fewer than a fifth of the first %d", res.ReducedStates+res.FullStates)
+		}
 	}
 	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B, %d node states (%d B); %s",
 		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier, res.NodeStates, res.NodeBytes, red)
@@ -400,8 +403,12 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 		}
 		return fmt.Sprintf("within %d", bound)
 	}
-	fmt.Fprintf(stdout, "  worst-case stabilization: %d rounds (%s = 5n), from configuration %d; %d traversals (Root's STARTs; %s), from configuration %d\n",
-		st.Rounds, verdict(st.Rounds, 5*n), st.RoundsFrom, st.Events, verdict(st.Events, 5), st.EventsFrom)
+	fmt.Fprintf(stdout, "  worst-case stabilization: %d rounds (%s = 5n), %d traversals (Root's STARTs; %s)\n",
+		st.Rounds, verdict(st.Rounds, 5*n), st.Events, verdict(st.Events, 5))
+	if confs, err := j.cfg.Initial(); err == nil {
+		fmt.Fprintf(stdout, "  a worst configuration for rounds: %s\n", describeKofl(confs[st.RoundsFrom]))
+		fmt.Fprintf(stdout, "  a worst configuration for traversals: %s\n", describeKofl(confs[st.EventsFrom]))
+	}
 	ex2, err := explore.New(j.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "ocbench explore: %s: %v\n", j.name, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ocbench/ocbench/algo/kofl"
 	"github.com/ocbench/ocbench/explore"
@@ -137,4 +138,26 @@ func koflConfigurations(a kofl.SelfStabilizing, n int, domain string, linkCap in
 		}
 	}
 	return gen, total, nil
+}
+
+// describeKofl writes an initial configuration on one line: each node's
+// local state, then the messages on the links.
+func describeKofl(c explore.Configuration) string {
+	var b strings.Builder
+	for i, n := range c.Nodes {
+		l := n.(*kofl.Node).State()
+		fmt.Fprintf(&b, "node %d {%s NEED=%d T_h=%d T_d=%d MySeq=%d MyT_c=%d MyT_a=%d MyOrder=%v", i, l.Mode, l.Need, l.Th, l.Td, l.MySeq, l.MyTc, l.MyTa, l.MyOrder)
+		if i == 0 {
+			fmt.Fprintf(&b, " C_e=%d C_f=%d Disabling=%v", l.Ce, l.Cf, l.Disabling)
+		}
+		b.WriteString("} ")
+	}
+	names := kofl.Algorithm{}.MessageTypes()
+	if len(c.Msgs) == 0 {
+		b.WriteString("links empty")
+	}
+	for _, m := range c.Msgs {
+		fmt.Fprintf(&b, "%s %d→%d (stamp %d, phase %d) ", names[m.Type].Name, m.From, m.To, m.Stamp, m.Phase)
+	}
+	return strings.TrimSpace(b.String())
 }
