@@ -57,6 +57,9 @@ type reducer struct {
 	full     int64 // states expanded in full
 	provisos int64 // reduced sets undone by the proviso
 	active   []int // the nodes with a delivery enabled
+	// collect: local records a message to a node of S in pot instead of
+	// reporting that its sender joins S (commuting).
+	collect bool
 }
 
 // ample returns the transitions to take from s, a subset of as (the
@@ -94,7 +97,7 @@ func (e *Explorer) ample(s *sys, as []action) ([]action, bool) {
 		if deliv[i] == 0 || env[i] || (len(r.best) > 0 && deliv[i] >= len(r.best)) {
 			continue
 		}
-		if !e.closure(s, i, env) {
+		if !e.closure(s, i, env) && !e.commuting(s, i, as) {
 			continue
 		}
 		r.cand = r.cand[:0]
@@ -239,7 +242,9 @@ func (e *Explorer) local(s *sys, j int) (joins, grew bool) {
 					if e.cfg.FIFO && e.channelBusy(s, j, to) {
 						continue // behind a message in flight: no new delivery
 					}
-					return true
+					if !r.collect {
+						return true
+					}
 				}
 				if to != j && !r.potKeys[to][string(f.enc)] {
 					r.potKeys[to][string(f.enc)] = true
@@ -288,4 +293,145 @@ func (e *Explorer) local(s *sys, j int) (joins, grew bool) {
 // channelBusy reports whether a message from → to is in flight in s.
 func (e *Explorer) channelBusy(s *sys, from, to int) bool {
 	return slices.ContainsFunc(s.msgs, func(f flight) bool { return int(f.m.From) == from && int(f.m.To) == to })
+}
+
+// commuting reports whether node i's deliveries enabled in s form a
+// persistent set because every input node i may get before one of them —
+// a message the other nodes may send it, a request or an exit — commutes
+// with each of them in every local state node i may reach on such inputs
+// (the same state and the same messages in either order, and neither
+// disables the other). It leaves e.red.inS holding node i alone.
+func (e *Explorer) commuting(s *sys, i int, as []action) bool {
+	r := &e.red
+	n := e.cfg.Nodes
+	for j := range n {
+		r.inS[j] = j == i
+		r.pot[j] = r.pot[j][:0]
+		clear(r.potKeys[j])
+	}
+	r.collect = true
+	defer func() { r.collect = false }()
+	for changed := true; changed; {
+		changed = false
+		for j := range n {
+			if j == i {
+				continue
+			}
+			wild, grew := e.local(s, j)
+			if wild || len(r.pot[j]) > maxPotential || len(r.pot[i]) > maxPotential {
+				return false
+			}
+			changed = changed || grew
+		}
+	}
+	// Node i's ample inputs: its deliveries enabled in s.
+	var ample []*flight
+	for _, a := range as {
+		if a.kind == Deliver && int(a.node) == i {
+			ample = append(ample, &s.msgs[a.idx])
+		}
+	}
+	type key struct {
+		id     uint32
+		issued uint8
+	}
+	seen := map[key]bool{{s.ids[i], s.ext[i].issued}: true}
+	queue := []key{{s.ids[i], s.ext[i].issued}}
+	canRequest := i < e.cfg.Requesters
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		from := e.interned[k.id]
+		v := from.view
+		var inputs []proto.Input
+		var encs [][]byte
+		var issued []uint8
+		for x := range r.pot[i] {
+			inputs = append(inputs, proto.Input{Kind: proto.Receive, Msg: r.pot[i][x].m})
+			encs = append(encs, r.pot[i][x].enc)
+			issued = append(issued, k.issued)
+		}
+		if canRequest && v.Up && !v.Asked && !v.InCS && int(k.issued) < e.cfg.Requests {
+			inputs = append(inputs, proto.Input{Kind: proto.EnterCS, Tag: uint32(int(k.issued)*n + i + 1)})
+			encs = append(encs, nil)
+			issued = append(issued, k.issued+1)
+		}
+		if v.Up && v.InCS {
+			inputs = append(inputs, proto.Input{Kind: proto.ExitCS})
+			encs = append(encs, nil)
+			issued = append(issued, k.issued)
+		}
+		for x := range inputs {
+			for _, f := range ample {
+				if !e.commute(int32(i), from, &inputs[x], encs[x], f) {
+					return false
+				}
+			}
+			res, err := e.step(int32(i), from, &inputs[x], encs[x])
+			if err != nil {
+				return false
+			}
+			nk := key{res.after.id, issued[x]}
+			if !seen[nk] {
+				if len(seen) >= maxLocal {
+					return false
+				}
+				seen[nk] = true
+				queue = append(queue, nk)
+			}
+		}
+	}
+	return true
+}
+
+// commute reports whether input x and the delivery of f commute at node
+// state from: in either order the same node state and the same messages,
+// x still possible after the delivery (a delivery stays possible).
+func (e *Explorer) commute(id int32, from *cachedNode, x *proto.Input, xenc []byte, f *flight) bool {
+	d := proto.Input{Kind: proto.Receive, Msg: f.m}
+	a1, err := e.step(id, from, &d, f.enc)
+	if err != nil {
+		return false
+	}
+	switch v := a1.after.view; x.Kind {
+	case proto.EnterCS:
+		if !v.Up || v.Asked || v.InCS {
+			return false
+		}
+	case proto.ExitCS:
+		if !v.Up || !v.InCS {
+			return false
+		}
+	}
+	a2, err := e.step(id, a1.after, x, xenc)
+	if err != nil {
+		return false
+	}
+	b1, err := e.step(id, from, x, xenc)
+	if err != nil {
+		return false
+	}
+	b2, err := e.step(id, b1.after, &d, f.enc)
+	if err != nil {
+		return false
+	}
+	if a2.after.id != b2.after.id || len(a1.timers)+len(a2.timers)+len(b1.timers)+len(b2.timers) > 0 {
+		return false
+	}
+	return sameMsgs(append(slices.Clone(a1.msgs), a2.msgs...), append(slices.Clone(b1.msgs), b2.msgs...))
+}
+
+// sameMsgs reports whether two lists of messages are one multiset.
+func sameMsgs(a, b []flight) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	key := func(f flight) string { return string(f.enc) }
+	ka, kb := make([]string, len(a)), make([]string, len(b))
+	for k := range a {
+		ka[k], kb[k] = key(a[k]), key(b[k])
+	}
+	slices.Sort(ka)
+	slices.Sort(kb)
+	return slices.Equal(ka, kb)
 }
