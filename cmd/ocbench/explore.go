@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -82,7 +83,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.ell, "ell", 0, "k-exclusion: ℓ, the units (0: the algorithm's default)")
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion: K, the most units a request asks for (0: ℓ)")
 	fs.BoolVar(&o.transient, "transient", false, "kofl: explore from every initial configuration within --domain, and compute the exact worst-case stabilization (rounds, traversals)")
-	fs.StringVar(&o.domain, "domain", "full", "--transient: the nodes' domain: full (every variable over its domain) or idle (no request, no token held, MyT_c = MyT_a = 0 but at Root)")
+	fs.StringVar(&o.domain, "domain", "full", "--transient: the nodes' domain: full (every variable over its domain), idle (no request, no token held, MyT_c = MyT_a = 0 but at Root) or zero (every node at its zero state: the links' messages alone vary)")
 	fs.Uint64Var(&o.maxSeq, "max-seq", 1, "--transient: MaxSeq, the CToken's sequence numbers are 0..MaxSeq (1..15)")
 	fs.IntVar(&o.linkCap, "link-cap", 0, "--transient: 0 or 1 junk messages on each link (every message of Junk's domain)")
 	fs.Float64Var(&o.timeout, "timeout", kofl.DefaultTimeout, "--transient: Root's CToken time-out, in δ per ring node")
@@ -145,7 +146,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--max-seq: %d is not in 1..15", o.maxSeq)
 	case o.linkCap < 0 || o.linkCap > 1:
 		return nil, fmt.Errorf("--link-cap: %d is not 0 or 1", o.linkCap)
-	case o.domain != "full" && o.domain != "idle":
+	case !slices.Contains(koflDomains, o.domain):
 		return nil, fmt.Errorf("--domain: unknown domain %q (allowed: %s)", o.domain, strings.Join(koflDomains, ", "))
 	case o.timeout < kofl.MinTimeout || o.timeout > 100:
 		return nil, fmt.Errorf("--timeout: %g is not in [%g, 100] (δ per ring node)", o.timeout, kofl.MinTimeout)

@@ -13,7 +13,9 @@ import (
 // full is every variable over the domain Scramble draws from; idle fixes every
 // node outside the critical section with no request and no token held
 // (mode Out, NEED 1, T_h = T_d = 0), and MyT_c = MyT_a = 0 but at Root.
-var koflDomains = []string{"full", "idle"}
+// zero is every node at its zero state (mode Out, NEED 1, every counter 0,
+// MySeq 0), for the effect of the messages on the links alone.
+var koflDomains = []string{"full", "idle", "zero"}
 
 // koflLocals returns every local state of node id within the domain.
 func koflLocals(c kofl.Config, root bool, domain string) []kofl.Local {
@@ -93,14 +95,20 @@ func koflJunk(c kofl.Config, from, to proto.NodeID) []proto.Message {
 func koflConfigurations(a kofl.SelfStabilizing, n int, domain string, linkCap int, limit int64) (func() ([]explore.Configuration, error), int64, error) {
 	c := a.Config
 	nodes := a.Nodes(n)
+	if domain == "zero" {
+		c.MaxSeq = 0 // MySeq 0 at every node; the junk CTokens keep 0..MaxSeq
+	}
 	locals := make([][]kofl.Local, n)
 	links := make([][]proto.Message, n)
 	total := int64(1)
 	for i, nd := range nodes {
 		locals[i] = koflLocals(c, nd.Root(), domain)
+		if domain == "zero" {
+			locals[i] = []kofl.Local{{Need: 1}}
+		}
 		links[i] = []proto.Message{{Type: 255}} // 255: the link is empty
 		if linkCap > 0 {
-			links[i] = append(links[i], koflJunk(c, nd.ID(), nd.Next())...)
+			links[i] = append(links[i], koflJunk(a.Config, nd.ID(), nd.Next())...)
 		}
 		total *= int64(len(locals[i]) * len(links[i]))
 		if total > limit {
