@@ -126,41 +126,49 @@ func (e *Explorer) ample(s *sys, as []action) ([]action, bool) {
 	return append(as[:0], r.best...), true
 }
 
-// invisible reports whether no delivery of as changes what the explorer
-// counts in a way that could mend a violation: a node leaving the
-// critical section or using fewer units, or a change in the number of
-// tokens.
+// invisible reports whether no delivery of as changes, from the state
+// of its node in s, what the explorer counts in a way that could mend a
+// violation (invisibleAt).
 func (e *Explorer) invisible(s *sys, as []action) bool {
 	for _, a := range as {
-		f := &s.msgs[a.idx]
-		in := proto.Input{Kind: proto.Receive, Msg: f.m}
-		res, err := e.step(a.node, e.interned[s.ids[a.node]], &in, f.enc)
-		if err != nil {
-			return false // the full expansion reports it
-		}
-		before, after := s.views[a.node], res.after.view
-		if before.InCS && (!after.InCS || after.Units < before.Units) {
+		if !e.invisibleAt(a.node, e.interned[s.ids[a.node]], &s.msgs[a.idx]) {
 			return false
 		}
-		if e.family == proto.TokenBased {
-			d := 0
-			if before.TokenHere {
-				d--
-			}
-			if after.TokenHere {
+	}
+	return true
+}
+
+// invisibleAt reports whether delivering f to node id in state from
+// leaves the node in the critical section if it was (with no fewer
+// units) and keeps the number of tokens, held and in flight.
+func (e *Explorer) invisibleAt(id int32, from *cachedNode, f *flight) bool {
+	in := proto.Input{Kind: proto.Receive, Msg: f.m}
+	res, err := e.step(id, from, &in, f.enc)
+	if err != nil {
+		return false // the full expansion reports it
+	}
+	before, after := from.view, res.after.view
+	if before.InCS && (!after.InCS || after.Units < before.Units) {
+		return false
+	}
+	if e.family == proto.TokenBased {
+		d := 0
+		if before.TokenHere {
+			d--
+		}
+		if after.TokenHere {
+			d++
+		}
+		if f.m.Type == e.token {
+			d--
+		}
+		for k := range res.msgs {
+			if res.msgs[k].m.Type == e.token {
 				d++
 			}
-			if f.m.Type == e.token {
-				d--
-			}
-			for k := range res.msgs {
-				if res.msgs[k].m.Type == e.token {
-					d++
-				}
-			}
-			if d != 0 {
-				return false
-			}
+		}
+		if d != 0 {
+			return false
 		}
 	}
 	return true
@@ -343,6 +351,14 @@ func (e *Explorer) commuting(s *sys, i int, as []action) bool {
 		queue = queue[1:]
 		from := e.interned[k.id]
 		v := from.view
+		// Node i may have moved before a delivery taken here is made
+		// (on inputs that commute with it): it must be invisible from
+		// there too.
+		for _, f := range ample {
+			if !e.invisibleAt(int32(i), from, f) {
+				return false
+			}
+		}
 		var inputs []proto.Input
 		var encs [][]byte
 		var issued []uint8
