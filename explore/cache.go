@@ -157,14 +157,9 @@ func (e *Explorer) use(c *sys, id int32, r *stepResult, rec *Step) {
 	}
 	c.rounds = r.rounds
 	if r.renamed {
-		// A new live timer: the node's pending ones are stale now.
-		for k := range c.timers {
-			if t := &c.timers[k]; t.node == proto.NodeID(id) && t.t.Seq != 0 {
-				t.t.Seq = 0
-				t.enc = appendTimer(make([]byte, 0, 21), t.node, &t.t)
-			}
-		}
-		sortTimers(c.timers)
+		// A new live timer: the node's pending ones are stale, and a
+		// stale timer's firing does nothing (timerRenamer): they go.
+		c.timers = slices.DeleteFunc(c.timers, func(t timer) bool { return t.node == proto.NodeID(id) })
 	}
 	lo, hi := uint8(e.cfg.MinTicks), uint8(e.cfg.Ticks)
 	for _, f := range r.msgs {

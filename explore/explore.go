@@ -79,9 +79,10 @@ type Configuration struct {
 }
 
 // timerRenamer is a node whose timers matter only by whether their Seq is
-// its live timer's (kofl's Root): after each of its steps the explorer
-// renames the live timer 1 and the others 0, so that a counter of timers
-// armed does not make every round a new state.
+// its live timer's (kofl's Root), and a timer that is not live does
+// nothing when it fires: after each of its steps that arms a timer the
+// explorer renames the new live timer 1 and drops the node's stale ones,
+// so that a counter of timers armed does not make every round a new state.
 type timerRenamer interface {
 	TimerSeq() uint32
 	SetTimerSeq(uint32)
