@@ -27,9 +27,10 @@ type StabResult struct {
 	// Unbounded, if not "", says why no bound exists: a run that never
 	// reaches a legitimate state (a cycle of states before legitimacy, or
 	// a state from which nothing can happen).
-	Unbounded string
-	Limit     string // the state limit stopped the search
-	Elapsed   time.Duration
+	Unbounded     string
+	UnboundedFrom int    // the index of its initial configuration
+	Limit         string // the state limit stopped the search
+	Elapsed       time.Duration
 }
 
 // A round, on the state graph: a round begins with the messages in flight
@@ -111,6 +112,7 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 		}
 		if err := push(append([]byte(nil), buf...), h, stabValue{}, ci); err != nil {
 			res.Unbounded = fmt.Sprintf("from initial configuration %d: %v", ci, err)
+			res.UnboundedFrom = ci
 			break
 		}
 		for len(stack) > 0 && res.Unbounded == "" && res.Limit == "" {
@@ -175,6 +177,7 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 			}
 			if onStack[h] {
 				res.Unbounded = fmt.Sprintf("from initial configuration %d, a run returns to a state before legitimacy (a cycle, %d steps deep): it may never stabilize", f.config, len(stack))
+				res.UnboundedFrom = f.config
 				break
 			}
 			if res.States >= e.cfg.MaxStates {
@@ -183,6 +186,7 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 			}
 			if err := push(append([]byte(nil), buf...), h, w, f.config); err != nil {
 				res.Unbounded = fmt.Sprintf("from initial configuration %d: %v", f.config, err)
+				res.UnboundedFrom = f.config
 			}
 		}
 		if res.Unbounded != "" || res.Limit != "" {

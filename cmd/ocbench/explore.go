@@ -396,6 +396,9 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 		return 1
 	case st.Unbounded != "":
 		fmt.Fprintf(stdout, "  UNBOUNDED: %s\n", st.Unbounded)
+		if confs, err := j.cfg.Initial(); err == nil {
+			fmt.Fprintf(stdout, "  that configuration: %s\n", describeKofl(confs[st.UnboundedFrom]))
+		}
 		return 1
 	}
 	verdict := func(x, bound int) string {
