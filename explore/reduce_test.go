@@ -134,9 +134,9 @@ func TestStabilization(t *testing.T) {
 	if st.Unbounded != "" || st.Limit != "" || st.Configurations != 24 {
 		t.Fatalf("%+v", st)
 	}
-	// A CToken with a stale Seq dies at Root, which waits for its
-	// time-out (one round: nothing in flight), then a traversal counts
-	// (C_f = 2 > ℓ disables), a second one finds the count exact.
+	// Root waits for its time-out with nothing in flight (one round),
+	// then each traversal takes two rounds (two hops), and the first one
+	// counts what the fault left (C_f up to 2 > ℓ): two traversals at least.
 	if st.Events < 2 || st.Rounds < 1+2 || st.Rounds > 100 {
 		t.Fatalf("worst case %d rounds, %d traversals: implausible", st.Rounds, st.Events)
 	}
@@ -144,5 +144,36 @@ func TestStabilization(t *testing.T) {
 	res := explored(t, Config{Algorithm: a, Nodes: 2, Requests: 1, Ticks: 2, MinTicks: 1, CSTicks: 2, MaxStates: 1 << 22})
 	if res.Limit != "" || res.Violation != nil {
 		t.Fatalf("kofl N=2 from its initial configuration: %+v", res)
+	}
+}
+
+// TestStabilizationTie: from the zero configuration of two nodes, with a
+// time-out of one δ per node, the adversary that gives every tie to Root's
+// timer keeps two CTokens for ever (unbounded); without ties (strict
+// timers) the configuration is legitimate after one traversal, in the
+// third round: Root's wait (nothing in flight), the CToken's two hops.
+func TestStabilizationTie(t *testing.T) {
+	a := kofl.SelfStabilizing{Algorithm: kofl.Algorithm{Config: kofl.Config{Ell: 1, K: 1, MaxSeq: 1, Timeout: 1}}}
+	zero := func() ([]Configuration, error) {
+		nodes := a.Nodes(2)
+		nodes[0].SetLocal(kofl.Local{Need: 1})
+		nodes[1].SetLocal(kofl.Local{Need: 1})
+		return []Configuration{{Nodes: []proto.Node{nodes[0], nodes[1]}}}, nil
+	}
+	for _, strict := range []bool{false, true} {
+		e, err := New(Config{Algorithm: a, Nodes: 2, Ticks: 2, MinTicks: 1, CSTicks: 2, StrictTimers: strict, MaxStates: 1 << 20, Initial: zero})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := e.Stabilization()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !strict && st.Unbounded == "":
+			t.Errorf("ties to the timer: bounded, %d rounds; want unbounded", st.Rounds)
+		case strict && (st.Unbounded != "" || st.Rounds != 3 || st.Events != 1):
+			t.Errorf("strict timers: %+v; want 3 rounds, 1 traversal", st)
+		}
 	}
 }
