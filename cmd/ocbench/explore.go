@@ -317,6 +317,9 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		if res.ReduceOff {
 			red += fmt.Sprintf(", then off: it applied to fewer than a fifth of the first %d", res.ReducedStates+res.FullStates)
 		}
+		if res.ReducedStates > 0 {
+			red += "; the algorithm's every-step invariants were checked in the states visited, not all reachable (--reduce none for those)"
+		}
 	}
 	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B, %d node states (%d B); %s",
 		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier, res.NodeStates, res.NodeBytes, red)
