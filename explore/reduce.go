@@ -192,7 +192,7 @@ func (e *Explorer) closure(s *sys, i int, env []bool) bool {
 			if r.inS[j] {
 				continue
 			}
-			joins, grew := e.local(s, j)
+			joins, grew := e.local(s, j, true)
 			joins = joins || len(r.pot[j]) > maxPotential
 			if joins {
 				if env[j] {
@@ -212,21 +212,21 @@ func (e *Explorer) closure(s *sys, i int, env []bool) bool {
 }
 
 // local explores node j alone from its state in s: every order of the
-// messages in flight to it and of those it may receive from nodes outside
-// S (each as often as wanted: an over-approximation), and its requests
-// and exits. It returns whether j may send a message that gives a node of
+// messages in flight to it (if inFlight) and of those it may receive from
+// nodes outside S (each as often as wanted: an over-approximation), and
+// its requests and exits. It returns whether j may send a message that gives a node of
 // S a new delivery (or the search outgrew maxLocal), and whether a node
 // outside S gained a message it may receive.
-func (e *Explorer) local(s *sys, j int) (joins, grew bool) {
+func (e *Explorer) local(s *sys, j int, inFlight bool) (joins, grew bool) {
 	r := &e.red
 	r.inputs = r.inputs[:0]
 	for k := range s.msgs {
-		if int(s.msgs[k].m.To) == j {
+		if inFlight && int(s.msgs[k].m.To) == j {
 			r.inputs = append(r.inputs, s.msgs[k])
 		}
 	}
-	inFlight := len(r.inputs) // each received once; the potential ones at will
-	if inFlight > 64 {
+	nIn := len(r.inputs) // each received once; the potential ones at will
+	if nIn > 64 {
 		return true, false
 	}
 	r.inputs = append(r.inputs, r.pot[j]...)
@@ -270,7 +270,7 @@ func (e *Explorer) local(s *sys, j int) (joins, grew bool) {
 		v := from.view
 		for x := range r.inputs {
 			used := k.used
-			if x < inFlight {
+			if x < nIn {
 				if used&(1<<x) != 0 {
 					continue
 				}
@@ -322,10 +322,11 @@ func (e *Explorer) commuting(s *sys, i int, as []action) bool {
 	for changed := true; changed; {
 		changed = false
 		for j := range n {
-			if j == i {
-				continue
-			}
-			wild, grew := e.local(s, j)
+			// Node i may move too before its deliveries taken (on the
+			// inputs checked below), and what it sends then may bring
+			// the others to send it more: it is explored without the
+			// messages in flight to it (those are the set's).
+			wild, grew := e.local(s, j, j != i)
 			if wild || len(r.pot[j]) > maxPotential || len(r.pot[i]) > maxPotential {
 				return false
 			}
