@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -45,6 +46,10 @@ func (l *level) reset() {
 	l.refs, l.ids, l.size = l.refs[:0], l.ids[:0], 0
 }
 
+// reduceSample is how many states the reduction is tried on before it is
+// turned off, if it applied to fewer than a fifth of them.
+const reduceSample = 20_000
+
 // Run explores every state reachable from the initial configurations, in
 // breadth-first order, and stops at the first violation (the shortest
 // run to one), at the end, or at a limit.
@@ -65,10 +70,10 @@ func (e *Explorer) Run() (*Result, error) {
 	for k, s := range inits {
 		e.legitimate(s)
 		e.buf = appendState(e.buf[:0], s)
-		if !seen.add(hash64(e.buf)) {
+		id := uint32(len(parent))
+		if _, isNew := seen.add(hash64(e.buf), id); !isNew {
 			continue
 		}
-		id := uint32(len(parent))
 		parent = append(parent, id)
 		act = append(act, action{kind: Start}.pack())
 		e.initOf[id] = k
@@ -94,31 +99,62 @@ func (e *Explorer) Run() (*Result, error) {
 			if len(as) == 0 {
 				res.Terminal++
 			}
-			for _, a := range as {
-				res.Transitions++
-				if err := e.apply(&s, a, &c, nil); err != nil {
-					return nil, e.fail(parent, act, cur.ids[k], a, err)
+			reduced := false
+			if e.reduce {
+				if as, reduced = e.ample(&s, as); reduced {
+					e.red.reduced++
+				} else {
+					e.red.full++
 				}
-				e.legitimate(&c)
-				e.buf = appendState(e.buf[:0], &c)
-				if !seen.add(hash64(e.buf)) {
-					continue
+				if e.red.reduced+e.red.full == reduceSample && e.red.reduced*5 < reduceSample {
+					// It pays for its cost where it applies often; here
+					// it does not: the rest of the search is full.
+					e.reduce = false
+					res.ReduceOff = true
 				}
-				id := uint32(len(parent))
-				parent = append(parent, cur.ids[k])
-				act = append(act, a.pack())
-				if what := e.check(&c); what != "" {
-					violation, violator = what, id
-					break
+			}
+			// With a reduced set, a successor already numbered no higher
+			// than this state may close a cycle of reduced states: then
+			// the state is expanded in full (the proviso).
+			closes := false
+			from := cur.ids[k]
+			for pass := 0; pass < 2; pass++ {
+				if pass == 1 {
+					if !reduced || !closes || violation != "" || res.Limit != "" {
+						break
+					}
+					e.red.provisos++
+					taken := slices.Clone(as)
+					as = e.actions(&s, as[:0])
+					as = slices.DeleteFunc(as, func(a action) bool { return slices.Contains(taken, a) })
 				}
-				next.add(e.buf, id)
-				if int64(len(parent)) >= e.cfg.MaxStates {
-					res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
-					break
-				}
-				if next.size+cur.size > e.cfg.MaxBytes {
-					res.Limit = fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes)
-					break
+				for _, a := range as {
+					res.Transitions++
+					if err := e.apply(&s, a, &c, nil); err != nil {
+						return nil, e.fail(parent, act, from, a, err)
+					}
+					e.legitimate(&c)
+					e.buf = appendState(e.buf[:0], &c)
+					id := uint32(len(parent))
+					if old, isNew := seen.add(hash64(e.buf), id); !isNew {
+						closes = closes || old <= from
+						continue
+					}
+					parent = append(parent, from)
+					act = append(act, a.pack())
+					if what := e.check(&c); what != "" {
+						violation, violator = what, id
+						break
+					}
+					next.add(e.buf, id)
+					if int64(len(parent)) >= e.cfg.MaxStates {
+						res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
+						break
+					}
+					if next.size+cur.size > e.cfg.MaxBytes {
+						res.Limit = fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes)
+						break
+					}
 				}
 			}
 			if violation != "" || res.Limit != "" {
@@ -134,6 +170,8 @@ func (e *Explorer) Run() (*Result, error) {
 	res.Elapsed = time.Since(t0)
 	res.BytesPerState = float64(seen.bytes()+int64(cap(parent)+cap(act))*4) / float64(max(res.States, 1))
 	res.NodeStates, res.NodeBytes = len(e.interned), e.segBytes
+	res.Reduced = e.reduce || res.ReduceOff
+	res.ReducedStates, res.FullStates, res.Provisos = e.red.reduced, e.red.full, e.red.provisos
 	if violation != "" {
 		path, err := e.replay(parent, act, violator)
 		if err != nil {

@@ -35,6 +35,11 @@ type stepResult struct {
 	msgs   []flight // lo and hi are set when used
 	timers []timer  // at is set
 	enter  bool
+	// rounds is how many round events (Explorer.roundEvent) the step
+	// counted; renamed, whether the node's timers are renamed
+	// (timerRenamer) and the step armed one.
+	rounds  int32
+	renamed bool
 }
 
 // maxCache bounds the cache of steps; a full cache is emptied.
@@ -101,11 +106,27 @@ func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte)
 // outcome builds the result of a step that left node id as n, with
 // output e.out.
 func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
+	renamed := false
+	if tr, ok := n.(timerRenamer); ok && len(e.out.Timers) > 0 {
+		live := tr.TimerSeq()
+		for k := range e.out.Timers {
+			if t := &e.out.Timers[k]; t.Seq == live {
+				t.Seq = 1
+			} else {
+				t.Seq = 0
+			}
+		}
+		tr.SetTimerSeq(1)
+		renamed = true
+	}
 	cd := coder{nc: e.nc}
 	if err := cd.encodeNode(n); err != nil {
 		return nil, err
 	}
-	r := &stepResult{after: e.intern(id, n, cd.buf), enter: e.out.Enter}
+	r := &stepResult{after: e.intern(id, n, cd.buf), enter: e.out.Enter, renamed: renamed}
+	if e.roundEvent >= 0 {
+		r.rounds = e.out.Events[e.roundEvent]
+	}
 	for k := range e.out.Msgs {
 		m := e.out.Msgs[k]
 		if m.To < 0 || int(m.To) >= e.cfg.Nodes {
@@ -133,6 +154,12 @@ func (e *Explorer) use(c *sys, id int32, r *stepResult, rec *Step) {
 	c.ids[id], c.nodes[id], c.views[id] = r.after.id, r.after.node, r.after.view
 	if v := r.after.view; !v.InCS || !v.Up {
 		c.ext[id].cs = 0
+	}
+	c.rounds = r.rounds
+	if r.renamed {
+		// A new live timer: the node's pending ones are stale, and a
+		// stale timer's firing does nothing (timerRenamer): they go.
+		c.timers = slices.DeleteFunc(c.timers, func(t timer) bool { return t.node == proto.NodeID(id) })
 	}
 	lo, hi := uint8(e.cfg.MinTicks), uint8(e.cfg.Ticks)
 	for _, f := range r.msgs {

@@ -60,9 +60,32 @@ type Config struct {
 	// Initial, if not nil, returns the initial configurations to explore
 	// from (a self-stabilizing algorithm's arbitrary ones); nil: the
 	// algorithm's own.
-	Initial func() ([][]proto.Node, error)
+	Initial func() ([]Configuration, error)
+	// Reduce explores, from each state, only a persistent set of
+	// deliveries where one is found (partial-order reduction; see
+	// reduce.go and docs/explore.md). It applies to untimed runs without
+	// crashes of an algorithm that is not self-stabilizing; elsewhere the
+	// search is full whatever Reduce says.
+	Reduce bool
 	// Progress, if not nil, is called after each BFS level.
 	Progress func(depth int, states int64)
+}
+
+// Configuration is an initial configuration: the nodes, and the messages
+// in flight (each may arrive at any tick from 0 to δ).
+type Configuration struct {
+	Nodes []proto.Node
+	Msgs  []proto.Message
+}
+
+// timerRenamer is a node whose timers matter only by whether their Seq is
+// its live timer's (kofl's Root), and a timer that is not live does
+// nothing when it fires: after each of its steps that arms a timer the
+// explorer renames the new live timer 1 and drops the node's stale ones,
+// so that a counter of timers armed does not make every round a new state.
+type timerRenamer interface {
+	TimerSeq() uint32
+	SetTimerSeq(uint32)
 }
 
 // Result is what an exploration found.
@@ -87,6 +110,15 @@ type Result struct {
 	// its nodes' by number in this table), NodeBytes their encodings' size.
 	NodeStates int
 	NodeBytes  int64
+	// Reduced is whether the partial-order reduction was on; then
+	// ReducedStates were expanded with a persistent set smaller than
+	// every transition enabled, FullStates in full, of which Provisos
+	// because a reduced set would have closed a cycle.
+	Reduced                             bool
+	ReducedStates, FullStates, Provisos int64
+	// ReduceOff: the reduction applied to fewer than a fifth of the
+	// first states it was tried on, and was turned off for the rest.
+	ReduceOff bool
 }
 
 // Violation is a broken check and the shortest run to it.
@@ -176,6 +208,11 @@ type Explorer struct {
 	steps     map[uint64]*stepResult
 	key       []byte
 	hits      int64
+	reduce    bool
+	red       reducer
+	// roundEvent is the index of a self-stabilizing algorithm's round
+	// event (kofl: Root's START, a traversal) in Output.Events, or −1.
+	roundEvent int
 }
 
 // New checks cfg and returns its explorer.
@@ -229,6 +266,12 @@ func New(cfg Config) (*Explorer, error) {
 		}
 	}
 	e.stab, _ = a.(proto.SelfStabilizingAlgorithm)
+	e.roundEvent = -1
+	if e.stab != nil {
+		name, _ := e.stab.Round()
+		e.roundEvent = slices.Index(a.Events(), name)
+	}
+	e.reduce = cfg.Reduce && cfg.Ticks == 0 && cfg.Crashes == 0 && e.stab == nil
 	e.recover = true
 	if ft, ok := a.(proto.FaultTolerantAlgorithm); ok && ft.FaultModel().NoRecovery {
 		e.recover = false
@@ -386,7 +429,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 			if k > 0 && s.msgs[k-1].m.From == f.m.From && s.msgs[k-1].m.To == f.m.To {
 				continue // not the head of its channel
 			}
-		} else if k > 0 && slices.Equal(s.msgs[k-1].enc, f.enc) && s.msgs[k-1].lo == f.lo && s.msgs[k-1].hi == f.hi {
+		} else if k > 0 && slices.Equal(s.msgs[k-1].enc, f.enc) && s.msgs[k-1].lo == f.lo && s.msgs[k-1].hi == f.hi && s.msgs[k-1].old == f.old {
 			continue // the same message as the previous one: the same successor
 		}
 		as = append(as, action{kind: Deliver, node: f.m.To, idx: int32(k)})
@@ -458,7 +501,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 // reuses); rec, if not nil, records the step. The stepped node is decoded
 // anew, so s stays as it is.
 func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
-	c.crashes, c.legit = s.crashes, s.legit
+	c.crashes, c.legit, c.rounds = s.crashes, s.legit, 0
 	c.ids = append(c.ids[:0], s.ids...)
 	c.nodes = append(c.nodes[:0], s.nodes...)
 	c.views = append(c.views[:0], s.views...)
@@ -563,17 +606,21 @@ func (e *Explorer) finish(c *sys, id int32, n proto.Node, rec *Step) error {
 // initial returns the initial states: the configurations given (or the
 // algorithm's own), with every Starter's Start step taken.
 func (e *Explorer) initial() ([]*sys, error) {
-	var configs [][]proto.Node
+	var configs []Configuration
 	if e.cfg.Initial != nil {
 		var err error
 		if configs, err = e.cfg.Initial(); err != nil {
 			return nil, err
 		}
 	} else {
-		configs = [][]proto.Node{e.alg.NewNodes(e.cfg.Nodes)}
+		configs = []Configuration{{Nodes: e.alg.NewNodes(e.cfg.Nodes)}}
 	}
 	var out []*sys
-	for _, nodes := range configs {
+	for _, conf := range configs {
+		nodes := conf.Nodes
+		if len(nodes) != e.cfg.Nodes {
+			return nil, fmt.Errorf("explore: an initial configuration has %d nodes, want %d", len(nodes), e.cfg.Nodes)
+		}
 		s := &sys{ext: make([]ext, len(nodes)), ids: make([]uint32, len(nodes))}
 		for i, n := range nodes {
 			// n is stepped below (Start): the table keeps a copy.
@@ -601,6 +648,15 @@ func (e *Explorer) initial() ([]*sys, error) {
 				return nil, err
 			}
 		}
+		for k := range conf.Msgs {
+			m := conf.Msgs[k]
+			if m.To < 0 || int(m.To) >= e.cfg.Nodes {
+				return nil, fmt.Errorf("explore: an initial message to node %d, of %d", m.To, e.cfg.Nodes)
+			}
+			m.Payload = slices.Clone(m.Payload)
+			s.msgs = append(s.msgs, flight{enc: appendMessage(nil, &m), m: m, hi: uint8(e.cfg.Ticks)})
+		}
+		sortFlights(s.msgs, e.cfg.FIFO)
 		out = append(out, s)
 	}
 	return out, nil

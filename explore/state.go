@@ -16,6 +16,9 @@ type flight struct {
 	enc    []byte // the message's encoding (appendMessage)
 	m      proto.Message
 	lo, hi uint8
+	// old marks, in the stabilization search, a message in flight when
+	// the current round began (Explorer.Stabilization).
+	old bool
 }
 
 // timer is a timer set by a node, due in at ticks.
@@ -47,6 +50,8 @@ type sys struct {
 	crashes uint8
 	legit   bool
 	closure string // legitimate before the last step, not after it
+	// rounds is how many round events the last step counted (apply).
+	rounds int32
 }
 
 // appendMessage appends m's canonical encoding to b.
@@ -124,8 +129,21 @@ func sortFlights(ms []flight, fifo bool) {
 		if c := int(a.lo) - int(b.lo); c != 0 {
 			return c
 		}
-		return int(a.hi) - int(b.hi)
+		if c := int(a.hi) - int(b.hi); c != 0 {
+			return c
+		}
+		return boolCmp(a.old, b.old)
 	})
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func sortTimers(ts []timer) {
@@ -153,6 +171,11 @@ func appendState(b []byte, s *sys) []byte {
 		b = binary.AppendUvarint(b, uint64(len(f.enc)))
 		b = append(b, f.enc...)
 		b = append(b, f.lo, f.hi)
+		if f.old {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.timers)))
 	for _, t := range s.timers {
@@ -187,7 +210,7 @@ func readState(b []byte, n int, s *sys) bool {
 	s.msgs = s.msgs[:0]
 	for range nm {
 		l, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < l+2 {
+		if k <= 0 || uint64(len(b)-k) < l+3 {
 			return false
 		}
 		enc := b[k : k+int(l)]
@@ -195,8 +218,8 @@ func readState(b []byte, n int, s *sys) bool {
 		if !ok {
 			return false
 		}
-		s.msgs = append(s.msgs, flight{enc: enc, m: m, lo: b[k+int(l)], hi: b[k+int(l)+1]})
-		b = b[k+int(l)+2:]
+		s.msgs = append(s.msgs, flight{enc: enc, m: m, lo: b[k+int(l)], hi: b[k+int(l)+1], old: b[k+int(l)+2] == 1})
+		b = b[k+int(l)+3:]
 	}
 	nt, k := binary.Uvarint(b)
 	if k <= 0 {
@@ -243,9 +266,11 @@ func mix(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// hashSet is a set of 64-bit hashes (open addressing, linear probing).
+// hashSet is a set of 64-bit hashes, each with the number of its state
+// (open addressing, linear probing).
 type hashSet struct {
 	slots []uint64
+	ids   []uint32
 	n     int
 }
 
@@ -254,11 +279,12 @@ func newHashSet(capHint int) *hashSet {
 	for size < capHint*2 {
 		size *= 2
 	}
-	return &hashSet{slots: make([]uint64, size)}
+	return &hashSet{slots: make([]uint64, size), ids: make([]uint32, size)}
 }
 
-// add inserts h and reports whether it was new.
-func (s *hashSet) add(h uint64) bool {
+// add inserts h with the state number id and reports whether it was new;
+// if it was not, it returns the number stored with it.
+func (s *hashSet) add(h uint64, id uint32) (uint32, bool) {
 	if h == 0 {
 		h = 1 // 0 marks an empty slot
 	}
@@ -269,21 +295,22 @@ func (s *hashSet) add(h uint64) bool {
 	for i := h & mask; ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case 0:
-			s.slots[i] = h
+			s.slots[i], s.ids[i] = h, id
 			s.n++
-			return true
+			return id, true
 		case h:
-			return false
+			return s.ids[i], false
 		}
 	}
 }
 
 func (s *hashSet) grow() {
-	old := s.slots
+	old, oldIDs := s.slots, s.ids
 	s.slots = make([]uint64, 2*len(old))
+	s.ids = make([]uint32, 2*len(old))
 	s.n = 0
 	mask := uint64(len(s.slots) - 1)
-	for _, h := range old {
+	for k, h := range old {
 		if h == 0 {
 			continue
 		}
@@ -291,10 +318,10 @@ func (s *hashSet) grow() {
 		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i] = h
+		s.slots[i], s.ids[i] = h, oldIDs[k]
 		s.n++
 	}
 }
 
 // bytes returns the memory the set takes.
-func (s *hashSet) bytes() int64 { return int64(len(s.slots)) * 8 }
+func (s *hashSet) bytes() int64 { return int64(len(s.slots)) * 12 }

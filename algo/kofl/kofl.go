@@ -584,3 +584,14 @@ func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
 		{Name: "kofl_safety", When: proto.EveryStep, Check: Safety},
 	}
 }
+
+// TimerSeq returns the Seq of Root's live timer (the last one armed); a
+// timer fires to effect only if its Seq equals it.
+func (nd *Node) TimerSeq() uint32 { return nd.timer }
+
+// SetTimerSeq sets the Seq of Root's live timer: with the live timer
+// pending renamed alike, the node behaves as before. A timer that is not
+// the live one does nothing when it fires (once a node has taken a step it
+// is settled, and a stale Seq is ignored), so the explorer drops those and
+// renames the live one, and a run's state space is finite.
+func (nd *Node) SetTimerSeq(seq uint32) { nd.timer = seq }

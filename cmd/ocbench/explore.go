@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ocbench/ocbench/algo/kofl"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/explore"
 	"github.com/ocbench/ocbench/proto"
@@ -52,7 +54,12 @@ type exploreOptions struct {
 	trace     string
 	ell, kMax int
 	transient bool
+	maxSeq    uint64
+	linkCap   int
+	domain    string
+	timeout   float64
 	quiet     bool
+	reduce    string
 }
 
 func exploreFlags(o *exploreOptions) *pflag.FlagSet {
@@ -75,7 +82,12 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
 	fs.IntVar(&o.ell, "ell", 0, "k-exclusion: ℓ, the units (0: the algorithm's default)")
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion: K, the most units a request asks for (0: ℓ)")
-	fs.BoolVar(&o.transient, "transient", false, "kofl: explore from every initial configuration within small domains (not built yet: refused)")
+	fs.BoolVar(&o.transient, "transient", false, "kofl: explore from every initial configuration within --domain, and compute the exact worst-case stabilization (rounds, traversals)")
+	fs.StringVar(&o.domain, "domain", "full", "--transient: the nodes' domain: full (every variable over its domain), idle (no request, no token held, MyT_c = MyT_a = 0 but at Root) or zero (every node at its zero state: the links' messages alone vary)")
+	fs.Uint64Var(&o.maxSeq, "max-seq", 1, "--transient: MaxSeq, the CToken's sequence numbers are 0..MaxSeq (1..15)")
+	fs.IntVar(&o.linkCap, "link-cap", 0, "--transient: 0 or 1 junk messages on each link (every message of Junk's domain)")
+	fs.Float64Var(&o.timeout, "timeout", kofl.DefaultTimeout, "--transient: Root's CToken time-out, in δ per ring node")
+	fs.StringVar(&o.reduce, "reduce", "por", "partial-order reduction: por (persistent sets of deliveries, untimed runs without crashes; docs/explore.md) or none (every interleaving)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
 }
@@ -112,9 +124,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 }
 
 type exploreJob struct {
-	name string
-	cfg  explore.Config
-	desc string
+	transient bool
+	name      string
+	cfg       explore.Config
+	desc      string
 }
 
 func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
@@ -129,8 +142,18 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--cs-time: %g is not in [0, 20] (δ)", o.csTime)
 	case o.maxStates < 1 || o.maxStates > 4e9:
 		return nil, fmt.Errorf("--max-states: %d is not in 1..4000000000", o.maxStates)
-	case o.transient:
-		return nil, errors.New("--transient: the exploration of kofl's arbitrary initial configurations is not built yet (docs/explore.md)")
+	case o.maxSeq < 1 || o.maxSeq > 15:
+		return nil, fmt.Errorf("--max-seq: %d is not in 1..15", o.maxSeq)
+	case o.linkCap < 0 || o.linkCap > 1:
+		return nil, fmt.Errorf("--link-cap: %d is not 0 or 1", o.linkCap)
+	case !slices.Contains(koflDomains, o.domain):
+		return nil, fmt.Errorf("--domain: unknown domain %q (allowed: %s)", o.domain, strings.Join(koflDomains, ", "))
+	case o.timeout < kofl.MinTimeout || o.timeout > 100:
+		return nil, fmt.Errorf("--timeout: %g is not in [%g, 100] (δ per ring node)", o.timeout, kofl.MinTimeout)
+	case !o.transient && (fs.Changed("domain") || fs.Changed("max-seq") || fs.Changed("link-cap") || fs.Changed("timeout")):
+		return nil, errors.New("--domain, --max-seq, --link-cap, --timeout: they shape --transient; give it")
+	case o.reduce != "por" && o.reduce != "none":
+		return nil, fmt.Errorf("--reduce: unknown reduction %q (allowed: por, none)", o.reduce)
 	case o.protocol != string(bench.ProtocolOCBench) && o.protocol != string(bench.ProtocolPaper):
 		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: ocbench, paper)", o.protocol)
 	}
@@ -179,6 +202,19 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			}
 			alg := bench.RunAlgorithm(norm)
 			_, stab := alg.(proto.SelfStabilizingAlgorithm)
+			var initial func() ([]explore.Configuration, error)
+			if o.transient {
+				k, ok := alg.(kofl.SelfStabilizing)
+				if !ok {
+					return nil, fmt.Errorf("--transient: %s is not kofl (the only algorithm whose arbitrary configurations the explorer enumerates)", a)
+				}
+				k.Config.MaxSeq, k.Config.Timeout = o.maxSeq, o.timeout
+				alg = k
+				var err error
+				if initial, _, err = koflConfigurations(k, n, o.domain, o.linkCap, 20_000_000); err != nil {
+					return nil, err
+				}
+			}
 			ticks := o.ticks
 			if ticks < 0 {
 				ticks = 0
@@ -199,7 +235,8 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			csTicks := int(o.csTime*float64(ticks) + 0.999999)
 			fifo := o.fifo || bench.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
-				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: int64(maxBytes)}
+				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: int64(maxBytes),
+				Reduce: o.reduce == "por", Initial: initial}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
 			if o.reqNodes > 0 && o.reqNodes < n {
 				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
@@ -223,7 +260,11 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			} else {
 				desc += ", untimed"
 			}
-			jobs = append(jobs, exploreJob{name: a, cfg: cfg, desc: desc})
+			if o.transient {
+				desc += fmt.Sprintf(", every initial configuration: domain %s, ℓ = %d, K = %d, MaxSeq = %d, %d junk message(s) per link at most, Root's time-out %gnδ = %d ticks",
+					o.domain, alg.(kofl.SelfStabilizing).Ell, alg.(kofl.SelfStabilizing).K, o.maxSeq, o.linkCap, o.timeout, int(o.timeout*float64(n)*float64(ticks)+0.999999))
+			}
+			jobs = append(jobs, exploreJob{name: a, cfg: cfg, desc: desc, transient: o.transient})
 		}
 	}
 	return jobs, nil
@@ -243,6 +284,9 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		return 2
 	}
 	cpu0 := cpuSeconds()
+	if j.transient {
+		return runStabilization(j, ex, stdout, stderr)
+	}
 	res, err := ex.Run()
 	if errors.Is(err, explore.ErrNeedsTime) && o.ticks < 0 {
 		// An algorithm without a failure protocol that sets timers
@@ -267,8 +311,18 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		return 1
 	}
 	rate := float64(res.States) / res.Elapsed.Seconds()
-	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B, %d node states (%d B)",
-		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier, res.NodeStates, res.NodeBytes)
+	red := "no reduction"
+	if res.Reduced {
+		red = fmt.Sprintf("reduction: %d states expanded by a persistent set, %d in full (%d by the proviso)", res.ReducedStates, res.FullStates, res.Provisos)
+		if res.ReduceOff {
+			red += fmt.Sprintf(", then off: it applied to fewer than a fifth of the first %d", res.ReducedStates+res.FullStates)
+		}
+		if res.ReducedStates > 0 {
+			red += "; the algorithm's every-step invariants were checked in the states visited, not all reachable (--reduce none for those)"
+		}
+	}
+	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B, %d node states (%d B); %s",
+		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier, res.NodeStates, res.NodeBytes, red)
 	switch {
 	case res.Violation != nil:
 		v := res.Violation
@@ -325,4 +379,62 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// runStabilization is --transient: the closure and safety check from
+// every initial configuration (Run), then the exact worst case (Stabilization).
+func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writer) int {
+	cpu0 := cpuSeconds()
+	st, err := ex.Stabilization()
+	if err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %s: %v\n", j.name, err)
+		return 1
+	}
+	n := j.cfg.Nodes
+	fmt.Fprintf(stdout, "%s:\n  %d initial configurations, %d states before legitimacy (with rounds' marks), %.2fs (%.2f CPU s)\n",
+		j.desc, st.Configurations, st.States, st.Elapsed.Seconds(), cpuSeconds()-cpu0)
+	switch {
+	case st.Limit != "":
+		fmt.Fprintf(stdout, "  INCOMPLETE: %s\n", st.Limit)
+		return 1
+	case st.Unbounded != "":
+		fmt.Fprintf(stdout, "  UNBOUNDED: %s\n", st.Unbounded)
+		if confs, err := j.cfg.Initial(); err == nil {
+			fmt.Fprintf(stdout, "  that configuration: %s\n", describeKofl(confs[st.UnboundedFrom]))
+		}
+		return 1
+	}
+	verdict := func(x, bound int) string {
+		if x > bound {
+			return fmt.Sprintf("above %d", bound)
+		}
+		return fmt.Sprintf("within %d", bound)
+	}
+	fmt.Fprintf(stdout, "  worst-case stabilization: %d rounds (%s = 5n), %d traversals (Root's STARTs; %s)\n",
+		st.Rounds, verdict(st.Rounds, 5*n), st.Events, verdict(st.Events, 5))
+	if confs, err := j.cfg.Initial(); err == nil {
+		fmt.Fprintf(stdout, "  a worst configuration for rounds: %s\n", describeKofl(confs[st.RoundsFrom]))
+		fmt.Fprintf(stdout, "  a worst configuration for traversals: %s\n", describeKofl(confs[st.EventsFrom]))
+	}
+	ex2, err := explore.New(j.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %s: %v\n", j.name, err)
+		return 2
+	}
+	res, err := ex2.Run()
+	if err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %s: %v\n", j.name, err)
+		return 1
+	}
+	switch {
+	case res.Violation != nil:
+		fmt.Fprintf(stdout, "  closure and safety: VIOLATION after %d steps: %s\n", countSteps(res.Violation.Path), res.Violation.What)
+		explore.Describe(stdout, j.cfg.Algorithm, res.Violation.Path, j.cfg.Ticks)
+		return 1
+	case res.Limit != "":
+		fmt.Fprintf(stdout, "  closure and safety: INCOMPLETE: %s (%d states)\n", res.Limit, res.States)
+		return 1
+	}
+	fmt.Fprintf(stdout, "  closure and safety: clean, %d states (%.2fs)\n", res.States, res.Elapsed.Seconds())
+	return 0
 }

@@ -27,6 +27,14 @@ func TestExploreCommand(t *testing.T) {
 		{[]string{"--max-states", "0"}, 2, "--max-states"},
 		{[]string{"--transient"}, 2, "--transient"},
 		{[]string{"extra"}, 2, "unexpected argument"},
+		{[]string{"--reduce", "some"}, 2, "--reduce"},
+		{[]string{"--algo", "kofl", "--max-seq", "3"}, 2, "give it"},
+		{[]string{"--algo", "kofl", "--transient", "--domain", "x"}, 2, "--domain"},
+		{[]string{"--algo", "maekawa", "--nodes", "4", "--quiet"}, 0, "states expanded by a persistent set"},
+		{[]string{"--algo", "kofl", "--nodes", "2", "--transient", "--ell", "1", "--requests", "0", "--domain", "zero", "--timeout", "1",
+			"--strict-timers", "--quiet"}, 0, "worst-case stabilization: 3 rounds (within 10 = 5n), 1 traversals"},
+		{[]string{"--algo", "kofl", "--nodes", "2", "--transient", "--ell", "1", "--requests", "0", "--domain", "zero", "--timeout", "1",
+			"--quiet"}, 1, "UNBOUNDED"},
 	} {
 		var out strings.Builder
 		code := run(append([]string{"explore"}, c.args...), &out, &out)
