@@ -2,10 +2,15 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -236,53 +241,111 @@ func TestOpenCubeWorstCase(t *testing.T) {
 }
 
 // BenchmarkSimulator measures the simulator's throughput on the sequential
-// open-cube workload (10^5 requests, counts checks: the default at these N)
-// beside a bare event loop with no protocol, run in the same process on the
-// same number of events, and reports:
+// open-cube workload (10^5 requests, seed 1, counts checks: the default at
+// these N) against a bare event loop with no protocol, in paired runs: each
+// iteration is one pair, the bare loop and the simulator timed back to back
+// in this process on the same number of events (which of the two goes first
+// alternates, and a garbage collection precedes each), so that the load
+// other processes put on the machine weighs on both halves of a pair alike.
+// Run it with -benchtime Nx for N pairs (make bench: 9). It reports:
 //
-//   - sim-events/s: the simulator's events per second, an event being one
-//     entry taken from its queue (Stats.Popped: an input, a delivery or a
-//     timer run through a node, or a call of the workload's, about one in
-//     eight here), as the bare loop's event is one entry taken from its
-//     heap. The time is that of the whole run (building the nodes and the
-//     record included). sim-steps/s counts the nodes' steps only.
-//   - bare-events/s: a binary heap of (time, seq) events, container/heap's,
-//     each event popping the earliest and pushing one new event a
-//     pseudo-random delay later; the heap holds 2 events, about as many as
-//     the simulator's queue holds in this workload (2.1 on average at
-//     N = 2^16).
-//   - ratio: sim-events/s over bare-events/s, each iteration timing both.
-//
-// The machine's noise moves both figures; the ratio moves less.
+//   - ratio-median, ratio-min, ratio-max: over the pairs, the simulator's
+//     events per second over the bare loop's (the bare loop's time over the
+//     simulator's, as both run the same number of events). The median is
+//     the figure to quote.
+//   - sim-events/s: the simulator's events per second in the median pair,
+//     an event being one entry taken from its queue (Stats.Popped: an
+//     input, a delivery or a timer run through a node, or a call of the
+//     workload's or the controller's, about one in eight here), as the
+//     bare loop's event is one entry taken from its heap. The time is that
+//     of the whole run (bench.Run: building the nodes and the record
+//     included). sim-steps/s counts the nodes' steps only.
+//   - bare-events/s: the bare loop's events per second in the median pair:
+//     a binary heap of (time, seq) events, container/heap's, each event
+//     popping the earliest and pushing one new event a pseudo-random delay
+//     later; the heap holds 2 events, about as many as the simulator's
+//     queue holds in this workload (2.1 on average at N = 2^16).
+//   - load1: the 1-minute load average when the pairs were over
+//     (/proc/loadavg; absent elsewhere), to read the figures by.
 func BenchmarkSimulator(b *testing.B) {
 	for _, n := range []int{1 << 10, 1 << 16} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			var events, steps int64
-			var simTime, bareTime time.Duration
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				spec := Spec{Algorithm: "opencube", Nodes: n, Requests: 100000, Workload: "sequential", Seed: uint64(i + 1), CSTime: 1}
-				r, err := Run(spec)
-				simTime += time.Since(start)
-				if err != nil || r.Violation != "" {
-					b.Fatal(err, r.Violation)
+			spec := Spec{Algorithm: "opencube", Nodes: n, Requests: 100000, Workload: "sequential", Seed: 1, CSTime: 1}
+			events := popped(spec) // the same in every pair: one seed
+			pairs := make([]simPair, b.N)
+			for i := range pairs {
+				simFirst := i%2 == 1
+				if simFirst {
+					pairs[i].sim, pairs[i].steps = timeSimulator(b, spec)
 				}
-				e := popped(spec)
-				events += e
-				steps += r.Steps
-				start = time.Now()
-				bareSink += bareEvents(e, 2, uint64(i+1))
-				bareTime += time.Since(start)
+				pairs[i].bare = timeBare(events, uint64(i+1))
+				if !simFirst {
+					pairs[i].sim, pairs[i].steps = timeSimulator(b, spec)
+				}
 			}
-			simRate := float64(events) / simTime.Seconds()
-			bareRate := float64(events) / bareTime.Seconds()
+			slices.SortFunc(pairs, func(x, y simPair) int { return cmp.Compare(x.ratio(), y.ratio()) })
+			med := pairs[len(pairs)/2]
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(simRate, "sim-events/s")
-			b.ReportMetric(float64(steps)/simTime.Seconds(), "sim-steps/s")
-			b.ReportMetric(bareRate, "bare-events/s")
-			b.ReportMetric(simRate/bareRate, "ratio")
+			b.ReportMetric(med.ratio(), "ratio-median")
+			b.ReportMetric(pairs[0].ratio(), "ratio-min")
+			b.ReportMetric(pairs[len(pairs)-1].ratio(), "ratio-max")
+			b.ReportMetric(float64(events)/med.sim.Seconds(), "sim-events/s")
+			b.ReportMetric(float64(med.steps)/med.sim.Seconds(), "sim-steps/s")
+			b.ReportMetric(float64(events)/med.bare.Seconds(), "bare-events/s")
+			if load, ok := loadAverage(); ok {
+				b.ReportMetric(load, "load1")
+			}
 		})
 	}
+}
+
+// simPair is one pair of BenchmarkSimulator: the simulator's time and
+// steps, and the bare loop's time on as many events.
+type simPair struct {
+	sim, bare time.Duration
+	steps     int64
+}
+
+// ratio is the simulator's events per second over the bare loop's.
+func (p simPair) ratio() float64 { return p.bare.Seconds() / p.sim.Seconds() }
+
+// timeSimulator runs spec (bench.Run) after a garbage collection and
+// returns its wall time and steps.
+func timeSimulator(b *testing.B, spec Spec) (time.Duration, int64) {
+	runtime.GC()
+	start := time.Now()
+	r, err := Run(spec)
+	d := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.Violation != "" {
+		b.Fatal(r.Violation)
+	}
+	return d, r.Steps
+}
+
+// timeBare runs events events of the bare loop after a garbage collection
+// and returns its wall time.
+func timeBare(events int64, seed uint64) time.Duration {
+	runtime.GC()
+	start := time.Now()
+	bareSink += bareEvents(events, 2, seed)
+	return time.Since(start)
+}
+
+// loadAverage returns the 1-minute load average (Linux's /proc/loadavg).
+func loadAverage() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	return load, err == nil
 }
 
 // popped returns the number of events the simulator's queue gives out in
