@@ -155,6 +155,9 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 	if d.quota > 0 {
 		d.left = int64(len(d.hosted))
 	}
+	if len(d.hosted) == n {
+		d.waits = make([]float64, 0, capHint(c.Requests))
+	}
 	return d
 }
 
