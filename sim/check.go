@@ -96,7 +96,7 @@ func (s *Sim) CheckAtEnd() error {
 func (s *Sim) liveTokens() int {
 	t := s.tokenHolders
 	s.ForEachInFlight(func(m *proto.Message) {
-		if m.Type == s.token && !s.down[m.To] && m.Stamp >= s.nodes[m.To].View().Gen {
+		if m.Type == s.token && !s.slotOf(m.To).down && m.Stamp >= s.nodes[m.To].View().Gen {
 			t++
 		}
 	})
@@ -108,13 +108,13 @@ func (s *Sim) liveTokens() int {
 func (s *Sim) ForEachInFlight(f func(m *proto.Message)) {
 	if s.cfg.OrderedInFlight {
 		for _, it := range s.orderedInFlight() {
-			f(&s.slab[it.Idx].msg)
+			f(&s.slab[it.Idx].in.Msg)
 		}
 		return
 	}
 	for _, it := range s.heap {
 		if p := &s.slab[it.Idx]; p.kind == evDeliver {
-			f(&p.msg)
+			f(&p.in.Msg)
 		}
 	}
 }
