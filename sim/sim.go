@@ -407,12 +407,20 @@ func (s *Sim) slotOf(id proto.NodeID) *slot { return &s.slots[int(id)+creatorOfN
 // nodes in the critical section and units in use. The units of a node in
 // the critical section must fit in 32 bits.
 func (s *Sim) cache(sl *slot, v *proto.View) {
+	if sl.token != v.TokenHere || sl.inCS || v.InCS {
+		s.cacheCounts(sl, v)
+	}
+	sl.up = v.Up
+}
+
+// cacheCounts is cache's counts, for a view that changes them.
+func (s *Sim) cacheCounts(sl *slot, v *proto.View) {
 	s.tokenHolders += b2i(v.TokenHere) - b2i(sl.token)
 	s.inCS += b2i(v.InCS) - b2i(sl.inCS)
 	if sl.inCS || v.InCS {
 		s.cacheUnits(sl, v)
 	}
-	sl.up, sl.token, sl.inCS = v.Up, v.TokenHere, v.InCS
+	sl.token, sl.inCS = v.TokenHere, v.InCS
 }
 
 // cacheUnits is cache's count of the units in use.
@@ -919,10 +927,15 @@ func (s *Sim) traceEv(ev string, node proto.NodeID) {
 	trace.WriteEvent(s.trace, s.now, node, ev)
 }
 
+// traceMsg writes a message's line, if there is a trace; small enough to
+// be inlined, so that a run without a trace pays a test, not a call.
 func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
-	if s.trace == nil {
-		return
+	if s.trace != nil {
+		s.writeMsg(ev, node, m, id)
 	}
+}
+
+func (s *Sim) writeMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
 	trace.WriteMessage(s.trace, s.now, node, ev, s.typeName(m.Type), m, id)
 }
 
