@@ -155,7 +155,7 @@ func (s *Sim) Destroy(k int) {
 		s.tokensInFlight--
 	}
 	s.Stats.Destroyed++
-	s.traceMsg(trace.Destroy, p.in.Msg.To, &p.in.Msg, p.msgID)
+	s.traceMsg(trace.Destroy, p.in.Msg.To, &p.in.Msg, it.Key)
 }
 
 // inFlightKey changes whenever the set of messages in flight does: a
