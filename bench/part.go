@@ -276,7 +276,7 @@ func (p *Part) entered(id proto.NodeID, tag uint32) {
 	now := p.s.Now()
 	p.tally.Entered(now)
 	p.open[id] = len(p.stays)
-	p.stays = append(p.stays, Stay{Node: id, Issued: p.drv.IssuedAt(id), Enter: now, Key: p.s.CurrentKey(), Units: p.nodes[id].View().Units})
+	p.stays = append(p.stays, Stay{Node: id, Issued: p.drv.IssuedAt(id), Enter: now, Key: p.s.CurrentKey(), Units: p.s.NodeUnits(id)})
 	p.drv.Entered(id, tag)
 }
 

@@ -92,6 +92,16 @@ func (s *Sim) Stab() Stab { return s.stab }
 // over the nodes in the critical section.
 func (s *Sim) Units() int { return s.units }
 
+// NodeUnits returns the units node id uses (View.Units) if its view after
+// its last step has it in the critical section, else 0. A hook called
+// after the node's step (Hooks.Enter) reads it without reading the node.
+func (s *Sim) NodeUnits(id proto.NodeID) int {
+	if sl := s.slotOf(id); sl.inCS {
+		return int(sl.units)
+	}
+	return 0
+}
+
 func (s *Sim) sentByType() (out [proto.MaxMsgTypes]int64) {
 	for k, byCause := range s.Stats.Sent {
 		for _, c := range byCause {
