@@ -2,15 +2,21 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
 )
 
 var seeds = flag.Int("seeds", 1000, "seeds per configuration in TestSeedSweep (the algorithms that cost more than O(log N) messages per request: a tenth as many)")
@@ -236,53 +242,142 @@ func TestOpenCubeWorstCase(t *testing.T) {
 }
 
 // BenchmarkSimulator measures the simulator's throughput on the sequential
-// open-cube workload (10^5 requests, counts checks: the default at these N)
-// beside a bare event loop with no protocol, run in the same process on the
-// same number of events, and reports:
+// open-cube workload (10^5 requests, seed 1, counts checks: the default at
+// these N) against a bare event loop with no protocol, in paired runs: each
+// iteration is one pair, the bare loop and the simulator timed back to back
+// in this process on the same number of events (which of the two goes first
+// alternates, and a garbage collection precedes each), so that the load
+// other processes put on the machine weighs on both halves of a pair alike.
+// Each half is timed in CPU time (the process's, garbage collection
+// included: getrusage), which a machine shared with other jobs stretches
+// far less than wall time, and in wall time. Run it with -benchtime Nx for
+// N pairs (make bench: 9). It reports:
 //
-//   - sim-events/s: the simulator's events per second, an event being one
-//     entry taken from its queue (Stats.Popped: an input, a delivery or a
-//     timer run through a node, or a call of the workload's, about one in
-//     eight here), as the bare loop's event is one entry taken from its
-//     heap. The time is that of the whole run (building the nodes and the
-//     record included). sim-steps/s counts the nodes' steps only.
-//   - bare-events/s: a binary heap of (time, seq) events, container/heap's,
+//   - ratio-median, ratio-min, ratio-max: over the pairs, the simulator's
+//     events per CPU second over the bare loop's (the bare loop's CPU time
+//     over the simulator's, as both run the same number of events; wall
+//     time where CPU time cannot be read). The median is the figure to
+//     quote.
+//   - wall-ratio-median: the same ratio in wall time.
+//   - sim-events/cpu-s: the simulator's events per CPU second in the
+//     median pair, an event being one entry taken from its queue
+//     (Stats.Popped: an input, a delivery or a timer run through a node,
+//     or a call of the workload's or the controller's, about one in eight
+//     here), as the bare loop's event is one entry taken from its heap. The
+//     time is that of the whole run (bench.Run: building the nodes and the
+//     record included). sim-steps/cpu-s counts the nodes' steps only.
+//   - bare-events/cpu-s: the bare loop's events per CPU second in the
+//     median pair: a binary heap of (time, seq) events, container/heap's,
 //     each event popping the earliest and pushing one new event a
 //     pseudo-random delay later; the heap holds 2 events, about as many as
 //     the simulator's queue holds in this workload (2.1 on average at
 //     N = 2^16).
-//   - ratio: sim-events/s over bare-events/s, each iteration timing both.
-//
-// The machine's noise moves both figures; the ratio moves less.
+//   - load1: the 1-minute load average when the pairs were over
+//     (/proc/loadavg; absent elsewhere), to read the figures by.
 func BenchmarkSimulator(b *testing.B) {
 	for _, n := range []int{1 << 10, 1 << 16} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			var events, steps int64
-			var simTime, bareTime time.Duration
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				spec := Spec{Algorithm: "opencube", Nodes: n, Requests: 100000, Workload: "sequential", Seed: uint64(i + 1), CSTime: 1}
-				r, err := Run(spec)
-				simTime += time.Since(start)
-				if err != nil || r.Violation != "" {
-					b.Fatal(err, r.Violation)
+			spec := Spec{Algorithm: "opencube", Nodes: n, Requests: 100000, Workload: "sequential", Seed: 1, CSTime: 1}
+			events := popped(spec) // the same in every pair: one seed
+			pairs := make([]simPair, b.N)
+			for i := range pairs {
+				simFirst := i%2 == 1
+				if simFirst {
+					pairs[i].sim, pairs[i].steps = timeSimulator(b, spec)
 				}
-				e := popped(spec)
-				events += e
-				steps += r.Steps
-				start = time.Now()
-				bareSink += bareEvents(e, 2, uint64(i+1))
-				bareTime += time.Since(start)
+				pairs[i].bare = timeBare(events, uint64(i+1))
+				if !simFirst {
+					pairs[i].sim, pairs[i].steps = timeSimulator(b, spec)
+				}
 			}
-			simRate := float64(events) / simTime.Seconds()
-			bareRate := float64(events) / bareTime.Seconds()
+			wall := make([]float64, len(pairs))
+			for i, p := range pairs {
+				wall[i] = p.bare.wall.Seconds() / p.sim.wall.Seconds()
+			}
+			slices.Sort(wall)
+			slices.SortFunc(pairs, func(x, y simPair) int { return cmp.Compare(x.ratio(), y.ratio()) })
+			med := pairs[len(pairs)/2]
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(simRate, "sim-events/s")
-			b.ReportMetric(float64(steps)/simTime.Seconds(), "sim-steps/s")
-			b.ReportMetric(bareRate, "bare-events/s")
-			b.ReportMetric(simRate/bareRate, "ratio")
+			b.ReportMetric(med.ratio(), "ratio-median")
+			b.ReportMetric(pairs[0].ratio(), "ratio-min")
+			b.ReportMetric(pairs[len(pairs)-1].ratio(), "ratio-max")
+			b.ReportMetric(wall[len(wall)/2], "wall-ratio-median")
+			b.ReportMetric(float64(events)/med.sim.time().Seconds(), "sim-events/cpu-s")
+			b.ReportMetric(float64(med.steps)/med.sim.time().Seconds(), "sim-steps/cpu-s")
+			b.ReportMetric(float64(events)/med.bare.time().Seconds(), "bare-events/cpu-s")
+			if load, ok := loadAverage(); ok {
+				b.ReportMetric(load, "load1")
+			}
 		})
 	}
+}
+
+// span is how long something took: in wall time, and in the process's CPU
+// time (0 where it cannot be read).
+type span struct {
+	wall, cpu time.Duration
+}
+
+// time is the span's CPU time, or its wall time where there is none.
+func (s span) time() time.Duration {
+	if s.cpu > 0 {
+		return s.cpu
+	}
+	return s.wall
+}
+
+// timed runs f after a garbage collection and returns how long it took.
+func timed(f func()) span {
+	runtime.GC()
+	c0, w0 := processCPU(), time.Now()
+	f()
+	return span{wall: time.Since(w0), cpu: processCPU() - c0}
+}
+
+// simPair is one pair of BenchmarkSimulator: the simulator's time and
+// steps, and the bare loop's time on as many events.
+type simPair struct {
+	sim, bare span
+	steps     int64
+}
+
+// ratio is the simulator's events per second over the bare loop's, in CPU
+// time.
+func (p simPair) ratio() float64 { return p.bare.time().Seconds() / p.sim.time().Seconds() }
+
+// timeSimulator runs spec (bench.Run) and returns how long it took and
+// its steps.
+func timeSimulator(b *testing.B, spec Spec) (span, int64) {
+	var r *results.Run
+	var err error
+	d := timed(func() { r, err = Run(spec) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.Violation != "" {
+		b.Fatal(r.Violation)
+	}
+	return d, r.Steps
+}
+
+// timeBare runs events events of the bare loop and returns how long it
+// took.
+func timeBare(events int64, seed uint64) span {
+	return timed(func() { bareSink += bareEvents(events, 2, seed) })
+}
+
+// loadAverage returns the 1-minute load average (Linux's /proc/loadavg).
+func loadAverage() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	return load, err == nil
 }
 
 // popped returns the number of events the simulator's queue gives out in

@@ -107,6 +107,7 @@ type Part struct {
 	lastReported  int64
 	ell           int
 	selfStab      bool
+	sequential    bool // the workload is sequential (observe, at every boundary)
 }
 
 // NewPart returns the part of the run of spec (filled and valid) that
@@ -153,6 +154,9 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	}
 	p.limit = budgetOf(spec, until)
 	p.open = make([]int, spec.Nodes)
+	if owned == nil {
+		p.stays = make([]Stay, 0, capHint(spec.Requests))
+	}
 	for i := range p.open {
 		p.open[i] = -1
 	}
@@ -224,7 +228,8 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		p.nextTick = p.wdPeriod
 		p.s.At(p.wdPeriod, p.tick)
 	}
-	if spec.Workload == "sequential" {
+	p.sequential = spec.Workload == "sequential"
+	if p.sequential {
 		p.drv.pending = true // the first request starts at the first boundary
 	} else {
 		p.drv.Start()
@@ -271,7 +276,7 @@ func (p *Part) entered(id proto.NodeID, tag uint32) {
 	now := p.s.Now()
 	p.tally.Entered(now)
 	p.open[id] = len(p.stays)
-	p.stays = append(p.stays, Stay{Node: id, Issued: p.drv.IssuedAt(id), Enter: now, Key: p.s.CurrentKey(), Units: p.nodes[id].View().Units})
+	p.stays = append(p.stays, Stay{Node: id, Issued: p.drv.IssuedAt(id), Enter: now, Key: p.s.CurrentKey(), Units: p.s.NodeUnits(id)})
 	p.drv.Entered(id, tag)
 }
 
@@ -367,11 +372,27 @@ func (p *Part) stalled() string {
 // Stopped reports whether the run is over: stopped, or a violation.
 func (p *Part) Stopped() bool { return p.s.Stopped() }
 
+// capHint is the capacity to give a slice that gets an element per
+// request of a run of requests: at most 2^20, an estimate that spares
+// the copies of growing a slice one append at a time.
+func capHint(requests int64) int { return int(min(requests, 1<<20)) }
+
 // Report returns this part's report at a boundary (before it accepts the
 // messages of the others): what Snapshot adds up.
 func (p *Part) Report() Snapshot {
+	var r Snapshot
+	p.reportTo(&r)
+	return r
+}
+
+// reportTo writes this part's report at a boundary into *r, reusing the
+// array of r.Candidates. It writes every field, one by one: a Snapshot
+// literal assigned to *r costs as much again as the rest of a boundary
+// (TestReportTo checks that no field is left out).
+func (p *Part) reportTo(r *Snapshot) {
 	s := p.s
-	r := Snapshot{Next: s.Next(), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil, Storm: s.Stats.Storm}
+	r.Next, r.Waiting, r.WaitingSince, r.TokenDest, r.tokenAt = s.Next(), proto.Nil, math.Inf(1), proto.Nil, sim.Mark{}
+	r.Storm, r.Candidates, r.Halted = s.Stats.Storm, r.Candidates[:0], 0
 	if p.Stopped() {
 		r.Halted = 1
 	}
@@ -401,7 +422,6 @@ func (p *Part) Report() Snapshot {
 			r.tokenAt, r.TokenDest = at, to
 		}
 	}
-	return r
 }
 
 // Add adds another part's report to r.
@@ -441,8 +461,16 @@ func (r *Snapshot) AddWorld(o *Snapshot) {
 // observes it. It returns the start of the next window (+Inf: the run is
 // over).
 func (p *Part) Boundary(snap Snapshot) float64 {
-	slices.Sort(snap.Candidates)
 	p.snap = snap
+	return p.boundary()
+}
+
+// boundary is Boundary on the snapshot in p.snap.
+func (p *Part) boundary() float64 {
+	snap := &p.snap
+	if len(snap.Candidates) > 1 {
+		slices.Sort(snap.Candidates)
+	}
 	if snap.Halted > 0 {
 		p.s.Stop() // another part's violation ends the run everywhere
 	}
@@ -489,7 +517,7 @@ func (p *Part) observe() {
 		return
 	}
 	d := p.drv
-	if d.kind == "sequential" && d.pending && sn.Busy == 0 && (quiet || d.neverQuiet) {
+	if p.sequential && d.pending && sn.Busy == 0 && (quiet || d.neverQuiet) {
 		d.pending = false
 		s.After(0, d.nextFn)
 	}
@@ -541,12 +569,15 @@ func (p *Part) finish() {
 	s.After(p.settle, s.Stop)
 }
 
-// Drive runs a run of one part (the simulator) to its end.
+// Drive runs a run of one part (the simulator) to its end: at every
+// boundary, Boundary(Report()), the report written in place.
 func (p *Part) Drive() error {
-	next := p.Boundary(p.Report())
+	p.reportTo(&p.snap)
+	next := p.boundary()
 	for !math.IsInf(next, 1) {
 		p.s.Window(next, p.width)
-		next = p.Boundary(p.Report())
+		p.reportTo(&p.snap)
+		next = p.boundary()
 	}
 	return p.End()
 }

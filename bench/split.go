@@ -111,12 +111,23 @@ func (p *Part) Result(err error) *Result {
 	}
 	r.Tally.Events = slices.Clone(st.Events[:])
 	r.Tally.Abandoned = p.drv.abandoned
-	// The stays that ended, compacted in place: the part is over.
+	// The stays that ended, compacted in place: the part is over. The
+	// open ones are found from the nodes (p.open, in one pass), not by
+	// looking each stay's node up.
+	var open []int
+	for _, k := range p.open {
+		if k >= 0 {
+			open = append(open, k)
+		}
+	}
+	slices.Sort(open)
 	r.Stays = p.stays[:0]
 	for k, x := range p.stays {
-		if p.open[x.Node] != k {
-			r.Stays = append(r.Stays, x)
+		if len(open) > 0 && open[0] == k {
+			open = open[1:]
+			continue
 		}
+		r.Stays = append(r.Stays, x)
 	}
 	p.stays = nil
 	if p.over != "" && r.Stuck == "" {

@@ -243,7 +243,7 @@ func (t *InventedCS) Scrambled(id proto.NodeID) {
 	case v.InCS && !t.drv.InCS(id):
 		t.endFaultCS(id)
 	case t.drv.Waiting(id):
-		t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+		t.host.Input(0, id, proto.EnterCS, t.drv.nd[id].reqTag)
 	}
 }
 
@@ -256,7 +256,7 @@ func (t *InventedCS) endFaultCS(id proto.NodeID) {
 	t.host.After(t.cs, func() {
 		t.faultCS[id] = false
 		if t.drv.Waiting(id) {
-			t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+			t.host.Input(0, id, proto.EnterCS, t.drv.nd[id].reqTag)
 		}
 	})
 }
@@ -265,7 +265,7 @@ func (t *InventedCS) endFaultCS(id proto.NodeID) {
 // the workload did not make): it then ends it, and the runtime must not
 // tell the workload.
 func (t *InventedCS) Entered(id proto.NodeID, tag uint32) bool {
-	if tag != 0 && t.drv.Waiting(id) && t.drv.reqTag[id] == tag {
+	if tag != 0 && t.drv.Waiting(id) && t.drv.nd[id].reqTag == tag {
 		return false
 	}
 	t.invented++

@@ -58,11 +58,9 @@ type Workload struct {
 	// neverQuiet: WorkloadConfig.NeverQuiet
 	neverQuiet bool
 	// nodeTags: WorkloadConfig.NodeTags; seqIssued counts the sequential
-	// requests the controller issued; unbooked marks a request issued and
-	// not yet stepped (Requested books it).
+	// requests the controller issued.
 	nodeTags  bool
 	seqIssued int64
-	unbooked  []bool
 	// nbusy counts the hosted nodes busy, left the live hosted nodes with
 	// requests of their quota to issue.
 	nbusy, left int64
@@ -72,15 +70,11 @@ type Workload struct {
 
 	issued, served, abandoned int64
 	pending                   bool      // sequential: a request is outstanding
-	since                     []float64 // when each node issued its current request, seconds
 	waits                     []float64 // seconds, by served request
-	busy                      []bool    // node has a request issued and not yet finished
-	inCS                      []bool
-	reqTag                    []uint32 // the tag of each node's current request
-	nodeIssued                []int64  // PerNode: requests issued by each node
-	life                      []uint32 // incarnation of each node, bumped at each crash
-	thinks                    []uint32 // poisson: number of think times drawn per node
-	sync                      SyncDelay
+	// nd is each node's state, which a request reads and writes: one
+	// cache line of it.
+	nd   []nodeLoad
+	sync SyncDelay
 	// OnDone is called once no more requests will be issued and every
 	// issued request is served or abandoned.
 	OnDone func()
@@ -92,6 +86,18 @@ type Workload struct {
 	// value taken allocates.
 	nextFn            func()
 	issueFn, exitedFn func(proto.NodeID)
+}
+
+// nodeLoad is the workload's state of one node.
+type nodeLoad struct {
+	since  float64 // when the node issued its current request, seconds
+	issued int64   // PerNode: the requests the node issued
+	reqTag uint32  // the tag of the node's current request
+	life   uint32  // the node's incarnation, bumped at each crash
+	thinks uint32  // poisson: the think times drawn for the node
+	// busy: the node has a request issued and not yet finished; unbooked:
+	// issued and not yet stepped (Requested books it).
+	busy, inCS, unbooked bool
 }
 
 // WorkloadConfig says what a Workload issues. Times are in seconds.
@@ -138,13 +144,10 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 	n := c.Nodes
 	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, streamWorkload)), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
-		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, unbooked: make([]bool, n),
-		busy: make([]bool, n), inCS: make([]bool, n),
-		reqTag: make([]uint32, n), life: make([]uint32, n), thinks: make([]uint32, n), since: make([]float64, n)}
+		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, nd: make([]nodeLoad, n)}
 	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited
 	if c.PerNode {
 		d.quota = (c.Requests + int64(n) - 1) / int64(n)
-		d.nodeIssued = make([]int64, n)
 	}
 	if d.hosted == nil {
 		d.hosted = make([]proto.NodeID, n)
@@ -154,6 +157,9 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 	}
 	if d.quota > 0 {
 		d.left = int64(len(d.hosted))
+	}
+	if len(d.hosted) == n {
+		d.waits = make([]float64, 0, capHint(c.Requests))
 	}
 	return d
 }
@@ -174,7 +180,7 @@ func (d *Workload) Waits() []float64 { return d.waits }
 func (d *Workload) SyncDelays() []float64 { return d.sync.Samples() }
 
 // IssuedAt returns when node id issued its current (or last) request.
-func (d *Workload) IssuedAt(id proto.NodeID) float64 { return d.since[id] }
+func (d *Workload) IssuedAt(id proto.NodeID) float64 { return d.nd[id].since }
 
 // Start schedules the workload's first requests. A rank of an MPI job does
 // not start a sequential workload: rank 0 gives each request its turn
@@ -206,9 +212,9 @@ func (d *Workload) as(id proto.NodeID, fn func()) {
 
 // later calls f(id) dt seconds from now unless node id crashes meanwhile.
 func (d *Workload) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
-	life := d.life[id]
+	life := d.nd[id].life
 	d.host.After(dt, func() {
-		if d.life[id] == life {
+		if d.nd[id].life == life {
 			f(id)
 		}
 	})
@@ -219,8 +225,8 @@ func (d *Workload) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
 // same times whatever happens elsewhere (crashes included): a run and its
 // crash-free baseline issue the same requests.
 func (d *Workload) thinkTime(id proto.NodeID) float64 {
-	k := d.thinks[id]
-	d.thinks[id]++
+	k := d.nd[id].thinks
+	d.nd[id].thinks++
 	return ThinkTime(d.seed, id, k, d.think)
 }
 
@@ -241,7 +247,7 @@ func (d *Workload) more(id proto.NodeID) bool {
 		return true
 	}
 	if d.quota > 0 {
-		return id != proto.Nil && d.nodeIssued[id] < d.quota
+		return id != proto.Nil && d.nd[id].issued < d.quota
 	}
 	return d.issued < d.requests
 }
@@ -251,17 +257,17 @@ func (d *Workload) issue(id proto.NodeID) {
 	if d.nodeTags {
 		k := uint64(d.issued)
 		if d.quota > 0 {
-			k = uint64(d.nodeIssued[id])
+			k = uint64(d.nd[id].issued)
 		}
-		if !d.more(id) || d.busy[id] || d.host.Down(id) || k*uint64(d.n)+uint64(id)+1 >= math.MaxUint32 {
+		if !d.more(id) || d.nd[id].busy || d.host.Down(id) || k*uint64(d.n)+uint64(id)+1 >= math.MaxUint32 {
 			return
 		}
 		d.setBusy(id, true)
-		d.unbooked[id], d.reqTag[id] = true, uint32(k*uint64(d.n)+uint64(id)+1)
-		d.host.Input(0, id, proto.EnterCS, d.reqTag[id])
+		d.nd[id].unbooked, d.nd[id].reqTag = true, uint32(k*uint64(d.n)+uint64(id)+1)
+		d.host.Input(0, id, proto.EnterCS, d.nd[id].reqTag)
 		return
 	}
-	if !d.more(id) || d.busy[id] || d.host.Down(id) || uint64(d.tagBase)+uint64(d.issued+1)*uint64(d.stride) >= math.MaxUint32 {
+	if !d.more(id) || d.nd[id].busy || d.host.Down(id) || uint64(d.tagBase)+uint64(d.issued+1)*uint64(d.stride) >= math.MaxUint32 {
 		d.check()
 		return
 	}
@@ -273,19 +279,19 @@ func (d *Workload) issue(id proto.NodeID) {
 // enter_cs again for a request booked already, nor an input that is no
 // workload's (tag 0), nor one at a node that is down.
 func (d *Workload) Requested(id proto.NodeID, tag uint32) bool {
-	if tag == 0 || d.host.Down(id) || d.busy[id] && !d.unbooked[id] {
+	if tag == 0 || d.host.Down(id) || d.nd[id].busy && !d.nd[id].unbooked {
 		return false
 	}
 	d.setBusy(id, true)
-	d.unbooked[id], d.reqTag[id] = false, tag
+	d.nd[id].unbooked, d.nd[id].reqTag = false, tag
 	d.issued++
 	if d.quota > 0 {
-		d.nodeIssued[id]++
-		if d.nodeIssued[id] == d.quota {
+		d.nd[id].issued++
+		if d.nd[id].issued == d.quota {
 			d.left--
 		}
 	}
-	d.since[id] = d.host.Now()
+	d.nd[id].since = d.host.Now()
 	return true
 }
 
@@ -294,10 +300,10 @@ func (d *Workload) busyNodes() int64 { return d.nbusy }
 
 // setBusy marks node id busy (a request not yet over) or not.
 func (d *Workload) setBusy(id proto.NodeID, b bool) {
-	if d.busy[id] != b {
+	if d.nd[id].busy != b {
 		d.nbusy += int64(b2i(b)) - int64(b2i(!b))
 	}
-	d.busy[id] = b
+	d.nd[id].busy = b
 }
 
 // quotaLeft counts the live hosted nodes with requests of their quota
@@ -315,11 +321,11 @@ func b2i(b bool) int {
 func (d *Workload) enter(id proto.NodeID, tag uint32) {
 	d.issued++
 	if d.quota > 0 {
-		d.nodeIssued[id]++
+		d.nd[id].issued++
 	}
 	d.setBusy(id, true)
-	d.reqTag[id] = tag
-	d.since[id] = d.host.Now()
+	d.nd[id].reqTag = tag
+	d.nd[id].since = d.host.Now()
 	d.host.Input(0, id, proto.EnterCS, tag)
 }
 
@@ -358,7 +364,7 @@ func (d *Workload) next() {
 // sequential workload, on a host that does not draw the order itself (a
 // rank, told by rank 0). It fails if the node is busy or down.
 func (d *Workload) IssueSequential(id proto.NodeID, k uint32) error {
-	if d.busy[id] || d.host.Down(id) {
+	if d.nd[id].busy || d.host.Down(id) {
 		return fmt.Errorf("sequential request %d at node %d, which is busy or down", k, id)
 	}
 	d.enter(id, k)
@@ -368,19 +374,19 @@ func (d *Workload) IssueSequential(id proto.NodeID, k uint32) error {
 // Entered is called when node id enters the CS for request tag.
 func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 	d.served++
-	d.inCS[id] = true
+	d.nd[id].inCS = true
 	d.sync.Entered(d.host.Now())
-	d.waits = append(d.waits, d.host.Now()-d.since[id])
+	d.waits = append(d.waits, d.host.Now()-d.nd[id].since)
 	d.host.Input(d.csTime, id, proto.ExitCS, 0)
 	d.later(id, d.csTime, d.exitedFn)
 }
 
 func (d *Workload) exited(id proto.NodeID) {
 	d.setBusy(id, false)
-	d.inCS[id] = false
+	d.nd[id].inCS = false
 	d.sync.Left(d.host.Now(), d.issued > d.served+d.abandoned)
 	if d.OnExit != nil {
-		d.OnExit(id, d.reqTag[id])
+		d.OnExit(id, d.nd[id].reqTag)
 	}
 	switch d.kind {
 	case "poisson":
@@ -399,25 +405,25 @@ func (d *Workload) exited(id proto.NodeID) {
 // Crashed is called when node id crashes: its pending request is abandoned
 // (a CS it was in ends with it).
 func (d *Workload) Crashed(id proto.NodeID) {
-	d.life[id]++
-	if d.busy[id] && !d.inCS[id] && !d.unbooked[id] {
+	d.nd[id].life++
+	if d.nd[id].busy && !d.nd[id].inCS && !d.nd[id].unbooked {
 		d.abandoned++
 	}
-	d.unbooked[id] = false
-	if d.quota > 0 && d.nodeIssued[id] < d.quota {
+	d.nd[id].unbooked = false
+	if d.quota > 0 && d.nd[id].issued < d.quota {
 		d.left-- // a node down issues nothing
 	}
-	if d.inCS[id] {
+	if d.nd[id].inCS {
 		d.sync.Left(d.host.Now(), false)
 	}
 	d.setBusy(id, false)
-	d.inCS[id] = false
+	d.nd[id].inCS = false
 	d.check()
 }
 
 // Recovered is called when node id is up again.
 func (d *Workload) Recovered(id proto.NodeID) {
-	if d.quota > 0 && d.nodeIssued[id] < d.quota {
+	if d.quota > 0 && d.nd[id].issued < d.quota {
 		d.left++
 	}
 	switch d.kind {
@@ -429,11 +435,11 @@ func (d *Workload) Recovered(id proto.NodeID) {
 }
 
 // InCS reports whether node id is in the critical section.
-func (d *Workload) InCS(id proto.NodeID) bool { return d.inCS[id] }
+func (d *Workload) InCS(id proto.NodeID) bool { return d.nd[id].inCS }
 
 // Waiting reports whether node id has issued a request that is not served
 // yet.
-func (d *Workload) Waiting(id proto.NodeID) bool { return d.busy[id] && !d.inCS[id] }
+func (d *Workload) Waiting(id proto.NodeID) bool { return d.nd[id].busy && !d.nd[id].inCS }
 
 // waitingAt returns when the hosted request that has waited longest was issued
 // (+Inf: none waits), and the smallest hosted node whose request was issued
@@ -441,9 +447,9 @@ func (d *Workload) Waiting(id proto.NodeID) bool { return d.busy[id] && !d.inCS[
 func (d *Workload) waitingAt(cut float64) (float64, proto.NodeID) {
 	oldest, id := math.Inf(1), proto.Nil
 	for _, i := range d.hosted {
-		if d.busy[i] && !d.inCS[i] && !d.unbooked[i] {
-			oldest = min(oldest, d.since[i])
-			if d.since[i] <= cut && (id == proto.Nil || i < id) {
+		if d.nd[i].busy && !d.nd[i].inCS && !d.nd[i].unbooked {
+			oldest = min(oldest, d.nd[i].since)
+			if d.nd[i].since <= cut && (id == proto.Nil || i < id) {
 				id = i
 			}
 		}
@@ -456,8 +462,8 @@ func (d *Workload) waitingAt(cut float64) (float64, proto.NodeID) {
 func (d *Workload) oldestWait() (proto.NodeID, float64) {
 	id, at := proto.Nil, 0.0
 	for _, i := range d.hosted {
-		if d.busy[i] && !d.inCS[i] && (id == proto.Nil || d.since[i] < at) {
-			id, at = i, d.since[i]
+		if d.nd[i].busy && !d.nd[i].inCS && (id == proto.Nil || d.nd[i].since < at) {
+			id, at = i, d.nd[i].since
 		}
 	}
 	return id, at
@@ -511,7 +517,7 @@ func (d *Workload) check() {
 			return
 		}
 		for _, id := range d.hosted {
-			if !d.host.Down(id) && d.nodeIssued[id] < d.quota {
+			if !d.host.Down(id) && d.nd[id].issued < d.quota {
 				return
 			}
 		}

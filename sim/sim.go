@@ -114,7 +114,10 @@ type Stats struct {
 	Sent      [proto.MaxMsgTypes][proto.NumCauses]int64
 	Delivered int64
 	Dropped   int64
-	Events    [proto.MaxEvents]int64
+	// Events counts the algorithm's events (proto.Output.Events) of the
+	// steps up to the last call of End (or Fault, or the last step that
+	// made the legitimacy predicate hold, or 1024 steps before).
+	Events [proto.MaxEvents]int64
 	// PerTag[t] counts the messages sent for the CS request of serial t.
 	PerTag []uint32
 	// MaxDelay is the largest delivery delay seen, in seconds.
@@ -188,24 +191,41 @@ const (
 	evDestroyed // a message in flight that a fault destroyed
 )
 
+// payload is an event in the slab: what the queue's entries index (a
+// delivery's message id in traces is its entry's Key). It takes 128
+// bytes, a power of two, so that finding one by index is a shift.
 type payload struct {
-	kind  uint8
-	in    proto.InputKind
-	node  proto.NodeID
-	tag   uint32
-	msgID uint64
-	sent  float64
-	msg   proto.Message
-	timer proto.Timer
-	fn    func()
-	next  int32 // free list
+	kind uint8
+	node proto.NodeID // evInput, evTimer: the node stepped
+	sent float64      // evDeliver: when the message was sent
+	// in is the input the event steps its node with, whole, so that a
+	// step reads it where it lies: evInput's (Kind, Tag), evTimer's (Fire,
+	// Timer), evDeliver's (Receive, Msg: the message).
+	in   proto.Input
+	fn   func() // evCall
+	next int32  // free list
+}
+
+// slot is the simulator's state of one creator of events (Keys): the
+// controller's, or a node's, with the node's interface value, all in 32
+// bytes, so that the step of a node reads one cache line of them.
+type slot struct {
+	node proto.Node // nil for the controller
+	ctr  uint64     // the events the creator has scheduled (nextKey)
+	// units, up, token and inCS are the node's View (Units, Up,
+	// TokenHere, InCS) after its last step (or Corrupt, or at New): the
+	// view before its next step.
+	units           int32
+	up, token, inCS bool
+	down            bool // the node is crashed (!View.Up after its last step)
 }
 
 // Sim is one simulation, or one part of one (Config.Owned).
 type Sim struct {
 	cfg   Config
 	nodes []proto.Node
-	down  []bool
+	// slots[c] is creator c's state: node id's is slots[id+creatorOfNode].
+	slots []slot
 	now   float64
 	heap  eventq.Queue
 	ctl   eventq.Queue // the controller's calls in the queue (Window)
@@ -218,15 +238,18 @@ type Sim struct {
 	owned []bool
 
 	// cur is the creator of the events scheduled now (Key), and curKey
-	// the key of the step under way (Mark); ctr counts the events each
-	// creator has scheduled.
+	// the key of the step under way (Mark).
 	cur    uint64
 	curKey uint64
-	ctr    []uint64
 
-	posted         uint64 // messages posted, for inFlightKey
-	inFlight       int
-	stormAt        int // stormInFlight(N)
+	posted   uint64 // messages posted, for inFlightKey
+	inFlight int
+	stormAt  int // stormInFlight(N)
+	// quietCheck: check finds nothing after a step that leaves at most
+	// one node in the critical section and one token, as the last check
+	// found (counts only, a token-based algorithm hosted whole, no
+	// legitimacy predicate).
+	quietCheck     bool
 	tokensInFlight int
 	token          proto.MsgType // the token's type (proto.NoToken: none)
 	tokenHolders   int
@@ -329,18 +352,18 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 	s := &Sim{
 		cfg:   cfg,
 		nodes: nodes,
-		down:  make([]bool, len(nodes)),
+		slots: make([]slot, len(nodes)+creatorOfNode),
 		free:  -1,
 		hooks: hooks,
 		owned: cfg.Owned,
 		cur:   controller,
-		ctr:   make([]uint64, len(nodes)+creatorOfNode),
 
 		ctlInputs: math.Inf(1),
 
 		stormAt: stormInFlight(len(nodes)) + 4*max(0, cfg.Units),
 	}
 	s.token = proto.TokenType(cfg.Types)
+	s.quietCheck = cfg.Legitimate == nil && cfg.Family == proto.TokenBased && cfg.Owned == nil && cfg.Check < CheckFull
 	if cfg.FIFO {
 		s.fifo = make(map[[2]proto.NodeID]float64)
 	}
@@ -366,16 +389,11 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		}
 	}
 	for i, n := range nodes {
-		if !s.hosts(proto.NodeID(i)) {
-			continue
-		}
-		v := n.View()
-		if v.TokenHere {
-			s.tokenHolders++
-		}
-		if v.InCS {
-			s.inCS++
-			s.units += v.Units
+		sl := &s.slots[i+creatorOfNode]
+		sl.node = n
+		if s.hosts(proto.NodeID(i)) {
+			v := n.View()
+			s.cache(sl, &v)
 		}
 	}
 	s.stab.Legit = cfg.Legitimate == nil
@@ -386,7 +404,72 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 func (s *Sim) Now() float64 { return s.now }
 
 // Down reports whether node id is crashed.
-func (s *Sim) Down(id proto.NodeID) bool { return s.down[id] }
+func (s *Sim) Down(id proto.NodeID) bool { return s.slots[int(id)+creatorOfNode].down }
+
+// slotOf returns node id's slot.
+func (s *Sim) slotOf(id proto.NodeID) *slot { return &s.slots[int(id)+creatorOfNode] }
+
+// cache notes v, node sl's view, as its view before its next step, and
+// adds the changes since the view it held to the counts of token holders,
+// nodes in the critical section and units in use. The units of a node in
+// the critical section must fit in 32 bits.
+func (s *Sim) cache(sl *slot, v *proto.View) {
+	if sl.token != v.TokenHere || sl.inCS || v.InCS {
+		s.cacheCounts(sl, v)
+	}
+	sl.up = v.Up
+}
+
+// cacheCounts is cache's counts, for a view that changes them.
+func (s *Sim) cacheCounts(sl *slot, v *proto.View) {
+	s.tokenHolders += b2i(v.TokenHere) - b2i(sl.token)
+	s.inCS += b2i(v.InCS) - b2i(sl.inCS)
+	if sl.inCS || v.InCS {
+		s.cacheUnits(sl, v)
+	}
+	sl.token, sl.inCS = v.TokenHere, v.InCS
+}
+
+// cacheUnits is cache's count of the units in use.
+func (s *Sim) cacheUnits(sl *slot, v *proto.View) {
+	if sl.inCS {
+		s.units -= int(sl.units)
+	}
+	if v.InCS {
+		s.units += v.Units
+		sl.units = int32(v.Units)
+		if int(sl.units) != v.Units {
+			s.fail("a node in the critical section uses %d units, more than 2^31", v.Units)
+		}
+	}
+}
+
+// resetOut empties s.out for the next step but its Events, which add up
+// over steps until flushEvents adds them to Stats.Events: clearing and
+// testing 32 counters after every step, most of which count nothing, cost
+// more than the step's own checks.
+func (s *Sim) resetOut() {
+	o := &s.out
+	o.Msgs, o.Timers, o.Enter, o.Suspect = o.Msgs[:0], o.Timers[:0], false, proto.Suspicion{}
+}
+
+// flushEvents adds the events counted in s.out since the last flush to
+// Stats.Events.
+func (s *Sim) flushEvents() {
+	for k, c := range s.out.Events {
+		s.Stats.Events[k] += int64(c)
+	}
+	s.out.Events = [proto.MaxEvents]int32{}
+}
+
+// setDeliver fills in p, a payload scheduleKey returned, as the delivery of
+// m (its key, sent now): every field a step or the queue reads, as
+// assignments to the heap entry itself (a payload built aside costs a copy).
+func (s *Sim) setDeliver(p *payload, m *proto.Message, sent float64) {
+	p.kind, p.sent, p.fn, p.next = evDeliver, sent, nil, -1
+	p.in.Kind, p.in.Tag, p.in.Timer = proto.Receive, 0, proto.Timer{}
+	p.in.Msg = *m
+}
 
 // InFlight returns the number of messages sent and not yet delivered or dropped.
 func (s *Sim) InFlight() int { return s.inFlight }
@@ -446,36 +529,21 @@ func (s *Sim) alloc() int32 {
 	return int32(len(s.slab) - 1)
 }
 
-// set fills in the fields of p that are not the payload of one kind of
-// event (msg, timer, fn), leaving those zero: the caller then writes the
-// one its kind uses. Writing field by field spares the copy of a whole
-// payload built aside.
-func (p *payload) set(kind uint8, node proto.NodeID, msgID uint64, sent float64) {
-	p.kind, p.in, p.node, p.tag, p.msgID, p.sent, p.next = kind, 0, node, 0, msgID, sent, -1
-	p.msg, p.timer, p.fn = proto.Message{}, proto.Timer{}, nil
-}
-
-// release frees slot i of the slab. Only the fields that hold pointers are
-// cleared, for the garbage collector: the callers of schedule write every
-// field of a slot it takes.
+// release frees entry i of the slab. Only the fields that hold pointers
+// are cleared, for the garbage collector: the callers of scheduleKey
+// write a whole payload into the entry it takes.
 func (s *Sim) release(i int32) {
 	p := &s.slab[i]
-	p.fn, p.msg.Payload = nil, nil
+	p.fn, p.in.Msg.Payload = nil, nil
 	p.next = s.free
 	s.free = i
 }
 
-// schedule queues an event at time t and returns its payload to fill in
-// (every field, by set and then the kind's own: the slot may hold an
-// earlier event's).
-func (s *Sim) schedule(t float64) *payload {
-	return s.scheduleKey(t, s.nextKey())
-}
-
 // nextKey returns the key of the next event the current creator schedules.
 func (s *Sim) nextKey() uint64 {
-	c := s.ctr[s.cur]
-	s.ctr[s.cur]++
+	sl := &s.slots[s.cur]
+	c := sl.ctr
+	sl.ctr++
 	return s.cur<<keyShift | c&counterMask
 }
 
@@ -496,8 +564,8 @@ func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint3
 		return
 	}
 	p := s.scheduleKey(s.now+dt, k)
-	p.set(evInput, id, 0, 0)
-	p.in, p.tag = kind, tag
+	p.kind, p.node, p.fn, p.next = evInput, id, nil, -1
+	p.in = proto.Input{Kind: kind, Tag: tag}
 }
 
 // After calls fn dt seconds from now, between steps.
@@ -508,8 +576,7 @@ func (s *Sim) After(dt float64, fn func()) { s.call(s.now+dt, fn) }
 func (s *Sim) call(t float64, fn func()) {
 	k := s.nextKey()
 	p := s.scheduleKey(t, k)
-	p.set(evCall, 0, 0, 0)
-	p.fn = fn
+	p.kind, p.fn, p.next = evCall, fn, -1
 	if s.cur == controller {
 		s.ctl.Push(eventq.Item{T: t, Key: k})
 	}
@@ -537,6 +604,7 @@ func (s *Sim) begin() {
 // End ends the run: the last closure check, and the trace flushed. It
 // returns the run's violation or the trace's write error.
 func (s *Sim) End() error {
+	s.flushEvents()
 	s.lastClosureCheck()
 	s.cur = controller
 	if s.trace != nil {
@@ -622,13 +690,13 @@ func (s *Sim) pop() {
 		}
 		p.fn()
 	case evInput:
-		s.step(p.node, &proto.Input{Kind: p.in, Tag: p.tag})
+		s.step(p.node, &p.in)
 	case evTimer:
-		if !s.down[p.node] {
-			s.step(p.node, &proto.Input{Kind: proto.Fire, Timer: p.timer})
+		if !s.slotOf(p.node).down {
+			s.step(p.node, &p.in)
 		}
 	case evDeliver:
-		s.deliver(p)
+		s.deliver(p, it.Key)
 	}
 	// evDestroyed: nothing arrives
 	s.release(it.Idx)
@@ -637,17 +705,16 @@ func (s *Sim) pop() {
 // Accept queues the delivery of a message another part of the run sent to
 // a node this part hosts.
 func (s *Sim) Accept(r *Remote) {
-	p := s.scheduleKey(r.T, r.Key)
-	p.set(evDeliver, 0, r.Key, r.Sent)
-	p.msg = r.Msg
+	s.setDeliver(s.scheduleKey(r.T, r.Key), &r.Msg, r.Sent)
 	if r.Msg.Type == s.token {
 		s.tokensInFlight++
 	}
 	s.inFlight++
 }
 
-func (s *Sim) deliver(p *payload) {
-	m := &p.msg
+// deliver delivers the message of p, whose key is key.
+func (s *Sim) deliver(p *payload, key uint64) {
+	m := &p.in.Msg
 	s.inFlight--
 	if m.Type == s.token {
 		s.tokensInFlight--
@@ -655,24 +722,24 @@ func (s *Sim) deliver(p *payload) {
 	if d := s.now - p.sent; d > s.Stats.MaxDelay {
 		s.Stats.MaxDelay = d
 	}
-	if s.down[m.To] {
+	if s.slotOf(m.To).down {
 		s.Stats.Dropped++
 		s.mark()
-		s.traceMsg(trace.Drop, m.To, m, p.msgID)
+		s.traceMsg(trace.Drop, m.To, m, key)
 		return
 	}
 	s.Stats.Delivered++
 	s.mark()
-	s.traceMsg(trace.Recv, m.To, m, p.msgID)
-	s.step(m.To, &proto.Input{Kind: proto.Receive, Msg: *m})
+	s.traceMsg(trace.Recv, m.To, m, key)
+	s.step(m.To, &p.in)
 }
 
 // step runs one input through a node and carries out its output. The
 // input comes by pointer: it is large, and only the node gets a copy.
 func (s *Sim) step(id proto.NodeID, in *proto.Input) {
-	n := s.nodes[id]
-	before := n.View()
-	s.out.Reset()
+	sl := s.slotOf(id)
+	n := sl.node
+	s.resetOut()
 	s.cur = uint64(id) + creatorOfNode
 	if in.Kind != proto.Receive {
 		s.mark()
@@ -697,7 +764,7 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 		s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
 	}
 	n.Step(*in, &s.out)
-	s.finish(id, in.Kind, before)
+	s.finish(id, sl, in.Kind)
 }
 
 // start calls Start on every node that implements proto.Starter, in id
@@ -705,47 +772,38 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 func (s *Sim) start() {
 	for i, n := range s.nodes {
 		st, ok := n.(proto.Starter)
-		if !ok || s.down[i] || !s.hosts(proto.NodeID(i)) {
+		sl := s.slotOf(proto.NodeID(i))
+		if !ok || sl.down || !s.hosts(proto.NodeID(i)) {
 			continue
 		}
-		before := n.View()
-		s.out.Reset()
+		s.resetOut()
 		s.cur, s.curKey = uint64(i)+creatorOfNode, uint64(i)
 		s.mark()
 		st.Start(&s.out)
-		s.finish(proto.NodeID(i), proto.Fire, before)
+		s.finish(proto.NodeID(i), sl, proto.Fire)
 	}
 }
 
-// finish carries out the output of a step of node id, which was before as
-// its view before the step, of an input of kind in, and checks the
-// invariants.
-func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
-	n := s.nodes[id]
+// finish carries out the output of a step of node id (its slot sl), of an
+// input of kind in, and checks the invariants. The node's view before the
+// step is the one sl holds; its view after is noted there.
+func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind) {
+	n := sl.node
 	s.Stats.Steps++
 	if s.Stats.Steps == s.cfg.MaxSteps {
 		s.Stats.OverBudget, s.stopped = true, true
 	}
 	after := n.View()
-	s.down[id] = !after.Up
-	if before.Up != after.Up {
+	sl.down = !after.Up
+	if sl.up != after.Up {
 		s.upDown(id, after.Up)
 	}
 	if s.out.Suspect.Yes {
 		s.judge(id, s.out.Suspect)
 	}
-	s.tokenHolders += b2i(after.TokenHere) - b2i(before.TokenHere)
-	s.inCS += b2i(after.InCS) - b2i(before.InCS)
-	if before.InCS {
-		s.units -= before.Units
-	}
-	if after.InCS {
-		s.units += after.Units
-	}
-	if s.out.Events != ([proto.MaxEvents]int32{}) { // most steps count none
-		for k, c := range s.out.Events {
-			s.Stats.Events[k] += int64(c)
-		}
+	s.cache(sl, &after)
+	if s.Stats.Steps%1024 == 0 {
+		s.flushEvents() // an int32 does not overflow
 	}
 	if s.cfg.Legitimate != nil {
 		s.rounds.step(s.now) // before the step's messages: Stab.Rounds
@@ -754,9 +812,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 		s.post(&s.out.Msgs[i], false)
 	}
 	for _, t := range s.out.Timers {
-		p := s.schedule(s.now + t.After*s.cfg.Delta)
-		p.set(evTimer, id, 0, 0)
-		p.timer = t
+		p := s.scheduleKey(s.now+t.After*s.cfg.Delta, s.nextKey())
+		p.kind, p.node, p.fn, p.next = evTimer, id, nil, -1
+		p.in = proto.Input{Kind: proto.Fire, Timer: t}
 	}
 	if s.out.Enter {
 		s.traceEv(trace.Enter, id)
@@ -767,7 +825,9 @@ func (s *Sim) finish(id proto.NodeID, in proto.InputKind, before proto.View) {
 			trace.WriteFather(s.trace, s.now, id, f)
 		}
 	}
-	s.check(id)
+	if !s.quietCheck || s.inCS > 1 || s.tokenHolders+s.tokensInFlight != 1 || s.lastTokens != 1 {
+		s.check(id) // else it finds nothing to check, nor to note
+	}
 	if in == proto.Crash && s.hooks.Crash != nil {
 		s.hooks.Crash(id)
 	}
@@ -816,7 +876,9 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		}
 		s.fifo[ch] = at
 	}
-	s.rounds.due = max(s.rounds.due, at)
+	if s.cfg.Legitimate != nil {
+		s.rounds.due = max(s.rounds.due, at) // only self-stabilizing runs count rounds
+	}
 	s.inFlight++
 	if m.Type == s.token {
 		s.tokensInFlight++
@@ -833,9 +895,7 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		s.Outbox = append(s.Outbox, Remote{T: at, Sent: s.now, Key: key, Msg: *m})
 		return
 	}
-	p := s.scheduleKey(at, key)
-	p.set(evDeliver, 0, key, s.now)
-	p.msg = *m
+	s.setDeliver(s.scheduleKey(at, key), m, s.now)
 }
 
 // note adds a note for the judge of suspicions, at the current step.
@@ -877,10 +937,15 @@ func (s *Sim) traceEv(ev string, node proto.NodeID) {
 	trace.WriteEvent(s.trace, s.now, node, ev)
 }
 
+// traceMsg writes a message's line, if there is a trace; small enough to
+// be inlined, so that a run without a trace pays a test, not a call.
 func (s *Sim) traceMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
-	if s.trace == nil {
-		return
+	if s.trace != nil {
+		s.writeMsg(ev, node, m, id)
 	}
+}
+
+func (s *Sim) writeMsg(ev string, node proto.NodeID, m *proto.Message, id uint64) {
 	trace.WriteMessage(s.trace, s.now, node, ev, s.typeName(m.Type), m, id)
 }
 
@@ -902,9 +967,9 @@ func (s *Sim) FirstToken() (at Mark, to proto.NodeID, ok bool) {
 		return at, proto.Nil, false
 	}
 	for _, it := range s.heap {
-		if p := &s.slab[it.Idx]; p.kind == evDeliver && p.msg.Type == s.token {
+		if p := &s.slab[it.Idx]; p.kind == evDeliver && p.in.Msg.Type == s.token {
 			if m := (Mark{it.T, it.Key}); !ok || m.Before(at) {
-				at, to, ok = m, p.msg.To, true
+				at, to, ok = m, p.in.Msg.To, true
 			}
 		}
 	}

@@ -92,6 +92,16 @@ func (s *Sim) Stab() Stab { return s.stab }
 // over the nodes in the critical section.
 func (s *Sim) Units() int { return s.units }
 
+// NodeUnits returns the units node id uses (View.Units) if its view after
+// its last step has it in the critical section, else 0. A hook called
+// after the node's step (Hooks.Enter) reads it without reading the node.
+func (s *Sim) NodeUnits(id proto.NodeID) int {
+	if sl := s.slotOf(id); sl.inCS {
+		return int(sl.units)
+	}
+	return 0
+}
+
 func (s *Sim) sentByType() (out [proto.MaxMsgTypes]int64) {
 	for k, byCause := range s.Stats.Sent {
 		for _, c := range byCause {
@@ -113,6 +123,7 @@ func (s *Sim) Fault() {
 	s.stab.Faults++
 	s.stab.Legit = s.cfg.Legitimate == nil
 	s.stab.LastFault, s.stab.LastFaultStep = s.now, s.Stats.Steps
+	s.flushEvents()
 	s.stab.EventsAtFault = s.Stats.Events
 	s.stab.SentAtFault = s.sentByType()
 	s.stab.RoundsAtFault = s.rounds.begun
@@ -123,17 +134,10 @@ func (s *Sim) Fault() {
 // transient fault: Scramble), and brings the runtime's counts of the
 // node's view up to date. It is not a step; call Fault too.
 func (s *Sim) Corrupt(id proto.NodeID, f func()) {
-	before := s.nodes[id].View()
+	sl := s.slotOf(id)
 	f()
-	after := s.nodes[id].View()
-	s.tokenHolders += b2i(after.TokenHere) - b2i(before.TokenHere)
-	s.inCS += b2i(after.InCS) - b2i(before.InCS)
-	if before.InCS {
-		s.units -= before.Units
-	}
-	if after.InCS {
-		s.units += after.Units
-	}
+	v := sl.node.View()
+	s.cache(sl, &v)
 	s.traceEv(trace.Corrupt, id)
 }
 
@@ -147,7 +151,7 @@ func (s *Sim) Inject(m proto.Message) { s.post(&m, true) }
 // delivery order, to duplicate or destroy it.
 func (s *Sim) InFlightAt(k int) proto.Message {
 	it := s.orderedInFlight()[k]
-	return s.slab[it.Idx].msg
+	return s.slab[it.Idx].in.Msg
 }
 
 // Destroy takes the k-th message in flight (in delivery order) out of its
@@ -157,11 +161,11 @@ func (s *Sim) Destroy(k int) {
 	p := &s.slab[it.Idx]
 	p.kind = evDestroyed
 	s.inFlight--
-	if p.msg.Type == s.token {
+	if p.in.Msg.Type == s.token {
 		s.tokensInFlight--
 	}
 	s.Stats.Destroyed++
-	s.traceMsg(trace.Destroy, p.msg.To, &p.msg, p.msgID)
+	s.traceMsg(trace.Destroy, p.in.Msg.To, &p.in.Msg, it.Key)
 }
 
 // inFlightKey changes whenever the set of messages in flight does: a
@@ -262,6 +266,7 @@ func (s *Sim) checkStab() bool {
 	case err == nil && !s.stab.Legit:
 		s.stab.Legit = true
 		s.stab.At, s.stab.AtStep = s.now, s.Stats.Steps
+		s.flushEvents()
 		s.stab.EventsAt = s.Stats.Events
 		s.stab.SentAt = s.sentByType()
 		s.stab.RoundsAt = s.rounds.begun

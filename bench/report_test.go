@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/sim"
+)
+
+// TestReportTo checks that reportTo, which Drive calls at every boundary,
+// writes every field of the Snapshot it is given, whatever it held: at
+// each boundary of a run, a Snapshot full of earlier values comes out as
+// Report's fresh one (the array of Candidates reused).
+func TestReportTo(t *testing.T) {
+	// Every field is set below; a new field must be written by reportTo
+	// and set here.
+	if n := reflect.TypeFor[Snapshot]().NumField(); n != 18 {
+		t.Fatalf("Snapshot has %d fields, this test knows 18", n)
+	}
+	for _, spec := range []Spec{
+		{Algorithm: "opencube", Nodes: 16, Requests: 40, Workload: "sequential", Seed: 1, CSTime: 1},
+		{Algorithm: "opencube", Nodes: 16, Requests: 60, Workload: "poisson", Seed: 2, CSTime: 1, Think: 4, FT: true,
+			Faults: FaultPlan{Crashes: 3, Spacing: "exp", Every: 20, Down: 10, DownDist: "exp", Target: "token"}},
+	} {
+		t.Run(string(spec.Workload), func(t *testing.T) {
+			spec.fill()
+			if err := spec.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			p := NewPart(spec, -1, nil, nil)
+			boundaries, candidates := 0, 0
+			for next := p.Boundary(p.Report()); !math.IsInf(next, 1); next = p.Boundary(p.Report()) {
+				p.Window(next)
+				garbage := Snapshot{Next: -1, InFlight: 7, InCS: 7, Holders: 7, Tokens: 7, Issued: 7, Served: 7,
+					Abandoned: 7, Busy: 7, QuotaLeft: 7, Steps: 7, Waiting: 5, WaitingSince: -1, Storm: "storm",
+					Halted: 7, Candidates: []proto.NodeID{1, 2, 3}, TokenDest: 5, tokenAt: sim.Mark{T: 1, Key: 1}}
+				got, want := garbage, p.Report()
+				p.reportTo(&got)
+				if len(got.Candidates) != len(want.Candidates) || len(got.Candidates) > 0 && !reflect.DeepEqual(got.Candidates, want.Candidates) {
+					t.Fatalf("boundary %d: Candidates %v, Report's %v", boundaries, got.Candidates, want.Candidates)
+				}
+				candidates += len(want.Candidates)
+				got.Candidates, want.Candidates = nil, nil
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("boundary %d: reportTo wrote\n%+v\nReport gives\n%+v", boundaries, got, want)
+				}
+				boundaries++
+			}
+			if err := p.End(); err != nil {
+				t.Fatal(err)
+			}
+			if boundaries < 10 || spec.Faults.Crashes > 0 && candidates == 0 {
+				t.Fatalf("%d boundaries, %d candidates: the run did not exercise reportTo", boundaries, candidates)
+			}
+		})
+	}
+}
