@@ -107,6 +107,15 @@ type Part struct {
 	lastReported  int64
 	ell           int
 	selfStab      bool
+	// mirrored: a part of a split self-stabilizing run (sim.Config.Mirrored);
+	// mir is its mirror, in the part that hosts node 0; legitNow is the
+	// mirror's verdict at the last boundary that gave it (SetLegit), and
+	// needLegit says the next window starts with a controller call, which
+	// may read it.
+	mirrored  bool
+	mir       *mirror
+	legitNow  bool
+	needLegit bool
 }
 
 // NewPart returns the part of the run of spec (filled and valid) that
@@ -144,8 +153,9 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		}
 	}
 	p.until = until
+	p.mirrored = selfStab && owned != nil
 	var legit func(proto.System) error
-	if selfStab {
+	if selfStab && !p.mirrored {
 		legit = ss.Legitimate
 	}
 	if k, ok := kexclusion(algo); ok {
@@ -163,6 +173,9 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 			return t.Father, ok
 		}
 	}
+	if p.mirrored && owned[0] {
+		p.mir = newMirror(spec, p.ell, trace != nil)
+	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
 		Check: simCheck(spec.Check), Family: algo.Family(), Types: algo.MessageTypes(),
@@ -170,7 +183,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		Crashes: spec.Faults.Crashes > 0, LateFraction: spec.LateFraction, LateFactor: spec.LateFactor,
 		KeepGoing: spec.LateFraction > 0, Units: p.ell, Legitimate: legit,
 		// The legitimacy predicate reads each link in delivery order.
-		OrderedInFlight: selfStab,
+		OrderedInFlight: selfStab, Mirrored: p.mirrored,
 		Owned:           owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
 		FatherOf: fatherOf,
 	}, p.nodes, sim.Hooks{
@@ -265,7 +278,9 @@ func (p *Part) entered(id proto.NodeID, tag uint32) {
 	if p.tr != nil && p.tr.Entered(id, tag) {
 		return
 	}
-	if p.ell > 0 && p.s.Stab().Legit {
+	if p.mirrored {
+		p.s.LogEntered() // the mirror counts it
+	} else if p.ell > 0 && p.s.Stab().Legit {
 		p.entriesStable++
 	}
 	now := p.s.Now()
@@ -330,7 +345,7 @@ func (p *Part) tick() {
 		return
 	}
 	p.nextTick = p.s.Now() + p.wdPeriod
-	if p.selfStab && !p.s.Stab().Legit {
+	if p.selfStab && !p.stab().Legit {
 		p.wdLast = -1
 		p.s.After(p.wdPeriod, p.tick)
 		return
@@ -450,7 +465,69 @@ func (p *Part) Boundary(snap Snapshot) float64 {
 	if p.Stopped() {
 		return math.Inf(1)
 	}
-	return min(snap.Next, p.s.NextControl(), p.s.ControlInputs())
+	next := min(snap.Next, p.s.NextControl(), p.s.ControlInputs())
+	p.needLegit = p.mirrored && p.s.NextControl() == next
+	return next
+}
+
+// stab is the run's stabilization as the controller sees it: the
+// simulator's, or in a split run the mirror's (whose verdict the other
+// parts get by SetLegit; they know when the faults struck, not why the
+// predicate fails).
+func (p *Part) stab() sim.Stab {
+	if p.mir != nil {
+		return p.mir.stab
+	}
+	st := p.s.Stab()
+	if p.mirrored {
+		st.Legit = p.legitNow
+	}
+	return st
+}
+
+// Mirrored reports whether the part logs its steps for a mirror (a split
+// run of a self-stabilizing algorithm): a runtime then carries every
+// part's log (TakeLog) to the part that keeps the mirror (KeepsMirror),
+// which replays it (Replay) at each boundary before Boundary; and when
+// NeedsLegit says so, it gives every part the mirror's verdict (Legit,
+// SetLegit) before the next window.
+func (p *Part) Mirrored() bool { return p.mirrored }
+
+// KeepsMirror reports whether this part keeps the run's mirror.
+func (p *Part) KeepsMirror() bool { return p.mir != nil }
+
+// TakeLog returns the part's log since the last call (sim.Config.Mirrored)
+// and empties it.
+func (p *Part) TakeLog() []sim.LogEntry {
+	out := p.s.Log
+	p.s.Log = nil
+	return out
+}
+
+// Replay replays one window of the run in the mirror: every part's log
+// of it, this part's included, in any order.
+func (p *Part) Replay(logs []sim.LogEntry) error { return p.mir.replay(logs) }
+
+// NeedsLegit reports whether the next window starts with a controller
+// call (valid after Boundary): a mirrored run's parts need the mirror's
+// verdict before it.
+func (p *Part) NeedsLegit() bool { return p.needLegit }
+
+// Legit returns the mirror's verdict: whether the run is legitimate.
+func (p *Part) Legit() bool { return p.mir != nil && p.mir.stab.Legit }
+
+// SetLegit gives the part the mirror's verdict.
+func (p *Part) SetLegit(legit bool) { p.legitNow = legit }
+
+// MirrorTrace returns the trace lines of the whole run that the mirror
+// wrote (faults, the messages they inject, legitimacy) and their
+// segments, for sim.MergeTraces beside the parts' traces (last: at equal
+// marks its lines follow a step's), after End.
+func (p *Part) MirrorTrace() ([]byte, []sim.Segment) {
+	if p.mir == nil || p.mir.trace == nil {
+		return nil, nil
+	}
+	return p.mir.buf.Bytes(), p.mir.segs
 }
 
 // observe is the controller at a boundary.
@@ -533,7 +610,7 @@ func (p *Part) finish() {
 	if p.selfStab {
 		// The run never goes quiet (a self-stabilizing algorithm's rounds
 		// go on for ever): stop once legitimate.
-		s.After(p.settle, func() { awaitLegitimate(s, p.spec, &p.stuck) })
+		s.After(p.settle, func() { awaitLegitimate(s, p.stab, p.spec, &p.stuck) })
 		return
 	}
 	// Let the last messages land (a lent token going back), then stop:
@@ -559,7 +636,13 @@ func (p *Part) End() error {
 	if p.report != nil {
 		p.report(true)
 	}
-	return p.s.End()
+	err := p.s.End()
+	if p.mir != nil {
+		if e := p.mir.end(p.s.Now()); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // Width returns the width of the windows of a run of spec, in seconds: the

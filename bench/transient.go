@@ -359,11 +359,11 @@ const MaxStabilizationRounds = 200
 // awaitLegitimate stops the run once the legitimacy predicate holds,
 // looking every N·δ; past MaxStabilizationRounds·N·δ after the last fault
 // it stops it anyway and sets *stuck to why.
-func awaitLegitimate(s *sim.Sim, spec Spec, stuck *string) {
+func awaitLegitimate(s *sim.Sim, stab func() sim.Stab, spec Spec, stuck *string) {
 	round := float64(spec.Nodes) * spec.Delta
 	var look func()
 	look = func() {
-		st := s.Stab()
+		st := stab()
 		switch {
 		case st.Legit:
 			s.Stop()

@@ -108,6 +108,10 @@ type vrank struct {
 	Hops       []int64
 	Trace      []byte
 	Segments   []sim.Segment
+	// MirrorTrace and MirrorSegments are the whole run's own trace lines
+	// (bench.Part.MirrorTrace), from the rank that keeps the mirror.
+	MirrorTrace    []byte
+	MirrorSegments []sim.Segment
 	CPU        float64
 	Collective float64 // seconds in the window collectives
 	Windows    int64
@@ -207,6 +211,7 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 	}
 	if runs[0].trace != nil {
 		rk.Trace, rk.Segments = runs[0].trace.Bytes(), runs[0].part.Sim().Segments
+		rk.MirrorTrace, rk.MirrorSegments = runs[0].part.MirrorTrace()
 	}
 	rk.CPU = cpuSeconds() - cpu0
 	var buf bytes.Buffer
@@ -231,6 +236,12 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 		traces, segs := make([][]byte, p), make([][]sim.Segment, p)
 		for r, x := range ranks {
 			traces[r], segs[r] = x.Trace, x.Segments
+		}
+		for _, x := range ranks {
+			if x.MirrorSegments != nil {
+				// Last: at a step's mark, its lines come first.
+				traces, segs = append(traces, x.MirrorTrace), append(segs, x.MirrorSegments)
+			}
 		}
 		if err := sim.MergeTraces(specs[0].Trace, traces, segs); err != nil {
 			return nil, err
@@ -309,6 +320,13 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 	// The requests served and issued of each run at its last boundary.
 	served, issued := make([]int64, len(runs)), make([]int64, len(runs))
 	sent := make([]int64, p) // the frames sent to each rank this window
+	// A mirrored run's logs of the window (bench.Part.Mirrored), at the
+	// rank that keeps its mirror: its own, and the bytes from each rank.
+	logs := make([][]sim.LogEntry, len(runs))
+	logBytes := make([][][]byte, len(runs))
+	for k := range logBytes {
+		logBytes[k] = make([][]byte, p)
+	}
 	boundary := func() (bool, error) {
 		first := rk.Windows == 0
 		tag := tagWindowEven + int(rk.Windows%2)
@@ -335,6 +353,11 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 				byRank[to] = append(byRank[to], m)
 				r.inter++
 				r.hops += int64(bits.OnesCount(uint(to ^ me)))
+			}
+			if r.part.Mirrored() {
+				if err := v.sendLog(r, k, digest, tag, sent, logs); err != nil {
+					return false, err
+				}
 			}
 			for to, msgs := range byRank {
 				for len(msgs) > 0 {
@@ -366,6 +389,14 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 			if err != nil {
 				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
 			}
+			if len(b) >= 4 && binary.LittleEndian.Uint32(b)&logFrame != 0 {
+				k := int(binary.LittleEndian.Uint32(b) &^ logFrame)
+				if k >= len(runs) || !runs[k].part.KeepsMirror() {
+					return false, fmt.Errorf("rank: a log frame for run %d from rank %d, which this rank does not mirror", k, src)
+				}
+				logBytes[k][src] = append(logBytes[k][src], b[4:]...)
+				continue
+			}
 			if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) >= len(runs) {
 				return false, fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
 			}
@@ -383,6 +414,24 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 				return false, fmt.Errorf("rank: rank %d's frame: %w", src, err)
 			}
 			r.part.Accept(msgs)
+		}
+		for _, k := range live {
+			r := runs[k]
+			if !r.part.KeepsMirror() {
+				continue
+			}
+			all := logs[k]
+			for src, b := range logBytes[k] {
+				var err error
+				if all, err = bench.ReadLog(b, r.spec.Nodes, digest, all); err != nil {
+					return false, fmt.Errorf("rank: rank %d's log of a window: %w", src, err)
+				}
+				logBytes[k][src] = b[:0]
+			}
+			if err := r.part.Replay(all); err != nil {
+				return false, err
+			}
+			logs[k] = nil
 		}
 		snaps := make([]bench.Snapshot, len(runs))
 		for i, k := range live {
@@ -426,6 +475,9 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		for _, k := range live {
 			served[k], issued[k] = snaps[k].Served, snaps[k].Issued
 		}
+		if err := v.shareLegit(runs, live); err != nil {
+			return false, err
+		}
 		if progress != nil && me == 0 && (!more || time.Since(progressAt) > 200*time.Millisecond) {
 			progressAt = time.Now()
 			progress(sumProgress(runs, served, issued, !more))
@@ -442,6 +494,63 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		more, err = boundary()
 	}
 	return err
+}
+
+// logFrame marks a frame that carries a part's log (its run's index
+// with this bit): bench.Part.Mirrored.
+const logFrame = 1 << 31
+
+// sendLog sends run k's log of the window to the rank that keeps its
+// mirror, in frames of at most maxFrame bytes, counting them in sent; the
+// rank that keeps it keeps its own in logs[k].
+func (v Virtual) sendLog(r *vrun, k int, digest uint32, tag int, sent []int64, logs [][]sim.LogEntry) error {
+	log := r.part.TakeLog()
+	if r.part.KeepsMirror() {
+		logs[k] = append(logs[k], log...)
+		return nil
+	}
+	if len(log) == 0 {
+		return nil
+	}
+	to := r.places.Rank(0)
+	b := bench.AppendLog(nil, log, digest)
+	for len(b) > 0 {
+		n := min(len(b), maxFrame-4)
+		f := append(binary.LittleEndian.AppendUint32(make([]byte, 0, n+4), uint32(k)|logFrame), b[:n]...)
+		if err := v.Comm.Send(f, to, tag); err != nil {
+			return fmt.Errorf("rank: sending a window's log to rank %d: %w", to, err)
+		}
+		sent[to]++
+		b = b[n:]
+	}
+	return nil
+}
+
+// shareLegit gives every part of each mirrored run whose next window
+// starts with a controller call the mirror's verdict (one reduction, only
+// at such boundaries): whether the run is legitimate.
+func (v Virtual) shareLegit(runs []*vrun, live []int) error {
+	need := false
+	for _, k := range live {
+		need = need || runs[k].part.NeedsLegit()
+	}
+	if !need {
+		return nil
+	}
+	vec := make([]int64, len(runs))
+	for _, k := range live {
+		if runs[k].part.Legit() {
+			vec[k] = 1
+		}
+	}
+	res, err := v.Comm.SumMin(vec, len(vec))
+	if err != nil {
+		return fmt.Errorf("rank: sharing the legitimacy verdict: %w", err)
+	}
+	for _, k := range live {
+		runs[k].part.SetLegit(res[k] > 0)
+	}
+	return nil
 }
 
 // sumProgress is the progress of the job's runs (their crash-free

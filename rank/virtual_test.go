@@ -63,7 +63,7 @@ func virtualCases() map[string]bench.Spec {
 	out := map[string]bench.Spec{}
 	for _, a := range bench.AlgorithmNames() {
 		if bench.IsSelfStabilizing(a) {
-			continue // simulator only (bench.Splittable)
+			continue // below
 		}
 		out[a+"/poisson"] = base(a, 16, "poisson", 48)
 		out[a+"/sequential"] = base(a, 8, "sequential", 20)
@@ -75,6 +75,26 @@ func virtualCases() map[string]bench.Spec {
 		q := base(a, 8, "sequential", 30)
 		q.Faults = s.Faults
 		out[a+"/sequential-crashes"] = q
+	}
+	// kofl: its legitimacy predicate, evaluated by the mirror of the
+	// rank that hosts node 0 (bench.Part.Mirrored), from every initial
+	// configuration the virtual runtime runs, with Root's time-out too.
+	for _, c := range []struct {
+		name string
+		wl   bench.WorkloadKind
+		n    int
+		tr   bench.TransientPlan
+		to   float64
+	}{
+		{"kofl/none-poisson", "poisson", 16, bench.TransientPlan{Mode: "none"}, 0},
+		{"kofl/initial-sequential", "sequential", 8, bench.TransientPlan{Mode: "initial"}, 0},
+		{"kofl/initial-poisson", "poisson", 16, bench.TransientPlan{Mode: "initial"}, 0},
+		{"kofl/adversarial-saturated", "saturated", 16, bench.TransientPlan{Mode: "adversarial"}, 0},
+		{"kofl/initial-timeout", "poisson", 8, bench.TransientPlan{Mode: "initial"}, 3},
+	} {
+		s := base("kofl", c.n, c.wl, 40)
+		s.Ell, s.KMax, s.FIFO, s.Transient, s.Timeout = 3, 2, true, c.tr, c.to
+		out[c.name] = s
 	}
 	for _, target := range bench.Targets {
 		s := base("opencube", 32, "saturated", 64)

@@ -85,6 +85,20 @@ func (r *rounds) step(now float64) {
 	}
 }
 
+// Rounds counts asynchronous rounds as the simulator does (Stab.Rounds),
+// for a runtime that replays a run's steps in their order: Step at every
+// step, before Post for each message the step sends.
+type Rounds struct{ r rounds }
+
+// Step notes a step at time now (steps come in time order).
+func (c *Rounds) Step(now float64) { c.r.step(now) }
+
+// Post notes a message posted now, delivered at time at.
+func (c *Rounds) Post(at float64) { c.r.due = max(c.r.due, at) }
+
+// Begun returns the rounds begun so far.
+func (c *Rounds) Begun() int64 { return c.r.begun }
+
 // Stab returns the run's stabilization so far.
 func (s *Sim) Stab() Stab { return s.stab }
 
@@ -116,7 +130,9 @@ func (s *Sim) Fault() {
 	s.stab.EventsAtFault = s.Stats.Events
 	s.stab.SentAtFault = s.sentByType()
 	s.stab.RoundsAtFault = s.rounds.begun
-	s.traceEv(trace.Fault, proto.Nil)
+	if !s.cfg.Mirrored {
+		s.traceEv(trace.Fault, proto.Nil)
+	}
 }
 
 // Corrupt runs f, which changes node id's state outside any step (a
