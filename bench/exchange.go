@@ -84,7 +84,14 @@ func AppendWorld(buf []byte, r *Snapshot) []byte {
 	}
 	buf = le.AppendUint32(buf, uint32(r.TokenDest))
 	buf = le.AppendUint64(buf, math.Float64bits(r.tokenAt.T))
-	return le.AppendUint64(buf, r.tokenAt.Key)
+	buf = le.AppendUint64(buf, r.tokenAt.Key)
+	buf = le.AppendUint32(buf, uint32(len(r.Reissues)))
+	for _, x := range r.Reissues {
+		buf = le.AppendUint32(buf, uint32(x.Node))
+		buf = append(buf, b2u8(x.Waiting))
+		buf = le.AppendUint32(buf, x.Tag)
+	}
+	return buf
 }
 
 // ReadWorld reads what AppendWorld wrote for a run of n nodes into s (its
@@ -101,6 +108,18 @@ func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
 	s.TokenDest = r.node(n, true)
 	s.tokenAt.T = r.f64()
 	s.tokenAt.Key = r.u64()
+	k = int(r.u32())
+	if r.err == nil && k > n {
+		r.err = fmt.Errorf("%w: %d re-issues of %d nodes", ErrBoundary, k, n)
+	}
+	for ; k > 0 && r.err == nil; k-- {
+		x := Reissue{Node: r.node(n, false)}
+		if b := r.take(1); b != nil {
+			x.Waiting = b[0] != 0
+		}
+		x.Tag = r.u32()
+		s.Reissues = append(s.Reissues, x)
+	}
 	return r.b, r.err
 }
 

@@ -60,6 +60,18 @@ type Snapshot struct {
 	Candidates []proto.NodeID
 	TokenDest  proto.NodeID
 	tokenAt    sim.Mark
+	// Reissues are the hosting parts' answers for the re-issues the
+	// controller decides next (InventedCS: a transient fault's critical
+	// section over).
+	Reissues []Reissue
+}
+
+// Reissue is whether node Node's request waits, and its tag, for a
+// re-issue the controller decides (InventedCS).
+type Reissue struct {
+	Node    proto.NodeID
+	Waiting bool
+	Tag     uint32
 }
 
 // Part is one part of a run: the run's nodes it hosts, on a simulator,
@@ -206,6 +218,9 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	}
 	if p.tr != nil {
 		p.tr.s, p.tr.host, p.tr.drv = p.s, p.s, p.drv
+		if owned != nil {
+			p.tr.shared = p.reissue
+		}
 		for _, m := range junk {
 			p.s.Inject(m)
 		}
@@ -406,6 +421,15 @@ func (p *Part) Report() Snapshot {
 		}
 	}
 	p.world = p.inject < len(p.plan) && p.plan[p.inject].Node < 0 && p.plan[p.inject].At == s.NextControl()
+	if p.owned != nil && p.tr != nil {
+		due := p.tr.dueAt(s.NextControl())
+		for _, id := range due {
+			if p.owned[id] {
+				r.Reissues = append(r.Reissues, Reissue{Node: id, Waiting: p.drv.Waiting(id), Tag: p.drv.reqTag[id]})
+			}
+		}
+		p.world = p.world || len(due) > 0
+	}
 	if p.world {
 		for _, id := range p.hosted() {
 			if IsTarget(p.spec.Faults.Target, int(id), p.nodes[id], p.tally.Crashes, p.pmax) {
@@ -446,6 +470,7 @@ func (r *Snapshot) Add(o *Snapshot) {
 // AddWorld adds another part's world view (AppendWorld) to r.
 func (r *Snapshot) AddWorld(o *Snapshot) {
 	r.Candidates = append(r.Candidates, o.Candidates...)
+	r.Reissues = append(r.Reissues, o.Reissues...)
 	if o.TokenDest != proto.Nil && (r.TokenDest == proto.Nil || o.tokenAt.Before(r.tokenAt)) {
 		r.TokenDest, r.tokenAt = o.TokenDest, o.tokenAt
 	}
@@ -468,6 +493,17 @@ func (p *Part) Boundary(snap Snapshot) float64 {
 	next := min(snap.Next, p.s.NextControl(), p.s.ControlInputs())
 	p.needLegit = p.mirrored && p.s.NextControl() == next
 	return next
+}
+
+// reissue is the hosting part's answer for node id's re-issue, from the
+// snapshot (InventedCS.shared).
+func (p *Part) reissue(id proto.NodeID) (bool, uint32) {
+	for _, r := range p.snap.Reissues {
+		if r.Node == id {
+			return r.Waiting, r.Tag
+		}
+	}
+	return false, 0
 }
 
 // stab is the run's stabilization as the controller sees it: the

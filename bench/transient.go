@@ -215,6 +215,20 @@ type InventedCS struct {
 	faultCS []bool  // a fault's critical section is under way at the node
 	// invented counts the critical sections faults invented.
 	invented int64
+	// A split run (bench.Part) shares the re-issues the controller
+	// decides, after a fault's critical section, by the workload of the
+	// part that hosts the node: ctlDue lists them (when, and which node);
+	// shared, if not nil, returns the hosting part's answer (Waiting, the
+	// request's tag), which every part then follows alike.
+	ctlDue []reissue
+	shared func(id proto.NodeID) (bool, uint32)
+}
+
+// reissue is a re-issue of node Node's request, due at At, that the
+// controller decides.
+type reissue struct {
+	At   float64
+	Node proto.NodeID
 }
 
 // NewInventedCS returns the keeper of the workload drv of the nodes on
@@ -230,18 +244,22 @@ func (t *InventedCS) Invented() int64 { return t.invented }
 // (after an arbitrary initial configuration: every node a runtime hosts).
 func (t *InventedCS) Sweep(ids []proto.NodeID) {
 	for _, id := range ids {
-		t.Scrambled(id)
+		t.scrambled(id, true)
 	}
 }
 
 // Scrambled is called after node id's state was scrambled.
-func (t *InventedCS) Scrambled(id proto.NodeID) {
+func (t *InventedCS) Scrambled(id proto.NodeID) { t.scrambled(id, true) }
+
+// scrambled is Scrambled; ctl says the controller calls it (every part of
+// a split run alike).
+func (t *InventedCS) scrambled(id proto.NodeID, ctl bool) {
 	v := t.nodes[id].View()
 	switch {
 	case t.faultCS[id]:
 		// an exit is already on its way, and a re-issue after it
 	case v.InCS && !t.drv.InCS(id):
-		t.endFaultCS(id)
+		t.endFaultCS(id, ctl)
 	case t.drv.Waiting(id):
 		t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
 	}
@@ -249,16 +267,39 @@ func (t *InventedCS) Scrambled(id proto.NodeID) {
 
 // endFaultCS makes node id leave the critical section a fault put it in,
 // after the CS time, and then re-issues the workload's request if one
-// waits.
-func (t *InventedCS) endFaultCS(id proto.NodeID) {
+// waits; ctl says the controller calls it.
+func (t *InventedCS) endFaultCS(id proto.NodeID, ctl bool) {
 	t.faultCS[id] = true
 	t.host.Input(t.cs, id, proto.ExitCS, 0)
+	at := t.host.Now() + t.cs
+	if ctl {
+		t.ctlDue = append(t.ctlDue, reissue{at, id})
+	}
 	t.host.After(t.cs, func() {
 		t.faultCS[id] = false
-		if t.drv.Waiting(id) {
-			t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+		waiting, tag := t.drv.Waiting(id), t.drv.reqTag[id]
+		if ctl {
+			t.ctlDue = slices.DeleteFunc(t.ctlDue, func(r reissue) bool { return r.At == at && r.Node == id })
+			if t.shared != nil {
+				waiting, tag = t.shared(id)
+			}
+		}
+		if waiting {
+			t.host.Input(0, id, proto.EnterCS, tag)
 		}
 	})
+}
+
+// dueAt returns the nodes whose re-issue, decided by the controller, is
+// due at time at.
+func (t *InventedCS) dueAt(at float64) []proto.NodeID {
+	var out []proto.NodeID
+	for _, r := range t.ctlDue {
+		if r.At == at {
+			out = append(out, r.Node)
+		}
+	}
+	return out
 }
 
 // Entered reports whether node id's entry for tag is a fault's (a request
@@ -270,7 +311,7 @@ func (t *InventedCS) Entered(id proto.NodeID, tag uint32) bool {
 	}
 	t.invented++
 	if !t.faultCS[id] {
-		t.endFaultCS(id)
+		t.endFaultCS(id, false)
 	}
 	return true
 }
