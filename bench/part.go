@@ -196,7 +196,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		KeepGoing: spec.LateFraction > 0, Units: p.ell, Legitimate: legit,
 		// The legitimacy predicate reads each link in delivery order.
 		OrderedInFlight: selfStab, Mirrored: p.mirrored,
-		Owned:           owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
+		Owned: owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
 		FatherOf: fatherOf,
 	}, p.nodes, sim.Hooks{
 		Request:     p.requested,

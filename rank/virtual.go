@@ -103,19 +103,19 @@ type vrun struct {
 
 // vrank is what one rank measured of the job, for the record.
 type vrank struct {
-	Results    []*bench.Result
-	Inter      []int64
-	Hops       []int64
-	Trace      []byte
-	Segments   []sim.Segment
+	Results  []*bench.Result
+	Inter    []int64
+	Hops     []int64
+	Trace    []byte
+	Segments []sim.Segment
 	// MirrorTrace and MirrorSegments are the whole run's own trace lines
 	// (bench.Part.MirrorTrace), from the rank that keeps the mirror.
 	MirrorTrace    []byte
 	MirrorSegments []sim.Segment
-	CPU        float64
-	Collective float64 // seconds in the window collectives
-	Windows    int64
-	Events     int64 // events popped, all runs
+	CPU            float64
+	Collective     float64 // seconds in the window collectives
+	Windows        int64
+	Events         int64 // events popped, all runs
 
 	done atomic.Int64 // Windows, for watchWindows
 }
