@@ -195,9 +195,15 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 			add(bench.Baseline(s), k, true, crash.part.Until())
 		}
 	}
+	// The longest reduction: every run's report and a frame count per rank.
+	shm, err := setupShmReduce(comm, len(runs)*(bench.ReportSums+bench.ReportMins)+p)
+	if err != nil {
+		return nil, err
+	}
+	defer shm.close()
 	var rk vrank
 	stop := watchWindows(&rk, me, p)
-	err = v.windows(runs, digest, &rk)
+	err = v.windows(runs, digest, &rk, shm)
 	stop()
 	if err != nil {
 		return nil, err
@@ -311,15 +317,20 @@ const (
 // runs' reports and counts the frames each rank is to receive, each rank
 // receives its frames, and every run takes its boundary. A targeted
 // crash due at the boundary adds an all-gather of the world view.
-func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
+func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce) error {
 	comm := v.Comm
 	send, sumMin, recvAny := comm.Send, comm.SumMin, comm.RecvAny
+	if shm != nil {
+		progress := func() { comm.Iprobe() }
+		sumMin = func(in []int64, nsum int) ([]int64, error) { return shm.SumMin(in, nsum, progress) }
+	}
 	p, me := comm.Size(), comm.Rank()
 	var progressAt time.Time
 	progress := runs[0].spec.Progress
 	// The requests served and issued of each run at its last boundary.
 	served, issued := make([]int64, len(runs)), make([]int64, len(runs))
 	sent := make([]int64, p) // the frames sent to each rank this window
+	var out []frame          // the frames of the window, sent after the reduction
 	// A mirrored run's logs of the window (bench.Part.Mirrored), at the
 	// rank that keeps its mirror: its own, and the bytes from each rank.
 	logs := make([][]sim.LogEntry, len(runs))
@@ -355,7 +366,7 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 				r.hops += int64(bits.OnesCount(uint(to ^ me)))
 			}
 			if r.part.Mirrored() {
-				if err := v.sendLog(r, k, digest, tag, sent, logs); err != nil {
+				if err := v.sendLog(r, k, digest, &out, sent, logs); err != nil {
 					return false, err
 				}
 			}
@@ -368,9 +379,7 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 						n++
 					}
 					f := bench.AppendRemotes(binary.LittleEndian.AppendUint32(nil, uint32(k)), msgs[:n], digest)
-					if err := send(f, to, tag); err != nil {
-						return false, fmt.Errorf("rank: sending a window's messages to rank %d: %w", to, err)
-					}
+					out = append(out, frame{to, f})
 					sent[to]++
 					msgs = msgs[n:]
 				}
@@ -379,6 +388,16 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		nsum := len(sums) + p
 		vec := append(append(sums, sent...), mins...)
 		t0 := time.Now()
+		// Sent before the reduction, so that they are there when it ends.
+		// (A rank asleep in shmReduce's wait makes MPI progress every
+		// shmProgress, so a send that needs it completes.)
+		for _, f := range out {
+			if err := send(f.buf, f.to, tag); err != nil {
+				return false, fmt.Errorf("rank: sending a window's frames to rank %d: %w", f.to, err)
+			}
+		}
+		clear(out)
+		out = out[:0]
 		res, err := sumMin(vec, nsum)
 		clear(sent)
 		if err != nil {
@@ -475,7 +494,7 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		for _, k := range live {
 			served[k], issued[k] = snaps[k].Served, snaps[k].Issued
 		}
-		if err := v.shareLegit(runs, live); err != nil {
+		if err := v.shareLegit(runs, live, sumMin); err != nil {
 			return false, err
 		}
 		if progress != nil && me == 0 && (!more || time.Since(progressAt) > 200*time.Millisecond) {
@@ -496,14 +515,20 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 	return err
 }
 
+// frame is a frame for rank to.
+type frame struct {
+	to  int
+	buf []byte
+}
+
 // logFrame marks a frame that carries a part's log (its run's index
 // with this bit): bench.Part.Mirrored.
 const logFrame = 1 << 31
 
-// sendLog sends run k's log of the window to the rank that keeps its
-// mirror, in frames of at most maxFrame bytes, counting them in sent; the
-// rank that keeps it keeps its own in logs[k].
-func (v Virtual) sendLog(r *vrun, k int, digest uint32, tag int, sent []int64, logs [][]sim.LogEntry) error {
+// sendLog frames run k's log of the window for the rank that keeps its
+// mirror, in frames of at most maxFrame bytes (appended to out, counted in
+// sent); the rank that keeps it keeps its own in logs[k].
+func (v Virtual) sendLog(r *vrun, k int, digest uint32, out *[]frame, sent []int64, logs [][]sim.LogEntry) error {
 	log := r.part.TakeLog()
 	if r.part.KeepsMirror() {
 		logs[k] = append(logs[k], log...)
@@ -517,9 +542,7 @@ func (v Virtual) sendLog(r *vrun, k int, digest uint32, tag int, sent []int64, l
 	for len(b) > 0 {
 		n := min(len(b), maxFrame-4)
 		f := append(binary.LittleEndian.AppendUint32(make([]byte, 0, n+4), uint32(k)|logFrame), b[:n]...)
-		if err := v.Comm.Send(f, to, tag); err != nil {
-			return fmt.Errorf("rank: sending a window's log to rank %d: %w", to, err)
-		}
+		*out = append(*out, frame{to, f})
 		sent[to]++
 		b = b[n:]
 	}
@@ -529,7 +552,7 @@ func (v Virtual) sendLog(r *vrun, k int, digest uint32, tag int, sent []int64, l
 // shareLegit gives every part of each mirrored run whose next window
 // starts with a controller call the mirror's verdict (one reduction, only
 // at such boundaries): whether the run is legitimate.
-func (v Virtual) shareLegit(runs []*vrun, live []int) error {
+func (v Virtual) shareLegit(runs []*vrun, live []int, sumMin func([]int64, int) ([]int64, error)) error {
 	need := false
 	for _, k := range live {
 		need = need || runs[k].part.NeedsLegit()
@@ -543,7 +566,7 @@ func (v Virtual) shareLegit(runs []*vrun, live []int) error {
 			vec[k] = 1
 		}
 	}
-	res, err := v.Comm.SumMin(vec, len(vec))
+	res, err := sumMin(vec, len(vec))
 	if err != nil {
 		return fmt.Errorf("rank: sharing the legitimacy verdict: %w", err)
 	}
