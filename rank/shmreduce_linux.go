@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -40,7 +41,18 @@ type shmReduce struct {
 	result          []int64
 	slots           [][]int64
 	rank, size, max int
+	// boxes[r][w] is rank r's frames of the windows of parity w: a length
+	// (uint32), then per frame its destination and length (uint32 each)
+	// and its bytes. A rank writes its box of a window before the
+	// window's reduction and the others read it after; it writes the box
+	// of that parity again two windows later, after the next reduction,
+	// which every rank reaches only once it has read this one.
+	boxes [][2][]byte
 }
+
+// shmBox is the size of a rank's box of frames for one window parity: a
+// window's frames beyond it go by MPI.
+const shmBox = 64 << 10
 
 const shmHeader = 64
 
@@ -74,7 +86,7 @@ func setupShmReduce(comm Comm, max int) (*shmReduce, error) {
 		return nil, nil
 	}
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("ocbench-reduce-%x-%x", uint64(ids[0]), uint64(ids[2+rank])))
-	length := shmHeader + 8*max*(size+1)
+	length := shmHeader + 8*max*(size+1) + 2*shmBox*size
 	mem, err := mapShared(path, length)
 	oks := make([]int64, size)
 	if err == nil {
@@ -100,6 +112,11 @@ func setupShmReduce(comm Comm, max int) (*shmReduce, error) {
 	s.result = words[:max:max]
 	for r := 0; r < size; r++ {
 		s.slots = append(s.slots, words[max*(r+1):max*(r+2):max*(r+2)])
+	}
+	boxes := mem[shmHeader+8*max*(size+1):]
+	for r := 0; r < size; r++ {
+		b := boxes[2*shmBox*r:]
+		s.boxes = append(s.boxes, [2][]byte{b[:shmBox:shmBox], b[shmBox : 2*shmBox : 2*shmBox]})
 	}
 	return s, nil
 }
@@ -148,6 +165,55 @@ func (s *shmReduce) SumMin(in []int64, nsum int, progress func()) ([]int64, erro
 		}
 	}
 	return append([]int64(nil), s.result[:len(in)]...), nil
+}
+
+// reset empties this rank's box of parity w, before the window's frames.
+func (s *shmReduce) reset(w int) { binary.LittleEndian.PutUint32(s.boxes[s.rank][w], 4) }
+
+// put adds frame f for rank to to this rank's box of parity w, and
+// reports whether it fit.
+func (s *shmReduce) put(w, to int, f []byte) bool {
+	box := s.boxes[s.rank][w]
+	n := int(binary.LittleEndian.Uint32(box))
+	if n+8+len(f) > len(box) {
+		return false
+	}
+	binary.LittleEndian.PutUint32(box[n:], uint32(to))
+	binary.LittleEndian.PutUint32(box[n+4:], uint32(len(f)))
+	copy(box[n+8:], f)
+	binary.LittleEndian.PutUint32(box, uint32(n+8+len(f)))
+	return true
+}
+
+// frames calls fn with every frame for this rank in the other ranks'
+// boxes of parity w (a copy of it, to keep), rank by rank in order.
+func (s *shmReduce) frames(w int, fn func(src int, b []byte) error) error {
+	for r := range s.boxes {
+		if r == s.rank {
+			continue
+		}
+		box := s.boxes[r][w]
+		end := int(binary.LittleEndian.Uint32(box))
+		if end < 4 || end > len(box) {
+			return fmt.Errorf("rank: rank %d's box of frames says %d bytes, of %d", r, end, len(box))
+		}
+		for n := 4; n < end; {
+			if n+8 > end {
+				return fmt.Errorf("rank: rank %d's box of frames is cut at byte %d", r, n)
+			}
+			to, l := int(binary.LittleEndian.Uint32(box[n:])), int(binary.LittleEndian.Uint32(box[n+4:]))
+			if l > end-n-8 {
+				return fmt.Errorf("rank: rank %d's box of frames has a frame of %d bytes at byte %d of %d", r, l, n, end)
+			}
+			if to == s.rank {
+				if err := fn(r, append([]byte(nil), box[n+8:n+8+l]...)); err != nil {
+					return err
+				}
+			}
+			n += 8 + l
+		}
+	}
+	return nil
 }
 
 const (

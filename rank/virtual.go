@@ -341,6 +341,9 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce)
 	boundary := func() (bool, error) {
 		first := rk.Windows == 0
 		tag := tagWindowEven + int(rk.Windows%2)
+		if shm != nil {
+			shm.reset(int(rk.Windows % 2))
+		}
 		var live []int
 		for k, r := range runs {
 			if first || !math.IsInf(r.next, 1) {
@@ -366,7 +369,7 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce)
 				r.hops += int64(bits.OnesCount(uint(to ^ me)))
 			}
 			if r.part.Mirrored() {
-				if err := v.sendLog(r, k, digest, &out, sent, logs); err != nil {
+				if err := v.sendLog(r, k, digest, shm, rk, &out, sent, logs); err != nil {
 					return false, err
 				}
 			}
@@ -379,8 +382,10 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce)
 						n++
 					}
 					f := bench.AppendRemotes(binary.LittleEndian.AppendUint32(nil, uint32(k)), msgs[:n], digest)
-					out = append(out, frame{to, f})
-					sent[to]++
+					if shm == nil || !shm.put(int(rk.Windows%2), to, f) {
+						out = append(out, frame{to, f})
+						sent[to]++
+					}
 					msgs = msgs[n:]
 				}
 			}
@@ -403,21 +408,17 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce)
 		if err != nil {
 			return false, fmt.Errorf("rank: the window reduction: %w", err)
 		}
-		for want := res[len(sums)+me]; want > 0; want-- {
-			src, b, err := recvAny(tag)
-			if err != nil {
-				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
-			}
+		handle := func(src int, b []byte) error {
 			if len(b) >= 4 && binary.LittleEndian.Uint32(b)&logFrame != 0 {
 				k := int(binary.LittleEndian.Uint32(b) &^ logFrame)
 				if k >= len(runs) || !runs[k].part.KeepsMirror() {
-					return false, fmt.Errorf("rank: a log frame for run %d from rank %d, which this rank does not mirror", k, src)
+					return fmt.Errorf("rank: a log frame for run %d from rank %d, which this rank does not mirror", k, src)
 				}
 				logBytes[k][src] = append(logBytes[k][src], b[4:]...)
-				continue
+				return nil
 			}
 			if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) >= len(runs) {
-				return false, fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
+				return fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
 			}
 			r := runs[binary.LittleEndian.Uint32(b)]
 			msgs, rest, err := bench.ReadRemotes(b[4:], r.spec.Nodes, digest)
@@ -430,9 +431,26 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce)
 				}
 			}
 			if err != nil {
-				return false, fmt.Errorf("rank: rank %d's frame: %w", src, err)
+				return fmt.Errorf("rank: rank %d's frame: %w", src, err)
 			}
 			r.part.Accept(msgs)
+			return nil
+		}
+		if shm != nil {
+			// First the frames in shared memory: a rank's frames that did
+			// not fit there follow by MPI.
+			if err := shm.frames(int(rk.Windows%2), handle); err != nil {
+				return false, err
+			}
+		}
+		for want := res[len(sums)+me]; want > 0; want-- {
+			src, b, err := recvAny(tag)
+			if err != nil {
+				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
+			}
+			if err := handle(src, b); err != nil {
+				return false, err
+			}
 		}
 		for _, k := range live {
 			r := runs[k]
@@ -528,7 +546,7 @@ const logFrame = 1 << 31
 // sendLog frames run k's log of the window for the rank that keeps its
 // mirror, in frames of at most maxFrame bytes (appended to out, counted in
 // sent); the rank that keeps it keeps its own in logs[k].
-func (v Virtual) sendLog(r *vrun, k int, digest uint32, out *[]frame, sent []int64, logs [][]sim.LogEntry) error {
+func (v Virtual) sendLog(r *vrun, k int, digest uint32, shm *shmReduce, rk *vrank, out *[]frame, sent []int64, logs [][]sim.LogEntry) error {
 	log := r.part.TakeLog()
 	if r.part.KeepsMirror() {
 		logs[k] = append(logs[k], log...)
@@ -542,8 +560,10 @@ func (v Virtual) sendLog(r *vrun, k int, digest uint32, out *[]frame, sent []int
 	for len(b) > 0 {
 		n := min(len(b), maxFrame-4)
 		f := append(binary.LittleEndian.AppendUint32(make([]byte, 0, n+4), uint32(k)|logFrame), b[:n]...)
-		*out = append(*out, frame{to, f})
-		sent[to]++
+		if shm == nil || !shm.put(int(rk.Windows%2), to, f) {
+			*out = append(*out, frame{to, f})
+			sent[to]++
+		}
 		b = b[n:]
 	}
 	return nil
