@@ -125,6 +125,7 @@ type Part struct {
 	// needLegit says the next window starts with a controller call, which
 	// may read it.
 	mirrored  bool
+	family    proto.Family // the algorithm's
 	mir       *mirror
 	legitNow  bool
 	needLegit bool
@@ -146,6 +147,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
+	p.family = algo.Family()
 	if until < 0 {
 		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
 	}
@@ -625,7 +627,7 @@ func (p *Part) checkBoundary() {
 	if p.spec.LateFraction > 0 {
 		return
 	}
-	fam := RunAlgorithm(p.spec).Family()
+	fam := p.family
 	if fam != proto.KExclusion && sn.InCS > 1 {
 		p.s.Fail("%d nodes are in the critical section at t=%.6fs", sn.InCS, p.s.Now())
 		return

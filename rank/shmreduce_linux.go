@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,8 +25,9 @@ import (
 // the ranks that sleep on it (futex(2)) with one system call; the others
 // sleep on the generation until it changes. A waiting rank costs no CPU, so
 // the cores go to the ranks that still run their windows. The frames of a
-// window are sent before its reduction, as with MPI's: a rank asleep makes
-// MPI progress every shmProgress, for a send that waits for it.
+// window go through the page too: each rank has a box per window parity,
+// which it fills before the reduction and the others read after it (what
+// does not fit goes by MPI, after the reduction).
 //
 // The page: the generation (the futex word), the count of ranks arrived,
 // the count of ranks asleep; then the result and one slot per rank, each
@@ -41,6 +43,10 @@ type shmReduce struct {
 	result          []int64
 	slots           [][]int64
 	rank, size, max int
+	// raw: the caller owns its thread (MPI's): a wait blocks it without
+	// telling the Go scheduler. Else (goroutine ranks) it goes through
+	// the scheduler, so that the other ranks run meanwhile.
+	raw bool
 	// boxes[r][w] is rank r's frames of the windows of parity w: a length
 	// (uint32), then per frame its destination and length (uint32 each)
 	// and its bytes. A rank writes its box of a window before the
@@ -59,8 +65,9 @@ const shmHeader = 64
 // setupShmReduce maps the job's reduction page (collective: every rank
 // calls it) for vectors of at most max int64s, or returns nil if the ranks
 // are not all on this machine, or one cannot map it (then the job uses
-// Comm.SumMin). OCBENCH_SHM_REDUCE=0 turns it off.
-func setupShmReduce(comm Comm, max int) (*shmReduce, error) {
+// Comm.SumMin and MPI frames). raw says the caller owns its thread (wait).
+// OCBENCH_SHM_REDUCE=0 turns it off.
+func setupShmReduce(comm Comm, max int, raw bool) (*shmReduce, error) {
 	rank, size := comm.Rank(), comm.Size()
 	host, _ := os.Hostname()
 	h := fnv.New64a()
@@ -106,7 +113,7 @@ func setupShmReduce(comm Comm, max int) (*shmReduce, error) {
 		}
 		return nil, nil
 	}
-	s := &shmReduce{mem: mem, rank: rank, size: size, max: max,
+	s := &shmReduce{mem: mem, rank: rank, size: size, max: max, raw: raw,
 		gen: (*uint32)(unsafe.Pointer(&mem[0])), arrived: (*uint32)(unsafe.Pointer(&mem[4])), sleepers: (*uint32)(unsafe.Pointer(&mem[8]))}
 	words := unsafe.Slice((*int64)(unsafe.Pointer(&mem[shmHeader])), max*(size+1))
 	s.result = words[:max:max]
@@ -121,10 +128,11 @@ func setupShmReduce(comm Comm, max int) (*shmReduce, error) {
 	return s, nil
 }
 
-// shmProgress is how long a rank sleeps in the reduction before it calls
-// progress (an MPI progress call: a rank that sent this one a frame larger
-// than MPI sends at once waits for it) and sleeps again.
-const shmProgress = 2 * time.Millisecond
+// shmProgress is how long a rank sleeps in the reduction before it lets
+// the Go scheduler run its other goroutines (watchWindows: the rank
+// blocks its thread without telling the scheduler) and calls progress (an
+// MPI progress call), and sleeps again.
+const shmProgress = 100 * time.Millisecond
 
 // SumMin is Comm.SumMin through the page: the first nsum elements added
 // up over the ranks, the others their minimum. Every rank passes as many.
@@ -150,16 +158,19 @@ func (s *shmReduce) SumMin(in []int64, nsum int, progress func()) ([]int64, erro
 		atomic.StoreUint32(s.arrived, 0)
 		atomic.AddUint32(s.gen, 1)
 		if atomic.LoadUint32(s.sleepers) > 0 {
-			s.futex(futexWake, math.MaxInt32, 0)
+			s.wake()
 		}
 	} else {
 		for atomic.LoadUint32(s.gen) == g {
 			atomic.AddUint32(s.sleepers, 1)
 			if atomic.LoadUint32(s.gen) == g {
-				s.futex(futexWait, int(g), shmProgress)
+				s.wait(g, shmProgress)
 			}
 			atomic.AddUint32(s.sleepers, ^uint32(0))
 			if atomic.LoadUint32(s.gen) == g {
+				// Long: let the watch of the windows (watchWindows) run,
+				// and MPI progress.
+				runtime.Gosched()
 				progress()
 			}
 		}
@@ -221,17 +232,23 @@ const (
 	futexWake = 1
 )
 
-// futex calls futex(2) on the generation word: a wait returns when it no
-// longer holds val, after timeout (0: none), or on a wake or a signal; a
-// wake wakes val waiters. It goes through the Go scheduler, so that the
-// watch of the windows (watchWindows) runs while a rank sleeps.
-func (s *shmReduce) futex(op, val int, timeout time.Duration) {
-	var ts *syscall.Timespec
-	if timeout > 0 {
-		t := syscall.NsecToTimespec(int64(timeout))
-		ts = &t
+// wait sleeps while the generation word holds g, at most timeout (or
+// until a signal). With raw it blocks the calling thread without telling
+// the Go scheduler, which otherwise hands the thread's P to another thread
+// and back on every wake (the window loop owns its MPI thread): 32 ranks
+// on 2 cores spent 22 s of system time so in the default job, 5 s raw.
+func (s *shmReduce) wait(g uint32, timeout time.Duration) {
+	ts := syscall.NsecToTimespec(int64(timeout))
+	if !s.raw {
+		syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(s.gen)), futexWait, uintptr(g), uintptr(unsafe.Pointer(&ts)), 0, 0)
+		return
 	}
-	syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(s.gen)), uintptr(op), uintptr(val), uintptr(unsafe.Pointer(ts)), 0, 0)
+	syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(s.gen)), futexWait, uintptr(g), uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+// wake wakes every rank asleep on the generation word.
+func (s *shmReduce) wake() {
+	syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(s.gen)), futexWake, math.MaxInt32, 0, 0, 0)
 }
 
 func (s *shmReduce) close() {

@@ -5,7 +5,7 @@ package rank
 // shmReduce is Linux-only; elsewhere the window reduction is Comm.SumMin.
 type shmReduce struct{}
 
-func setupShmReduce(Comm, int) (*shmReduce, error) { return nil, nil }
+func setupShmReduce(Comm, int, bool) (*shmReduce, error) { return nil, nil }
 
 func (s *shmReduce) SumMin([]int64, int, func()) ([]int64, error) { panic("rank: no shared reduction") }
 func (s *shmReduce) close()                                       {}

@@ -196,7 +196,8 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 		}
 	}
 	// The longest reduction: every run's report and a frame count per rank.
-	shm, err := setupShmReduce(comm, len(runs)*(bench.ReportSums+bench.ReportMins)+p)
+	_, raw := comm.(MPI) // the window loop owns the MPI thread (mpi.OnThread)
+	shm, err := setupShmReduce(comm, len(runs)*(bench.ReportSums+bench.ReportMins)+p, raw)
 	if err != nil {
 		return nil, err
 	}
