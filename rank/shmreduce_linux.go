@@ -57,8 +57,8 @@ type shmReduce struct {
 }
 
 // shmBox is the size of a rank's box of frames for one window parity: a
-// window's frames beyond it go by MPI.
-const shmBox = 64 << 10
+// window's frames beyond it go by MPI. (A variable for the tests.)
+var shmBox = 64 << 10
 
 const shmHeader = 64
 
