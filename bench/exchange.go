@@ -91,6 +91,13 @@ func AppendWorld(buf []byte, r *Snapshot) []byte {
 		buf = append(buf, b2u8(x.Waiting))
 		buf = le.AppendUint32(buf, x.Tag)
 	}
+	buf = AppendRemotes(buf, r.Flight, 0)
+	buf = le.AppendUint32(buf, uint32(len(r.Nodes)))
+	for _, x := range r.Nodes {
+		buf = le.AppendUint32(buf, uint32(x.Node))
+		buf = append(buf, b2u8(x.FaultCS), b2u8(x.InCS), b2u8(x.Waiting))
+		buf = le.AppendUint32(buf, x.Tag)
+	}
 	return buf
 }
 
@@ -119,6 +126,27 @@ func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
 		}
 		x.Tag = r.u32()
 		s.Reissues = append(s.Reissues, x)
+	}
+	if r.err != nil {
+		return r.b, r.err
+	}
+	flight, rest, err := ReadRemotes(r.b, n, 0)
+	if err != nil {
+		return rest, err
+	}
+	s.Flight = append(s.Flight, flight...)
+	r.b = rest
+	k = int(r.u32())
+	if r.err == nil && k > n {
+		r.err = fmt.Errorf("%w: the workloads of %d nodes of %d", ErrBoundary, k, n)
+	}
+	for ; k > 0 && r.err == nil; k-- {
+		x := NodeInfo{Node: r.node(n, false)}
+		if b := r.take(3); b != nil {
+			x.FaultCS, x.InCS, x.Waiting = b[0] != 0, b[1] != 0, b[2] != 0
+		}
+		x.Tag = r.u32()
+		s.Nodes = append(s.Nodes, x)
 	}
 	return r.b, r.err
 }

@@ -64,6 +64,10 @@ type mirror struct {
 	// injected messages.
 	initFault bool
 	started   bool
+	// rng is the transient stream past the corruption times: the draws of
+	// the corruption events (--transient during), which the mirror makes
+	// again on the whole run.
+	rng *rand.Rand
 	// The mirror's trace: the whole run's lines, with their segments.
 	trace *bufio.Writer
 	buf   bytes.Buffer
@@ -84,6 +88,10 @@ func newMirror(spec Spec, ell int, traced bool) *mirror {
 	m := &mirror{spec: spec, nodes: NewNodes(spec), down: make([]bool, spec.Nodes), ell: ell,
 		kexcl: algo.Family() == proto.KExclusion, fly: map[uint64]flight{}, types: algo.MessageTypes(),
 		legit: algo.(proto.SelfStabilizingAlgorithm).Legitimate}
+	if spec.Transient.Mode == "during" {
+		m.rng = rand.New(rand.NewPCG(spec.Seed, streamTransient))
+		spec.Transient.corruptionTimes(m.rng, spec.Delta)
+	}
 	if spec.Transient.Initial() {
 		// The parts' draws: the transient stream's first (corruptionTimes
 		// draws nothing for these plans).
@@ -178,14 +186,103 @@ func (m *mirror) replay(logs []sim.LogEntry) error {
 		if m.initFault {
 			m.fault(0)
 		}
+		logs = slices.DeleteFunc(logs, func(e sim.LogEntry) bool { return e.Kind == sim.LogInject })
 	}
-	logs = slices.DeleteFunc(logs, func(e sim.LogEntry) bool { return e.Kind == sim.LogInject })
 	slices.SortStableFunc(logs, func(a, b sim.LogEntry) int { return cmpMark(a.Mark, b.Mark) })
+	used := make([]bool, len(logs))
 	for k := range logs {
-		if err := m.apply(&logs[k]); err != nil {
+		var err error
+		switch {
+		case used[k]:
+		case logs[k].Kind == sim.LogFault:
+			err = m.corrupt(&logs[k], logs[k+1:], used[k+1:])
+		case logs[k].Kind == sim.LogInject:
+			err = fmt.Errorf("a message injected from node %d that no corruption event explains", logs[k].Node)
+		default:
+			err = m.apply(&logs[k])
+		}
+		if err != nil {
 			return fmt.Errorf("bench: replaying seed %d's step at t=%.6fs (key %d) in the mirror: %w", m.spec.Seed, logs[k].T, logs[k].Key, err)
 		}
 	}
+	return nil
+}
+
+// orderedKeys returns the keys of the messages in flight in delivery
+// order.
+func (m *mirror) orderedKeys() []uint64 {
+	var keys []uint64
+	m.ForEachInFlight(func(*proto.Message) {})
+	keys = append(keys, m.order...)
+	return keys
+}
+
+// corrupt replays a corruption event (LogFault) as the simulator's
+// transient.corrupt makes it, with the same draws, on the whole run; the
+// messages it injects are the next LogInject entries of rest at its time,
+// which the parts that host their senders logged (their keys and delivery
+// times), and it marks them used.
+func (m *mirror) corrupt(e *sim.LogEntry, rest []sim.LogEntry, used []bool) error {
+	if m.rng == nil {
+		return fmt.Errorf("a corruption event in a run without them")
+	}
+	n := len(m.nodes)
+	if m.trace != nil {
+		m.segment(e.Mark)
+	}
+	fly := m.orderedKeys()
+	kind := m.rng.IntN(4)
+	if (kind == 1 || kind == 2) && len(fly) == 0 {
+		kind = 0
+	}
+	injects := 0
+	switch kind {
+	case 0:
+		for _, i := range m.rng.Perm(n)[:1+m.rng.IntN(max(1, n/4))] {
+			nd := m.nodes[i]
+			before := nd.View()
+			nd.(proto.Corruptible).Scramble(m.rng)
+			after := nd.View()
+			if before.InCS {
+				m.units -= before.Units
+			}
+			if after.InCS {
+				m.units += after.Units
+			}
+			if m.trace != nil {
+				trace.WriteEvent(m.trace, e.T, proto.NodeID(i), trace.Corrupt)
+			}
+		}
+	case 1:
+		m.rng.IntN(len(fly))
+		injects = 1
+	case 2:
+		key := fly[m.rng.IntN(len(fly))]
+		x := m.fly[key]
+		delete(m.fly, key)
+		if m.trace != nil {
+			trace.WriteMessage(m.trace, e.T, x.Msg.To, trace.Destroy, m.typeName(x.Msg.Type), &x.Msg, key)
+		}
+	case 3:
+		injects = 1 + m.rng.IntN(3)
+		for range injects {
+			m.nodes[m.rng.IntN(n)].(proto.Corruptible).Junk(m.rng)
+		}
+	}
+	for j := range rest {
+		if injects == 0 {
+			break
+		}
+		if !used[j] && rest[j].Kind == sim.LogInject && rest[j].T == e.T {
+			m.inject(rest[j])
+			used[j] = true
+			injects--
+		}
+	}
+	if injects > 0 {
+		return fmt.Errorf("a corruption event injected %d messages that no part logged", injects)
+	}
+	m.fault(e.T)
 	return nil
 }
 

@@ -64,6 +64,18 @@ type Snapshot struct {
 	// controller decides next (InventedCS: a transient fault's critical
 	// section over).
 	Reissues []Reissue
+	// For a corruption event due next (a split run): every message in
+	// flight, and the hosted nodes' workload (NodeInfo).
+	Flight []sim.Remote
+	Nodes  []NodeInfo
+}
+
+// NodeInfo is what a corruption event of a split run needs of a node's
+// workload from the part that hosts it (InventedCS.scrambled).
+type NodeInfo struct {
+	Node                   proto.NodeID
+	FaultCS, InCS, Waiting bool
+	Tag                    uint32
 }
 
 // Reissue is whether node Node's request waits, and its tag, for a
@@ -124,8 +136,12 @@ type Part struct {
 	// mirror's verdict at the last boundary that gave it (SetLegit), and
 	// needLegit says the next window starts with a controller call, which
 	// may read it.
-	mirrored  bool
-	family    proto.Family // the algorithm's
+	mirrored bool
+	family   proto.Family // the algorithm's
+	// corr are the times of the corruption events (--transient during),
+	// corrDone how many have struck.
+	corr      []float64
+	corrDone  int
 	mir       *mirror
 	legitNow  bool
 	needLegit bool
@@ -222,6 +238,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		p.tr.s, p.tr.host, p.tr.drv = p.s, p.s, p.drv
 		if owned != nil {
 			p.tr.shared = p.reissue
+			p.tr.info = p.nodeInfo
 		}
 		for _, m := range junk {
 			p.s.Inject(m)
@@ -239,11 +256,17 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 			if k < len(corruptions) {
 				p.s.At(corruptions[k], func() {
 					next(k + 1)
-					p.tr.corrupt()
+					p.corrDone = k + 1
+					if owned != nil {
+						p.corruptSplit()
+					} else {
+						p.tr.corrupt()
+					}
 				})
 			}
 		}
 		next(0)
+		p.corr = corruptions
 	}
 	for k := range p.plan {
 		p.s.At(p.plan[k].At, func() { p.crash(k) })
@@ -431,6 +454,13 @@ func (p *Part) Report() Snapshot {
 			}
 		}
 		p.world = p.world || len(due) > 0
+		if p.corrDone < len(p.corr) && p.corr[p.corrDone] == s.NextControl() {
+			r.Flight = s.InFlightRemotes()
+			for _, id := range p.hosted() {
+				r.Nodes = append(r.Nodes, NodeInfo{Node: id, FaultCS: p.tr.faultCS[id], InCS: p.drv.InCS(id), Waiting: p.drv.Waiting(id), Tag: p.drv.reqTag[id]})
+			}
+			p.world = true
+		}
 	}
 	if p.world {
 		for _, id := range p.hosted() {
@@ -473,6 +503,8 @@ func (r *Snapshot) Add(o *Snapshot) {
 func (r *Snapshot) AddWorld(o *Snapshot) {
 	r.Candidates = append(r.Candidates, o.Candidates...)
 	r.Reissues = append(r.Reissues, o.Reissues...)
+	r.Flight = append(r.Flight, o.Flight...)
+	r.Nodes = append(r.Nodes, o.Nodes...)
 	if o.TokenDest != proto.Nil && (r.TokenDest == proto.Nil || o.tokenAt.Before(r.tokenAt)) {
 		r.TokenDest, r.tokenAt = o.TokenDest, o.tokenAt
 	}
@@ -506,6 +538,17 @@ func (p *Part) reissue(id proto.NodeID) (bool, uint32) {
 		}
 	}
 	return false, 0
+}
+
+// nodeInfo is the hosting part's node id's workload, from the snapshot
+// (InventedCS.info).
+func (p *Part) nodeInfo(id proto.NodeID) NodeInfo {
+	for _, x := range p.snap.Nodes {
+		if x.Node == id {
+			return x
+		}
+	}
+	return NodeInfo{Node: id}
 }
 
 // stab is the run's stabilization as the controller sees it: the

@@ -445,8 +445,6 @@ func Splittable(spec Spec) error {
 		return fieldErr("LateFraction", "messages delayed beyond δ on purpose are counted by the simulator's checks after every step; run them in the simulator")
 	case spec.Repair:
 		return fieldErr("Repair", "the repair pass reads every node; run it in the simulator")
-	case IsSelfStabilizing(spec.Algorithm) && spec.Transient.Mode == "during":
-		return fieldErr("Transient.Mode", "during: a corruption event reads and changes nodes and messages in flight on every part at once (a scrambled node's workload, the k-th message in delivery order); run it in the simulator")
 	}
 	return nil
 }

@@ -222,6 +222,9 @@ type InventedCS struct {
 	// request's tag), which every part then follows alike.
 	ctlDue []reissue
 	shared func(id proto.NodeID) (bool, uint32)
+	// info, if not nil, returns the hosting part's workload of a node
+	// that a corruption event scrambled (a split run).
+	info func(id proto.NodeID) NodeInfo
 }
 
 // reissue is a re-issue of node Node's request, due at At, that the
@@ -255,13 +258,17 @@ func (t *InventedCS) Scrambled(id proto.NodeID) { t.scrambled(id, true) }
 // a split run alike).
 func (t *InventedCS) scrambled(id proto.NodeID, ctl bool) {
 	v := t.nodes[id].View()
+	x := NodeInfo{Node: id, FaultCS: t.faultCS[id], InCS: t.drv.InCS(id), Waiting: t.drv.Waiting(id), Tag: t.drv.reqTag[id]}
+	if ctl && t.info != nil {
+		x = t.info(id)
+	}
 	switch {
-	case t.faultCS[id]:
+	case x.FaultCS:
 		// an exit is already on its way, and a re-issue after it
-	case v.InCS && !t.drv.InCS(id):
+	case v.InCS && !x.InCS:
 		t.endFaultCS(id, ctl)
-	case t.drv.Waiting(id):
-		t.host.Input(0, id, proto.EnterCS, t.drv.reqTag[id])
+	case x.Waiting:
+		t.host.Input(0, id, proto.EnterCS, x.Tag)
 	}
 }
 
@@ -390,6 +397,45 @@ func (t *transient) corrupt() {
 		}
 	}
 	t.s.Fault()
+}
+
+// corruptSplit is a corruption event of a split run (a part of it): the
+// draws of corrupt, on the whole run's messages in flight and the hosting
+// parts' workloads (the snapshot's world view), every part alike; each
+// part changes what it holds (its nodes, the messages in flight to them,
+// the messages injected from them), and the part that keeps the mirror
+// logs the event for it (LogFault), which replays it on the whole run.
+func (p *Part) corruptSplit() {
+	t, s := p.tr, p.s
+	n := len(t.nodes)
+	flight := slices.Clone(p.snap.Flight)
+	slices.SortFunc(flight, func(a, b sim.Remote) int { return cmpMark(sim.Mark{T: a.T, Key: a.Key}, sim.Mark{T: b.T, Key: b.Key}) })
+	if p.mir != nil {
+		s.Log = append(s.Log, sim.LogEntry{Mark: sim.Mark{T: s.Now(), Key: s.CurrentKey()}, Kind: sim.LogFault})
+	}
+	kind := t.rng.IntN(4)
+	if (kind == 1 || kind == 2) && len(flight) == 0 {
+		kind = 0
+	}
+	switch kind {
+	case 0:
+		for _, i := range t.rng.Perm(n)[:1+t.rng.IntN(max(1, n/4))] {
+			id := proto.NodeID(i)
+			s.Corrupt(id, func() { t.nodes[id].(proto.Corruptible).Scramble(t.rng) })
+			t.scrambled(id, true)
+		}
+	case 1:
+		s.Inject(flight[t.rng.IntN(len(flight))].Msg)
+	case 2:
+		if m := flight[t.rng.IntN(len(flight))]; p.Hosts(m.Msg.To) {
+			s.DestroyKey(m.Key)
+		}
+	case 3:
+		for range 1 + t.rng.IntN(3) {
+			s.Inject(t.nodes[t.rng.IntN(n)].(proto.Corruptible).Junk(t.rng))
+		}
+	}
+	s.Fault()
 }
 
 // MaxStabilizationRounds bounds the wait for legitimacy at the end of a

@@ -91,6 +91,8 @@ func virtualCases() map[string]bench.Spec {
 		{"kofl/initial-poisson", "poisson", 16, bench.TransientPlan{Mode: "initial"}, 0},
 		{"kofl/adversarial-saturated", "saturated", 16, bench.TransientPlan{Mode: "adversarial"}, 0},
 		{"kofl/initial-timeout", "poisson", 8, bench.TransientPlan{Mode: "initial"}, 3},
+		{"kofl/during-poisson", "poisson", 16, bench.TransientPlan{Mode: "during", Events: 12, Every: 8}, 0},
+		{"kofl/during-sequential", "sequential", 8, bench.TransientPlan{Mode: "during", Events: 8, Every: 10}, 0},
 	} {
 		s := base("kofl", c.n, c.wl, 40)
 		s.Ell, s.KMax, s.FIFO, s.Transient, s.Timeout = 3, 2, true, c.tr, c.to

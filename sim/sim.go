@@ -1028,6 +1028,7 @@ const (
 	LogStart               // a node's Start step (proto.Starter)
 	LogDrop                // a message (MsgKey) delivered to a node that is down
 	LogInject              // a message a fault put in a link (Msg; Posts[0]: its key and delivery time)
+	LogFault               // a corruption event of the controller (bench), at its call's mark
 )
 
 // Post is a message a step sent: its key and delivery time.

@@ -137,8 +137,13 @@ func (s *Sim) Fault() {
 
 // Corrupt runs f, which changes node id's state outside any step (a
 // transient fault: Scramble), and brings the runtime's counts of the
-// node's view up to date. It is not a step; call Fault too.
+// node's view up to date. It is not a step; call Fault too. On a part
+// that does not host the node it only runs f.
 func (s *Sim) Corrupt(id proto.NodeID, f func()) {
+	if !s.hosts(id) {
+		f() // another part's node: its copy here only follows the draws
+		return
+	}
 	before := s.nodes[id].View()
 	f()
 	after := s.nodes[id].View()
@@ -150,7 +155,40 @@ func (s *Sim) Corrupt(id proto.NodeID, f func()) {
 	if after.InCS {
 		s.units += after.Units
 	}
-	s.traceEv(trace.Corrupt, id)
+	if !s.cfg.Mirrored {
+		s.traceEv(trace.Corrupt, id)
+	}
+}
+
+// InFlightRemotes returns the messages in flight that this part holds
+// (queued for its nodes, and in Outbox), with their delivery times, keys
+// and sending times.
+func (s *Sim) InFlightRemotes() []Remote {
+	out := append([]Remote(nil), s.Outbox...)
+	for _, it := range s.heap {
+		if p := &s.slab[it.Idx]; p.kind == evDeliver {
+			out = append(out, Remote{T: it.T, Sent: p.sent, Key: it.Key, Msg: p.msg})
+		}
+	}
+	return out
+}
+
+// DestroyKey takes the message in flight of key out of its link, as
+// Destroy does (a part of a run, which holds the message: InFlightRemotes),
+// and reports whether it found it.
+func (s *Sim) DestroyKey(key uint64) bool {
+	for _, it := range s.heap {
+		if p := &s.slab[it.Idx]; p.kind == evDeliver && it.Key == key {
+			p.kind = evDestroyed
+			s.inFlight--
+			if p.msg.Type == s.token {
+				s.tokensInFlight--
+			}
+			s.Stats.Destroyed++
+			return true
+		}
+	}
+	return false
 }
 
 // Inject puts m in the link from m.From to m.To now, as a transient fault
