@@ -206,3 +206,27 @@ func TestVirtualProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualKoflStart: kofl's Start steps run at time 0, before any
+// event of the queue; with a node per rank, the first window must begin at
+// 0 (sim.Sim.Next) even when no event is queued before 0.5δ, or Root's
+// first messages reach the other ranks in their past.
+func TestVirtualKoflStart(t *testing.T) {
+	spec := virtualCases()["kofl/during-poisson"]
+	spec.Nodes = 32
+	var simTrace, tr bytes.Buffer
+	s := spec
+	s.Trace = &simTrace
+	want, err := bench.Run(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Trace = &tr
+	got := runVirtual(t, 32, "block", []bench.Spec{s})[0]
+	if g, w := comparable(t, got), comparable(t, want); g != w {
+		t.Errorf("record differs from the simulator's:\n got %s\nwant %s", g, w)
+	}
+	if !bytes.Equal(tr.Bytes(), simTrace.Bytes()) {
+		t.Errorf("merged trace differs from the simulator's (%d bytes, not %d)", tr.Len(), simTrace.Len())
+	}
+}

@@ -561,12 +561,28 @@ func (s *Sim) End() error {
 	return s.err
 }
 
-// Next returns the time of the earliest event in the queue (+Inf: none).
+// Next returns the time of the earliest event in the queue (+Inf: none),
+// or 0 before the first window if a hosted node has a Start step
+// (proto.Starter), which runs at time 0: a window that began later would
+// leave the messages of those steps to other parts arriving in its past.
 func (s *Sim) Next() float64 {
+	if !s.started && s.starts() {
+		return 0
+	}
 	if len(s.heap) == 0 {
 		return math.Inf(1)
 	}
 	return s.heap[0].T
+}
+
+// starts reports whether a hosted node has a Start step.
+func (s *Sim) starts() bool {
+	for i, n := range s.nodes {
+		if _, ok := n.(proto.Starter); ok && s.hosts(proto.NodeID(i)) {
+			return true
+		}
+	}
+	return false
 }
 
 // NextControl returns the time of the controller's earliest call in the
