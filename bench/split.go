@@ -393,6 +393,15 @@ func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
 		for _, m := range mail {
 			parts[owner[m.Msg.To]].Accept([]sim.Remote{m})
 		}
+		if mir := parts[owner[0]]; mir.KeepsMirror() {
+			var logs []sim.LogEntry
+			for _, p := range parts {
+				logs = append(logs, p.TakeLog()...)
+			}
+			if err := mir.Replay(logs); err != nil {
+				return 0, err
+			}
+		}
 		next := math.NaN()
 		for k, p := range parts {
 			n := p.Boundary(snap)
@@ -400,6 +409,11 @@ func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
 				return 0, fmt.Errorf("split: part %d starts its next window at %v, part 0 at %v", k, n, next)
 			}
 			next = n
+		}
+		if mir := parts[owner[0]]; mir.NeedsLegit() {
+			for _, p := range parts {
+				p.SetLegit(mir.Legit())
+			}
 		}
 		return next, nil
 	}
@@ -423,6 +437,9 @@ func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
 		}
 	}
 	if spec.Trace != nil {
+		if b, sg := parts[owner[0]].MirrorTrace(); sg != nil {
+			bufs, segs = append(bufs, b), append(segs, sg)
+		}
 		if err := sim.MergeTraces(spec.Trace, bufs, segs); err != nil {
 			return nil, err
 		}
