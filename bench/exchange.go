@@ -84,7 +84,21 @@ func AppendWorld(buf []byte, r *Snapshot) []byte {
 	}
 	buf = le.AppendUint32(buf, uint32(r.TokenDest))
 	buf = le.AppendUint64(buf, math.Float64bits(r.tokenAt.T))
-	return le.AppendUint64(buf, r.tokenAt.Key)
+	buf = le.AppendUint64(buf, r.tokenAt.Key)
+	buf = le.AppendUint32(buf, uint32(len(r.Reissues)))
+	for _, x := range r.Reissues {
+		buf = le.AppendUint32(buf, uint32(x.Node))
+		buf = append(buf, b2u8(x.Waiting))
+		buf = le.AppendUint32(buf, x.Tag)
+	}
+	buf = AppendRemotes(buf, r.Flight, 0)
+	buf = le.AppendUint32(buf, uint32(len(r.Nodes)))
+	for _, x := range r.Nodes {
+		buf = le.AppendUint32(buf, uint32(x.Node))
+		buf = append(buf, b2u8(x.FaultCS), b2u8(x.InCS), b2u8(x.Waiting))
+		buf = le.AppendUint32(buf, x.Tag)
+	}
+	return buf
 }
 
 // ReadWorld reads what AppendWorld wrote for a run of n nodes into s (its
@@ -101,6 +115,39 @@ func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
 	s.TokenDest = r.node(n, true)
 	s.tokenAt.T = r.f64()
 	s.tokenAt.Key = r.u64()
+	k = int(r.u32())
+	if r.err == nil && k > n {
+		r.err = fmt.Errorf("%w: %d re-issues of %d nodes", ErrBoundary, k, n)
+	}
+	for ; k > 0 && r.err == nil; k-- {
+		x := Reissue{Node: r.node(n, false)}
+		if b := r.take(1); b != nil {
+			x.Waiting = b[0] != 0
+		}
+		x.Tag = r.u32()
+		s.Reissues = append(s.Reissues, x)
+	}
+	if r.err != nil {
+		return r.b, r.err
+	}
+	flight, rest, err := ReadRemotes(r.b, n, 0)
+	if err != nil {
+		return rest, err
+	}
+	s.Flight = append(s.Flight, flight...)
+	r.b = rest
+	k = int(r.u32())
+	if r.err == nil && k > n {
+		r.err = fmt.Errorf("%w: the workloads of %d nodes of %d", ErrBoundary, k, n)
+	}
+	for ; k > 0 && r.err == nil; k-- {
+		x := NodeInfo{Node: r.node(n, false)}
+		if b := r.take(3); b != nil {
+			x.FaultCS, x.InCS, x.Waiting = b[0] != 0, b[1] != 0, b[2] != 0
+		}
+		x.Tag = r.u32()
+		s.Nodes = append(s.Nodes, x)
+	}
 	return r.b, r.err
 }
 

@@ -214,9 +214,7 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 			run.Replay = Replay(spec)
 		}
 	}
-	if o.transient != nil {
-		stab.InventedCS = o.transient.Invented()
-	}
+	stab.InventedCS = o.invented
 	stab.Injected, stab.Destroyed = o.stats.Injected, o.stats.Destroyed
 	stab.Runs = []results.StabRun{run}
 	stab.Summarize()

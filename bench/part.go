@@ -60,6 +60,30 @@ type Snapshot struct {
 	Candidates []proto.NodeID
 	TokenDest  proto.NodeID
 	tokenAt    sim.Mark
+	// Reissues are the hosting parts' answers for the re-issues the
+	// controller decides next (InventedCS: a transient fault's critical
+	// section over).
+	Reissues []Reissue
+	// For a corruption event due next (a split run): every message in
+	// flight, and the hosted nodes' workload (NodeInfo).
+	Flight []sim.Remote
+	Nodes  []NodeInfo
+}
+
+// NodeInfo is what a corruption event of a split run needs of a node's
+// workload from the part that hosts it (InventedCS.scrambled).
+type NodeInfo struct {
+	Node                   proto.NodeID
+	FaultCS, InCS, Waiting bool
+	Tag                    uint32
+}
+
+// Reissue is whether node Node's request waits, and its tag, for a
+// re-issue the controller decides (InventedCS).
+type Reissue struct {
+	Node    proto.NodeID
+	Waiting bool
+	Tag     uint32
 }
 
 // Part is one part of a run: the run's nodes it hosts, on a simulator,
@@ -108,6 +132,20 @@ type Part struct {
 	ell           int
 	selfStab      bool
 	sequential    bool // the workload is sequential (observe, at every boundary)
+	// mirrored: a part of a split self-stabilizing run (sim.Config.Mirrored);
+	// mir is its mirror, in the part that hosts node 0; legitNow is the
+	// mirror's verdict at the last boundary that gave it (SetLegit), and
+	// needLegit says the next window starts with a controller call, which
+	// may read it.
+	mirrored bool
+	family   proto.Family // the algorithm's
+	// corr are the times of the corruption events (--transient during),
+	// corrDone how many have struck.
+	corr      []float64
+	corrDone  int
+	mir       *mirror
+	legitNow  bool
+	needLegit bool
 }
 
 // NewPart returns the part of the run of spec (filled and valid) that
@@ -126,6 +164,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
+	p.family = algo.Family()
 	if until < 0 {
 		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
 	}
@@ -145,8 +184,9 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		}
 	}
 	p.until = until
+	p.mirrored = selfStab && owned != nil
 	var legit func(proto.System) error
-	if selfStab {
+	if selfStab && !p.mirrored {
 		legit = ss.Legitimate
 	}
 	if k, ok := kexclusion(algo); ok {
@@ -167,6 +207,9 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 			return t.Father, ok
 		}
 	}
+	if p.mirrored && owned[0] {
+		p.mir = newMirror(spec, p.ell, trace != nil)
+	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
 		Check: simCheck(spec.Check), Family: algo.Family(), Types: algo.MessageTypes(),
@@ -174,8 +217,8 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		Crashes: spec.Faults.Crashes > 0, LateFraction: spec.LateFraction, LateFactor: spec.LateFactor,
 		KeepGoing: spec.LateFraction > 0, Units: p.ell, Legitimate: legit,
 		// The legitimacy predicate reads each link in delivery order.
-		OrderedInFlight: selfStab,
-		Owned:           owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
+		OrderedInFlight: selfStab, Mirrored: p.mirrored,
+		Owned: owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
 		FatherOf: fatherOf,
 	}, p.nodes, sim.Hooks{
 		Request:     p.requested,
@@ -197,6 +240,10 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	}
 	if p.tr != nil {
 		p.tr.s, p.tr.host, p.tr.drv = p.s, p.s, p.drv
+		if owned != nil {
+			p.tr.shared = p.reissue
+			p.tr.info = p.nodeInfo
+		}
 		for _, m := range junk {
 			p.s.Inject(m)
 		}
@@ -213,11 +260,17 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 			if k < len(corruptions) {
 				p.s.At(corruptions[k], func() {
 					next(k + 1)
-					p.tr.corrupt()
+					p.corrDone = k + 1
+					if owned != nil {
+						p.corruptSplit()
+					} else {
+						p.tr.corrupt()
+					}
 				})
 			}
 		}
 		next(0)
+		p.corr = corruptions
 	}
 	for k := range p.plan {
 		p.s.At(p.plan[k].At, func() { p.crash(k) })
@@ -270,7 +323,9 @@ func (p *Part) entered(id proto.NodeID, tag uint32) {
 	if p.tr != nil && p.tr.Entered(id, tag) {
 		return
 	}
-	if p.ell > 0 && p.s.Stab().Legit {
+	if p.mirrored {
+		p.s.LogEntered() // the mirror counts it
+	} else if p.ell > 0 && p.s.Stab().Legit {
 		p.entriesStable++
 	}
 	now := p.s.Now()
@@ -335,7 +390,7 @@ func (p *Part) tick() {
 		return
 	}
 	p.nextTick = p.s.Now() + p.wdPeriod
-	if p.selfStab && !p.s.Stab().Legit {
+	if p.selfStab && !p.stab().Legit {
 		p.wdLast = -1
 		p.s.After(p.wdPeriod, p.tick)
 		return
@@ -393,6 +448,7 @@ func (p *Part) reportTo(r *Snapshot) {
 	s := p.s
 	r.Next, r.Waiting, r.WaitingSince, r.TokenDest, r.tokenAt = s.Next(), proto.Nil, math.Inf(1), proto.Nil, sim.Mark{}
 	r.Storm, r.Candidates, r.Halted = s.Stats.Storm, r.Candidates[:0], 0
+	r.Reissues, r.Flight, r.Nodes = nil, nil, nil // set below only in a split self-stabilizing run
 	if p.Stopped() {
 		r.Halted = 1
 	}
@@ -412,6 +468,22 @@ func (p *Part) reportTo(r *Snapshot) {
 		}
 	}
 	p.world = p.inject < len(p.plan) && p.plan[p.inject].Node < 0 && p.plan[p.inject].At == s.NextControl()
+	if p.owned != nil && p.tr != nil {
+		due := p.tr.dueAt(s.NextControl())
+		for _, id := range due {
+			if p.owned[id] {
+				r.Reissues = append(r.Reissues, Reissue{Node: id, Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
+			}
+		}
+		p.world = p.world || len(due) > 0
+		if p.corrDone < len(p.corr) && p.corr[p.corrDone] == s.NextControl() {
+			r.Flight = s.InFlightRemotes()
+			for _, id := range p.hosted() {
+				r.Nodes = append(r.Nodes, NodeInfo{Node: id, FaultCS: p.tr.faultCS[id], InCS: p.drv.InCS(id), Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
+			}
+			p.world = true
+		}
+	}
 	if p.world {
 		for _, id := range p.hosted() {
 			if IsTarget(p.spec.Faults.Target, int(id), p.nodes[id], p.tally.Crashes, p.pmax) {
@@ -451,6 +523,9 @@ func (r *Snapshot) Add(o *Snapshot) {
 // AddWorld adds another part's world view (AppendWorld) to r.
 func (r *Snapshot) AddWorld(o *Snapshot) {
 	r.Candidates = append(r.Candidates, o.Candidates...)
+	r.Reissues = append(r.Reissues, o.Reissues...)
+	r.Flight = append(r.Flight, o.Flight...)
+	r.Nodes = append(r.Nodes, o.Nodes...)
 	if o.TokenDest != proto.Nil && (r.TokenDest == proto.Nil || o.tokenAt.Before(r.tokenAt)) {
 		r.TokenDest, r.tokenAt = o.TokenDest, o.tokenAt
 	}
@@ -478,7 +553,91 @@ func (p *Part) boundary() float64 {
 	if p.Stopped() {
 		return math.Inf(1)
 	}
-	return min(snap.Next, p.s.NextControl(), p.s.ControlInputs())
+	next := min(snap.Next, p.s.NextControl(), p.s.ControlInputs())
+	p.needLegit = p.mirrored && p.s.NextControl() == next
+	return next
+}
+
+// reissue is the hosting part's answer for node id's re-issue, from the
+// snapshot (InventedCS.shared).
+func (p *Part) reissue(id proto.NodeID) (bool, uint32) {
+	for _, r := range p.snap.Reissues {
+		if r.Node == id {
+			return r.Waiting, r.Tag
+		}
+	}
+	return false, 0
+}
+
+// nodeInfo is the hosting part's node id's workload, from the snapshot
+// (InventedCS.info).
+func (p *Part) nodeInfo(id proto.NodeID) NodeInfo {
+	for _, x := range p.snap.Nodes {
+		if x.Node == id {
+			return x
+		}
+	}
+	return NodeInfo{Node: id}
+}
+
+// stab is the run's stabilization as the controller sees it: the
+// simulator's, or in a split run the mirror's (whose verdict the other
+// parts get by SetLegit; they know when the faults struck, not why the
+// predicate fails).
+func (p *Part) stab() sim.Stab {
+	if p.mir != nil {
+		return p.mir.stab
+	}
+	st := p.s.Stab()
+	if p.mirrored {
+		st.Legit = p.legitNow
+	}
+	return st
+}
+
+// Mirrored reports whether the part logs its steps for a mirror (a split
+// run of a self-stabilizing algorithm): a runtime then carries every
+// part's log (TakeLog) to the part that keeps the mirror (KeepsMirror),
+// which replays it (Replay) at each boundary before Boundary; and when
+// NeedsLegit says so, it gives every part the mirror's verdict (Legit,
+// SetLegit) before the next window.
+func (p *Part) Mirrored() bool { return p.mirrored }
+
+// KeepsMirror reports whether this part keeps the run's mirror.
+func (p *Part) KeepsMirror() bool { return p.mir != nil }
+
+// TakeLog returns the part's log since the last call (sim.Config.Mirrored)
+// and empties it.
+func (p *Part) TakeLog() []sim.LogEntry {
+	out := p.s.Log
+	p.s.Log = nil
+	return out
+}
+
+// Replay replays one window of the run in the mirror: every part's log
+// of it, this part's included, in any order.
+func (p *Part) Replay(logs []sim.LogEntry) error { return p.mir.replay(logs) }
+
+// NeedsLegit reports whether the next window starts with a controller
+// call (valid after Boundary): a mirrored run's parts need the mirror's
+// verdict before it.
+func (p *Part) NeedsLegit() bool { return p.needLegit }
+
+// Legit returns the mirror's verdict: whether the run is legitimate.
+func (p *Part) Legit() bool { return p.mir != nil && p.mir.stab.Legit }
+
+// SetLegit gives the part the mirror's verdict.
+func (p *Part) SetLegit(legit bool) { p.legitNow = legit }
+
+// MirrorTrace returns the trace lines of the whole run that the mirror
+// wrote (faults, the messages they inject, legitimacy) and their
+// segments, for sim.MergeTraces beside the parts' traces (last: at equal
+// marks its lines follow a step's), after End.
+func (p *Part) MirrorTrace() ([]byte, []sim.Segment) {
+	if p.mir == nil || p.mir.trace == nil {
+		return nil, nil
+	}
+	return p.mir.buf.Bytes(), p.mir.segs
 }
 
 // observe is the controller at a boundary.
@@ -540,7 +699,7 @@ func (p *Part) checkBoundary() {
 	if p.spec.LateFraction > 0 {
 		return
 	}
-	fam := RunAlgorithm(p.spec).Family()
+	fam := p.family
 	if fam != proto.KExclusion && sn.InCS > 1 {
 		p.s.Fail("%d nodes are in the critical section at t=%.6fs", sn.InCS, p.s.Now())
 		return
@@ -561,7 +720,7 @@ func (p *Part) finish() {
 	if p.selfStab {
 		// The run never goes quiet (a self-stabilizing algorithm's rounds
 		// go on for ever): stop once legitimate.
-		s.After(p.settle, func() { awaitLegitimate(s, p.spec, &p.stuck) })
+		s.After(p.settle, func() { awaitLegitimate(s, p.stab, p.spec, &p.stuck) })
 		return
 	}
 	// Let the last messages land (a lent token going back), then stop:
@@ -590,7 +749,13 @@ func (p *Part) End() error {
 	if p.report != nil {
 		p.report(true)
 	}
-	return p.s.End()
+	err := p.s.End()
+	if p.mir != nil {
+		if e := p.mir.end(p.s.Now()); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // Width returns the width of the windows of a run of spec, in seconds: the

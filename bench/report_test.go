@@ -16,8 +16,8 @@ import (
 func TestReportTo(t *testing.T) {
 	// Every field is set below; a new field must be written by reportTo
 	// and set here.
-	if n := reflect.TypeFor[Snapshot]().NumField(); n != 18 {
-		t.Fatalf("Snapshot has %d fields, this test knows 18", n)
+	if n := reflect.TypeFor[Snapshot]().NumField(); n != 21 {
+		t.Fatalf("Snapshot has %d fields, this test knows 21", n)
 	}
 	for _, spec := range []Spec{
 		{Algorithm: "opencube", Nodes: 16, Requests: 40, Workload: "sequential", Seed: 1, CSTime: 1},
@@ -35,7 +35,8 @@ func TestReportTo(t *testing.T) {
 				p.Window(next)
 				garbage := Snapshot{Next: -1, InFlight: 7, InCS: 7, Holders: 7, Tokens: 7, Issued: 7, Served: 7,
 					Abandoned: 7, Busy: 7, QuotaLeft: 7, Steps: 7, Waiting: 5, WaitingSince: -1, Storm: "storm",
-					Halted: 7, Candidates: []proto.NodeID{1, 2, 3}, TokenDest: 5, tokenAt: sim.Mark{T: 1, Key: 1}}
+					Halted: 7, Candidates: []proto.NodeID{1, 2, 3}, TokenDest: 5, tokenAt: sim.Mark{T: 1, Key: 1},
+					Reissues: []Reissue{{Node: 1}}, Flight: []sim.Remote{{T: 1}}, Nodes: []NodeInfo{{Node: 1}}}
 				got, want := garbage, p.Report()
 				p.reportTo(&got)
 				if len(got.Candidates) != len(want.Candidates) || len(got.Candidates) > 0 && !reflect.DeepEqual(got.Candidates, want.Candidates) {

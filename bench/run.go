@@ -264,9 +264,10 @@ type outcome struct {
 	// ended (without a repair pass, anomalies may be left unrepaired: §5).
 	openCubeAtEnd bool
 	// entriesStable counts the entries into the critical section after
-	// stabilization (k-exclusion); transient is the run's transient faults.
+	// stabilization (k-exclusion); invented the critical sections the
+	// transient faults invented.
 	entriesStable int64
-	transient     *transient
+	invented      int64
 }
 
 // repairPass makes every live node request the CS once, one after the other,
@@ -388,7 +389,7 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 	p := newPart(spec, until, nil, budgetOf, spec.Trace)
 	err := p.Drive()
 	o := merge(spec, []*Result{p.Result(err)})
-	o.stab, o.transient = p.s.Stab(), p.tr
+	o.stab = p.s.Stab()
 	if p.repair != nil && o.err == nil && o.stuck == "" {
 		if !p.repair.done {
 			o.stuck = fmt.Sprintf("the repair pass after the run did not complete (node %d, seed %d)", p.repair.i, spec.Seed)

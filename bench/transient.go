@@ -215,6 +215,23 @@ type InventedCS struct {
 	faultCS []bool  // a fault's critical section is under way at the node
 	// invented counts the critical sections faults invented.
 	invented int64
+	// A split run (bench.Part) shares the re-issues the controller
+	// decides, after a fault's critical section, by the workload of the
+	// part that hosts the node: ctlDue lists them (when, and which node);
+	// shared, if not nil, returns the hosting part's answer (Waiting, the
+	// request's tag), which every part then follows alike.
+	ctlDue []reissue
+	shared func(id proto.NodeID) (bool, uint32)
+	// info, if not nil, returns the hosting part's workload of a node
+	// that a corruption event scrambled (a split run).
+	info func(id proto.NodeID) NodeInfo
+}
+
+// reissue is a re-issue of node Node's request, due at At, that the
+// controller decides.
+type reissue struct {
+	At   float64
+	Node proto.NodeID
 }
 
 // NewInventedCS returns the keeper of the workload drv of the nodes on
@@ -230,35 +247,66 @@ func (t *InventedCS) Invented() int64 { return t.invented }
 // (after an arbitrary initial configuration: every node a runtime hosts).
 func (t *InventedCS) Sweep(ids []proto.NodeID) {
 	for _, id := range ids {
-		t.Scrambled(id)
+		t.scrambled(id, true)
 	}
 }
 
 // Scrambled is called after node id's state was scrambled.
-func (t *InventedCS) Scrambled(id proto.NodeID) {
+func (t *InventedCS) Scrambled(id proto.NodeID) { t.scrambled(id, true) }
+
+// scrambled is Scrambled; ctl says the controller calls it (every part of
+// a split run alike).
+func (t *InventedCS) scrambled(id proto.NodeID, ctl bool) {
 	v := t.nodes[id].View()
+	x := NodeInfo{Node: id, FaultCS: t.faultCS[id], InCS: t.drv.InCS(id), Waiting: t.drv.Waiting(id), Tag: t.drv.nd[id].reqTag}
+	if ctl && t.info != nil {
+		x = t.info(id)
+	}
 	switch {
-	case t.faultCS[id]:
+	case x.FaultCS:
 		// an exit is already on its way, and a re-issue after it
-	case v.InCS && !t.drv.InCS(id):
-		t.endFaultCS(id)
-	case t.drv.Waiting(id):
-		t.host.Input(0, id, proto.EnterCS, t.drv.nd[id].reqTag)
+	case v.InCS && !x.InCS:
+		t.endFaultCS(id, ctl)
+	case x.Waiting:
+		t.host.Input(0, id, proto.EnterCS, x.Tag)
 	}
 }
 
 // endFaultCS makes node id leave the critical section a fault put it in,
 // after the CS time, and then re-issues the workload's request if one
-// waits.
-func (t *InventedCS) endFaultCS(id proto.NodeID) {
+// waits; ctl says the controller calls it.
+func (t *InventedCS) endFaultCS(id proto.NodeID, ctl bool) {
 	t.faultCS[id] = true
 	t.host.Input(t.cs, id, proto.ExitCS, 0)
+	at := t.host.Now() + t.cs
+	if ctl {
+		t.ctlDue = append(t.ctlDue, reissue{at, id})
+	}
 	t.host.After(t.cs, func() {
 		t.faultCS[id] = false
-		if t.drv.Waiting(id) {
-			t.host.Input(0, id, proto.EnterCS, t.drv.nd[id].reqTag)
+		waiting, tag := t.drv.Waiting(id), t.drv.nd[id].reqTag
+		if ctl {
+			t.ctlDue = slices.DeleteFunc(t.ctlDue, func(r reissue) bool { return r.At == at && r.Node == id })
+			if t.shared != nil {
+				waiting, tag = t.shared(id)
+			}
+		}
+		if waiting {
+			t.host.Input(0, id, proto.EnterCS, tag)
 		}
 	})
+}
+
+// dueAt returns the nodes whose re-issue, decided by the controller, is
+// due at time at.
+func (t *InventedCS) dueAt(at float64) []proto.NodeID {
+	var out []proto.NodeID
+	for _, r := range t.ctlDue {
+		if r.At == at {
+			out = append(out, r.Node)
+		}
+	}
+	return out
 }
 
 // Entered reports whether node id's entry for tag is a fault's (a request
@@ -270,7 +318,7 @@ func (t *InventedCS) Entered(id proto.NodeID, tag uint32) bool {
 	}
 	t.invented++
 	if !t.faultCS[id] {
-		t.endFaultCS(id)
+		t.endFaultCS(id, false)
 	}
 	return true
 }
@@ -351,6 +399,45 @@ func (t *transient) corrupt() {
 	t.s.Fault()
 }
 
+// corruptSplit is a corruption event of a split run (a part of it): the
+// draws of corrupt, on the whole run's messages in flight and the hosting
+// parts' workloads (the snapshot's world view), every part alike; each
+// part changes what it holds (its nodes, the messages in flight to them,
+// the messages injected from them), and the part that keeps the mirror
+// logs the event for it (LogFault), which replays it on the whole run.
+func (p *Part) corruptSplit() {
+	t, s := p.tr, p.s
+	n := len(t.nodes)
+	flight := slices.Clone(p.snap.Flight)
+	slices.SortFunc(flight, func(a, b sim.Remote) int { return cmpMark(sim.Mark{T: a.T, Key: a.Key}, sim.Mark{T: b.T, Key: b.Key}) })
+	if p.mir != nil {
+		s.Log = append(s.Log, sim.LogEntry{Mark: sim.Mark{T: s.Now(), Key: s.CurrentKey()}, Kind: sim.LogFault})
+	}
+	kind := t.rng.IntN(4)
+	if (kind == 1 || kind == 2) && len(flight) == 0 {
+		kind = 0
+	}
+	switch kind {
+	case 0:
+		for _, i := range t.rng.Perm(n)[:1+t.rng.IntN(max(1, n/4))] {
+			id := proto.NodeID(i)
+			s.Corrupt(id, func() { t.nodes[id].(proto.Corruptible).Scramble(t.rng) })
+			t.scrambled(id, true)
+		}
+	case 1:
+		s.Inject(flight[t.rng.IntN(len(flight))].Msg)
+	case 2:
+		if m := flight[t.rng.IntN(len(flight))]; p.Hosts(m.Msg.To) {
+			s.DestroyKey(m.Key)
+		}
+	case 3:
+		for range 1 + t.rng.IntN(3) {
+			s.Inject(t.nodes[t.rng.IntN(n)].(proto.Corruptible).Junk(t.rng))
+		}
+	}
+	s.Fault()
+}
+
 // MaxStabilizationRounds bounds the wait for legitimacy at the end of a
 // run of a self-stabilizing algorithm, in rounds of N·δ after the last
 // fault: a run not legitimate by then is a liveness violation.
@@ -359,11 +446,11 @@ const MaxStabilizationRounds = 200
 // awaitLegitimate stops the run once the legitimacy predicate holds,
 // looking every N·δ; past MaxStabilizationRounds·N·δ after the last fault
 // it stops it anyway and sets *stuck to why.
-func awaitLegitimate(s *sim.Sim, spec Spec, stuck *string) {
+func awaitLegitimate(s *sim.Sim, stab func() sim.Stab, spec Spec, stuck *string) {
 	round := float64(spec.Nodes) * spec.Delta
 	var look func()
 	look = func() {
-		st := s.Stab()
+		st := stab()
 		switch {
 		case st.Legit:
 			s.Stop()

@@ -74,3 +74,46 @@ func simulate(t *testing.T, spec bench.Spec, trace bool) (*results.Run, []byte) 
 	}
 	return r, b.Bytes()
 }
+
+// TestMPIVirtualKofl: on real MPI ranks, each kofl case of virtualCases
+// (no transient fault, an arbitrary and an adversarial initial
+// configuration, Root's time-out) runs as a job of its own in both
+// placements, with its trace: the record equals the simulator's and the
+// merged trace, with the mirror's lines (bench.Part.MirrorTrace), equals
+// the simulator's byte for byte.
+func TestMPIVirtualKofl(t *testing.T) {
+	cases := virtualCases()
+	var names []string
+	for name := range cases {
+		if bench.IsSelfStabilizing(cases[name].Algorithm) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		t.Fatal("no kofl case")
+	}
+	for _, placement := range []string{"block", "cyclic"} {
+		for _, name := range names {
+			s := cases[name]
+			s.Nodes = max(s.Nodes, mpi.WorldSize())
+			var tr bytes.Buffer
+			spec := s
+			spec.Trace = &tr
+			got, err := Virtual{Comm: MPI{}, Placement: placement}.Run([]bench.Spec{spec})
+			if err != nil {
+				t.Fatalf("rank %d: %s: %v", mpi.WorldRank(), name, err)
+			}
+			if mpi.WorldRank() != 0 {
+				continue
+			}
+			want, simTrace := simulate(t, s, true)
+			if g, w := comparable(t, got[0]), comparable(t, want); g != w {
+				t.Errorf("%s %s P=%d: record differs from the simulator's:\n got %s\nwant %s", name, placement, mpi.WorldSize(), g, w)
+			}
+			if !bytes.Equal(tr.Bytes(), simTrace) {
+				t.Errorf("%s %s P=%d: merged trace differs from the simulator's (%d bytes, not %d)", name, placement, mpi.WorldSize(), tr.Len(), len(simTrace))
+			}
+		}
+	}
+}

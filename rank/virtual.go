@@ -103,15 +103,19 @@ type vrun struct {
 
 // vrank is what one rank measured of the job, for the record.
 type vrank struct {
-	Results    []*bench.Result
-	Inter      []int64
-	Hops       []int64
-	Trace      []byte
-	Segments   []sim.Segment
-	CPU        float64
-	Collective float64 // seconds in the window collectives
-	Windows    int64
-	Events     int64 // events popped, all runs
+	Results  []*bench.Result
+	Inter    []int64
+	Hops     []int64
+	Trace    []byte
+	Segments []sim.Segment
+	// MirrorTrace and MirrorSegments are the whole run's own trace lines
+	// (bench.Part.MirrorTrace), from the rank that keeps the mirror.
+	MirrorTrace    []byte
+	MirrorSegments []sim.Segment
+	CPU            float64
+	Collective     float64 // seconds in the window collectives
+	Windows        int64
+	Events         int64 // events popped, all runs
 
 	done atomic.Int64 // Windows, for watchWindows
 }
@@ -191,9 +195,16 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 			add(bench.Baseline(s), k, true, crash.part.Until())
 		}
 	}
+	// The longest reduction: every run's report and a frame count per rank.
+	_, raw := comm.(MPI) // the window loop owns the MPI thread (mpi.OnThread)
+	shm, err := setupShmReduce(comm, len(runs)*(bench.ReportSums+bench.ReportMins)+p, raw)
+	if err != nil {
+		return nil, err
+	}
+	defer shm.close()
 	var rk vrank
 	stop := watchWindows(&rk, me, p)
-	err = v.windows(runs, digest, &rk)
+	err = v.windows(runs, digest, &rk, shm)
 	stop()
 	if err != nil {
 		return nil, err
@@ -207,6 +218,7 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 	}
 	if runs[0].trace != nil {
 		rk.Trace, rk.Segments = runs[0].trace.Bytes(), runs[0].part.Sim().Segments
+		rk.MirrorTrace, rk.MirrorSegments = runs[0].part.MirrorTrace()
 	}
 	rk.CPU = cpuSeconds() - cpu0
 	var buf bytes.Buffer
@@ -231,6 +243,12 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 		traces, segs := make([][]byte, p), make([][]sim.Segment, p)
 		for r, x := range ranks {
 			traces[r], segs[r] = x.Trace, x.Segments
+		}
+		for _, x := range ranks {
+			if x.MirrorSegments != nil {
+				// Last: at a step's mark, its lines come first.
+				traces, segs = append(traces, x.MirrorTrace), append(segs, x.MirrorSegments)
+			}
 		}
 		if err := sim.MergeTraces(specs[0].Trace, traces, segs); err != nil {
 			return nil, err
@@ -300,18 +318,33 @@ const (
 // runs' reports and counts the frames each rank is to receive, each rank
 // receives its frames, and every run takes its boundary. A targeted
 // crash due at the boundary adds an all-gather of the world view.
-func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
+func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce) error {
 	comm := v.Comm
 	send, sumMin, recvAny := comm.Send, comm.SumMin, comm.RecvAny
+	if shm != nil {
+		progress := func() { comm.Iprobe() }
+		sumMin = func(in []int64, nsum int) ([]int64, error) { return shm.SumMin(in, nsum, progress) }
+	}
 	p, me := comm.Size(), comm.Rank()
 	var progressAt time.Time
 	progress := runs[0].spec.Progress
 	// The requests served and issued of each run at its last boundary.
 	served, issued := make([]int64, len(runs)), make([]int64, len(runs))
 	sent := make([]int64, p) // the frames sent to each rank this window
+	var out []frame          // the frames of the window, sent after the reduction
+	// A mirrored run's logs of the window (bench.Part.Mirrored), at the
+	// rank that keeps its mirror: its own, and the bytes from each rank.
+	logs := make([][]sim.LogEntry, len(runs))
+	logBytes := make([][][]byte, len(runs))
+	for k := range logBytes {
+		logBytes[k] = make([][]byte, p)
+	}
 	boundary := func() (bool, error) {
 		first := rk.Windows == 0
 		tag := tagWindowEven + int(rk.Windows%2)
+		if shm != nil {
+			shm.reset(int(rk.Windows % 2))
+		}
 		var live []int
 		for k, r := range runs {
 			if first || !math.IsInf(r.next, 1) {
@@ -336,6 +369,11 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 				r.inter++
 				r.hops += int64(bits.OnesCount(uint(to ^ me)))
 			}
+			if r.part.Mirrored() {
+				if err := v.sendLog(r, k, digest, shm, rk, &out, sent, logs); err != nil {
+					return false, err
+				}
+			}
 			for to, msgs := range byRank {
 				for len(msgs) > 0 {
 					// As many as fit in one frame, at least one.
@@ -345,10 +383,10 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 						n++
 					}
 					f := bench.AppendRemotes(binary.LittleEndian.AppendUint32(nil, uint32(k)), msgs[:n], digest)
-					if err := send(f, to, tag); err != nil {
-						return false, fmt.Errorf("rank: sending a window's messages to rank %d: %w", to, err)
+					if shm == nil || !shm.put(int(rk.Windows%2), to, f) {
+						out = append(out, frame{to, f})
+						sent[to]++
 					}
-					sent[to]++
 					msgs = msgs[n:]
 				}
 			}
@@ -356,18 +394,32 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		nsum := len(sums) + p
 		vec := append(append(sums, sent...), mins...)
 		t0 := time.Now()
+		// Sent before the reduction, so that they are there when it ends.
+		// (A rank asleep in shmReduce's wait makes MPI progress every
+		// shmProgress, so a send that needs it completes.)
+		for _, f := range out {
+			if err := send(f.buf, f.to, tag); err != nil {
+				return false, fmt.Errorf("rank: sending a window's frames to rank %d: %w", f.to, err)
+			}
+		}
+		clear(out)
+		out = out[:0]
 		res, err := sumMin(vec, nsum)
 		clear(sent)
 		if err != nil {
 			return false, fmt.Errorf("rank: the window reduction: %w", err)
 		}
-		for want := res[len(sums)+me]; want > 0; want-- {
-			src, b, err := recvAny(tag)
-			if err != nil {
-				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
+		handle := func(src int, b []byte) error {
+			if len(b) >= 4 && binary.LittleEndian.Uint32(b)&logFrame != 0 {
+				k := int(binary.LittleEndian.Uint32(b) &^ logFrame)
+				if k >= len(runs) || !runs[k].part.KeepsMirror() {
+					return fmt.Errorf("rank: a log frame for run %d from rank %d, which this rank does not mirror", k, src)
+				}
+				logBytes[k][src] = append(logBytes[k][src], b[4:]...)
+				return nil
 			}
 			if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) >= len(runs) {
-				return false, fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
+				return fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
 			}
 			r := runs[binary.LittleEndian.Uint32(b)]
 			msgs, rest, err := bench.ReadRemotes(b[4:], r.spec.Nodes, digest)
@@ -380,9 +432,44 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 				}
 			}
 			if err != nil {
-				return false, fmt.Errorf("rank: rank %d's frame: %w", src, err)
+				return fmt.Errorf("rank: rank %d's frame: %w", src, err)
 			}
 			r.part.Accept(msgs)
+			return nil
+		}
+		if shm != nil {
+			// First the frames in shared memory: a rank's frames that did
+			// not fit there follow by MPI.
+			if err := shm.frames(int(rk.Windows%2), handle); err != nil {
+				return false, err
+			}
+		}
+		for want := res[len(sums)+me]; want > 0; want-- {
+			src, b, err := recvAny(tag)
+			if err != nil {
+				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
+			}
+			if err := handle(src, b); err != nil {
+				return false, err
+			}
+		}
+		for _, k := range live {
+			r := runs[k]
+			if !r.part.KeepsMirror() {
+				continue
+			}
+			all := logs[k]
+			for src, b := range logBytes[k] {
+				var err error
+				if all, err = bench.ReadLog(b, r.spec.Nodes, digest, all); err != nil {
+					return false, fmt.Errorf("rank: rank %d's log of a window: %w", src, err)
+				}
+				logBytes[k][src] = b[:0]
+			}
+			if err := r.part.Replay(all); err != nil {
+				return false, err
+			}
+			logs[k] = nil
 		}
 		snaps := make([]bench.Snapshot, len(runs))
 		for i, k := range live {
@@ -426,6 +513,9 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		for _, k := range live {
 			served[k], issued[k] = snaps[k].Served, snaps[k].Issued
 		}
+		if err := v.shareLegit(runs, live, sumMin); err != nil {
+			return false, err
+		}
 		if progress != nil && me == 0 && (!more || time.Since(progressAt) > 200*time.Millisecond) {
 			progressAt = time.Now()
 			progress(sumProgress(runs, served, issued, !more))
@@ -442,6 +532,69 @@ func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank) error {
 		more, err = boundary()
 	}
 	return err
+}
+
+// frame is a frame for rank to.
+type frame struct {
+	to  int
+	buf []byte
+}
+
+// logFrame marks a frame that carries a part's log (its run's index
+// with this bit): bench.Part.Mirrored.
+const logFrame = 1 << 31
+
+// sendLog frames run k's log of the window for the rank that keeps its
+// mirror, in frames of at most maxFrame bytes (appended to out, counted in
+// sent); the rank that keeps it keeps its own in logs[k].
+func (v Virtual) sendLog(r *vrun, k int, digest uint32, shm *shmReduce, rk *vrank, out *[]frame, sent []int64, logs [][]sim.LogEntry) error {
+	log := r.part.TakeLog()
+	if r.part.KeepsMirror() {
+		logs[k] = append(logs[k], log...)
+		return nil
+	}
+	if len(log) == 0 {
+		return nil
+	}
+	to := r.places.Rank(0)
+	b := bench.AppendLog(nil, log, digest)
+	for len(b) > 0 {
+		n := min(len(b), maxFrame-4)
+		f := append(binary.LittleEndian.AppendUint32(make([]byte, 0, n+4), uint32(k)|logFrame), b[:n]...)
+		if shm == nil || !shm.put(int(rk.Windows%2), to, f) {
+			*out = append(*out, frame{to, f})
+			sent[to]++
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// shareLegit gives every part of each mirrored run whose next window
+// starts with a controller call the mirror's verdict (one reduction, only
+// at such boundaries): whether the run is legitimate.
+func (v Virtual) shareLegit(runs []*vrun, live []int, sumMin func([]int64, int) ([]int64, error)) error {
+	need := false
+	for _, k := range live {
+		need = need || runs[k].part.NeedsLegit()
+	}
+	if !need {
+		return nil
+	}
+	vec := make([]int64, len(runs))
+	for _, k := range live {
+		if runs[k].part.Legit() {
+			vec[k] = 1
+		}
+	}
+	res, err := sumMin(vec, len(vec))
+	if err != nil {
+		return fmt.Errorf("rank: sharing the legitimacy verdict: %w", err)
+	}
+	for _, k := range live {
+		runs[k].part.SetLegit(res[k] > 0)
+	}
+	return nil
 }
 
 // sumProgress is the progress of the job's runs (their crash-free

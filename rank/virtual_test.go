@@ -63,7 +63,7 @@ func virtualCases() map[string]bench.Spec {
 	out := map[string]bench.Spec{}
 	for _, a := range bench.AlgorithmNames() {
 		if bench.IsSelfStabilizing(a) {
-			continue // simulator only (bench.Splittable)
+			continue // below
 		}
 		out[a+"/poisson"] = base(a, 16, "poisson", 48)
 		out[a+"/sequential"] = base(a, 8, "sequential", 20)
@@ -75,6 +75,28 @@ func virtualCases() map[string]bench.Spec {
 		q := base(a, 8, "sequential", 30)
 		q.Faults = s.Faults
 		out[a+"/sequential-crashes"] = q
+	}
+	// kofl: its legitimacy predicate, evaluated by the mirror of the
+	// rank that hosts node 0 (bench.Part.Mirrored), from every initial
+	// configuration the virtual runtime runs, with Root's time-out too.
+	for _, c := range []struct {
+		name string
+		wl   bench.WorkloadKind
+		n    int
+		tr   bench.TransientPlan
+		to   float64
+	}{
+		{"kofl/none-poisson", "poisson", 16, bench.TransientPlan{Mode: "none"}, 0},
+		{"kofl/initial-sequential", "sequential", 8, bench.TransientPlan{Mode: "initial"}, 0},
+		{"kofl/initial-poisson", "poisson", 16, bench.TransientPlan{Mode: "initial"}, 0},
+		{"kofl/adversarial-saturated", "saturated", 16, bench.TransientPlan{Mode: "adversarial"}, 0},
+		{"kofl/initial-timeout", "poisson", 8, bench.TransientPlan{Mode: "initial"}, 3},
+		{"kofl/during-poisson", "poisson", 16, bench.TransientPlan{Mode: "during", Events: 12, Every: 8}, 0},
+		{"kofl/during-sequential", "sequential", 8, bench.TransientPlan{Mode: "during", Events: 8, Every: 10}, 0},
+	} {
+		s := base("kofl", c.n, c.wl, 40)
+		s.Ell, s.KMax, s.FIFO, s.Transient, s.Timeout = 3, 2, true, c.tr, c.to
+		out[c.name] = s
 	}
 	for _, target := range bench.Targets {
 		s := base("opencube", 32, "saturated", 64)
@@ -182,5 +204,29 @@ func TestVirtualProgress(t *testing.T) {
 		if c.Done {
 			t.Errorf("a call before the last says done: %+v", c)
 		}
+	}
+}
+
+// TestVirtualKoflStart: kofl's Start steps run at time 0, before any
+// event of the queue; with a node per rank, the first window must begin at
+// 0 (sim.Sim.Next) even when no event is queued before 0.5δ, or Root's
+// first messages reach the other ranks in their past.
+func TestVirtualKoflStart(t *testing.T) {
+	spec := virtualCases()["kofl/during-poisson"]
+	spec.Nodes = 32
+	var simTrace, tr bytes.Buffer
+	s := spec
+	s.Trace = &simTrace
+	want, err := bench.Run(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Trace = &tr
+	got := runVirtual(t, 32, "block", []bench.Spec{s})[0]
+	if g, w := comparable(t, got), comparable(t, want); g != w {
+		t.Errorf("record differs from the simulator's:\n got %s\nwant %s", g, w)
+	}
+	if !bytes.Equal(tr.Bytes(), simTrace.Bytes()) {
+		t.Errorf("merged trace differs from the simulator's (%d bytes, not %d)", tr.Len(), simTrace.Len())
 	}
 }

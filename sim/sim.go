@@ -89,6 +89,15 @@ type Config struct {
 	// after each step that changes it (trace.Father). Nil: no father
 	// lines.
 	FatherOf func(proto.Node) (proto.NodeID, bool)
+	// Mirrored makes this simulator a part of a self-stabilizing run
+	// whose legitimacy predicate and checks after each step a mirror
+	// evaluates (bench: the part that hosts node 0 replays every part's
+	// steps in the run's order): the part logs its steps in Log and checks
+	// nothing after them; the trace lines of the controller's faults
+	// (Fault, and the messages it injects) are the mirror's to write; and
+	// a message injected from a node the part does not host is the
+	// hosting part's to post (this part takes its key only).
+	Mirrored bool
 }
 
 // Check selects the invariant checks run after every step.
@@ -278,6 +287,11 @@ type Sim struct {
 	fathers []proto.NodeID // the fathers last traced (Config.FatherOf)
 	// Segments index the trace by step (Config.TraceIndex).
 	Segments []Segment
+	// Log holds the part's steps since the runtime last took them
+	// (Config.Mirrored); logMsg is the key of the message being
+	// delivered.
+	Log    []LogEntry
+	logMsg uint64
 
 	// Stats are the run's counters.
 	Stats Stats
@@ -615,12 +629,28 @@ func (s *Sim) End() error {
 	return s.err
 }
 
-// Next returns the time of the earliest event in the queue (+Inf: none).
+// Next returns the time of the earliest event in the queue (+Inf: none),
+// or 0 before the first window if a hosted node has a Start step
+// (proto.Starter), which runs at time 0: a window that began later would
+// leave the messages of those steps to other parts arriving in its past.
 func (s *Sim) Next() float64 {
+	if !s.started && s.starts() {
+		return 0
+	}
 	if len(s.heap) == 0 {
 		return math.Inf(1)
 	}
 	return s.heap[0].T
+}
+
+// starts reports whether a hosted node has a Start step.
+func (s *Sim) starts() bool {
+	for i, n := range s.nodes {
+		if _, ok := n.(proto.Starter); ok && s.hosts(proto.NodeID(i)) {
+			return true
+		}
+	}
+	return false
 }
 
 // NextControl returns the time of the controller's earliest call in the
@@ -722,7 +752,13 @@ func (s *Sim) deliver(p *payload, key uint64) {
 	if d := s.now - p.sent; d > s.Stats.MaxDelay {
 		s.Stats.MaxDelay = d
 	}
+	if s.cfg.Mirrored {
+		s.logMsg = key
+	}
 	if s.slotOf(m.To).down {
+		if s.cfg.Mirrored {
+			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, s.curKey}, Kind: LogDrop, Node: m.To, MsgKey: key})
+		}
 		s.Stats.Dropped++
 		s.mark()
 		s.traceMsg(trace.Drop, m.To, m, key)
@@ -743,6 +779,13 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	s.cur = uint64(id) + creatorOfNode
 	if in.Kind != proto.Receive {
 		s.mark()
+	}
+	if s.cfg.Mirrored {
+		e := LogEntry{Mark: Mark{s.now, s.curKey}, Kind: LogStep, Node: id, In: in.Kind, Tag: in.Tag, Timer: in.Timer}
+		if in.Kind == proto.Receive {
+			e.MsgKey = s.logMsg
+		}
+		s.Log = append(s.Log, e)
 	}
 	if in.Kind == proto.EnterCS && s.hooks.Request != nil {
 		s.hooks.Request(id, in.Tag)
@@ -779,6 +822,9 @@ func (s *Sim) start() {
 		s.resetOut()
 		s.cur, s.curKey = uint64(i)+creatorOfNode, uint64(i)
 		s.mark()
+		if s.cfg.Mirrored {
+			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, s.curKey}, Kind: LogStart, Node: proto.NodeID(i)})
+		}
 		st.Start(&s.out)
 		s.finish(proto.NodeID(i), sl, proto.Fire)
 	}
@@ -846,6 +892,10 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		s.fail("node %d sent a %s message to a node that does not exist (%d)", m.From, s.typeName(m.Type), m.To)
 		return
 	}
+	if injected && s.cfg.Mirrored && !s.hosts(m.From) {
+		s.nextKey() // the part that hosts m.From posts it
+		return
+	}
 	s.posted++
 	if s.inFlight >= s.stormAt {
 		s.Stats.Storm = fmt.Sprintf("message storm: %d messages in flight at t=%.4fs (%d sent); the run was stopped", s.inFlight, s.now, s.posted)
@@ -886,7 +936,16 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
 		s.hooks.FailureSend(m)
 	}
-	s.traceMsg(trace.Send, m.From, m, key)
+	if s.cfg.Mirrored {
+		if injected {
+			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, key}, Kind: LogInject, Node: m.From, Msg: *m, Posts: []Post{{key, at}}})
+		} else if k := len(s.Log) - 1; k >= 0 {
+			s.Log[k].Posts = append(s.Log[k].Posts, Post{key, at})
+		}
+	}
+	if !injected || !s.cfg.Mirrored {
+		s.traceMsg(trace.Send, m.From, m, key)
+	}
 	if !s.hosts(m.To) {
 		if m.Type == s.token {
 			s.tokensInFlight-- // counted where it is delivered
@@ -1042,4 +1101,49 @@ func MergeTraces(w io.Writer, traces [][]byte, segs [][]Segment) error {
 		return fmt.Errorf("sim: writing the merged trace: %w", err)
 	}
 	return nil
+}
+
+// Kinds of LogEntry.
+const (
+	LogStep   uint8 = iota // a node's step of an input (In, Tag, Timer, MsgKey)
+	LogStart               // a node's Start step (proto.Starter)
+	LogDrop                // a message (MsgKey) delivered to a node that is down
+	LogInject              // a message a fault put in a link (Msg; Posts[0]: its key and delivery time)
+	LogFault               // a corruption event of the controller (bench), at its call's mark
+)
+
+// Post is a message a step sent: its key and delivery time.
+type Post struct {
+	Key uint64
+	T   float64
+}
+
+// LogEntry is one event of a part's run (Config.Mirrored): what a mirror
+// needs to replay it on its own copy of the nodes, in the run's order
+// (Mark).
+type LogEntry struct {
+	Mark
+	Kind  uint8
+	Node  proto.NodeID
+	In    proto.InputKind
+	Tag   uint32
+	Timer proto.Timer
+	// MsgKey is the key of the message delivered (LogStep of a Receive,
+	// LogDrop).
+	MsgKey uint64
+	// Posts are the messages the step sent, in its output's order.
+	Posts []Post
+	// Entered: the step's entry into the critical section is one the
+	// workload counts (bench).
+	Entered bool
+	// Msg is the message injected (LogInject).
+	Msg proto.Message
+}
+
+// LogEntered marks the step under way as an entry the workload counts
+// (Config.Mirrored; else it does nothing).
+func (s *Sim) LogEntered() {
+	if k := len(s.Log) - 1; s.cfg.Mirrored && k >= 0 {
+		s.Log[k].Entered = true
+	}
 }

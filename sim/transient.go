@@ -85,6 +85,20 @@ func (r *rounds) step(now float64) {
 	}
 }
 
+// Rounds counts asynchronous rounds as the simulator does (Stab.Rounds),
+// for a runtime that replays a run's steps in their order: Step at every
+// step, before Post for each message the step sends.
+type Rounds struct{ r rounds }
+
+// Step notes a step at time now (steps come in time order).
+func (c *Rounds) Step(now float64) { c.r.step(now) }
+
+// Post notes a message posted now, delivered at time at.
+func (c *Rounds) Post(at float64) { c.r.due = max(c.r.due, at) }
+
+// Begun returns the rounds begun so far.
+func (c *Rounds) Begun() int64 { return c.r.begun }
+
 // Stab returns the run's stabilization so far.
 func (s *Sim) Stab() Stab { return s.stab }
 
@@ -127,18 +141,58 @@ func (s *Sim) Fault() {
 	s.stab.EventsAtFault = s.Stats.Events
 	s.stab.SentAtFault = s.sentByType()
 	s.stab.RoundsAtFault = s.rounds.begun
-	s.traceEv(trace.Fault, proto.Nil)
+	if !s.cfg.Mirrored {
+		s.traceEv(trace.Fault, proto.Nil)
+	}
 }
 
 // Corrupt runs f, which changes node id's state outside any step (a
 // transient fault: Scramble), and brings the runtime's counts of the
-// node's view up to date. It is not a step; call Fault too.
+// node's view up to date. It is not a step; call Fault too. On a part
+// that does not host the node it only runs f.
 func (s *Sim) Corrupt(id proto.NodeID, f func()) {
+	if !s.hosts(id) {
+		f() // another part's node: its copy here only follows the draws
+		return
+	}
 	sl := s.slotOf(id)
 	f()
 	v := sl.node.View()
 	s.cache(sl, &v)
-	s.traceEv(trace.Corrupt, id)
+	if !s.cfg.Mirrored {
+		s.traceEv(trace.Corrupt, id)
+	}
+}
+
+// InFlightRemotes returns the messages in flight that this part holds
+// (queued for its nodes, and in Outbox), with their delivery times, keys
+// and sending times.
+func (s *Sim) InFlightRemotes() []Remote {
+	out := append([]Remote(nil), s.Outbox...)
+	for _, it := range s.heap {
+		if p := &s.slab[it.Idx]; p.kind == evDeliver {
+			out = append(out, Remote{T: it.T, Sent: p.sent, Key: it.Key, Msg: p.in.Msg})
+		}
+	}
+	return out
+}
+
+// DestroyKey takes the message in flight of key out of its link, as
+// Destroy does (a part of a run, which holds the message: InFlightRemotes),
+// and reports whether it found it.
+func (s *Sim) DestroyKey(key uint64) bool {
+	for _, it := range s.heap {
+		if p := &s.slab[it.Idx]; p.kind == evDeliver && it.Key == key {
+			p.kind = evDestroyed
+			s.inFlight--
+			if p.in.Msg.Type == s.token {
+				s.tokensInFlight--
+			}
+			s.Stats.Destroyed++
+			return true
+		}
+	}
+	return false
 }
 
 // Inject puts m in the link from m.From to m.To now, as a transient fault

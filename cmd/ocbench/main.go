@@ -722,6 +722,10 @@ func header(o *options, list []config) []string {
 		if o.virtualMPI() {
 			timing = fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: counts after every step of a rank's nodes, and the whole run's critical sections and tokens at every window boundary (%gδ)",
 				s.Delta, s.MinDelay, channels, bench.Width(s)/s.Delta)
+			if bench.IsSelfStabilizing(s.Algorithm) {
+				timing = fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: the legitimacy predicate and ≤ ℓ units in use after every step of the whole run, on rank 0's mirror of it",
+					s.Delta, s.MinDelay, channels)
+			}
 		}
 	}
 	h := []string{
@@ -730,7 +734,9 @@ func header(o *options, list []config) []string {
 		whatRan(list, o.runtimeInfo),
 		timing,
 	}
-	h = append(h, kexclusionLines(list, o.runtimeInfo != nil)...)
+	// In virtual time the record is the simulator's, stabilization
+	// included (rank 0's mirror: docs/mpi.md).
+	h = append(h, kexclusionLines(list, o.runtimeInfo != nil && !o.virtualMPI())...)
 	if s.Faults.Crashes > 0 {
 		plan := s.Faults
 		plan.Crashes = 0
