@@ -136,7 +136,7 @@ func TestAgainRecoveredHolder(t *testing.T) {
 	net := heardHolder(t)
 	net.Input(1, proto.Crash)
 	net.Input(1, proto.Recover, "test(1) 1→2")
-	net.Deliver("test(1) 1→2") // 2 (power 0) stays silent
+	net.Drop("test(1) 1→2") // 2 does not hear of the recovery
 	net.FireTimer(2, net.Timers(2)[0])
 	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "request(2) 2→1")
 	if net.Out().Events[EvSearchStarted] != 0 {
@@ -149,6 +149,52 @@ func TestAgainRecoveredHolder(t *testing.T) {
 	// A new deadline W after the request was sent again.
 	if d := lastTimer(t, net, 2, timerSuspect); d.After != float64(2)*(4+1)+2 {
 		t.Fatalf("deadline %+v: want W = 12δ", d)
+	}
+}
+
+// TestRecoveredHolderTested: the holder of a request crashes and recovers,
+// and its recovery search tests the requester. The test carries the
+// holder's new incarnation: the requester knows at once that its request
+// was lost with the holder's state and sends it again (a suspicion of the
+// incarnation it last heard from), instead of waiting for its deadline,
+// which after a long wait is as far away as the wait was long. A test from
+// the holder in the incarnation heard from, or from another node, changes
+// nothing.
+func TestRecoveredHolderTested(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		crash bool         // the holder, node 1, crashes and recovers
+		from  proto.NodeID // the tester (0-based)
+		want  []string     // what the requester, node 2, sends
+	}{
+		{"recovered holder", true, 0, []string{"request(2) 2→1"}},
+		{"holder heard from", false, 0, nil},
+		{"another node", true, 2, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			net := heardHolder(t)
+			var inc uint64
+			if c.crash {
+				net.Input(1, proto.Crash)
+				net.Input(1, proto.Recover, "test(1) 1→2")
+				net.Drop("test(1) 1→2")
+				inc = 1
+			}
+			// test(2) from c.from, in its incarnation inc, reaches node 2
+			// (power 0: it stays silent).
+			net.Pending = append(net.Pending, proto.Message{Type: Test, Cause: proto.Failure, From: c.from, To: 1, Phase: 2, Stamp: inc})
+			net.Deliver(fmt.Sprintf("test(2) %d→2", c.from+1), c.want...)
+			sp := net.Out().Suspect
+			if got := sp.Yes; got != (c.want != nil) {
+				t.Fatalf("suspected %v (%+v), want %v", got, sp, c.want != nil)
+			}
+			if sp.Yes && (sp.Of != 0 || sp.Inc != 0) {
+				t.Fatalf("suspicion %+v: want node 1 in incarnation 0", sp)
+			}
+			if net.Out().Events[EvSearchStarted] != 0 {
+				t.Fatal("the requester searched")
+			}
+		})
 	}
 }
 
@@ -248,11 +294,34 @@ func TestChaseFindsCycle(t *testing.T) {
 	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: proto.RefTo(3), Phase: 1, Tag: 8, Stamp: 5})
 	net.Deliver("chase(4) 3→2")
 	// Node 2's own chase comes back to it from 3, whose request it holds:
-	// its request waits on itself.
+	// its request waits on itself. 3 is beyond 2's power (0): 2 rejects
+	// 3's request at once.
 	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: proto.RefTo(1), Phase: 3, Tag: 2, Stamp: 9})
-	net.Deliver("chase(2) 3→2", "test(1) 2→1")
+	net.Deliver("chase(2) 3→2", "anomaly(3) 2→3")
 	if net.Out().Events[EvWaitCycle] != 1 {
 		t.Fatalf("events %v: want a wait cycle", net.Out().Events)
+	}
+	if n := net.Nodes[1].(*Node); n.core.Holds(2, 9) || n.searching {
+		t.Fatal("node 2 still holds 3's request, or searches")
+	}
+}
+
+// TestChaseCycleWithinPower: a chase comes back to its initiator from a
+// node within its power: that edge of the cycle is a sound one, and the
+// initiator searches a father again, keeping the request it holds.
+func TestChaseCycleWithinPower(t *testing.T) {
+	net := watchNet(t, 4) // fathers 2→1, 3→1, 4→3: 3 has power 1, 4 is at distance 1
+	net.Enter(1)
+	net.Enter(3, "request(3) 3→1")
+	net.Deliver("request(3) 3→1")
+	net.FireTimer(1, lastTimer(t, net, 1, timerBeat), "wait(1) 1→3")
+	net.Deliver("wait(1) 1→3")
+	net.Enter(4, "request(4) 4→3")
+	net.Deliver("request(4) 4→3") // queued: 3 asks
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 3, To: 2, J: proto.RefTo(2), Phase: 3, Tag: 3, Stamp: 4})
+	net.Deliver("chase(3) 4→3", "test(1) 3→4")
+	if n := net.Nodes[2].(*Node); !n.core.Holds(3, 4) {
+		t.Fatal("node 3 dropped 4's request")
 	}
 }
 
