@@ -366,7 +366,7 @@ func TestStaleTransitCycle(t *testing.T) {
 	net.Enter(1) // the root holds the token: in the CS
 	net.EnterTag(6, 60, "request(6) 6→5")
 	net.Deliver("request(6) 6→5", "request(5) 5→1") // 5 asks on 6's account
-	net.Deliver("request(5) 5→1")                    // queued at the root
+	net.Deliver("request(5) 5→1")                   // queued at the root
 	net.EnterTag(7, 70, "request(7) 7→5")
 	net.Deliver("request(7) 7→5") // queued at 5, which asks
 	net.EnterTag(5, 50)           // 5's own request, queued behind 7's
