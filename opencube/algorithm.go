@@ -91,7 +91,7 @@ var messageTypes = func() []proto.MessageType {
 	return append(t,
 		proto.MessageType{Name: "enquiry", Arg: "none"},
 		proto.MessageType{Name: "enquiry_reply", Arg: "reply"},
-		proto.MessageType{Name: "test", Arg: "phase"},
+		proto.MessageType{Name: "test", Arg: "phase", Stamp: "the sender's incarnation"},
 		proto.MessageType{Name: "answer", Arg: "reply", Stamp: "with Reply AnswerHasToken, the newest token generation the sender knows"},
 		proto.MessageType{Name: "wait", Stamp: "the holder's incarnation"},
 		proto.MessageType{Name: "regenerate", Stamp: "the generation announced"},

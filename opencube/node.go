@@ -332,6 +332,7 @@ func (n *Node) receive(m proto.Message, out *proto.Output) {
 		}
 	case Test:
 		n.receiveTest(m, out)
+		n.holderRecovered(m.From, uint32(m.Stamp), out)
 	case Regenerate:
 		c := &n.core
 		switch {
@@ -615,9 +616,11 @@ func (n *Node) startPhase(out *proto.Output) {
 	n.phaseSeq = n.timer(out, timerPhase, n.roundTrip())
 }
 
-// test sends test(phase) to node k.
+// test sends test(phase) to node k. It carries the node's incarnation: a
+// requester whose request this node held before it crashed learns from it
+// that the request is lost (holderRecovered in watch.go).
 func (n *Node) test(k proto.NodeID, out *proto.Output) {
-	n.send(out, proto.Message{Type: Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase)})
+	n.send(out, proto.Message{Type: Test, Cause: proto.Failure, To: k, Phase: uint8(n.phase), Stamp: uint64(n.inc)})
 }
 
 func (n *Node) stopSearch() {

@@ -1,6 +1,9 @@
 package opencube
 
-import "github.com/ocbench/ocbench/proto"
+import (
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/scheme"
+)
 
 // Failure detection: suspect the node that holds your request, not the
 // clock (docs/failures.md, "Detection").
@@ -146,7 +149,9 @@ func (n *Node) chase(m proto.Message, out *proto.Output) {
 	if m.J.Is(n.core.ID) {
 		if m.Tag == n.core.Tag {
 			out.Events[EvWaitCycle]++
-			n.startSearch(n.firstPhase(), out)
+			if !n.rejectInCycle(m.From, uint32(m.Stamp), out) {
+				n.startSearch(n.firstPhase(), out)
+			}
 		}
 		return
 	}
@@ -180,4 +185,53 @@ func (n *Node) beat(t proto.Timer, out *proto.Output) {
 	}
 	n.send(out, proto.Message{Type: Wait, Cause: proto.Liveness, To: j, J: proto.RefTo(n.core.ID), Phase: e, Stamp: uint64(n.inc), Tag: tag})
 	out.Timers = append(out.Timers, proto.Timer{Kind: timerBeat, Seq: tag, Arg: j, After: next})
+}
+
+// rejectInCycle is the answer of a node whose chase came back from j, the
+// node whose request (serial tag) it holds, when that request comes from
+// beyond its power: it rejects the request at once with an anomaly, as it
+// would when serving it, and reports that it did. Along a chain of waits
+// in an open-cube every holder is its requester's father, of a power at
+// least their distance, so powers strictly increase along it; a cycle of
+// waits therefore has at least one edge where they do not, a holder with
+// a request from beyond its power, which it would reject if it ever served
+// it, and it never does since it waits itself. Crashes leave such an edge
+// when a node serves as transit a request its requester issued before it
+// crashed: it takes the requester for its father, while the requester, now
+// the son of another node, sends the loan for that old request back to its
+// lender (receiveToken) and so never becomes the head of that subcube
+// (docs/failures.md, "Cycles of waits"). A search by the requester would
+// find its own father again, still in the cycle; the anomaly makes j search
+// instead, and j finds a father outside it.
+func (n *Node) rejectInCycle(j proto.NodeID, tag uint32, out *proto.Output) bool {
+	if n.rule.OnRequest(&n.core, j) != scheme.Reject {
+		return false
+	}
+	from, src, ok := n.core.Remove(j, tag)
+	if !ok {
+		return false
+	}
+	out.Events[EvAnomaly]++
+	n.send(out, scheme.NewAnomaly(j, from, src, tag))
+	return true
+}
+
+// holderRecovered is a waiting requester's reading of test(d) from node k
+// carrying k's incarnation inc: if k is the node that last said it holds
+// the request, and has recovered since (a newer incarnation), the request
+// was lost with k's volatile state. The requester suspects at once, as if
+// its deadline had passed, instead of waiting for it: after a long wait the
+// deadline is as far away as the wait was long (the heartbeats' gaps
+// double), and the run would stand still that long. A recovered node's
+// search tests its former sons first (phase 1 upward), and so reaches the
+// requesters it held requests for before it reaches its father.
+func (n *Node) holderRecovered(k proto.NodeID, inc uint32, out *proto.Output) {
+	if n.cfg.Paper || n.suspectSeq == 0 || n.searching || !n.waitingToken() || k != n.holder || inc <= n.holderInc {
+		return
+	}
+	out.Suspect = proto.Suspicion{Yes: true, Of: n.holder, Inc: n.holderInc}
+	out.Events[EvSuspicion]++
+	if !n.again(out) {
+		n.startSearch(n.firstPhase(), out)
+	}
 }

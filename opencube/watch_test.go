@@ -136,7 +136,7 @@ func TestAgainRecoveredHolder(t *testing.T) {
 	net := heardHolder(t)
 	net.Input(1, proto.Crash)
 	net.Input(1, proto.Recover, "test(1) 1→2")
-	net.Deliver("test(1) 1→2") // 2 (power 0) stays silent
+	net.Drop("test(1) 1→2") // 2 does not hear of the recovery
 	net.FireTimer(2, net.Timers(2)[0])
 	net.FireTimer(2, lastTimer(t, net, 2, timerSuspect), "request(2) 2→1")
 	if net.Out().Events[EvSearchStarted] != 0 {
@@ -149,6 +149,52 @@ func TestAgainRecoveredHolder(t *testing.T) {
 	// A new deadline W after the request was sent again.
 	if d := lastTimer(t, net, 2, timerSuspect); d.After != float64(2)*(4+1)+2 {
 		t.Fatalf("deadline %+v: want W = 12δ", d)
+	}
+}
+
+// TestRecoveredHolderTested: the holder of a request crashes and recovers,
+// and its recovery search tests the requester. The test carries the
+// holder's new incarnation: the requester knows at once that its request
+// was lost with the holder's state and sends it again (a suspicion of the
+// incarnation it last heard from), instead of waiting for its deadline,
+// which after a long wait is as far away as the wait was long. A test from
+// the holder in the incarnation heard from, or from another node, changes
+// nothing.
+func TestRecoveredHolderTested(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		crash bool         // the holder, node 1, crashes and recovers
+		from  proto.NodeID // the tester (0-based)
+		want  []string     // what the requester, node 2, sends
+	}{
+		{"recovered holder", true, 0, []string{"request(2) 2→1"}},
+		{"holder heard from", false, 0, nil},
+		{"another node", true, 2, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			net := heardHolder(t)
+			var inc uint64
+			if c.crash {
+				net.Input(1, proto.Crash)
+				net.Input(1, proto.Recover, "test(1) 1→2")
+				net.Drop("test(1) 1→2")
+				inc = 1
+			}
+			// test(2) from c.from, in its incarnation inc, reaches node 2
+			// (power 0: it stays silent).
+			net.Pending = append(net.Pending, proto.Message{Type: Test, Cause: proto.Failure, From: c.from, To: 1, Phase: 2, Stamp: inc})
+			net.Deliver(fmt.Sprintf("test(2) %d→2", c.from+1), c.want...)
+			sp := net.Out().Suspect
+			if got := sp.Yes; got != (c.want != nil) {
+				t.Fatalf("suspected %v (%+v), want %v", got, sp, c.want != nil)
+			}
+			if sp.Yes && (sp.Of != 0 || sp.Inc != 0) {
+				t.Fatalf("suspicion %+v: want node 1 in incarnation 0", sp)
+			}
+			if net.Out().Events[EvSearchStarted] != 0 {
+				t.Fatal("the requester searched")
+			}
+		})
 	}
 }
 
@@ -248,11 +294,34 @@ func TestChaseFindsCycle(t *testing.T) {
 	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: proto.RefTo(3), Phase: 1, Tag: 8, Stamp: 5})
 	net.Deliver("chase(4) 3→2")
 	// Node 2's own chase comes back to it from 3, whose request it holds:
-	// its request waits on itself.
+	// its request waits on itself. 3 is beyond 2's power (0): 2 rejects
+	// 3's request at once.
 	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 2, To: 1, J: proto.RefTo(1), Phase: 3, Tag: 2, Stamp: 9})
-	net.Deliver("chase(2) 3→2", "test(1) 2→1")
+	net.Deliver("chase(2) 3→2", "anomaly(3) 2→3")
 	if net.Out().Events[EvWaitCycle] != 1 {
 		t.Fatalf("events %v: want a wait cycle", net.Out().Events)
+	}
+	if n := net.Nodes[1].(*Node); n.core.Holds(2, 9) || n.searching {
+		t.Fatal("node 2 still holds 3's request, or searches")
+	}
+}
+
+// TestChaseCycleWithinPower: a chase comes back to its initiator from a
+// node within its power: that edge of the cycle is a sound one, and the
+// initiator searches a father again, keeping the request it holds.
+func TestChaseCycleWithinPower(t *testing.T) {
+	net := watchNet(t, 4) // fathers 2→1, 3→1, 4→3: 3 has power 1, 4 is at distance 1
+	net.Enter(1)
+	net.Enter(3, "request(3) 3→1")
+	net.Deliver("request(3) 3→1")
+	net.FireTimer(1, lastTimer(t, net, 1, timerBeat), "wait(1) 1→3")
+	net.Deliver("wait(1) 1→3")
+	net.Enter(4, "request(4) 4→3")
+	net.Deliver("request(4) 4→3") // queued: 3 asks
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 3, To: 2, J: proto.RefTo(2), Phase: 3, Tag: 3, Stamp: 4})
+	net.Deliver("chase(3) 4→3", "test(1) 3→4")
+	if n := net.Nodes[2].(*Node); !n.core.Holds(3, 4) {
+		t.Fatal("node 3 dropped 4's request")
 	}
 }
 
@@ -274,5 +343,96 @@ func TestPaperRetestsTryLater(t *testing.T) {
 		net.Deliver("answer(2) 2→3")
 		net.Fire(3, timerPhase)                 // a "try later" is pending: no next phase
 		net.Fire(3, timerRetest, "test(2) 3→2") // tested again, every time
+	}
+}
+
+// TestStaleTransitCycle plays in 16 nodes the cycle of waits behind two of
+// the four stalls of scripts/paper-protocol.sh (N = 32 seeds 21 and 89): a
+// node serves as transit a request its requester issued before it crashed,
+// and so takes the requester for its father; the requester, recovered and
+// now the son of another node, sends the loan for that old request back to
+// its lender, and waits on its new father, which waits on the transit node,
+// which waits on the requester. Every node in the cycle is alive and sends
+// heartbeats: no deadline ever passes. The requester's chase comes back to
+// it over the one edge where powers do not increase (it holds the request
+// of a node at distance 2 with a power of 0): it rejects that request with
+// an anomaly. Searching instead, as it did, it found its own father again
+// (of power 1 at distance 1), and the cycle was rebuilt at every chase.
+//
+// Names are 1-based; node 1 is the root (power 4), 5 its son of power 2,
+// 6 and 7 the sons of 5 (powers 0 and 1), 8 the son of 7.
+func TestStaleTransitCycle(t *testing.T) {
+	net := watchNet(t, 16)
+	net.Enter(1) // the root holds the token: in the CS
+	net.EnterTag(6, 60, "request(6) 6→5")
+	net.Deliver("request(6) 6→5", "request(5) 5→1") // 5 asks on 6's account
+	net.Deliver("request(5) 5→1")                   // queued at the root
+	net.EnterTag(7, 70, "request(7) 7→5")
+	net.Deliver("request(7) 7→5") // queued at 5, which asks
+	net.EnterTag(5, 50)           // 5's own request, queued behind 7's
+	net.Input(7, proto.Crash)
+
+	// 8 asks its father 7, which is down; it sends its request again, then
+	// searches and finds 5 (power 2 at distance 2), which queues the request.
+	net.EnterTag(8, 80, "request(8) 8→7")
+	net.Drop("request(8) 8→7")
+	net.Fire(8, timerSuspect, "request(8) 8→7")
+	net.Drop("request(8) 8→7")
+	net.Fire(8, timerSuspect, "test(1) 8→7")
+	net.Drop("test(1) 8→7")
+	net.Fire(8, timerPhase, "test(2) 8→5", "test(2) 8→6")
+	net.Deliver("test(2) 8→6")
+	net.Deliver("test(2) 8→5", "answer(1) 5→8")
+	net.Deliver("answer(1) 5→8", "request(8) 8→5")
+	net.Deliver("request(8) 8→5")
+
+	// 7 recovers and finds 8 (now of power 1) at distance 1; its new
+	// request waits at 8.
+	net.Input(7, proto.Recover, "test(1) 7→8")
+	net.Deliver("test(1) 7→8", "answer(1) 8→7")
+	net.Deliver("answer(1) 8→7")
+	net.Fire(7, timerQuiet)
+	net.EnterTag(7, 71, "request(7) 7→8")
+	net.Deliver("request(7) 7→8")
+
+	// The root lends the token for 6; 5 passes it on, then serves 7's old
+	// request as transit (father := 7) and asks 7 for its own.
+	net.Exit(1, "token(1) 1→5")
+	net.Deliver("token(1) 1→5", "token(1) 5→6", "request(7) 5→1", "request(5) 5→7")
+	net.Deliver("token(1) 5→6")
+	net.Exit(6, "token(nil) 6→1")
+	net.Deliver("token(nil) 6→1")
+	net.Deliver("request(7) 5→1", "token(1) 1→7")
+	net.Deliver("token(1) 1→7", "token(nil) 7→1") // a loan for 7's old request: back to its lender
+	net.Deliver("token(nil) 7→1")
+	net.Deliver("request(5) 5→7") // queued: 7 asks
+
+	// The cycle 7 → 8 → 5 → 7: each holder tells its requester so.
+	for _, beat := range []struct {
+		holder proto.NodeID
+		msg    string
+	}{{8, "wait(8) 8→7"}, {5, "wait(5) 5→8"}, {7, "wait(7) 7→5"}} {
+		net.FireTimer(beat.holder, lastTimer(t, net, beat.holder, timerBeat), beat.msg)
+		net.Deliver(beat.msg)
+	}
+	// 7's chase (as after its fourth heartbeat) goes round the cycle.
+	net.Pending = append(net.Pending, proto.Message{Type: Chase, Cause: proto.Liveness, From: 6, To: 7, J: proto.RefTo(6), Phase: 1, Tag: 71, Stamp: 71})
+	net.Deliver("chase(7) 7→8", "chase(7) 8→5")
+	net.Deliver("chase(7) 8→5", "chase(7) 5→7")
+	net.Deliver("chase(7) 5→7", "anomaly(5) 7→5")
+	if net.Out().Events[EvWaitCycle] != 1 {
+		t.Fatalf("events %v: want a wait cycle", net.Out().Events)
+	}
+	// 5 searches and finds the root: the cycle is broken.
+	net.Deliver("anomaly(5) 7→5", "test(1) 5→6")
+	net.Deliver("test(1) 5→6")
+	net.Fire(5, timerPhase, "test(2) 5→7", "test(2) 5→8")
+	net.Deliver("test(2) 5→7")
+	net.Deliver("test(2) 5→8")
+	net.Fire(5, timerPhase, "test(3) 5→1", "test(3) 5→2", "test(3) 5→3", "test(3) 5→4")
+	net.Deliver("test(3) 5→1", "answer(1) 1→5")
+	net.Deliver("answer(1) 1→5", "request(5) 5→1")
+	if f := net.Fathers(scheme.FatherOf); f[4] != 1 {
+		t.Fatalf("fathers %v: want 5's father 1", f)
 	}
 }

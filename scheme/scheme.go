@@ -242,6 +242,24 @@ func (n *Node) Supersede(j proto.NodeID, tag uint32) (dropped int, obsolete bool
 	return dropped, obsolete
 }
 
+// Remove removes request(j) of serial tag from the node's queue without
+// serving it, and returns the node it came from and its source; ok is
+// false if no such request waits.
+func (n *Node) Remove(j proto.NodeID, tag uint32) (from, src proto.NodeID, ok bool) {
+	k, total := 0, n.Queued()
+	for i := range total {
+		e := *n.at(i)
+		if !ok && e.j == j && e.tag == tag {
+			from, src, ok = e.from, e.src, true
+			continue
+		}
+		*n.at(k) = e
+		k++
+	}
+	n.truncate(k)
+	return from, src, ok
+}
+
 // Queued returns the number of requests waiting in the node's queue.
 func (n *Node) Queued() int {
 	if !n.queued {

@@ -160,6 +160,45 @@ func TestSupersede(t *testing.T) {
 	}
 }
 
+// TestRemove: Remove takes one request (requester and serial) out of the
+// queue, wherever it is, keeps the others in order, and returns where it
+// came from and its source.
+func TestRemove(t *testing.T) {
+	queue := [][4]uint32{{2, 6, 2, 1}, {1, 5, 3, 4}, {3, 3, 3, 2}, {1, 1, 1, 7}} // requester, from, source, serial
+	cases := []struct {
+		name      string
+		j         proto.NodeID
+		tag       uint32
+		ok        bool
+		from, src proto.NodeID
+		left      string
+	}{
+		{"head", 2, 1, true, 6, 2, "[1 3 1]"},
+		{"middle", 1, 4, true, 5, 3, "[2 3 1]"},
+		{"tail", 1, 7, true, 1, 1, "[2 1 3]"},
+		{"other serial", 1, 5, false, proto.Nil, proto.Nil, "[2 1 3 1]"},
+		{"other requester", 0, 4, false, proto.Nil, proto.Nil, "[2 1 3 1]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var n Node
+			n.Init(pathRule{}, 0, 8)
+			for _, e := range queue {
+				n.EnqueueFrom(proto.NodeID(e[0]), proto.NodeID(e[1]), proto.NodeID(e[2]), e[3])
+			}
+			from, src, ok := n.Remove(c.j, c.tag)
+			if ok != c.ok || (ok && (from != c.from || src != c.src)) {
+				t.Fatalf("Remove(%d, %d) = %d, %d, %v; want %d, %d, %v", c.j, c.tag, from, src, ok, c.from, c.src, c.ok)
+			}
+			var left []proto.NodeID
+			n.Waiting(func(j proto.NodeID) { left = append(left, j) })
+			if fmt.Sprint(left) != c.left || n.Queued() != len(left) {
+				t.Fatalf("left %v (%d queued), want %s", left, n.Queued(), c.left)
+			}
+		})
+	}
+}
+
 func TestNodeSize(t *testing.T) {
 	if s := unsafe.Sizeof(Node{}); s != 64 {
 		t.Errorf("scheme.Node is %d bytes, want 64 (one cache line)", s)
