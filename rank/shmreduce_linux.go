@@ -113,6 +113,31 @@ func setupShmReduce(comm Comm, max int, raw bool) (*shmReduce, error) {
 		}
 		return nil, nil
 	}
+	// Ranks of two machines that share a host name (or a /tmp on a network
+	// file system) would each map a page the others never see, and then
+	// wait on it for ever: every rank writes its mark, and the page is used
+	// only if every rank sees every mark.
+	marks := unsafe.Slice((*int64)(unsafe.Pointer(&mem[shmHeader])), max*(size+1))
+	atomic.StoreInt64(&marks[max*(rank+1)], int64(rank)+1)
+	if _, err := comm.SumInt64(make([]int64, 1)); err != nil {
+		return nil, fmt.Errorf("rank: checking the reduction page: %w", err)
+	}
+	seen := make([]int64, size)
+	seen[rank] = 1
+	for r := 0; r < size; r++ {
+		if atomic.LoadInt64(&marks[max*(r+1)]) != int64(r)+1 {
+			seen[rank] = 0
+		}
+	}
+	if seen, err = comm.SumInt64(seen); err != nil {
+		return nil, fmt.Errorf("rank: checking the reduction page: %w", err)
+	}
+	for _, ok := range seen {
+		if ok != 1 {
+			syscall.Munmap(mem)
+			return nil, nil
+		}
+	}
 	s := &shmReduce{mem: mem, rank: rank, size: size, max: max, raw: raw,
 		gen: (*uint32)(unsafe.Pointer(&mem[0])), arrived: (*uint32)(unsafe.Pointer(&mem[4])), sleepers: (*uint32)(unsafe.Pointer(&mem[8]))}
 	words := unsafe.Slice((*int64)(unsafe.Pointer(&mem[shmHeader])), max*(size+1))
