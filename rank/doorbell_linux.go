@@ -1,10 +1,6 @@
 package rank
 
 import (
-	"fmt"
-	"hash/fnv"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -56,58 +52,24 @@ const (
 // this rank's doorbell. A rank that cannot map it gets none (nil) and polls.
 func setupDoorbells(comm Comm) (*doorbell, error) {
 	rank, size := comm.Rank(), comm.Size()
-	host, _ := os.Hostname()
-	h := fnv.New64a()
-	h.Write([]byte(host))
-	in := make([]int64, 2+size)
-	if rank == 0 {
-		in[0] = time.Now().UnixNano() ^ int64(os.Getpid())<<20
-	}
-	in[2+rank] = int64(h.Sum64() >> 1)
-	ids, err := comm.SumInt64(in)
+	page, err := mapHostPage(comm, "bell", bellHeader+8*size, 0)
 	if err != nil {
-		return nil, fmt.Errorf("rank: agreeing on a job id: %w", err)
+		return nil, err
 	}
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("ocbench-%x-%x", uint64(ids[0]), uint64(ids[2+rank])))
-	length := bellHeader + 8*size
-	mem, err := mapShared(path, length)
-	ok := int64(0)
-	if err == nil {
-		ok = 1
-	}
-	// Ranks of a machine share the page only if all of them mapped it.
-	oks := make([]int64, size)
-	oks[rank] = ok
-	if oks, err = comm.SumInt64(oks); err != nil {
-		return nil, fmt.Errorf("rank: making doorbells: %w", err)
-	}
-	os.Remove(path) // every rank has it mapped (or failed): the name can go
-	if mem == nil {
+	if page.mem == nil {
 		return nil, nil
 	}
+	mem := page.mem
 	d := &doorbell{mem: mem, seq: (*uint32)(unsafe.Pointer(&mem[0])), rank: rank, all: true,
 		count: make([]*uint32, size), sleep: make([]*uint32, size)}
 	for r := 0; r < size; r++ {
-		if ids[2+r] == ids[2+rank] && oks[r] == 1 {
+		if page.shares[r] {
 			d.count[r] = (*uint32)(unsafe.Pointer(&mem[bellHeader+8*r]))
 			d.sleep[r] = (*uint32)(unsafe.Pointer(&mem[bellHeader+8*r+4]))
 		}
 		d.all = d.all && d.count[r] != nil
 	}
 	return d, nil
-}
-
-// mapShared maps the file at path, made length bytes long, shared.
-func mapShared(path string, length int) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	if err := syscall.Ftruncate(fd, int64(length)); err != nil { // every rank asks the same length
-		return nil, err
-	}
-	return syscall.Mmap(fd, 0, length, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 }
 
 // ringAll rings rank r's doorbell once for every r in dests (a rank once

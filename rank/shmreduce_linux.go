@@ -3,10 +3,8 @@ package rank
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"syscall"
@@ -69,75 +67,26 @@ const shmHeader = 64
 // OCBENCH_SHM_REDUCE=0 turns it off.
 func setupShmReduce(comm Comm, max int, raw bool) (*shmReduce, error) {
 	rank, size := comm.Rank(), comm.Size()
-	host, _ := os.Hostname()
-	h := fnv.New64a()
-	h.Write([]byte(host))
-	in := make([]int64, 2+size)
-	if rank == 0 {
-		in[0] = time.Now().UnixNano() ^ int64(os.Getpid())<<20
+	off := int64(0)
+	if os.Getenv("OCBENCH_SHM_REDUCE") == "0" {
+		off = 1
 	}
-	off := os.Getenv("OCBENCH_SHM_REDUCE") == "0"
-	if off {
-		in[1] = 1
-	}
-	in[2+rank] = int64(h.Sum64() >> 1)
-	ids, err := comm.SumInt64(in)
-	if err != nil {
-		return nil, fmt.Errorf("rank: agreeing on a reduction page: %w", err)
-	}
-	same := ids[1] == 0
-	for r := 0; r < size; r++ {
-		same = same && ids[2+r] == ids[2+rank]
-	}
-	if !same || size < 2 {
-		return nil, nil
-	}
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("ocbench-reduce-%x-%x", uint64(ids[0]), uint64(ids[2+rank])))
 	length := shmHeader + 8*max*(size+1) + 2*shmBox*size
-	mem, err := mapShared(path, length)
-	oks := make([]int64, size)
-	if err == nil {
-		oks[rank] = 1
+	page, err := mapHostPage(comm, "reduce", length, off)
+	if err != nil {
+		return nil, err
 	}
-	if oks, err = comm.SumInt64(oks); err != nil {
-		return nil, fmt.Errorf("rank: making the reduction page: %w", err)
-	}
-	os.Remove(path) // every rank has it mapped (or failed): the name can go
-	all := true
-	for _, ok := range oks {
-		all = all && ok == 1
+	all := page.flags == 0 && size >= 2 && page.mem != nil
+	for _, ok := range page.shares {
+		all = all && ok
 	}
 	if !all {
-		if mem != nil {
-			syscall.Munmap(mem)
+		if page.mem != nil {
+			syscall.Munmap(page.mem)
 		}
 		return nil, nil
 	}
-	// Ranks of two machines that share a host name (or a /tmp on a network
-	// file system) would each map a page the others never see, and then
-	// wait on it for ever: every rank writes its mark, and the page is used
-	// only if every rank sees every mark.
-	marks := unsafe.Slice((*int64)(unsafe.Pointer(&mem[shmHeader])), max*(size+1))
-	atomic.StoreInt64(&marks[max*(rank+1)], int64(rank)+1)
-	if _, err := comm.SumInt64(make([]int64, 1)); err != nil {
-		return nil, fmt.Errorf("rank: checking the reduction page: %w", err)
-	}
-	seen := make([]int64, size)
-	seen[rank] = 1
-	for r := 0; r < size; r++ {
-		if atomic.LoadInt64(&marks[max*(r+1)]) != int64(r)+1 {
-			seen[rank] = 0
-		}
-	}
-	if seen, err = comm.SumInt64(seen); err != nil {
-		return nil, fmt.Errorf("rank: checking the reduction page: %w", err)
-	}
-	for _, ok := range seen {
-		if ok != 1 {
-			syscall.Munmap(mem)
-			return nil, nil
-		}
-	}
+	mem := page.mem
 	s := &shmReduce{mem: mem, rank: rank, size: size, max: max, raw: raw,
 		gen: (*uint32)(unsafe.Pointer(&mem[0])), arrived: (*uint32)(unsafe.Pointer(&mem[4])), sleepers: (*uint32)(unsafe.Pointer(&mem[8]))}
 	words := unsafe.Slice((*int64)(unsafe.Pointer(&mem[shmHeader])), max*(size+1))
