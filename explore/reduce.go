@@ -174,6 +174,16 @@ func (e *Explorer) invisibleAt(id int32, from *cachedNode, f *flight) bool {
 	return true
 }
 
+// begin empties the potential messages of n nodes and makes S node i
+// alone.
+func (r *reducer) begin(i, n int) {
+	for j := range n {
+		r.inS[j] = j == i
+		r.pot[j] = r.pot[j][:0]
+		clear(r.potKeys[j])
+	}
+}
+
 // closure computes in e.red.inS the least set S of nodes that holds node
 // i and every node that may, while the nodes of S do not move, send a
 // message giving a node of S a new delivery. It returns false if S holds
@@ -181,11 +191,7 @@ func (e *Explorer) invisibleAt(id int32, from *cachedNode, f *flight) bool {
 func (e *Explorer) closure(s *sys, i int, env []bool) bool {
 	r := &e.red
 	n := e.cfg.Nodes
-	for j := range n {
-		r.inS[j] = j == i
-		r.pot[j] = r.pot[j][:0]
-		clear(r.potKeys[j])
-	}
+	r.begin(i, n)
 	for changed := true; changed; {
 		changed = false
 		for j := range n {
@@ -312,11 +318,7 @@ func (e *Explorer) channelBusy(s *sys, from, to int) bool {
 func (e *Explorer) commuting(s *sys, i int, as []action) bool {
 	r := &e.red
 	n := e.cfg.Nodes
-	for j := range n {
-		r.inS[j] = j == i
-		r.pot[j] = r.pot[j][:0]
-		clear(r.potKeys[j])
-	}
+	r.begin(i, n)
 	r.collect = true
 	defer func() { r.collect = false }()
 	for changed := true; changed; {
