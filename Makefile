@@ -6,12 +6,12 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check chromium view-test view-short view-png
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
 	@echo "make test          gofmt, vet, staticcheck, every package's tests with each sweep cut to a sample (-short), ocbench view in Chromium, fuzzing, the MPI tests on 1, 4 and 8 ranks (installs OpenMPI and Chromium if missing; the README's test command, about 5 minutes)"
-	@echo "make check         the long part CI runs after make test: every test in full, every browser test, longer fuzzing, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh (about 15 minutes)"
+	@echo "make check         the long part CI runs after make test: every test in full, every browser test, longer fuzzing, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, MPICH (about 17 minutes)"
 	@echo "make short         the tests with -short only (about a minute and a half; no vet, no MPI)"
 	@echo "make vet           gofmt, go vet and staticcheck (and the mpi-tagged build's, when OpenMPI is installed)"
 	@echo "make vet-mpi       go vet and staticcheck of the mpi-tagged build (needs OpenMPI's headers)"
@@ -27,11 +27,12 @@ help:
 	@echo "make results-check regenerate the cheap results into a temporary directory; fail if the committed ones differ (about 1.5 minutes)"
 	@echo "make readme-check  follow README from a fresh clone; fail if a command fails or a stated time is off by more than 2×"
 	@echo "make readme-check-quick  the same without the long rows (about 4 minutes; CI runs it)"
-	@echo "make clean         remove the built binaries"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make mpi-test      the MPI tests under mpirun on 1, 4 and 8 ranks (part of make test)"
 	@echo "make mpi-test-long the MPI tests on 32 ranks, over TCP, with MPI_THREAD_MULTIPLE, and the per-message cost (part of make check)"
 	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
+	@echo "make mpich         install MPICH from Debian if missing (scripts/install-mpich.sh); OpenMPI stays the default mpirun"
+	@echo "make mpich-check   scripts/mpich-check.sh: the MPICH build (-tags mpi,mpich): the binding's tests, virtual time equal to the simulator, the default job on 32 ranks, bad input (part of make check)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
@@ -83,8 +84,9 @@ test: vet view-short unit-short
 	$(MAKE) mpi-test
 
 # The long part, which CI runs after make test: every test in full, fuzzing
-# longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh.
-check: unit view-test fuzz mpi-test-long mpi-check
+# longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, and
+# the MPICH build (scripts/mpich-check.sh).
+check: unit view-test fuzz mpi-test-long mpi-check mpich-check
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -148,6 +150,14 @@ mpi-test-long: openmpi
 # stopped ranks (about 5 minutes).
 mpi-check: openmpi
 	scripts/mpi-check.sh
+
+mpich:
+	@scripts/install-mpich.sh
+
+# The MPICH build against its tests and the simulator (about a minute and a
+# half; installs MPICH if missing).
+mpich-check:
+	scripts/mpich-check.sh
 
 seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestSeedSweep' ./bench -seeds $(SEEDS)

@@ -25,8 +25,12 @@
 //	go build -tags mpi ./...
 //	go test -c -tags mpi -o /tmp/mpi.test ./mpi
 //
-// The tags `mpi,mpich` use MPICH's pkg-config module "mpich" instead (the
-// code uses only standard MPI, but this variant is not tested here). For an
+// The tags `mpi,mpich` use MPICH's pkg-config module "mpich" instead
+// (Debian's libmpich-dev; scripts/install-mpich.sh, and scripts/mpich-check.sh
+// tests it). The code uses only standard MPI: it compares an error code's
+// class (MPI_Error_class), never the code, since MPICH returns codes that
+// carry an error stack; and a blocking Send to one's own rank may wait for
+// its receive (MPICH's does), so callers do not send to themselves. For an
 // MPI installed elsewhere, point PKG_CONFIG_PATH at its .pc file, and add
 // flags with CGO_CFLAGS and CGO_LDFLAGS if needed. Building with the `mpi`
 // tag and CGO_ENABLED=0 fails with an error naming the problem.

@@ -45,6 +45,16 @@ int ocb_free_mem(void *p) { return MPI_Free_mem(p); }
 
 static int ocb_repost(void);
 
+// ocb_truncated reports whether rc is an error of class MPI_ERR_TRUNCATE.
+// The standard lets an implementation return any code of a class (MPICH
+// returns codes that carry an error stack; Open MPI returns the class), so
+// a code is compared through MPI_Error_class, never with the class itself.
+static int ocb_truncated(int rc) {
+	int cls = MPI_SUCCESS;
+	if (rc == MPI_SUCCESS || MPI_Error_class(rc, &cls) != MPI_SUCCESS) return 0;
+	return cls == MPI_ERR_TRUNCATE;
+}
+
 // ocb_send sends, then posts the receive ahead if a frame completed it
 // (see ocb_repost); a failure to post is reported by the next test.
 int ocb_send(void *buf, int count, int dest, int tag) {
@@ -134,7 +144,7 @@ static void ocb_posted_done(ocb_posted *r, int rc, MPI_Status *st) {
 	r->flag = 1;
 	r->source = st->MPI_SOURCE;
 	r->tag = st->MPI_TAG;
-	if (rc == MPI_ERR_TRUNCATE) {
+	if (ocb_truncated(rc)) {
 		r->truncated = 1;
 	} else if (rc != MPI_SUCCESS) {
 		r->rc = rc;
@@ -164,11 +174,11 @@ ocb_posted ocb_test_any(int tries) {
 	do {
 		rc = MPI_Test(&ocb_posted_req, &flag, &st);
 	} while (rc == MPI_SUCCESS && !flag && --tries > 0);
-	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) {
+	if (rc != MPI_SUCCESS && !ocb_truncated(rc)) {
 		r.rc = rc;
 		return r;
 	}
-	if (flag || rc == MPI_ERR_TRUNCATE) ocb_posted_done(&r, rc, &st);
+	if (flag || rc != MPI_SUCCESS) ocb_posted_done(&r, rc, &st);
 	return r;
 }
 
@@ -183,7 +193,7 @@ ocb_posted ocb_cancel_any(void) {
 	MPI_Cancel(&ocb_posted_req);
 	int rc = MPI_Wait(&ocb_posted_req, &st);
 	ocb_posted_req = MPI_REQUEST_NULL;
-	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) {
+	if (rc != MPI_SUCCESS && !ocb_truncated(rc)) {
 		r.rc = rc;
 		return r;
 	}
