@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of ocbench on MPI (part of `make test`, via make mpi-test).
+# End-to-end checks of ocbench on MPI (part of `make check`, via make mpi-check).
 #
 # Virtual time (--clock virtual, the default under mpirun): the ranks replay
 # the simulator's run, so an MPI job's record must equal the simulator's field
