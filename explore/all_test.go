@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/ocbench/ocbench/algo"
-	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -36,11 +35,7 @@ func TestExploreAllN4(t *testing.T) {
 	start := time.Now()
 	for _, name := range algo.Names() {
 		t.Run(name, func(t *testing.T) {
-			spec, err := bench.Spec{Algorithm: name, Nodes: 4, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: 1}.Normalized()
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := bench.RunAlgorithm(spec)
+			a := benchAlgorithm(t, name, 4)
 			cfg := Config{Algorithm: a, Nodes: 4, Requests: 1, MaxStates: 3_000_000}
 			cfg.Requesters = requestersN4[name]
 			if timedN4[name] {
@@ -50,14 +45,7 @@ func TestExploreAllN4(t *testing.T) {
 			if stab {
 				cfg.Ticks, cfg.MinTicks, cfg.CSTicks, cfg.MaxStates = 2, 1, 2, 200_000
 			}
-			e, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := e.Run()
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := explored(t, cfg)
 			t.Logf("%d states, depth %d, %v", res.States, res.Depth, res.Elapsed)
 			if res.Violation != nil {
 				t.Fatalf("violation: %s (after %d steps)", res.Violation.What, len(res.Violation.Path))

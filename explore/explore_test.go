@@ -9,6 +9,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	_ "github.com/ocbench/ocbench/algo/all"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
+	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/trace"
 )
@@ -20,6 +21,32 @@ func lookup(t *testing.T, name string) proto.Algorithm {
 		t.Fatalf("%s is not registered", name)
 	}
 	return a
+}
+
+// benchAlgorithm returns the algorithm named name as the simulator runs it
+// at n nodes (bench.RunAlgorithm of the spec's defaults: failure protocol,
+// units).
+func benchAlgorithm(t *testing.T, name string, n int) proto.Algorithm {
+	t.Helper()
+	spec, err := bench.Spec{Algorithm: name, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: 1}.Normalized()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bench.RunAlgorithm(spec)
+}
+
+// explored runs one exploration and fails the test on an error.
+func explored(t *testing.T, cfg Config) *Result {
+	t.Helper()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // walk applies actions from the initial state and returns the state's
@@ -229,14 +256,7 @@ func (b *brokenNode) Step(in proto.Input, out *proto.Output) {
 func TestBrokenCopy(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		known := 2 + 4*(n-1)
-		e, err := New(Config{Algorithm: brokenRA{}, Nodes: n, Requests: 1, MaxStates: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := e.Run()
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := explored(t, Config{Algorithm: brokenRA{}, Nodes: n, Requests: 1, MaxStates: 1 << 20})
 		v := res.Violation
 		if v == nil {
 			t.Fatalf("N=%d: the broken copy explored clean (%d states)", n, res.States)
@@ -251,32 +271,20 @@ func TestBrokenCopy(t *testing.T) {
 		if err := WriteTrace(&buf, brokenRA{}, v.Path, 0, 1e-3); err != nil {
 			t.Fatal(err)
 		}
-		_, err = trace.Check(&buf)
+		_, err := trace.Check(&buf)
 		if err == nil || errors.Is(err, trace.ErrNotTrace) || !strings.Contains(err.Error(), "critical section") {
 			t.Errorf("N=%d: check-trace on the violation's trace: %v, want a mutual-exclusion failure", n, err)
 		}
 	}
 	// The unbroken algorithm is clean at N = 2.
-	e, err := New(Config{Algorithm: ricartagrawala.Algorithm{}, Nodes: 2, Requests: 2, MaxStates: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Run()
-	if err != nil || res.Violation != nil || res.Limit != "" {
-		t.Fatalf("ricart-agrawala N=2: %v %+v", err, res)
+	if res := explored(t, Config{Algorithm: ricartagrawala.Algorithm{}, Nodes: 2, Requests: 2, MaxStates: 1 << 20}); res.Violation != nil || res.Limit != "" {
+		t.Fatalf("ricart-agrawala N=2: %+v", res)
 	}
 }
 
 // TestLimit: a search that hits its state limit says so.
 func TestLimit(t *testing.T) {
-	e, err := New(Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 4, Requests: 1, MaxStates: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := explored(t, Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 4, Requests: 1, MaxStates: 100})
 	if res.Limit == "" || res.States != 100 {
 		t.Fatalf("limit not reported: %+v", res)
 	}

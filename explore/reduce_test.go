@@ -6,23 +6,8 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/algo/kofl"
-	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
 )
-
-// explored runs one exploration and fails the test on an error.
-func explored(t *testing.T, cfg Config) *Result {
-	t.Helper()
-	e, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
 
 // TestReduceSameVerdict: for every registered algorithm at N = 2 (two
 // requests per node) and for N = 4 systems whose full search is small,
@@ -43,11 +28,7 @@ func TestReduceSameVerdict(t *testing.T) {
 		cases = append(cases, sys{"ricart-agrawala", 4, 1, 3}, sys{"lamport", 4, 1, 2})
 	}
 	for _, c := range cases {
-		spec, err := bench.Spec{Algorithm: c.name, Nodes: c.nodes, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: 1}.Normalized()
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := bench.RunAlgorithm(spec)
+		a := benchAlgorithm(t, c.name, c.nodes)
 		cfg := Config{Algorithm: a, Nodes: c.nodes, Requests: c.req, Requesters: c.reqs, MaxStates: 3_000_000}
 		if _, stab := a.(proto.SelfStabilizingAlgorithm); stab || timedN4[c.name] {
 			continue // timed: the reduction does not apply
