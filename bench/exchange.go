@@ -105,20 +105,14 @@ func AppendWorld(buf []byte, r *Snapshot) []byte {
 // Add adds it up) and returns the rest of buf.
 func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
 	r := &boundaryReader{b: buf}
-	k := int(r.u32())
-	if r.err == nil && k > n {
-		r.err = fmt.Errorf("%w: %d candidates of %d nodes", ErrBoundary, k, n)
-	}
+	k := r.count(n, "candidates")
 	for ; k > 0 && r.err == nil; k-- {
 		s.Candidates = append(s.Candidates, r.node(n, false))
 	}
 	s.TokenDest = r.node(n, true)
 	s.tokenAt.T = r.f64()
 	s.tokenAt.Key = r.u64()
-	k = int(r.u32())
-	if r.err == nil && k > n {
-		r.err = fmt.Errorf("%w: %d re-issues of %d nodes", ErrBoundary, k, n)
-	}
+	k = r.count(n, "re-issues")
 	for ; k > 0 && r.err == nil; k-- {
 		x := Reissue{Node: r.node(n, false)}
 		if b := r.take(1); b != nil {
@@ -136,10 +130,7 @@ func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
 	}
 	s.Flight = append(s.Flight, flight...)
 	r.b = rest
-	k = int(r.u32())
-	if r.err == nil && k > n {
-		r.err = fmt.Errorf("%w: the workloads of %d nodes of %d", ErrBoundary, k, n)
-	}
+	k = r.count(n, "workloads")
 	for ; k > 0 && r.err == nil; k-- {
 		x := NodeInfo{Node: r.node(n, false)}
 		if b := r.take(3); b != nil {
@@ -248,6 +239,17 @@ func (r *boundaryReader) u64() uint64 {
 }
 
 func (r *boundaryReader) f64() float64 { return math.Float64frombits(r.u64()) }
+
+// count reads the length of a list of at most one entry per node (n nodes):
+// a longer one is malformed (what names the entries in the error), and is
+// refused before anything is allocated for it.
+func (r *boundaryReader) count(n int, what string) int {
+	k := int(r.u32())
+	if r.err == nil && k > n {
+		r.err = fmt.Errorf("%w: %d %s of %d nodes", ErrBoundary, k, what, n)
+	}
+	return k
+}
 
 func (r *boundaryReader) node(n int, nilOK bool) proto.NodeID {
 	id := proto.NodeID(int32(r.u32()))
