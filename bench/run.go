@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocbench/ocbench/internal/floatsort"
+
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -409,7 +411,7 @@ func record(spec Spec, o *outcome) *results.Run {
 	for k, w := range o.waits {
 		t.Waits[k] = w / spec.Delta
 	}
-	slices.Sort(t.Waits)
+	floatsort.Sort(t.Waits) // Summarize sums them in this order, the same in every runtime
 	for _, x := range SyncDelaysOf(o.stays) {
 		t.Sync = append(t.Sync, x/spec.Delta)
 	}
