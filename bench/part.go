@@ -729,16 +729,75 @@ func (p *Part) finish() {
 }
 
 // Drive runs a run of one part (the simulator) to its end: at every
-// boundary, Boundary(Report()), the report written in place.
+// boundary, Boundary(Report()), the report written in place, but at an
+// idle one, where that would change nothing.
 func (p *Part) Drive() error {
 	p.reportTo(&p.snap)
 	next := p.boundary()
 	for !math.IsInf(next, 1) {
 		p.s.Window(next, p.width)
+		if idle, at := p.idle(); idle {
+			if verifyIdle {
+				p.verifyIdle(at)
+			}
+			next = at
+			continue
+		}
 		p.reportTo(&p.snap)
 		next = p.boundary()
 	}
 	return p.End()
+}
+
+// idle reports whether the boundary at the end of the window just run, in
+// a run of one part, is one that Boundary would leave as it is, and where
+// it would start the next window: observe would find nothing to do
+// (each case below answers one of its rules, conservatively), and the
+// next window does not start with a controller call, the only reader of
+// the snapshot between boundaries (the controller's calls start windows).
+// A sequential run skips most of its boundaries so: those of the windows
+// a request's messages cross.
+func (p *Part) idle() (bool, float64) {
+	s, d, now := p.s, p.drv, p.s.Now()
+	switch {
+	case p.owned != nil || p.repair != nil || s.Stopped():
+		return false, 0
+	case s.Stats.Steps >= p.limit.steps || now > p.limit.virtual || s.Stats.OverBudget || s.Stats.Storm != "":
+		return false, 0 // the budget, a message storm
+	case p.report != nil && d.served-p.lastReported >= ProgressEvery:
+		return false, 0 // a progress report
+	case p.sequential && d.pending && d.nbusy == 0:
+		return false, 0 // the next request may be due
+	case !p.done && d.served+d.abandoned == d.issued && now >= p.until:
+		return false, 0 // the workload may be over
+	}
+	next := min(s.Next(), s.NextControl(), s.ControlInputs())
+	return next != s.NextControl(), next
+}
+
+// verifyIdle, set by tests, makes Drive check every boundary it skips: it
+// runs Boundary there all the same, which must change nothing.
+var verifyIdle bool
+
+// verifyIdle runs the boundary that idle said Drive may skip, whose next
+// window would start at next, and panics if it did anything.
+func (p *Part) verifyIdle(next float64) {
+	type state struct {
+		over, stuck     string
+		done, pending   bool
+		stopped         bool
+		reported        int64
+		control, inputs float64
+	}
+	now := func() state {
+		return state{p.over, p.stuck, p.done, p.drv.pending, p.Stopped(), p.lastReported, p.s.NextControl(), p.s.ControlInputs()}
+	}
+	before := now()
+	p.reportTo(&p.snap)
+	if got := p.boundary(); got != next || now() != before {
+		panic(fmt.Sprintf("bench: a boundary Drive skipped at t=%.9gs (seed %d) was not idle: next window at %v, not %v; state %+v, not %+v",
+			p.s.Now(), p.spec.Seed, got, next, now(), before))
+	}
 }
 
 // Window runs the part's next window from start (Boundary's result).
