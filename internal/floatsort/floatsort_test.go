@@ -14,13 +14,15 @@ import (
 func TestSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	gen := map[string]func(i int) float64{
-		"uniform":    func(int) float64 { return rng.Float64() },
-		"waits":      func(int) float64 { return float64(rng.IntN(40))*0.5 + rng.Float64() },
-		"few":        func(int) float64 { return float64(rng.IntN(3)) },
-		"signed":     func(int) float64 { return rng.NormFloat64() * 1e6 },
-		"sorted":     func(i int) float64 { return float64(i) / 7 },
-		"reversed":   func(i int) float64 { return -float64(i) },
-		"extremes":   func(i int) float64 { return []float64{math.Inf(1), math.Inf(-1), 5e-324, -5e-324, math.MaxFloat64, 0, 1}[i%7] },
+		"uniform":  func(int) float64 { return rng.Float64() },
+		"waits":    func(int) float64 { return float64(rng.IntN(40))*0.5 + rng.Float64() },
+		"few":      func(int) float64 { return float64(rng.IntN(3)) },
+		"signed":   func(int) float64 { return rng.NormFloat64() * 1e6 },
+		"sorted":   func(i int) float64 { return float64(i) / 7 },
+		"reversed": func(i int) float64 { return -float64(i) },
+		"extremes": func(i int) float64 {
+			return []float64{math.Inf(1), math.Inf(-1), 5e-324, -5e-324, math.MaxFloat64, 0, 1}[i%7]
+		},
 		"exponents":  func(int) float64 { return math.Ldexp(rng.Float64(), rng.IntN(2000)-1000) },
 		"one value":  func(int) float64 { return 3.25 },
 		"with a NaN": func(i int) float64 { return []float64{math.NaN(), 1, 2}[min(i, 1+i%2)] },
