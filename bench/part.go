@@ -730,19 +730,13 @@ func (p *Part) finish() {
 
 // Drive runs a run of one part (the simulator) to its end: at every
 // boundary, Boundary(Report()), the report written in place, but at an
-// idle one, where that would change nothing.
+// idle one, where that would change nothing (sim.Windows goes on).
 func (p *Part) Drive() error {
 	p.reportTo(&p.snap)
 	next := p.boundary()
+	idle := p.idle
 	for !math.IsInf(next, 1) {
-		p.s.Window(next, p.width)
-		if idle, at := p.idle(); idle {
-			if verifyIdle {
-				p.verifyIdle(at)
-			}
-			next = at
-			continue
-		}
+		p.s.Windows(next, p.width, idle)
 		p.reportTo(&p.snap)
 		next = p.boundary()
 	}
@@ -750,29 +744,33 @@ func (p *Part) Drive() error {
 }
 
 // idle reports whether the boundary at the end of the window just run, in
-// a run of one part, is one that Boundary would leave as it is, and where
-// it would start the next window: observe would find nothing to do
-// (each case below answers one of its rules, conservatively), and the
-// next window does not start with a controller call, the only reader of
-// the snapshot between boundaries (the controller's calls start windows).
-// A sequential run skips most of its boundaries so: those of the windows
-// a request's messages cross.
-func (p *Part) idle() (bool, float64) {
-	s, d, now := p.s, p.drv, p.s.Now()
+// a run of one part, is one that Boundary would leave as it is, as far as
+// the controller's rules go: observe would find nothing to do (each case
+// below answers one of its rules, conservatively; a message storm stops
+// the simulator, which sim.Windows sees). The simulator adds its
+// own condition (sim.Windows): the next window does not start with a
+// controller call, the only reader of the snapshot between boundaries. A
+// sequential run skips most of its boundaries so: those of the windows a
+// request's messages cross.
+func (p *Part) idle() bool {
+	d, now := p.drv, p.s.Now()
 	switch {
-	case p.owned != nil || p.repair != nil || s.Stopped():
-		return false, 0
-	case s.Stats.Steps >= p.limit.steps || now > p.limit.virtual || s.Stats.OverBudget || s.Stats.Storm != "":
-		return false, 0 // the budget, a message storm
+	case p.owned != nil || p.repair != nil || now > p.limit.virtual || p.s.Stats.Steps >= p.limit.steps:
+		return false
 	case p.report != nil && d.served-p.lastReported >= ProgressEvery:
-		return false, 0 // a progress report
+		return false // a progress report
 	case p.sequential && d.pending && d.nbusy == 0:
-		return false, 0 // the next request may be due
+		return false // the next request may be due
 	case !p.done && d.served+d.abandoned == d.issued && now >= p.until:
-		return false, 0 // the workload may be over
+		return false // the workload may be over
 	}
-	next := min(s.Next(), s.NextControl(), s.ControlInputs())
-	return next != s.NextControl(), next
+	if verifyIdle {
+		s := p.s
+		if next := min(s.Next(), s.NextControl(), s.ControlInputs()); next != s.NextControl() {
+			p.verifyIdle(next)
+		}
+	}
+	return true
 }
 
 // verifyIdle, set by tests, makes Drive check every boundary it skips: it
