@@ -767,7 +767,7 @@ func (p *Part) idle() bool {
 	if verifyIdle {
 		s := p.s
 		if next := min(s.Next(), s.NextControl(), s.ControlInputs()); next != s.NextControl() {
-			p.verifyIdle(next)
+			p.checkIdle(next)
 		}
 	}
 	return true
@@ -777,9 +777,9 @@ func (p *Part) idle() bool {
 // runs Boundary there all the same, which must change nothing.
 var verifyIdle bool
 
-// verifyIdle runs the boundary that idle said Drive may skip, whose next
+// checkIdle runs the boundary that idle said Drive may skip, whose next
 // window would start at next, and panics if it did anything.
-func (p *Part) verifyIdle(next float64) {
+func (p *Part) checkIdle(next float64) {
 	type state struct {
 		over, stuck     string
 		done, pending   bool

@@ -679,9 +679,10 @@ func (s *Sim) Window(start, width float64) float64 { return s.Windows(start, wid
 // long as idle (nil: never) reports at the end of one that the boundary
 // there is one the runtime would leave as it is, and the next window,
 // which starts at the earliest event, does not start with a controller
-// call. It returns the end of the last window. A runtime that hosts the
-// whole run so skips the boundaries where its controller has nothing to
-// do, at the cost of a call, not of a Window's.
+// call. It returns the end of the last window. A simulation that hosts
+// the whole run (Config.Owned nil; a part of a run takes one window at a
+// time) so skips the boundaries where its controller has nothing to do, at
+// the cost of a call, not of a Window's.
 func (s *Sim) Windows(start, width float64, idle func() bool) float64 {
 	s.begin()
 	for {
@@ -700,7 +701,7 @@ func (s *Sim) Windows(start, width float64, idle func() bool) float64 {
 			s.now = end
 		}
 		s.cur = controller
-		if idle == nil || s.stopped || s.err != nil || len(s.heap) == 0 || len(s.ctl) > 0 && s.ctl[0].T <= s.heap[0].T || !idle() {
+		if idle == nil || s.owned != nil || s.stopped || s.err != nil || len(s.heap) == 0 || len(s.ctl) > 0 && s.ctl[0].T <= s.heap[0].T || !idle() {
 			return end
 		}
 		start = s.heap[0].T
