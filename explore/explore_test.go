@@ -161,7 +161,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	mk := func(x int) *aliased {
 		arr := &[3]int{x, 2, 3}
 		return &aliased{a: arr, b: arr, m: map[string][]int32{"x": {1}, "y": {2, 3}, "z": nil}, i: &[2]int{x, x},
-			cfg: cfg, f: one, s: "node", empty: []int{}, v: proto.View{Up: true}}
+			cfg: cfg, f: one, s: "node", empty: []int{}, v: proto.View{Bits: proto.Bits{Up: true}}}
 	}
 	nodes := []proto.Node{mk(1), mk(2)}
 	nc, err := newNodeCodec(nodes)

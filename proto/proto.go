@@ -253,16 +253,26 @@ const MaxEvents = 32
 // algorithm read. An algorithm family's own state (the token tree's father,
 // mandator and lender) is read through an interface of its own package
 // (scheme.TreeNode).
+//
+// A View has four fields, its flags grouped in Bits (read as v.Up, v.InCS,
+// …), so that the Go compiler keeps one in registers: a struct of more
+// fields is stored field by field and copied whole where a runtime reads
+// the view of every step, and that copy's loads wait for the stores.
 type View struct {
-	Up        bool
-	TokenHere bool   // token-based: the node holds the token
-	InCS      bool   // the node is in the critical section
-	Asked     bool   // the node has a request of its own outstanding
-	Tag       uint32 // the serial of the CS request the node is serving
-	Gen       uint64 // the generation of the token held or last seen
+	Bits
+	Tag uint32 // the serial of the CS request the node is serving
+	Gen uint64 // the generation of the token held or last seen
 	// Units is, for a KExclusion algorithm, the number of units the node
 	// uses while InCS (its request's k); 0 otherwise.
 	Units int
+}
+
+// Bits are a View's flags.
+type Bits struct {
+	Up        bool
+	TokenHere bool // token-based: the node holds the token
+	InCS      bool // the node is in the critical section
+	Asked     bool // the node has a request of its own outstanding
 }
 
 // Node is a mutual-exclusion algorithm's state machine for one node.

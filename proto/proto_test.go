@@ -93,9 +93,9 @@ func TestNoDeadlock(t *testing.T) {
 	if NoDeadlock.When != Quiet || NoDeadlock.Name != "no_deadlock" {
 		t.Errorf("NoDeadlock is %q checked %d, want no_deadlock checked when quiet", NoDeadlock.Name, NoDeadlock.When)
 	}
-	idle := View{Up: true}
-	asks := View{Up: true, Asked: true}
-	in := View{Up: true, Asked: true, InCS: true, TokenHere: true}
+	idle := View{Bits: Bits{Up: true}}
+	asks := View{Bits: Bits{Up: true, Asked: true}}
+	in := View{Bits: Bits{Up: true, Asked: true, InCS: true, TokenHere: true}}
 	for _, c := range []struct {
 		name  string
 		views []View

@@ -63,7 +63,7 @@ func (b *bouncer) Step(in proto.Input, out *proto.Output) {
 		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: b.id, To: b.peer, J: proto.RefTo(b.id), Src: proto.RefTo(b.id), Tag: 1})
 	}
 }
-func (b *bouncer) View() proto.View           { return proto.View{Up: true} }
+func (b *bouncer) View() proto.View           { return proto.View{Bits: proto.Bits{Up: true}} }
 func (b *bouncer) Waiting(func(proto.NodeID)) {}
 
 // BenchmarkRuntimeMessage measures the runtime's own work per message

@@ -202,7 +202,7 @@ func (misdirected) Step(in proto.Input, out *proto.Output) {
 		out.Msgs = append(out.Msgs, proto.Message{Type: scheme.Request, From: 0, To: proto.Nil, J: proto.RefTo(0), Src: proto.RefTo(0), Tag: in.Tag})
 	}
 }
-func (misdirected) View() proto.View           { return proto.View{Up: true, Asked: true} }
+func (misdirected) View() proto.View           { return proto.View{Bits: proto.Bits{Up: true, Asked: true}} }
 func (misdirected) Waiting(func(proto.NodeID)) {}
 
 // oneRun returns a job of the given ranks' rank 0 (on goroutine Comms,
@@ -385,7 +385,7 @@ func (n *intruder) Step(in proto.Input, out *proto.Output) {
 		n.in, out.Enter = true, true
 	}
 }
-func (n *intruder) View() proto.View           { return proto.View{Up: true, InCS: n.in} }
+func (n *intruder) View() proto.View           { return proto.View{Bits: proto.Bits{Up: true, InCS: n.in}} }
 func (n *intruder) Waiting(func(proto.NodeID)) {}
 
 // TestUnrequestedEntry: an entry without a request pending is a safety

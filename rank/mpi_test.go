@@ -323,7 +323,7 @@ func (s *sink) Step(in proto.Input, _ *proto.Output) {
 		s.got++
 	}
 }
-func (s *sink) View() proto.View           { return proto.View{Up: true} }
+func (s *sink) View() proto.View           { return proto.View{Bits: proto.Bits{Up: true}} }
 func (s *sink) Waiting(func(proto.NodeID)) {}
 
 // TestMPIBurstToIdleRank: a burst of frames to a rank that sleeps on its

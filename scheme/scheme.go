@@ -438,7 +438,7 @@ func (n *Node) ReceiveToken(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	return proto.View{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked, Tag: n.Tag, Gen: n.Gen}
+	return proto.View{Bits: proto.Bits{Up: true, TokenHere: n.TokenHere, InCS: n.InCS, Asked: n.Asked}, Tag: n.Tag, Gen: n.Gen}
 }
 
 // Tree implements TreeNode.

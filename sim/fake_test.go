@@ -82,7 +82,7 @@ func system(n int) []*fake {
 	fs := make([]*fake, n)
 	for i := range fs {
 		fs[i] = &fake{id: proto.NodeID(i), v: fview{
-			View:     proto.View{Up: true},
+			View:     proto.View{Bits: proto.Bits{Up: true}},
 			TreeView: scheme.TreeView{Father: proto.NodeID(hypercube.Father(i)), Mandator: proto.Nil, Lender: proto.Nil},
 		}}
 	}

@@ -40,7 +40,7 @@ func (u *unitNode) Start(out *proto.Output) {
 }
 
 func (u *unitNode) View() proto.View {
-	v := proto.View{Up: true, InCS: u.in}
+	v := proto.View{Bits: proto.Bits{Up: true, InCS: u.in}}
 	if u.in {
 		v.Units = u.k
 	}

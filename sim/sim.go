@@ -407,7 +407,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		sl.node = n
 		if s.hosts(proto.NodeID(i)) {
 			v := n.View()
-			s.cache(sl, &v)
+			s.cache(sl, v)
 		}
 	}
 	s.stab.Legit = cfg.Legitimate == nil
@@ -427,7 +427,7 @@ func (s *Sim) slotOf(id proto.NodeID) *slot { return &s.slots[int(id)+creatorOfN
 // adds the changes since the view it held to the counts of token holders,
 // nodes in the critical section and units in use. The units of a node in
 // the critical section must fit in 32 bits.
-func (s *Sim) cache(sl *slot, v *proto.View) {
+func (s *Sim) cache(sl *slot, v proto.View) {
 	if sl.token != v.TokenHere || sl.inCS || v.InCS {
 		s.cacheCounts(sl, v)
 	}
@@ -435,7 +435,7 @@ func (s *Sim) cache(sl *slot, v *proto.View) {
 }
 
 // cacheCounts is cache's counts, for a view that changes them.
-func (s *Sim) cacheCounts(sl *slot, v *proto.View) {
+func (s *Sim) cacheCounts(sl *slot, v proto.View) {
 	s.tokenHolders += b2i(v.TokenHere) - b2i(sl.token)
 	s.inCS += b2i(v.InCS) - b2i(sl.inCS)
 	if sl.inCS || v.InCS {
@@ -445,7 +445,7 @@ func (s *Sim) cacheCounts(sl *slot, v *proto.View) {
 }
 
 // cacheUnits is cache's count of the units in use.
-func (s *Sim) cacheUnits(sl *slot, v *proto.View) {
+func (s *Sim) cacheUnits(sl *slot, v proto.View) {
 	if sl.inCS {
 		s.units -= int(sl.units)
 	}
@@ -864,7 +864,7 @@ func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind) {
 	if s.out.Suspect.Yes {
 		s.judge(id, s.out.Suspect)
 	}
-	s.cache(sl, &after)
+	s.cache(sl, after)
 	if s.Stats.Steps%1024 == 0 {
 		s.flushEvents() // an int32 does not overflow
 	}

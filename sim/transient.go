@@ -158,7 +158,7 @@ func (s *Sim) Corrupt(id proto.NodeID, f func()) {
 	sl := s.slotOf(id)
 	f()
 	v := sl.node.View()
-	s.cache(sl, &v)
+	s.cache(sl, v)
 	if !s.cfg.Mirrored {
 		s.traceEv(trace.Corrupt, id)
 	}

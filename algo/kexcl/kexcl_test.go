@@ -47,7 +47,7 @@ type unitNode struct {
 }
 
 func (u *unitNode) Step(proto.Input, *proto.Output) {}
-func (u *unitNode) View() proto.View                { return proto.View{Up: true, InCS: u.in} }
+func (u *unitNode) View() proto.View                { return proto.View{Bits: proto.Bits{Up: true, InCS: u.in}} }
 func (u *unitNode) Waiting(func(proto.NodeID))      {}
 func (u *unitNode) Units() int                      { return u.units }
 

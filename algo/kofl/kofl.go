@@ -499,8 +499,7 @@ func (nd *Node) View() proto.View {
 	if nd.st.Mode == In {
 		units = nd.st.Need
 	}
-	return proto.View{Up: nd.up, InCS: nd.st.Mode == In, Asked: nd.st.Mode != Out,
-		TokenHere: nd.enabled() > 0, Tag: nd.st.Tag, Gen: nd.st.MySeq, Units: units}
+	return proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.st.Mode == In, Asked: nd.st.Mode != Out, TokenHere: nd.enabled() > 0}, Tag: nd.st.Tag, Gen: nd.st.MySeq, Units: units}
 }
 
 // Units implements kexcl.UnitNode: NEED while in the critical section.

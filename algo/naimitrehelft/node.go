@@ -94,7 +94,7 @@ func (n *Node) View() proto.View {
 	if !n.up {
 		return proto.View{Gen: n.gen}
 	}
-	v := proto.View{Up: true, TokenHere: n.tokenHere, InCS: n.inCS, Asked: n.asked, Tag: n.tag, Gen: n.gen}
+	v := proto.View{Bits: proto.Bits{Up: true, TokenHere: n.tokenHere, InCS: n.inCS, Asked: n.asked}, Tag: n.tag, Gen: n.gen}
 	if n.quiet {
 		v.Gen = math.MaxUint64
 	}

@@ -126,7 +126,7 @@ func (nd *Node) View() proto.View {
 	if !nd.up {
 		return proto.View{}
 	}
-	return proto.View{Up: true, TokenHere: nd.holding || nd.inCS, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag}
+	return proto.View{Bits: proto.Bits{Up: true, TokenHere: nd.holding || nd.inCS, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
 }
 
 // Waiting implements proto.Node: the node's own request while it waits for

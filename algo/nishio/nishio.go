@@ -238,7 +238,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node: Gen is the node's age.
 func (nd *Node) View() proto.View {
-	return proto.View{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag, Gen: nd.age}
+	return proto.View{Bits: proto.Bits{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag, Gen: nd.age}
 }
 
 // Waiting implements proto.Node: the node itself while its request waits

@@ -294,7 +294,7 @@ func (n *Node) relinquish(k int, out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	return proto.View{Up: n.up, InCS: n.inCS, Asked: n.asked, Tag: n.tag}
+	return proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
 }
 
 // Waiting implements proto.Node: the node's own pending request, and the

@@ -137,7 +137,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	return proto.View{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag}
+	return proto.View{Bits: proto.Bits{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
 }
 
 // Waiting implements proto.Node: the node itself while its request waits

@@ -147,7 +147,7 @@ func (nd *Node) Units() int {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	v := proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, Tag: nd.tag, Units: nd.Units()}
+	v := proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag, Units: nd.Units()}
 	if nd.asked {
 		v.Gen = nd.ts
 	}

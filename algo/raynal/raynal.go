@@ -180,7 +180,7 @@ func (n *Node) endRound(out *proto.Output) {
 // View implements proto.Node. Gen is m, the times the node passed the
 // permission.
 func (n *Node) View() proto.View {
-	return proto.View{Up: n.up, InCS: n.inCS, Asked: n.asked, Tag: n.tag, Gen: n.m}
+	return proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag, Gen: n.m}
 }
 
 // Waiting implements proto.Node: the node itself while it asks.

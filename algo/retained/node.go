@@ -184,7 +184,7 @@ func (nd *Node) exitCS(out *proto.Output) {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	return proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.requesting || nd.inCS, Tag: nd.tag, Gen: nd.highest}
+	return proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.inCS, Asked: nd.requesting || nd.inCS}, Tag: nd.tag, Gen: nd.highest}
 }
 
 // Waiting implements proto.Node: the node's own pending request, and the

@@ -296,7 +296,7 @@ func (n *Node) yield(k int, out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	v := proto.View{Up: n.up, InCS: n.inCS, Asked: n.asked, Tag: n.tag}
+	v := proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
 	if n.asked {
 		v.Gen = n.ts
 	}

@@ -265,7 +265,7 @@ func (nd *Node) View() proto.View {
 		return proto.View{}
 	}
 	s := nd.sv[nd.id]
-	return proto.View{Up: true, TokenHere: nd.tok != nil, InCS: s == E, Asked: s == R || s == E, Tag: nd.tag}
+	return proto.View{Bits: proto.Bits{Up: true, TokenHere: nd.tok != nil, InCS: s == E, Asked: s == R || s == E}, Tag: nd.tag}
 }
 
 // Waiting implements proto.Node: the node's own pending request, and, at

@@ -207,7 +207,7 @@ func (nd *Node) Held() int { return nd.held }
 
 // View implements proto.Node: TokenHere when the node holds a token.
 func (nd *Node) View() proto.View {
-	return proto.View{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, TokenHere: nd.held > 0, Tag: nd.tag, Units: nd.Units()}
+	return proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, TokenHere: nd.held > 0}, Tag: nd.tag, Units: nd.Units()}
 }
 
 // Waiting implements proto.Node: the node itself while it asks, and every

@@ -32,8 +32,8 @@ func TestBefore(t *testing.T) {
 // TestCSFirst: the first request in the critical section passes; a later
 // one, or a node in it without asking, fails.
 func TestCSFirst(t *testing.T) {
-	asking := func(ts uint64) node { return node{v: proto.View{Asked: true, Gen: ts}} }
-	in := func(ts uint64) node { return node{v: proto.View{Asked: true, InCS: true, Gen: ts}} }
+	asking := func(ts uint64) node { return node{v: proto.View{Bits: proto.Bits{Asked: true}, Gen: ts}} }
+	in := func(ts uint64) node { return node{v: proto.View{Bits: proto.Bits{Asked: true, InCS: true}, Gen: ts}} }
 	for _, c := range []struct {
 		name string
 		s    []proto.Node
@@ -44,7 +44,7 @@ func TestCSFirst(t *testing.T) {
 		{"tie broken by id", []proto.Node{in(2), asking(2)}, ""},
 		{"later in", []proto.Node{asking(4), asking(2), in(3)}, "node 2 is in the critical section with request (3, 2), but node 1's (2, 1) precedes it"},
 		{"later by id", []proto.Node{asking(2), in(2)}, "node 0's (2, 0) precedes it"},
-		{"in without asking", []proto.Node{node{v: proto.View{InCS: true}}}, "without asking"},
+		{"in without asking", []proto.Node{node{v: proto.View{Bits: proto.Bits{InCS: true}}}}, "without asking"},
 	} {
 		err := CSFirst(steptest.System(c.s, nil))
 		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
