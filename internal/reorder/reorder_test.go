@@ -52,7 +52,7 @@ type cnode struct {
 }
 
 func (n *cnode) View() proto.View {
-	return proto.View{Up: true, Asked: n.asked, InCS: n.in, Tag: n.tag}
+	return proto.View{Bits: proto.Bits{Up: true, Asked: n.asked, InCS: n.in}, Tag: n.tag}
 }
 
 func (n *cnode) Waiting(f func(proto.NodeID)) {

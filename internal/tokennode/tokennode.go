@@ -67,7 +67,7 @@ func (s *State) Gate(in proto.Input, out *proto.Output) Action {
 
 // View returns the state as proto.View's fields.
 func (s *State) View() proto.View {
-	return proto.View{Up: s.Up, TokenHere: s.TokenHere, InCS: s.InCS, Asked: s.Asked, Tag: s.Tag}
+	return proto.View{Bits: proto.Bits{Up: s.Up, TokenHere: s.TokenHere, InCS: s.InCS, Asked: s.Asked}, Tag: s.Tag}
 }
 
 // Waits reports whether the node waits for the token: it asked and is not
