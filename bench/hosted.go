@@ -24,7 +24,18 @@ func (s Spec) Normalized() (Spec, error) {
 // initial configuration: the algorithm's nodes, with its failure protocol
 // when the spec runs one (proto.FaultTolerantAlgorithm).
 func NewNodes(s Spec) []proto.Node {
-	return RunAlgorithm(s).NewNodes(s.Nodes)
+	nodes, _ := newArray(s)
+	return nodes
+}
+
+// newArray returns NewNodes(s) and, for an algorithm whose nodes have one
+// (proto.ArrayAlgorithm), the NodeArray that steps them.
+func newArray(s Spec) ([]proto.Node, proto.NodeArray) {
+	algo := RunAlgorithm(s)
+	if a, ok := algo.(proto.ArrayAlgorithm); ok {
+		return a.NewArray(s.Nodes)
+	}
+	return algo.NewNodes(s.Nodes), nil
 }
 
 // RunAlgorithm returns the algorithm the spec runs: its failure protocol

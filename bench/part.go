@@ -160,7 +160,8 @@ func NewPart(spec Spec, until float64, owned []bool, trace io.Writer) *Part {
 func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io.Writer) *Part {
 	algo := RunAlgorithm(spec)
 	delta := spec.Delta
-	p := &Part{spec: spec, nodes: NewNodes(spec), owned: owned, width: Width(spec),
+	nodes, array := newArray(spec)
+	p := &Part{spec: spec, nodes: nodes, owned: owned, width: Width(spec),
 		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
@@ -219,7 +220,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 		// The legitimacy predicate reads each link in delivery order.
 		OrderedInFlight: selfStab, Mirrored: p.mirrored,
 		Owned: owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
-		FatherOf: fatherOf,
+		FatherOf: fatherOf, Array: array,
 	}, p.nodes, sim.Hooks{
 		Request:     p.requested,
 		Enter:       p.entered,

@@ -43,10 +43,18 @@ func (Algorithm) FaultModel() proto.FaultModel {
 
 // NewNodes implements proto.Algorithm. n must be a power of two.
 func (a Algorithm) NewNodes(n int) []proto.Node {
+	nodes, _ := a.NewArray(n)
+	return nodes
+}
+
+// NewArray implements proto.ArrayAlgorithm: the failure-free protocol's
+// nodes are the general scheme's, stepped by index; the failure
+// protocol's have no NodeArray.
+func (a Algorithm) NewArray(n int) ([]proto.Node, proto.NodeArray) {
 	p, _ := hypercube.Log2(n)
 	rule := Rule{PMax: p}
 	if a.FT == nil {
-		return scheme.Algorithm{Rule: rule}.NewNodes(n)
+		return scheme.Algorithm{Rule: rule}.NewArray(n)
 	}
 	nodes := make([]Node, n)
 	out := make([]proto.Node, n)
@@ -56,7 +64,7 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 		nd.rule, nd.cfg, nd.up, nd.holder, nd.reattachFrom = rule, *a.FT, true, proto.Nil, proto.Nil
 		out[i] = nd
 	}
-	return out
+	return out, nil
 }
 
 // The open-cube failure protocol's message types (§5 and docs/failures.md),

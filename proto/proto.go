@@ -535,6 +535,26 @@ type Starter interface {
 	Start(out *Output)
 }
 
+// NodeArray steps the nodes of one run by index, where they lie in one
+// array (ArrayAlgorithm): a runtime that has one computes a node's address
+// from its index instead of loading it from the node's interface value,
+// passes the input by address, and gets the node's view after the step
+// from the same call.
+type NodeArray interface {
+	// StepView steps node i with *in, as nodes[i].Step(*in, out) would
+	// (in is not kept), and returns nodes[i].View() after it.
+	StepView(i int, in *Input, out *Output) View
+}
+
+// ArrayAlgorithm is implemented by an algorithm whose nodes can be built
+// in one array that steps them by index.
+type ArrayAlgorithm interface {
+	Algorithm
+	// NewArray returns NewNodes(n) and their NodeArray, or a nil
+	// NodeArray for a variant of the algorithm whose nodes have none.
+	NewArray(n int) ([]Node, NodeArray)
+}
+
 // KExclusionAlgorithm is implemented by an algorithm of the KExclusion
 // family (k-out-of-ℓ exclusion): a resource of ℓ units, and requests that
 // ask for k of them, 1 ≤ k ≤ K ≤ ℓ. Its nodes say in View.Units how many

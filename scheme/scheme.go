@@ -146,7 +146,10 @@ func (n *Node) Rule() Rule { return (*rules.list.Load())[n.rule] }
 
 // Step implements proto.Node for the failure-free protocol: EnterCS, ExitCS,
 // and the receipt of Request and Token messages. Other inputs are ignored.
-func (n *Node) Step(in proto.Input, out *proto.Output) {
+func (n *Node) Step(in proto.Input, out *proto.Output) { n.step(&in, out) }
+
+// step is Step, the input by address.
+func (n *Node) step(in *proto.Input, out *proto.Output) {
 	switch in.Kind {
 	case proto.EnterCS:
 		n.Enqueue(n.ID, n.ID, in.Tag)
@@ -495,14 +498,30 @@ func (a Algorithm) Name() string { return a.Rule.Name() }
 
 // NewNodes implements proto.Algorithm; the nodes are allocated together.
 func (a Algorithm) NewNodes(size int) []proto.Node {
-	nodes := make([]Node, size)
+	nodes, _ := a.NewArray(size)
+	return nodes
+}
+
+// NewArray implements proto.ArrayAlgorithm.
+func (a Algorithm) NewArray(size int) ([]proto.Node, proto.NodeArray) {
+	nodes := make(array, size)
 	out := make([]proto.Node, size)
 	k := ruleIndex(a.Rule)
 	for i := range nodes {
 		nodes[i].init(a.Rule, k, proto.NodeID(i), size)
 		out[i] = &nodes[i]
 	}
-	return out
+	return out, nodes
+}
+
+// array is the nodes of a run, stepped by index (proto.NodeArray).
+type array []Node
+
+// StepView implements proto.NodeArray.
+func (a array) StepView(i int, in *proto.Input, out *proto.Output) proto.View {
+	n := &a[i]
+	n.step(in, out)
+	return n.View()
 }
 
 // StatedCost implements proto.CostAlgorithm with the cost its rule states

@@ -89,6 +89,9 @@ type Config struct {
 	// after each step that changes it (trace.Father). Nil: no father
 	// lines.
 	FatherOf func(proto.Node) (proto.NodeID, bool)
+	// Array, if not nil, steps the nodes by index (proto.ArrayAlgorithm):
+	// its node i must be nodes[i].
+	Array proto.NodeArray
 	// Mirrored makes this simulator a part of a self-stabilizing run
 	// whose legitimacy predicate and checks after each step a mirror
 	// evaluates (bench: the part that hosts node 0 replays every part's
@@ -791,7 +794,6 @@ func (s *Sim) deliver(p *payload, key uint64) {
 // input comes by pointer: it is large, and only the node gets a copy.
 func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	sl := s.slotOf(id)
-	n := sl.node
 	s.resetOut()
 	s.cur = uint64(id) + creatorOfNode
 	if in.Kind != proto.Receive {
@@ -823,8 +825,15 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
 		s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
 	}
-	n.Step(*in, &s.out)
-	s.finish(id, sl, in.Kind)
+	var after proto.View
+	if s.cfg.Array != nil {
+		after = s.cfg.Array.StepView(int(id), in, &s.out)
+	} else {
+		n := sl.node
+		n.Step(*in, &s.out)
+		after = n.View()
+	}
+	s.finish(id, sl, in.Kind, after)
 }
 
 // start calls Start on every node that implements proto.Starter, in id
@@ -843,20 +852,19 @@ func (s *Sim) start() {
 			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, s.curKey}, Kind: LogStart, Node: proto.NodeID(i)})
 		}
 		st.Start(&s.out)
-		s.finish(proto.NodeID(i), sl, proto.Fire)
+		s.finish(proto.NodeID(i), sl, proto.Fire, n.View())
 	}
 }
 
 // finish carries out the output of a step of node id (its slot sl), of an
 // input of kind in, and checks the invariants. The node's view before the
-// step is the one sl holds; its view after is noted there.
-func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind) {
+// step is the one sl holds; its view after, after, is noted there.
+func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.View) {
 	n := sl.node
 	s.Stats.Steps++
 	if s.Stats.Steps == s.cfg.MaxSteps {
 		s.Stats.OverBudget, s.stopped = true, true
 	}
-	after := n.View()
 	sl.down = !after.Up
 	if sl.up != after.Up {
 		s.upDown(id, after.Up)
