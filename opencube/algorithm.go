@@ -48,15 +48,15 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 }
 
 // NewArray implements proto.ArrayAlgorithm: the failure-free protocol's
-// nodes are the general scheme's, stepped by index; the failure
-// protocol's have no NodeArray.
+// nodes are the general scheme's; the failure protocol's are this
+// package's, stepped by index too.
 func (a Algorithm) NewArray(n int) ([]proto.Node, proto.NodeArray) {
 	p, _ := hypercube.Log2(n)
 	rule := Rule{PMax: p}
 	if a.FT == nil {
 		return scheme.Algorithm{Rule: rule}.NewArray(n)
 	}
-	nodes := make([]Node, n)
+	nodes := make(array, n)
 	out := make([]proto.Node, n)
 	for i := range nodes {
 		nd := &nodes[i]
@@ -64,7 +64,18 @@ func (a Algorithm) NewArray(n int) ([]proto.Node, proto.NodeArray) {
 		nd.rule, nd.cfg, nd.up, nd.holder, nd.reattachFrom = rule, *a.FT, true, proto.Nil, proto.Nil
 		out[i] = nd
 	}
-	return out, nil
+	return out, nodes
+}
+
+// array is the failure protocol's nodes of a run, stepped by index
+// (proto.NodeArray).
+type array []Node
+
+// StepView implements proto.NodeArray.
+func (a array) StepView(i int, in *proto.Input, out *proto.Output) proto.View {
+	n := &a[i]
+	n.Step(*in, out)
+	return n.View()
 }
 
 // The open-cube failure protocol's message types (§5 and docs/failures.md),
