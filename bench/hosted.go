@@ -24,18 +24,16 @@ func (s Spec) Normalized() (Spec, error) {
 // initial configuration: the algorithm's nodes, with its failure protocol
 // when the spec runs one (proto.FaultTolerantAlgorithm).
 func NewNodes(s Spec) []proto.Node {
-	nodes, _ := newArray(s)
-	return nodes
+	return RunAlgorithm(s).NewNodes(s.Nodes)
 }
 
-// newArray returns NewNodes(s) and, for an algorithm whose nodes have one
-// (proto.ArrayAlgorithm), the NodeArray that steps them.
-func newArray(s Spec) ([]proto.Node, proto.NodeArray) {
-	algo := RunAlgorithm(s)
+// newArray returns algo's n nodes and, for an algorithm whose nodes have
+// one (proto.ArrayAlgorithm), the NodeArray that steps them.
+func newArray(algo proto.Algorithm, n int) ([]proto.Node, proto.NodeArray) {
 	if a, ok := algo.(proto.ArrayAlgorithm); ok {
-		return a.NewArray(s.Nodes)
+		return a.NewArray(n)
 	}
-	return algo.NewNodes(s.Nodes), nil
+	return algo.NewNodes(n), nil
 }
 
 // RunAlgorithm returns the algorithm the spec runs: its failure protocol

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ocbench/ocbench/internal/floatsort"
-
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
