@@ -22,7 +22,7 @@ help:
 	@echo "make chromium      install Chromium from Debian if missing (scripts/install-chromium.sh)"
 	@echo "make view-short    ocbench view's browser test of a crash trace in headless Chromium (part of make test)"
 	@echo "make view-test     every browser test of ocbench view, a 10^5-event trace included (part of make check)"
-	@echo "make view-png      regenerate results/view.png, the screenshot of a crash trace's page (installs Chromium if missing)"
+	@echo "make view-png      regenerate published/view.png, the screenshot of a crash trace's page (installs Chromium if missing)"
 	@echo "make results       regenerate every committed table, report and plot, and README's excerpts (about an hour)"
 	@echo "make results-check regenerate the cheap results into a temporary directory; fail if the committed ones differ (about 1.5 minutes)"
 	@echo "make readme-check  follow README from a fresh clone; fail if a command fails or a stated time is off by more than 2×"
@@ -38,11 +38,11 @@ help:
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
 	@echo "make shape-seeds   count crash-sweep runs that end, after the repair pass, with a broken open-cube (SHAPE_SEEDS=285 per configuration)"
 	@echo "make ipsc2         the iPSC/2 experiment (what ocbench runs with no flags)"
-	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into results/"
+	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into published/"
 	@echo "make paper-protocol  seeds in which --protocol paper (§5 as written) breaks, load by load, and its overhead where none does (~20 min)"
-	@echo "make failure-free  measure the failure-free table into results/"
-	@echo "make compare       every algorithm compared (msgs/CS, sync delay, response; N = 16, 64, 256; three loads) into results/compare.md (~6 min)"
-	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into results/report/"
+	@echo "make failure-free  measure the failure-free table into published/"
+	@echo "make compare       every algorithm compared (msgs/CS, sync delay, response; N = 16, 64, 256; three loads) into published/compare.md (~6 min)"
+	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into published/report/"
 	@echo "make bench         the simulator's events per second (sequential open-cube, N = 2^10 and 2^16) against a bare event heap's in 21 pairs: their median ratio and range"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
 	@echo "make clean         remove the binaries make builds (ocbench, mpi.test, rank.test)"
@@ -119,7 +119,7 @@ view-short: chromium
 	OCBENCH_VIEW_BROWSER=required $(GO) test -short -count=1 -run 'TestBrowser' -v ./view
 
 view-png: chromium
-	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser$$' ./view -screenshot $(CURDIR)/results/view.png
+	OCBENCH_VIEW_BROWSER=required $(GO) test -count=1 -run 'TestBrowser$$' ./view -screenshot $(CURDIR)/published/view.png
 
 mpi: openmpi
 	$(GO) build -tags mpi -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench
@@ -206,7 +206,7 @@ clean:
 
 .PHONY: results results-check readme-check readme-check-quick
 
-# Every committed table, report and plot under results/, then README's and
+# Every committed table, report and plot under published/, then README's and
 # docs/results.md's excerpts of them (scripts/readme-excerpts.sh). Long: the
 # crash sweep and the kofl stabilization runs take most of it.
 results:
@@ -220,10 +220,10 @@ results:
 	$(MAKE) view-png
 	$(MAKE) -s build
 	/usr/bin/time -f "wall %es, max RSS %MkB (make scale, by make results)" \
-	  ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1 --no-save --quiet > results/scale.txt 2>&1
+	  ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1 --no-save --quiet > published/scale.txt 2>&1
 	scripts/readme-excerpts.sh README.md docs/results.md
 
-# The cheap results (scripts/report.sh: results/report/) regenerated into a
+# The cheap results (scripts/report.sh: published/report/) regenerated into a
 # temporary directory and compared with the committed ones, dates, commits
 # and timings left out; and README's excerpts against their files.
 results-check:

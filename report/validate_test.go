@@ -144,8 +144,8 @@ func TestValidateNonFinite(t *testing.T) {
 // TestValidateSavedRuns: every saved run committed in the repository is
 // valid.
 func TestValidateSavedRuns(t *testing.T) {
-	files, _ := filepath.Glob("../results/*.json")
-	more, _ := filepath.Glob("../results/*/data/*.json")
+	files, _ := filepath.Glob("../published/*.json")
+	more, _ := filepath.Glob("../published/*/data/*.json")
 	testdata, _ := filepath.Glob("testdata/*.json")
 	for _, f := range append(append(files, more...), testdata...) {
 		s, err := results.LoadSaved(f)

@@ -503,7 +503,7 @@ func setAsideTorn(f *os.File, path string, warn func(string)) (int64, error) {
 
 // ReadSaved reads a saved-run file. It also accepts the plain `--json`
 // document ({"runs": [...]}), with an empty environment, and a document of
-// such documents by name (results/failure-free.json: {"sequential":
+// such documents by name (published/failure-free.json: {"sequential":
 // {"runs": [...]}, ...}), whose runs it takes in the order of the names.
 func ReadSaved(r io.Reader) (*Saved, error) {
 	data, err := io.ReadAll(r)

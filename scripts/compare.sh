@@ -3,22 +3,22 @@
 # critical section (mean, p99, max) beside the cost its paper or the survey
 # states, synchronization delay and response time, at N = 16, 64 and 256
 # under the sequential, poisson and saturated workloads, and messages
-# against the offered load at N = 64. Rewrites results/compare.md (tables
-# and plots, made by `ocbench report`), its plots in results/compare/, the
-# readable tables results/compare/*.txt and the saved runs
-# results/compare/data/*.json.
+# against the offered load at N = 64. Rewrites published/compare.md (tables
+# and plots, made by `ocbench report`), its plots in published/compare/, the
+# readable tables published/compare/*.txt and the saved runs
+# published/compare/data/*.json.
 # Usage: scripts/compare.sh [seed]; RESULTS=DIR writes into DIR instead of
-# results/.
+# published/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 requests=2000
 make -s build
-results=${RESULTS:-results}
-out=$results/compare
+results=${RESULTS:-published}
+out=$published/compare
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
-rm -rf "$out" "$results/compare.md"
+rm -rf "$out" "$published/compare.md"
 mkdir -p "$out/data"
 # Every algorithm of the group all but raynal, whose 2(N−1)² messages per
 # request (more under saturation: it polls) would take hours at N = 256; it

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # How the overhead per failure moves with N (8 … 1024), the request load and
-# the crash spacing, in the simulator. Writes results/crash-sweep.txt (the
-# tables), the saved runs in results/crash-sweep/data/ and, from them, the
-# report with plots results/crash-sweep/report.md (through `ocbench report`).
+# the crash spacing, in the simulator. Writes published/crash-sweep.txt (the
+# tables), the saved runs in published/crash-sweep/data/ and, from them, the
+# report with plots published/crash-sweep/report.md (through `ocbench report`).
 # Every row sits under a header with its columns: every call prints one
 # column set (--columns), and a block repeats the header only where it
 # changes. Usage: scripts/crash-sweep.sh [seed]; RESULTS=DIR writes into DIR
-# instead of results/.
+# instead of published/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 make -s build
-results=${RESULTS:-results}
-out=$results/crash-sweep.txt
-plots=$results/crash-sweep
+results=${RESULTS:-published}
+out=$published/crash-sweep.txt
+plots=$published/crash-sweep
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
 common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 --out "$runs" --quiet)

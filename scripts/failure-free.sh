@@ -2,17 +2,17 @@
 # Failure-free message costs of all four rules for N = 2 … 2^16, under the
 # sequential and saturated workloads, plus the open-cube paper's per-node
 # average c(i) from the initial configuration (workload "each", N ≤ 4096).
-# Writes results/failure-free.txt (tables) and results/failure-free.json.
+# Writes published/failure-free.txt (tables) and published/failure-free.json.
 # Usage: scripts/failure-free.sh [seed]; RESULTS=DIR writes into DIR instead
-# of results/ (make results-check uses it).
+# of published/ (make results-check uses it).
 # The token-tree algorithms: the survey's are O(N) messages per request and have their own table.
 TREE=opencube,centralized,naimi-trehel,raymond
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 go build -o ocbench ./cmd/ocbench
-out=${RESULTS:-results}/failure-free.txt
-json=${RESULTS:-results}/failure-free.json
+out=${RESULTS:-published}/failure-free.txt
+json=${RESULTS:-published}/failure-free.json
 mkdir -p "$(dirname "$out")"
 nodes=2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536
 tmp=$(mktemp -d)

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Self-stabilizing k-out-of-ℓ exclusion (kofl, issue 18): stabilization time
 # after transient faults, against the paper's bound of 5 CToken traversals.
-# Writes results/kofl-stabilization.txt (the tables, each with its command)
-# and results/kofl-stabilization.json (the record of the first table: every
+# Writes published/kofl-stabilization.txt (the tables, each with its command)
+# and published/kofl-stabilization.json (the record of the first table: every
 # run's stabilization, by seed).
 # Usage: scripts/kofl-stabilization.sh [seed]; RESULTS=DIR writes into DIR
-# instead of results/.
+# instead of published/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 go build -o ocbench ./cmd/ocbench
-out=${RESULTS:-results}/kofl-stabilization.txt
-json=${RESULTS:-results}/kofl-stabilization.json
+out=${RESULTS:-published}/kofl-stabilization.txt
+json=${RESULTS:-published}/kofl-stabilization.json
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

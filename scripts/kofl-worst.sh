@@ -3,14 +3,14 @@
 # adversarial initial configurations, Root's time-out as the parameter it
 # is, and a worst-case climb, each against the paper's bound of 5n
 # (asynchronous rounds) and 5 CToken traversals. Writes
-# results/kofl-worst.txt (each table with its command). About 3 minutes on
+# published/kofl-worst.txt (each table with its command). About 3 minutes on
 # 2 cores.
 # Usage: scripts/kofl-worst.sh [seed]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 go build -o ocbench ./cmd/ocbench
-out=results/kofl-worst.txt
+out=published/kofl-worst.txt
 cols='algorithm|N|ℓ|K|runs|rounds|async|δ|over|violations'
 row() { ./ocbench "$@" --wide --no-save --quiet | grep '^ *kofl'; }
 {

@@ -5,7 +5,7 @@
 # N = 32, 9.75 at N = 64). The protocol is unsafe (docs/failures.md: a
 # 15-step counterexample); this counts, row by row, the seeds in which it
 # breaks, so that a row reads "safe in S of S seeds at this load", never
-# "safe". Writes results/paper-protocol.txt.
+# "safe". Writes published/paper-protocol.txt.
 #
 # Every seed of a row is its own run (`ocbench --seed s`), so that a
 # violation is counted per seed (a run stops at its first one):
@@ -24,12 +24,12 @@
 # failures of the seeds with no violation in the crash run, ± its 95% CI; ocbench msg/failure is the project's protocol on the same
 # seeds (--repeat), with its violations. Usage:
 # scripts/paper-protocol.sh [seeds] (default 100); RESULTS=DIR writes into
-# DIR instead of results/. About 20 minutes with 100 seeds on 2 busy cores.
+# DIR instead of published/. About 20 minutes with 100 seeds on 2 busy cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-100}
 go build -o ocbench ./cmd/ocbench
-out=${RESULTS:-results}/paper-protocol.txt
+out=${RESULTS:-published}/paper-protocol.txt
 fmt='%-20s %3s %5s %6s %5s %8s %8s %9s  %-15s  %-15s %4s %6s\n'
 
 # row LABEL N CRASHES FLAGS...: one row of the table (seeds 1..S).

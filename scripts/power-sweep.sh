@@ -2,14 +2,14 @@
 # How the overhead per failure grows with N, with victims stratified by power
 # (--crash-target power: crash k hits a node of power k mod (pmax+1)), crash
 # gaps of 1000δ so that one failure is handled before the next, 30 crashes
-# per power and 3 seeds per N. Prints, and writes to results/power-sweep.txt
+# per power and 3 seeds per N. Prints, and writes to published/power-sweep.txt
 # (RESULTS=DIR: DIR/power-sweep.txt), one line per N: N, the failures, the
 # stratified estimate and (power, failures, mean) for every power, then any
 # violation. It fits no growth law; docs/failures.md reads it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s build
-out=${RESULTS:-results}/power-sweep.txt
+out=${RESULTS:-published}/power-sweep.txt
 mkdir -p "$(dirname "$out")"
 {
 echo "# Overhead per failure by the victim's power, measured by scripts/power-sweep.sh"

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # The example report: runs the ipsc2 preset (the open-cube paper's iPSC/2
 # experiment) and the failure-free comparison of every algorithm, saves them
-# (JSON with the environment, CSV), and turns them into results/report/
+# (JSON with the environment, CSV), and turns them into published/report/
 # with `ocbench report`: report.md with SVG plots, the saved runs in data/,
 # and the readable tables.
 # Usage: scripts/report.sh [seed]; RESULTS=DIR writes DIR/report instead of
-# results/report (make results-check uses it).
+# published/report (make results-check uses it).
 # The token-tree algorithms: the survey's are O(N) messages per request and have their own table.
 TREE=opencube,centralized,naimi-trehel,raymond
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 make -s build
-out=${RESULTS:-results}/report
+out=${RESULTS:-published}/report
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
 rm -rf "$out"

@@ -43,7 +43,7 @@ for s in report; do
 done
 
 # norm FILE ROOT prints FILE without its run-dependent parts (ROOT, the
-# results directory FILE was written under, becomes "results").
+# results directory FILE was written under, becomes "published").
 norm() {
 	python3 - "$1" "$2" <<'EOF'
 import csv, io, json, re, sys
@@ -76,7 +76,7 @@ elif path.endswith(".csv"):
 elif path.endswith(".svg"):
     print(text)
 else:
-    text = text.replace(root + "/", "results/").replace(root, "results")
+    text = text.replace(root + "/", "published/").replace(root, "published")
     subs = [
         (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "DATE"),
         (r"\bcommit:? [0-9a-f]{7,40}(-dirty)?", "commit C"),
@@ -94,14 +94,14 @@ EOF
 stale=0
 while IFS= read -r f; do
 	rel=${f#"$fresh"/}
-	if [ ! -e "results/$rel" ]; then
-		echo "results-check: results/$rel is not committed (scripts write it)"
+	if [ ! -e "published/$rel" ]; then
+		echo "results-check: published/$rel is not committed (scripts write it)"
 		stale=$((stale + 1))
 		continue
 	fi
-	if ! diff -u --label "results/$rel (committed)" --label "results/$rel (regenerated)" \
-		<(norm "results/$rel" results) <(norm "$f" "$fresh") >"$tmp/diff"; then
-		echo "results-check: results/$rel is stale:"
+	if ! diff -u --label "published/$rel (committed)" --label "published/$rel (regenerated)" \
+		<(norm "published/$rel" published) <(norm "$f" "$fresh") >"$tmp/diff"; then
+		echo "results-check: published/$rel is stale:"
 		head -n 20 "$tmp/diff" | sed 's/^/    /'
 		stale=$((stale + 1))
 	fi
@@ -109,11 +109,11 @@ done < <(find "$fresh" -type f | sort)
 # A committed file of the regenerated directories that the scripts no
 # longer write is stale too.
 while IFS= read -r f; do
-	[ -e "$fresh/${f#results/}" ] || {
+	[ -e "$fresh/${f#published/}" ] || {
 		echo "results-check: $f is committed but no script writes it"
 		stale=$((stale + 1))
 	}
-done < <(find results/report -type f | sort)
+done < <(find published/report -type f | sort)
 
 scripts/readme-excerpts.sh --check README.md docs/results.md || stale=$((stale + 1))
 $keep && echo "results-check: regenerated files kept in $fresh"

@@ -22,7 +22,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 )
 
-var screenshot = flag.String("screenshot", "", "write a PNG of the crash trace's page to this file (make view-png: results/view.png)")
+var screenshot = flag.String("screenshot", "", "write a PNG of the crash trace's page to this file (make view-png: published/view.png)")
 
 // browserEnv, set to "required" (make view-test), makes a missing
 // Chromium a failure instead of a skip.
