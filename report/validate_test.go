@@ -146,6 +146,9 @@ func TestValidateNonFinite(t *testing.T) {
 func TestValidateSavedRuns(t *testing.T) {
 	files, _ := filepath.Glob("../published/*.json")
 	more, _ := filepath.Glob("../published/*/data/*.json")
+	if len(files) == 0 || len(more) == 0 {
+		t.Fatalf("no committed saved runs under ../published (%d files, %d in data folders): moved?", len(files), len(more))
+	}
 	testdata, _ := filepath.Glob("testdata/*.json")
 	for _, f := range append(append(files, more...), testdata...) {
 		s, err := results.LoadSaved(f)
