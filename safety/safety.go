@@ -159,8 +159,10 @@ func (e *Entries) Enter(key, units int) (Breach, bool) {
 }
 
 // Exit notes the end of stay key, which used units units (by an exit or
-// a crash). A key with no stay under way is allowed (the exit of a stay a
-// crash ended) and changes nothing under mutual exclusion.
+// a crash). Under mutual exclusion, a key with no stay under way is
+// allowed (the exit of a stay a crash ended) and changes nothing; under
+// k-exclusion Entries counts the units alone, and only a stay entered may
+// end.
 func (e *Entries) Exit(key, units int) {
 	if e.kexcl {
 		e.units -= units
