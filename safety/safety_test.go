@@ -6,10 +6,8 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// config is one configuration an observer of whole configurations sees:
-// the counts a checker takes.
+// config is what a token checker sees of one configuration.
 type config struct {
-	inCS, units    int
 	held, inFlight int
 	live           int // of the tokens in flight, the live ones
 	liveCalled     bool
