@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/safety"
 	"github.com/ocbench/ocbench/sim"
 	"github.com/ocbench/ocbench/trace"
 )
@@ -412,8 +413,8 @@ func (m *mirror) check(e *sim.LogEntry) bool {
 }
 
 func (m *mirror) checkUnits(e *sim.LogEntry) bool {
-	if m.kexcl && m.units > m.ell {
-		m.fail(e.Mark, "%d units in use by the nodes in the critical section, ℓ = %d (after node %d's step)", m.units, m.ell, e.Node)
+	if rule := (safety.KExclusion{Ell: m.ell}); m.kexcl && rule.Broken(m.units) {
+		m.fail(e.Mark, "%s (after node %d's step)", rule.What(m.units), e.Node)
 		return false
 	}
 	return true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/safety"
 	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
@@ -701,12 +702,13 @@ func (p *Part) checkBoundary() {
 		return
 	}
 	fam := p.family
-	if fam != proto.KExclusion && sn.InCS > 1 {
-		p.s.Fail("%d nodes are in the critical section at t=%.6fs", sn.InCS, p.s.Now())
+	if mutex := (safety.Mutex{}); fam != proto.KExclusion && mutex.Broken(int(sn.InCS)) {
+		p.s.Fail("%s at t=%.6fs", mutex.What(int(sn.InCS)), p.s.Now())
 		return
 	}
-	if fam == proto.TokenBased && p.spec.Faults.Crashes == 0 && sn.Holders+sn.Tokens != 1 {
-		p.s.Fail("%d tokens exist (%d held, %d in flight) at t=%.6fs", sn.Holders+sn.Tokens, sn.Holders, sn.Tokens, p.s.Now())
+	token := safety.Token{} // without crashes: with crashes, a token's life needs the nodes' generations
+	if t := int(sn.Holders + sn.Tokens); fam == proto.TokenBased && p.spec.Faults.Crashes == 0 && token.Broken(t) {
+		p.s.Fail("%s at t=%.6fs", token.What(t, int(sn.Holders), int(sn.Tokens)), p.s.Now())
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/safety"
 )
 
 // MinUp is how many nodes stay up whatever the crash budget (the
@@ -328,31 +329,32 @@ func (e *Explorer) check(s *sys) string {
 		}
 	}
 	if e.family == proto.KExclusion {
-		if units > e.ell {
-			return fmt.Sprintf("%d units in use by the nodes in the critical section, ℓ = %d", units, e.ell)
+		if rule := (safety.KExclusion{Ell: e.ell}); rule.Broken(units) {
+			return rule.What(units)
 		}
-	} else if inCS > 1 {
-		return fmt.Sprintf("%d nodes are in the critical section", inCS)
+	} else if rule := (safety.Mutex{}); rule.Broken(inCS) {
+		return rule.What(inCS)
 	}
 	if e.family == proto.TokenBased {
+		rule := safety.Token{Type: e.token, Crashes: e.cfg.Crashes > 0}
 		inFlight := 0
 		for i := range s.msgs {
-			if s.msgs[i].m.Type == e.token {
+			if rule.Carries(&s.msgs[i].m) {
 				inFlight++
 			}
 		}
-		t := holders + inFlight
-		if t > 1 && e.cfg.Crashes > 0 {
-			t = holders
+		t := rule.Count(holders, inFlight, func() int {
+			live := 0
 			for i := range s.msgs {
 				m := &s.msgs[i].m
-				if m.Type == e.token && s.views[m.To].Up && m.Stamp >= s.views[m.To].Gen {
-					t++
+				if rule.Carries(m) && rule.Live(m, s.views[m.To].Up, s.views[m.To].Gen) {
+					live++
 				}
 			}
-		}
-		if t > 1 || (t == 0 && e.cfg.Crashes == 0) {
-			return fmt.Sprintf("%d tokens exist (%d held, %d in flight)", t, holders, inFlight)
+			return live
+		})
+		if rule.Broken(t) {
+			return rule.What(t, holders, inFlight)
 		}
 	}
 	for _, inv := range e.every {

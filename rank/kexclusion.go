@@ -2,10 +2,10 @@ package rank
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/safety"
 )
 
 // startKExclusion prepares what a k-exclusion or self-stabilizing
@@ -66,33 +66,17 @@ func (in *instance) startNode(id proto.NodeID, st proto.Starter, now float64) {
 }
 
 // checkUnits is the k-exclusion's safety check on rank 0, from every
-// rank's critical-section stays: the units in use (each stay's) never add
-// up to more than ℓ. It returns the number of entries that went over, and
-// the first one's description.
+// rank's critical-section stays (breaches): the units in use (each stay's)
+// never add up to more than ℓ. It returns the number of entries that went
+// over, and the first one's description.
 func checkUnits(cs []bench.Stay, ell int) (int, string) {
-	type edge struct {
-		t     float64
-		units int
-		node  proto.NodeID
-	}
-	var es []edge
-	for _, c := range cs {
-		if c.Units > 0 {
-			es = append(es, edge{c.Enter, c.Units, c.Node}, edge{c.Out, -c.Units, c.Node})
+	over, first := 0, ""
+	breaches(cs, ell, func(k int, b safety.Breach) {
+		if over == 0 {
+			c := cs[k]
+			first = fmt.Sprintf("node %d entered the critical section at t=%.6fs: %d units in use, ℓ = %d", c.Node, c.Enter, b.Units, ell)
 		}
-	}
-	// Exits before entries at the same instant.
-	sort.Slice(es, func(a, b int) bool { return es[a].t < es[b].t || es[a].t == es[b].t && es[a].units < es[b].units })
-	inUse, over := 0, 0
-	first := ""
-	for _, e := range es {
-		inUse += e.units
-		if e.units > 0 && inUse > ell {
-			if over == 0 {
-				first = fmt.Sprintf("node %d entered the critical section at t=%.6fs: %d units in use, ℓ = %d", e.node, e.t, inUse, ell)
-			}
-			over++
-		}
-	}
+		over++
+	})
 	return over, first
 }

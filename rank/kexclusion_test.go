@@ -56,6 +56,11 @@ func TestCheckUnits(t *testing.T) {
 	if over, why := checkUnits(stays, 2); over != 2 || !strings.Contains(why, "node 2 entered the critical section at t=1.000000s: 3 units in use, ℓ = 2") {
 		t.Errorf("ℓ = 2: %d over: %q", over, why)
 	}
+	// A stay that ends as it begins uses its units at its entry.
+	stays = []bench.Stay{{Node: 1, Enter: 0, Out: 2, Units: 2}, {Node: 2, Enter: 1, Out: 1, Units: 1}, {Node: 3, Enter: 2, Out: 3, Units: 2}}
+	if over, why := checkUnits(stays, 2); over != 1 || !strings.Contains(why, "node 2 entered the critical section at t=1.000000s: 3 units in use, ℓ = 2") {
+		t.Errorf("ℓ = 2, a stay of no length: %d over: %q", over, why)
+	}
 }
 
 // TestCheckRejectsCorruptions: corruption events during a run need the

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/safety"
 )
 
 // rankReport is what one rank sends rank 0 about one run: its tally, as
@@ -237,26 +239,69 @@ func overlapping(cs []bench.Stay, s bench.Spec, minDelay *float64) []bench.Findi
 		return nil
 	}
 	var out []bench.Finding
-	var last bench.Stay // of the stays entered so far, the one that ends last
-	for k, c := range cs {
-		if k > 0 && c.Enter < last.Out {
-			f := bench.Finding{Count: 1}
-			if len(out) == 0 {
-				end := "left"
-				if last.Crashed {
-					end = "crashed"
-				}
-				f.Why = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (from t=%.6fs; it %s at t=%.6fs; seed %d)",
-					c.Node, c.Enter, last.Node, last.Enter, end, last.Out, s.Seed)
-				if m := minDelay; m != nil && *m < 0 && last.Out-c.Enter <= -*m*s.Delta {
-					f.Why += fmt.Sprintf("; the ranks' clocks disagree by at least %.1f µs (a delivery measured a negative delay), more than this overlap", -*m*s.Delta*1e6)
-				}
+	breaches(cs, 0, func(k int, b safety.Breach) {
+		f := bench.Finding{Count: 1}
+		if len(out) == 0 {
+			c, last := cs[k], cs[b.Other] // the first overlap: the only other stay under way
+			end := "left"
+			if last.Crashed {
+				end = "crashed"
 			}
-			out = append(out, f)
+			f.Why = fmt.Sprintf("node %d entered the critical section at t=%.6fs while node %d was in it (from t=%.6fs; it %s at t=%.6fs; seed %d)",
+				c.Node, c.Enter, last.Node, last.Enter, end, last.Out, s.Seed)
+			if m := minDelay; m != nil && *m < 0 && last.Out-c.Enter <= -*m*s.Delta {
+				f.Why += fmt.Sprintf("; the ranks' clocks disagree by at least %.1f µs (a delivery measured a negative delay), more than this overlap", -*m*s.Delta*1e6)
+			}
 		}
-		if k == 0 || c.Out > last.Out {
-			last = c
+		out = append(out, f)
+	})
+	return out
+}
+
+// breaches checks the stays in the critical section of every rank (cs)
+// with safety's checker of mutual exclusion (ell 0: each stay uses one
+// unit) or of k-exclusion (ell > 0: each uses its Units; one that uses
+// none is left out), and calls f with each entry that breaks it: its
+// stay's index in cs and the breach. The checker sees the entries and
+// exits in time order; at one instant, exits first (a stay that ends as
+// another begins does not overlap it), then entries by the units they
+// use, fewest first, then in cs's order; a stay that ends as it begins
+// exits right after its entry.
+func breaches(cs []bench.Stay, ell int, f func(k int, b safety.Breach)) {
+	type edge struct {
+		t     float64
+		units int // < 0: an exit
+		k     int // the stay's index in cs
+	}
+	units := func(c bench.Stay) int {
+		if ell == 0 {
+			return 1
+		}
+		return c.Units
+	}
+	var es []edge
+	for k, c := range cs {
+		if u := units(c); u > 0 {
+			es = append(es, edge{c.Enter, u, k})
+			if c.Out > c.Enter {
+				es = append(es, edge{c.Out, -u, k})
+			}
 		}
 	}
-	return out
+	slices.SortStableFunc(es, func(a, b edge) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.units, b.units))
+	})
+	in := safety.NewEntries(ell)
+	for _, e := range es {
+		if e.units < 0 {
+			in.Exit(e.k, -e.units)
+			continue
+		}
+		if b, broken := in.Enter(e.k, e.units); broken {
+			f(e.k, b)
+		}
+		if c := cs[e.k]; c.Out <= c.Enter {
+			in.Exit(e.k, e.units)
+		}
+	}
 }

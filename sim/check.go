@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/safety"
 )
 
 // breach records the first safety violation of a KeepGoing run.
@@ -22,19 +23,12 @@ func (s *Sim) check(id proto.NodeID) {
 		return // before stabilization the configuration is arbitrary
 	}
 	if s.cfg.Family == proto.KExclusion {
-		if !s.checkUnits(id) {
+		if (safety.KExclusion{Ell: s.cfg.Units}).Broken(s.units) {
+			s.overUnits(id)
 			return
 		}
-	} else if s.inCS > 1 {
-		if s.cfg.KeepGoing {
-			if s.out.Enter {
-				s.Stats.OverlappingCS++
-				s.breach("node %d entered the critical section while %d other node(s) were in it", id, s.inCS-1)
-			}
-		} else {
-			s.fail("%d nodes are in the critical section (after node %d's step)", s.inCS, id)
-			return
-		}
+	} else if (safety.Mutex{}).Broken(s.inCS) && !s.twoInCS(id) {
+		return
 	}
 	if s.cfg.Family == proto.TokenBased && s.owned == nil &&
 		(s.tokenHolders+s.tokensInFlight != 1 || s.lastTokens != 1) && !s.checkTokens(id) {
@@ -54,22 +48,45 @@ func (s *Sim) check(id proto.NodeID) {
 	}
 }
 
-// checkTokens checks the token of a token-based algorithm after a step of
-// node id: exactly one (at most one live token with crashes). It reports
-// whether the run goes on.
-func (s *Sim) checkTokens(id proto.NodeID) bool {
-	t := s.tokenHolders + s.tokensInFlight
-	if t > 1 && s.cfg.Crashes {
-		t = s.liveTokens()
+// twoInCS is the simulator's account of a step of node id after which
+// several nodes are in the critical section (safety.Mutex). It reports
+// whether the run goes on: with KeepGoing, such an entry is counted and
+// the first noted, and the run goes on.
+func (s *Sim) twoInCS(id proto.NodeID) bool {
+	rule := safety.Mutex{}
+	if !s.cfg.KeepGoing {
+		s.fail("%s (after node %d's step)", rule.What(s.inCS), id)
+		return false
 	}
+	if s.out.Enter {
+		s.Stats.OverlappingCS++
+		s.breach("%s", rule.Entered(id, s.inCS-1))
+	}
+	return true
+}
+
+// overUnits fails the run after a step of node id after which more than
+// ℓ units are in use (safety.KExclusion).
+func (s *Sim) overUnits(id proto.NodeID) {
+	s.fail("%s (after node %d's step)", safety.KExclusion{Ell: s.cfg.Units}.What(s.units), id)
+}
+
+// checkTokens checks the token of a token-based algorithm after a step of
+// node id (safety.Token): exactly one (at most one live token with
+// crashes). It reports whether the run goes on: with KeepGoing, a step
+// that adds a token beyond the first is counted and the first noted, and
+// the run goes on.
+func (s *Sim) checkTokens(id proto.NodeID) bool {
+	rule := safety.Token{Type: s.token, Crashes: s.cfg.Crashes}
+	t := rule.Count(s.tokenHolders, s.tokensInFlight, s.liveInFlight)
 	switch {
 	case t > 1 && s.cfg.KeepGoing:
 		if t > s.lastTokens {
 			s.Stats.DuplicateTokens++
-			s.breach("%d tokens exist (%d held, %d in flight) after node %d's step", t, s.tokenHolders, s.tokensInFlight, id)
+			s.breach("%s after node %d's step", rule.What(t, s.tokenHolders, s.tokensInFlight), id)
 		}
-	case t > 1 || (t == 0 && !s.cfg.Crashes):
-		s.fail("%d tokens exist (%d held, %d in flight) after node %d's step", t, s.tokenHolders, s.tokensInFlight, id)
+	case rule.Broken(t):
+		s.fail("%s after node %d's step", rule.What(t, s.tokenHolders, s.tokensInFlight), id)
 		return false
 	}
 	s.lastTokens = t
@@ -94,13 +111,11 @@ func (s *Sim) CheckAtEnd() error {
 	return nil
 }
 
-// liveTokens counts the tokens that can still be used: held by a live node,
-// or in flight to a live node that will not discard it as stale (its
-// generation is not below the destination's).
-func (s *Sim) liveTokens() int {
-	t := s.tokenHolders
+// liveInFlight counts the live tokens in flight (safety.Token.Live).
+func (s *Sim) liveInFlight() int {
+	rule, t := safety.Token{Type: s.token}, 0
 	s.ForEachInFlight(func(m *proto.Message) {
-		if m.Type == s.token && !s.slotOf(m.To).down && m.Stamp >= s.nodes[m.To].View().Gen {
+		if rule.Carries(m) && rule.Live(m, !s.slotOf(m.To).down, s.nodes[m.To].View().Gen) {
 			t++
 		}
 	})

@@ -334,16 +334,6 @@ func (s *Sim) checkStab() bool {
 	return s.stab.Legit
 }
 
-// checkUnits checks a KExclusion algorithm's units after a step of node
-// id: at most ℓ in use.
-func (s *Sim) checkUnits(id proto.NodeID) bool {
-	if s.units > s.cfg.Units {
-		s.fail("%d units in use by the nodes in the critical section, ℓ = %d (after node %d's step)", s.units, s.cfg.Units, id)
-		return false
-	}
-	return true
-}
-
 // String describes the stabilization for a message.
 func (st Stab) String() string {
 	if !st.Legit {

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/safety"
 )
 
 // ErrNotTrace is wrapped by Check's errors about input that is no trace of
@@ -93,7 +94,8 @@ type traceNode struct {
 //     critical section when up, with no request of its own pending and
 //     not in the critical section; it enters only up and with a request
 //     pending;
-//   - mutual exclusion: no node enters the critical section while another
+//   - mutual exclusion (safety.Mutex, from the entries and exits:
+//     safety.Entries): no node enters the critical section while another
 //     is in it (a stay ends with the node's exit or its crash);
 //   - a father line (optional) names a node in 0..hypercube.MaxNodes−1
 //     or -1 (none), and only a father line has the father field.
@@ -124,7 +126,10 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 	flight := map[uint64]traceMsg{}
 	used := map[uint64]bool{}       // numbers of messages sent
 	nodes := map[int64]*traceNode{} // by id: a trace names few nodes, or all of a large N
-	inCS := int64(-1)               // the node in the critical section, if any
+	var excl *safety.Entries        // mutual exclusion, from the entries and exits (nil: not checked)
+	if !opt.KExclusion {
+		excl = safety.NewEntries(0)
+	}
 	last := math.Inf(-1)
 	for sc.Scan() {
 		sum.Lines++
@@ -236,8 +241,8 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 				return fail("node %d crashes while down", id)
 			}
 			*nd = traceNode{down: true}
-			if inCS == id {
-				inCS = -1
+			if excl != nil {
+				excl.Exit(int(id), 1) // a crash ends its stay
 			}
 			sum.Crashes++
 		case Recover:
@@ -258,21 +263,21 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			}
 			nd.waiting, nd.corrupted = true, false
 		case Enter:
-			switch {
-			case nd.down || !nd.waiting:
+			if nd.down || !nd.waiting {
 				return fail("node %d enters the critical section without a request pending (down: %v)", id, nd.down)
-			case inCS >= 0 && !opt.KExclusion:
-				return fail("node %d enters the critical section while node %d is in it", id, inCS)
 			}
-			nd.waiting, nd.inCS, inCS = false, true, id
-			sum.Entries++
-		case Exit:
-			if nd.inCS {
-				nd.inCS = false
-				if inCS == id {
-					inCS = -1
+			if excl != nil {
+				if b, broken := excl.Enter(int(id), 1); broken {
+					return fail("node %d enters the critical section while node %d is in it", id, b.Other)
 				}
 			}
+			nd.waiting, nd.inCS = false, true
+			sum.Entries++
+		case Exit:
+			if nd.inCS && excl != nil {
+				excl.Exit(int(id), 1)
+			}
+			nd.inCS = false
 			sum.Exits++
 		case Father:
 			if f := *l.Father; f != -1 {
