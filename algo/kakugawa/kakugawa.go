@@ -22,8 +22,9 @@ func (c Config) NeedOf(tag uint32) int { return kexcl.Unit(c).NeedOf(tag) }
 
 // Node is one node: Maekawa's protocol (algo/sanders' node on the
 // k-coterie, whose informing and request sets are the quorum) that says
-// it uses one unit while in the critical section.
-type Node struct{ proto.Node }
+// it uses one unit while in the critical section. It is a proto.Recoverer
+// as the inner node is.
+type Node struct{ *sanders.Node }
 
 // Units implements kexcl.UnitNode: one unit while in the critical
 // section.
@@ -64,7 +65,7 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	nodes := make([]Node, n)
 	out := make([]proto.Node, n)
 	for i := range nodes {
-		nodes[i].Node = inner[i]
+		nodes[i].Node = inner[i].(*sanders.Node)
 		out[i] = &nodes[i]
 	}
 	return out

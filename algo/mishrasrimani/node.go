@@ -30,9 +30,9 @@ const (
 // protocol around it.
 type Node struct {
 	suzukikasami.Node
-	ft      *Config // nil: failure-free
-	wait    float64 // the token time-out, in δ
-	up      bool
+	ft   *Config // nil: failure-free
+	wait float64 // the token time-out, in δ
+	proto.Life
 	gen     uint64 // the newest token generation the node knows
 	phase   uint8
 	syncing bool // recovered, waiting for the restart answers
@@ -64,7 +64,7 @@ type Node struct {
 }
 
 func (nd *Node) init(id proto.NodeID, n int, ft *Config) {
-	*nd = Node{ft: ft, up: true, observing: proto.Nil}
+	*nd = Node{ft: ft, observing: proto.Nil}
 	nd.Node.Init(id, n)
 	if ft != nil {
 		nd.wait = ft.Wait(n)
@@ -87,11 +87,11 @@ func (nd *Node) Gen() uint64 { return nd.gen }
 // token it held is lost with it); a node that is syncing reports the
 // largest generation: it takes no token until it knows the current one.
 func (nd *Node) View() proto.View {
-	if !nd.up {
+	if !nd.Up() {
 		return proto.View{Gen: nd.gen}
 	}
 	v := nd.Node.View()
-	v.Up, v.Gen = nd.up, nd.gen
+	v.Up, v.Gen = nd.Up(), nd.gen
 	if nd.syncing {
 		v.Gen = math.MaxUint64
 	}
@@ -114,17 +114,6 @@ func (nd *Node) waiting() bool { return nd.Asked() && !nd.InCS() && !nd.TokenHer
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-		return
-	case proto.Recover:
-		nd.restart(out)
-		return
-	}
-	if !nd.up {
-		return
-	}
-	switch in.Kind {
 	case proto.EnterCS:
 		if nd.syncing {
 			if !nd.pending && !nd.Asked() {
@@ -145,6 +134,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.fire(in.Timer.Kind, out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(out *proto.Output) {
+	nd.restart(out)
 }
 
 // base steps the embedded Suzuki–Kasami node, stamps the tokens it sends

@@ -98,7 +98,7 @@ func HeldToken(s proto.System) error {
 		return err
 	}
 	for h, x := range nd {
-		if !x.up {
+		if !x.Up() {
 			continue
 		}
 		if x.inCS && !x.tokenHere {

@@ -49,8 +49,8 @@ func (a req) before(b req) bool { return a.ts < b.ts || a.ts == b.ts && a.id < b
 // Node is one node: a requester, and an arbiter for the nodes whose quorum
 // holds it.
 type Node struct {
-	id     proto.NodeID
-	up     bool
+	id proto.NodeID
+	proto.Life
 	clock  uint64         // Lamport clock
 	quorum []proto.NodeID // increasing; holds id
 
@@ -72,22 +72,11 @@ type Node struct {
 }
 
 func (n *Node) init(id proto.NodeID, quorum []proto.NodeID) {
-	*n = Node{id: id, up: true, quorum: quorum, perm: make([]uint8, len(quorum))}
+	*n = Node{id: id, quorum: quorum, perm: make([]uint8, len(quorum))}
 }
 
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
-	switch in.Kind {
-	case proto.Crash:
-		n.up = false
-		return
-	case proto.Recover:
-		n.init(n.id, n.quorum)
-		return
-	}
-	if !n.up {
-		return
-	}
 	switch in.Kind {
 	case proto.EnterCS:
 		n.enterCS(in.Tag, out)
@@ -101,6 +90,11 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	}
 	clear(n.local)
 	n.local = n.local[:0]
+}
+
+// Recover implements proto.Recoverer.
+func (n *Node) Recover(*proto.Output) {
+	n.init(n.id, n.quorum)
 }
 
 // send sends m, or keeps it for the node itself: a node's own permission
@@ -294,7 +288,7 @@ func (n *Node) relinquish(k int, out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
+	return proto.View{Bits: proto.Bits{Up: n.Up(), InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
 }
 
 // Waiting implements proto.Node: the node's own pending request, and the

@@ -18,9 +18,9 @@ var messageTypes = []proto.MessageType{
 
 // Node is one node of Ricart–Agrawala's token algorithm.
 type Node struct {
-	id        proto.NodeID
-	n         int
-	up        bool
+	id proto.NodeID
+	n  int
+	proto.Life
 	tokenHere bool
 	asked     bool
 	inCS      bool
@@ -34,7 +34,7 @@ type Node struct {
 }
 
 func (nd *Node) init(id proto.NodeID, n int) {
-	*nd = Node{id: id, n: n, up: true, req: make([]int64, n), reqTag: make([]uint32, n)}
+	*nd = Node{id: id, n: n, req: make([]int64, n), reqTag: make([]uint32, n)}
 	if id == 0 {
 		nd.tokenHere = true
 		nd.tok = make([]int64, n)
@@ -43,17 +43,6 @@ func (nd *Node) init(id proto.NodeID, n int) {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-		return
-	case proto.Recover:
-		nd.init(nd.id, nd.n)
-		return
-	}
-	if !nd.up {
-		return
-	}
 	switch in.Kind {
 	case proto.EnterCS:
 		nd.enterCS(in.Tag, out)
@@ -67,6 +56,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.token(in.Msg, out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init(nd.id, nd.n)
 }
 
 func (nd *Node) enterCS(tag uint32, out *proto.Output) {
@@ -137,7 +131,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
+	return proto.View{Bits: proto.Bits{Up: nd.Up(), TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
 }
 
 // Waiting implements proto.Node: the node itself while its request waits

@@ -48,9 +48,9 @@ func (a req) before(b req) bool { return a.ts < b.ts || a.ts == b.ts && a.id < b
 // Node is one node of Sanders' algorithm: a requester, and an arbiter for
 // the nodes whose request set holds it. Only Step changes it.
 type Node struct {
-	id      proto.NodeID
-	n       int
-	up      bool
+	id proto.NodeID
+	n  int
+	proto.Life
 	clock   uint64
 	inform  []proto.NodeID // I_i, increasing
 	request []proto.NodeID // R_i, increasing
@@ -76,23 +76,13 @@ type Node struct {
 
 func (n *Node) init() {
 	clear(n.perm)
-	*n = Node{id: n.id, n: n.n, up: true, inform: n.inform, request: n.request, st: n.st,
+	*n = Node{id: n.id, n: n.n, inform: n.inform, request: n.request, st: n.st,
 		perm: n.perm, queue: n.queue[:0], local: n.local[:0]}
 }
 
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
-		n.init()
-		return
-	case !n.up:
-		return
-	}
 	switch in.Kind {
-	case proto.Crash:
-		n.up = false
-		return
 	case proto.EnterCS:
 		n.enterCS(in.Tag, out)
 	case proto.ExitCS:
@@ -105,6 +95,11 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	}
 	clear(n.local)
 	n.local = n.local[:0]
+}
+
+// Recover implements proto.Recoverer.
+func (n *Node) Recover(*proto.Output) {
+	n.init()
 }
 
 // send sends a message, or keeps it for the node itself: a node's own
@@ -296,7 +291,7 @@ func (n *Node) yield(k int, out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	v := proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
+	v := proto.View{Bits: proto.Bits{Up: n.Up(), InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
 	if n.asked {
 		v.Gen = n.ts
 	}

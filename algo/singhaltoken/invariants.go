@@ -53,7 +53,7 @@ func TokenVectors(s proto.System) error {
 	nodes := nodesOf(s)
 	var tok []int64
 	for _, nd := range nodes {
-		if nd.up && nd.tok != nil {
+		if nd.Up() && nd.tok != nil {
 			tok = nd.tok
 			if nd.sv[nd.id] == H {
 				for j, st := range nd.sv {

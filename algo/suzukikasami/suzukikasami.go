@@ -19,9 +19,9 @@ var messageTypes = []proto.MessageType{
 
 // Node is one node of Suzuki–Kasami.
 type Node struct {
-	id        proto.NodeID
-	n         int
-	up        bool
+	id proto.NodeID
+	n  int
+	proto.Life
 	tokenHere bool
 	asked     bool
 	inCS      bool
@@ -44,7 +44,7 @@ func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint
 // init puts the node in its initial state; l ≥ 2 bounds its request
 // numbers in rounds of l (the bounded variant), l = 0 leaves them unbounded.
 func (nd *Node) init(id proto.NodeID, n, l int) {
-	*nd = Node{id: id, n: n, up: true, rn: make([]int64, n), rnTag: make([]uint32, n)}
+	*nd = Node{id: id, n: n, rn: make([]int64, n), rnTag: make([]uint32, n)}
 	if l > 0 {
 		nd.bnd = &rounds{l: int64(l), m: 2 * int64(l), cnt: make([]int64, n)}
 	}
@@ -57,17 +57,6 @@ func (nd *Node) init(id proto.NodeID, n, l int) {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-		return
-	case proto.Recover:
-		nd.init(nd.id, nd.n, nd.round())
-		return
-	}
-	if !nd.up {
-		return
-	}
 	switch in.Kind {
 	case proto.EnterCS:
 		nd.enterCS(in.Tag, out)
@@ -83,6 +72,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.ack(out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init(nd.id, nd.n, nd.round())
 }
 
 func (nd *Node) enterCS(tag uint32, out *proto.Output) {
@@ -213,7 +207,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
+	return proto.View{Bits: proto.Bits{Up: nd.Up(), TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
 }
 
 // Waiting implements proto.Node: the node itself while its request waits

@@ -76,7 +76,7 @@ func (n *Net) Full(m proto.Message) string {
 func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 	n.T.Helper()
 	n.out.Reset()
-	n.Nodes[id-n.Base].Step(in, &n.out)
+	proto.Step(n.Nodes[id-n.Base], in, &n.out)
 	var got []string
 	n.last = n.last[:0]
 	for _, m := range n.out.Msgs {
@@ -313,14 +313,14 @@ func Caught(invs []proto.Invariant, s proto.System) []string {
 func CrashRecover(t testing.TB, nodes []proto.Node, id proto.NodeID) {
 	t.Helper()
 	var out proto.Output
-	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
-	nodes[id].Step(proto.Input{Kind: proto.Crash}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.Crash}, &out)
 	out.Reset()
-	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
 	if v := nodes[id].View(); v.Up || len(out.Msgs) != 0 {
 		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
 	}
-	nodes[id].Step(proto.Input{Kind: proto.Recover}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.Recover}, &out)
 	if v := nodes[id].View(); !v.Up || v.Asked || v.InCS || v.TokenHere {
 		t.Fatalf("recovered node: view %+v", v)
 	}
