@@ -53,8 +53,10 @@ func TokenState(s proto.System) error {
 		if x.tokenHere && !x.asked && len(x.q) > 0 {
 			return fmt.Errorf("node %d holds the idle token with a queue of %d", i, len(x.q))
 		}
-		if b := x.bnd; b != nil && (b.owed < 0 || b.owed > n-1 || b.pending && b.owed == 0) {
-			return fmt.Errorf("node %d: pending=%v with %d acks owed", i, b.pending, b.owed)
+		if b, ok := x.num.(*rounds); ok {
+			if err := b.check(n); err != nil {
+				return fmt.Errorf("node %d: %w", i, err)
+			}
 		}
 	}
 	// A token older than its destination's generation (a variant with a
@@ -71,7 +73,7 @@ func TokenState(s proto.System) error {
 		ln, q = at.Msg.Payload[:n], at.Msg.Payload[n:]
 	}
 	for j, x := range nd {
-		r, d := x.rn[j], x.grantGap(x.rn[j], ln[j])
+		r, d := x.rn[j], x.num.gap(x.rn[j], ln[j])
 		switch {
 		case d < 0 || d > 1:
 			return fmt.Errorf("node %d: RN[%d] = %d, token LN[%d] = %d", j, j, r, j, ln[j])
@@ -111,7 +113,7 @@ func HolderKnows(s proto.System) error {
 	}
 	for i, x := range nd {
 		if x.pending() {
-			return fmt.Errorf("node %d's request is pending with nothing in flight (%d acks owed)", i, x.bnd.owed)
+			return fmt.Errorf("node %d's request is pending with nothing in flight (%d acks owed)", i, x.num.(*rounds).owed)
 		}
 	}
 	return sktoken.HolderKnows(nd, view, "RN")

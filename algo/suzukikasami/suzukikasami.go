@@ -27,9 +27,9 @@ type Node struct {
 	inCS      bool
 	tag       uint32 // the serial of the node's current (or last) request
 
-	rn    []int64  // RN[j]: the highest request number received from j (own for j = id); mod M when bounded
-	rnTag []uint32 // the serial of j's request number rn[j]
-	bnd   *rounds  // the bounded variant's state; nil for unbounded request numbers
+	rn    []int64   // RN[j]: the highest request number received from j (own for j = id); mod M when bounded
+	rnTag []uint32  // the serial of j's request number rn[j]
+	num   numbering // unbounded request numbers, or the bounded variant's rounds
 
 	// The token, while held (allocated when first received).
 	ln  []int64 // LN[j]: the number of j's request granted most recently
@@ -44,9 +44,9 @@ func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint
 // init puts the node in its initial state; l ≥ 2 bounds its request
 // numbers in rounds of l (the bounded variant), l = 0 leaves them unbounded.
 func (nd *Node) init(id proto.NodeID, n, l int) {
-	*nd = Node{id: id, n: n, rn: make([]int64, n), rnTag: make([]uint32, n)}
+	*nd = Node{id: id, n: n, num: unbounded{}, rn: make([]int64, n), rnTag: make([]uint32, n)}
 	if l > 0 {
-		nd.bnd = &rounds{l: int64(l), m: 2 * int64(l), cnt: make([]int64, n)}
+		nd.num = &rounds{l: int64(l), m: 2 * int64(l), cnt: make([]int64, n)}
 	}
 	if id == 0 {
 		nd.tokenHere = true
@@ -76,7 +76,7 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 
 // Recover implements proto.Recoverer.
 func (nd *Node) Recover(*proto.Output) {
-	nd.init(nd.id, nd.n, nd.round())
+	nd.init(nd.id, nd.n, nd.num.round())
 }
 
 func (nd *Node) enterCS(tag uint32, out *proto.Output) {
@@ -87,8 +87,8 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 	switch {
 	case nd.tokenHere:
 		nd.inCS, out.Enter = true, true
-	case nd.bnd != nil && nd.bnd.owed > 0:
-		nd.bnd.pending = true // the previous round is not acknowledged yet
+	case nd.num.hold():
+		// the previous round is not acknowledged yet
 	default:
 		nd.sendRequests(out)
 	}
@@ -98,13 +98,7 @@ func (nd *Node) enterCS(tag uint32, out *proto.Output) {
 // bounded variant the last request of a round makes the node wait for N−1
 // acks before its next.
 func (nd *Node) sendRequests(out *proto.Output) {
-	r := nd.rn[nd.id] + 1
-	if b := nd.bnd; b != nil {
-		r = b.mod(r)
-		if r%b.l == 0 {
-			b.owed = nd.n - 1
-		}
-	}
+	r := nd.num.next(nd.rn[nd.id], nd.n)
 	nd.rn[nd.id], nd.rnTag[nd.id] = r, nd.tag
 	for j := range proto.NodeID(nd.n) {
 		if j != nd.id {
@@ -115,12 +109,7 @@ func (nd *Node) sendRequests(out *proto.Output) {
 
 // unserved reports whether j's latest request known here is not granted by
 // the held token: RN[j] > LN[j]; RN[j] = LN[j]+1 (mod M) when bounded.
-func (nd *Node) unserved(j proto.NodeID) bool {
-	if b := nd.bnd; b != nil {
-		return b.mod(nd.rn[j]-nd.ln[j]) == 1
-	}
-	return nd.rn[j] > nd.ln[j]
-}
+func (nd *Node) unserved(j proto.NodeID) bool { return nd.num.unserved(nd.rn[j], nd.ln[j]) }
 
 func (nd *Node) exitCS(out *proto.Output) {
 	if !nd.inCS {
@@ -163,14 +152,11 @@ func (nd *Node) sendToken(j proto.NodeID, tag uint32, skip int, out *proto.Outpu
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
 	j, r := m.From, int64(m.Stamp)
-	if nd.newer(j, r) {
+	if nd.num.newer(r, nd.rn[j]) {
 		nd.rn[j], nd.rnTag[j] = r, m.Tag
 	}
-	if b := nd.bnd; b != nil {
-		b.cnt[j] = b.mod(b.cnt[j] + 1)
-		if b.cnt[j]%b.l == 0 {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Ack, From: nd.id, To: j, Stamp: uint64(b.cnt[j]), Tag: nd.rnTag[j]})
-		}
+	if c, ack := nd.num.count(j); ack {
+		out.Msgs = append(out.Msgs, proto.Message{Type: Ack, From: nd.id, To: j, Stamp: uint64(c), Tag: nd.rnTag[j]})
 	}
 	if nd.tokenHere && !nd.asked && nd.unserved(j) {
 		nd.sendToken(j, nd.rnTag[j], 0, out) // Q is empty at an idle holder
@@ -189,14 +175,14 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 		nd.inQ[k] = true
 	}
 	nd.tokenHere = true
-	if nd.bnd != nil && nd.bnd.pending {
+	if nd.num.pending() {
 		// Not sent to a node whose request waits for acks (its latest sent
 		// request is granted): kept and released as on exit_cs.
 		nd.release(out)
 		return
 	}
 	if !nd.asked {
-		if nd.bnd == nil {
+		if nd.num.regrant() {
 			nd.ln[nd.id] = nd.rn[nd.id] // a request of its own, if any, was given up
 		}
 		nd.release(out)
