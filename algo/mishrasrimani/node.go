@@ -109,14 +109,14 @@ func (nd *Node) Waiting(f func(j proto.NodeID)) {
 	nd.Node.Waiting(f)
 }
 
-func (nd *Node) waiting() bool { return nd.Asked() && !nd.InCS() && !nd.TokenHere() }
+func (nd *Node) waiting() bool { return nd.Asked && !nd.InCS && !nd.TokenHere }
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	switch in.Kind {
 	case proto.EnterCS:
 		if nd.syncing {
-			if !nd.pending && !nd.Asked() {
+			if !nd.pending && !nd.Asked {
 				nd.pending, nd.pendingTag = true, in.Tag
 			}
 			return
@@ -275,7 +275,7 @@ func (nd *Node) privilegeCheck(m proto.Message, out *proto.Output) {
 		return
 	}
 	j := m.From
-	if nd.TokenHere() {
+	if nd.TokenHere {
 		nd.send(RepCritical, j, nd.gen, 0, m.Payload, out)
 		return
 	}
@@ -298,7 +298,7 @@ func (nd *Node) createPrivilege(m proto.Message, out *proto.Output) {
 	g, j := m.Stamp, m.From
 	aside := nd.syncing && nd.hasAside && nd.aside.Stamp >= g
 	switch {
-	case nd.TokenHere() || aside:
+	case nd.TokenHere || aside:
 		// The token exists: it takes the proposed generation.
 		nd.gen = max(nd.gen, g)
 		if aside {
@@ -466,7 +466,7 @@ func (nd *Node) regenerate(out *proto.Output) {
 	out.Events[EvTokenRegenerated]++
 	nd.broadcast(Recovered, nd.gen, nil, out)
 	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Token, From: nd.ID(), To: nd.ID(),
-		Stamp: nd.gen, Tag: nd.Tag(), Payload: p}}, out)
+		Stamp: nd.gen, Tag: nd.Tag, Payload: p}}, out)
 }
 
 // restart brings a crashed node back: empty state, no token; with the

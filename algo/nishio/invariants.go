@@ -15,10 +15,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return []proto.Invariant{{Name: "held token", When: proto.EveryStep, Check: HeldToken}}
 	}
-	return []proto.Invariant{
-		{Name: "token state", When: proto.EveryStep, Check: TokenState},
-		{Name: "holder knows every request", When: proto.Quiet, Check: HolderKnows},
-	}
+	return sktoken.Invariants(TokenState, HolderKnows)
 }
 
 func nodes(s proto.System) ([]*Node, error) {

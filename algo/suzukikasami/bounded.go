@@ -3,6 +3,7 @@ package suzukikasami
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/algo/sktoken"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -197,11 +198,8 @@ func (Bounded) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return nil
 	}
-	return []proto.Invariant{
-		{Name: "token state", When: proto.EveryStep, Check: TokenState},
-		{Name: "holder knows every request", When: proto.Quiet, Check: HolderKnows},
-		{Name: "rounds acknowledged", When: proto.Quiet, Check: RoundsAcknowledged},
-	}
+	return append(sktoken.Invariants(TokenState, HolderKnows),
+		proto.Invariant{Name: "rounds acknowledged", When: proto.Quiet, Check: RoundsAcknowledged})
 }
 
 // RoundsAcknowledged checks, when no message is in flight, what bounding

@@ -99,6 +99,19 @@ func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 	return got
 }
 
+// LastSent returns the first message of type typ that the last step sent,
+// and fails the test if it sent none.
+func (n *Net) LastSent(typ proto.MsgType) proto.Message {
+	n.T.Helper()
+	for _, m := range n.out.Msgs {
+		if m.Type == typ {
+			return m
+		}
+	}
+	n.T.Fatalf("the last step sent no %s", n.Types[typ].Name)
+	return proto.Message{}
+}
+
 // Out returns what the last step asked for (messages, timers, events, a
 // suspicion); it is valid until the next step.
 func (n *Net) Out() *proto.Output { return &n.out }

@@ -66,3 +66,24 @@ func TestCaught(t *testing.T) {
 		}
 	}
 }
+
+// TestLastSent: the first message of the type asked for, from the last
+// step only.
+func TestLastSent(t *testing.T) {
+	types := []proto.MessageType{{Name: "a", Arg: "none"}, {Name: "b", Arg: "none"}}
+	net := &Net{T: t, Types: types, Nodes: []proto.Node{&sender{msgs: []proto.Message{{Type: 0, To: 1, Stamp: 1}, {Type: 1, To: 1, Stamp: 2}, {Type: 1, To: 1, Stamp: 3}}}}}
+	net.Step(0, proto.Input{Kind: proto.EnterCS})
+	if m := net.LastSent(1); m.Stamp != 2 {
+		t.Errorf("LastSent(1) = %+v, want the message stamped 2", m)
+	}
+	if m := net.LastSent(0); m.Stamp != 1 {
+		t.Errorf("LastSent(0) = %+v, want the message stamped 1", m)
+	}
+}
+
+// sender sends its messages at every step.
+type sender struct{ msgs []proto.Message }
+
+func (s *sender) Step(_ proto.Input, out *proto.Output) { out.Msgs = append(out.Msgs, s.msgs...) }
+func (s *sender) View() proto.View                      { return proto.View{} }
+func (s *sender) Waiting(func(j proto.NodeID))          {}

@@ -1,6 +1,7 @@
-// Package tokennode holds what the failure-free token-based nodes of
-// algo/helaryplouzeauraynal and algo/mizunoneilsenrao do alike with an
-// input before their own rules apply: a node asks for one critical section
+// Package tokennode holds what the token-based nodes of
+// algo/helaryplouzeauraynal, algo/mizunoneilsenrao, algo/suzukikasami (and
+// algo/mishrasrimani through it) and algo/ratoken do alike with an input
+// before their own rules apply: a node asks for one critical section
 // at a time, and enters at once when it holds the idle token. A node embeds
 // State and steps through Gate; its up bit is State's proto.Life, which the
 // host keeps (proto.Admit).
