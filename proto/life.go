@@ -71,3 +71,13 @@ func Step(n Node, in Input, out *Output) {
 	}
 	n.Step(in, out)
 }
+
+// WithoutCrashes returns invs in a run without crashes and none in a run
+// with crashes: the invariants of an algorithm without a failure protocol,
+// whose guarantees a crash voids.
+func WithoutCrashes(crashes bool, invs ...Invariant) []Invariant {
+	if crashes {
+		return nil
+	}
+	return invs
+}

@@ -81,3 +81,13 @@ func TestStepPlain(t *testing.T) {
 		t.Errorf("a node that is not a Recoverer got %d of 3 inputs", n.steps)
 	}
 }
+
+func TestWithoutCrashes(t *testing.T) {
+	inv := Invariant{Name: "x"}
+	if got := WithoutCrashes(false, inv, inv); len(got) != 2 {
+		t.Errorf("without crashes: %d invariants, want 2", len(got))
+	}
+	if got := WithoutCrashes(true, inv); got != nil {
+		t.Errorf("with crashes: %v, want none", got)
+	}
+}

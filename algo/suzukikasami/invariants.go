@@ -12,10 +12,7 @@ import (
 // HolderKnows whenever no message is in flight. Nothing with crashes (the
 // algorithm has no failure protocol).
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return sktoken.Invariants(TokenState, HolderKnows)
+	return proto.WithoutCrashes(crashes, sktoken.Invariants(TokenState, HolderKnows)...)
 }
 
 func nodes(s proto.System) ([]*Node, error) {
