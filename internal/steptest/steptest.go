@@ -197,6 +197,27 @@ func (n *Net) Deliver(msg string, want ...string) {
 	n.T.Fatalf("no pending message %s (pending: %s)", msg, strings.Join(pend, "; "))
 }
 
+// Absorb delivers the pending messages formatted as msgs, in order, and
+// checks that their receipts send nothing.
+func (n *Net) Absorb(msgs ...string) {
+	n.T.Helper()
+	for _, m := range msgs {
+		n.Deliver(m)
+	}
+}
+
+// Drained checks that the steps since the net had sent mark messages sent
+// want, and that no message is left in flight; what names the steps.
+func (n *Net) Drained(what string, mark, want int) {
+	n.T.Helper()
+	if got := n.Sent - mark; got != want {
+		n.T.Errorf("%s took %d messages, want %d", what, got, want)
+	}
+	if len(n.Pending) != 0 {
+		n.T.Errorf("after %s, %d messages left in flight", what, len(n.Pending))
+	}
+}
+
 // Find returns the pending message formatted as msg.
 func (n *Net) Find(msg string) proto.Message {
 	n.T.Helper()
