@@ -253,18 +253,15 @@ func (a Algorithm) StatedCost(n int) proto.Cost {
 }
 
 // WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of
-// one unit (an ℓ-exclusion algorithm: k must be 1).
+// one unit (kexcl.Unit.WithUnits).
 func (a Algorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
-	c := a.Config
-	c.Ell, c.K, c.Seed = ell, k, seed
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return Algorithm{c}, nil
+	return kexcl.Unit(a.Config).WithUnits(ell, k, seed, func(u kexcl.Unit) (proto.Algorithm, error) {
+		return Algorithm{Config(u)}, Config(u).Validate()
+	})
 }
 
 // Units implements proto.KExclusionAlgorithm: ℓ, and K = 1.
-func (a Algorithm) Units() (int, int) { return a.Ell, max(a.K, 1) }
+func (a Algorithm) Units() (int, int) { return kexcl.Unit(a.Config).Units() }
 
 // MaxK says that a request asks for one unit at most: runtimes default
 // --k-max to it.
