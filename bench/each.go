@@ -28,7 +28,7 @@ func InitialCosts(algoName string, n int) ([]int, error) {
 		var pending []proto.Message
 		step := func(id proto.NodeID, in proto.Input) {
 			out.Reset()
-			nodes[id].Step(in, &out)
+			proto.Step(nodes[id], in, &out)
 			pending = append(pending, out.Msgs...)
 		}
 		step(proto.NodeID(i), proto.Input{Kind: proto.EnterCS, Tag: 1})

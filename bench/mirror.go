@@ -348,9 +348,9 @@ func (m *mirror) apply(e *sim.LogEntry) error {
 			return fmt.Errorf("message %d received, not in flight", e.MsgKey)
 		}
 		delete(m.fly, e.MsgKey)
-		n.Step(proto.Input{Kind: proto.Receive, Msg: x.Msg}, &m.out)
+		proto.Step(n, proto.Input{Kind: proto.Receive, Msg: x.Msg}, &m.out)
 	default:
-		n.Step(proto.Input{Kind: e.In, Tag: e.Tag, Timer: e.Timer}, &m.out)
+		proto.Step(n, proto.Input{Kind: e.In, Tag: e.Tag, Timer: e.Timer}, &m.out)
 	}
 	m.steps++
 	after := n.View()

@@ -191,6 +191,6 @@ func (e *Explorer) safeStep(n proto.Node, in *proto.Input) (err error) {
 		}
 	}()
 	e.out.Reset()
-	n.Step(*in, &e.out)
+	proto.Step(n, *in, &e.out)
 	return nil
 }

@@ -541,7 +541,7 @@ type Starter interface {
 // passes the input by address, and gets the node's view after the step
 // from the same call.
 type NodeArray interface {
-	// StepView steps node i with *in, as nodes[i].Step(*in, out) would
+	// StepView steps node i with *in, as Step(nodes[i], *in, out) would
 	// (in is not kept), and returns nodes[i].View() after it.
 	StepView(i int, in *Input, out *Output) View
 }

@@ -224,7 +224,7 @@ func (in *instance) stepAt(id proto.NodeID, input proto.Input, now float64) {
 		in.traceInput(id, input.Kind, now)
 	}
 	in.out.Reset()
-	n.Step(input, &in.out)
+	proto.Step(n, input, &in.out)
 	in.stats.Steps++
 	// The node's view, only where something below reads it: an interface
 	// call and a copy that most steps (a message in, a message out) do not

@@ -830,7 +830,7 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 		after = s.cfg.Array.StepView(int(id), in, &s.out)
 	} else {
 		n := sl.node
-		n.Step(*in, &s.out)
+		proto.Step(n, *in, &s.out)
 		after = n.View()
 	}
 	s.finish(id, sl, in.Kind, after)

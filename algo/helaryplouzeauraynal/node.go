@@ -41,7 +41,7 @@ type Node struct {
 }
 
 func (nd *Node) reset() {
-	*nd = Node{State: tokennode.State{Up: true, TokenHere: nd.id == 0}, id: nd.id, n: nd.n, neighbors: nd.neighbors,
+	*nd = Node{State: tokennode.State{TokenHere: nd.id == 0}, id: nd.id, n: nd.n, neighbors: nd.neighbors,
 		known: nd.known, knownTag: nd.knownTag, path: nd.path, granted: nd.granted}
 	clear(nd.known)
 	clear(nd.knownTag)
@@ -54,8 +54,6 @@ func (nd *Node) reset() {
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	switch nd.Gate(in, out) {
-	case tokennode.Reset:
-		nd.reset()
 	case tokennode.Ask:
 		nd.clock++
 		nd.known[nd.id], nd.knownTag[nd.id] = nd.clock, in.Tag
@@ -75,6 +73,10 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		}
 	}
 }
+
+// Recover implements proto.Recoverer: the node starts again as NewNodes
+// made it.
+func (nd *Node) Recover(*proto.Output) { nd.reset() }
 
 // words is the length of the bitset of n nodes.
 func words(n int) int { return (n + 63) / 64 }

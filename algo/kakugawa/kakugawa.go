@@ -22,8 +22,9 @@ func (c Config) NeedOf(tag uint32) int { return kexcl.Unit(c).NeedOf(tag) }
 
 // Node is one node: Maekawa's protocol (algo/sanders' node on the
 // k-coterie, whose informing and request sets are the quorum) that says
-// it uses one unit while in the critical section.
-type Node struct{ proto.Node }
+// it uses one unit while in the critical section. It is a proto.Recoverer
+// as the inner node is.
+type Node struct{ *sanders.Node }
 
 // Units implements kexcl.UnitNode: one unit while in the critical
 // section.
@@ -64,7 +65,7 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	nodes := make([]Node, n)
 	out := make([]proto.Node, n)
 	for i := range nodes {
-		nodes[i].Node = inner[i]
+		nodes[i].Node = inner[i].(*sanders.Node)
 		out[i] = &nodes[i]
 	}
 	return out
@@ -95,18 +96,15 @@ func (a Algorithm) StatedCost(n int) proto.Cost {
 }
 
 // WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of
-// one unit.
+// one unit (kexcl.Unit.WithUnits).
 func (a Algorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
-	c := a.Config
-	c.Ell, c.K, c.Seed = ell, k, seed
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return Algorithm{c}, nil
+	return kexcl.Unit(a.Config).WithUnits(ell, k, seed, func(u kexcl.Unit) (proto.Algorithm, error) {
+		return Algorithm{Config(u)}, Config(u).Validate()
+	})
 }
 
 // Units implements proto.KExclusionAlgorithm: ℓ, and K = 1.
-func (a Algorithm) Units() (int, int) { return a.Ell, max(a.K, 1) }
+func (a Algorithm) Units() (int, int) { return kexcl.Unit(a.Config).Units() }
 
 // MaxK says that a request asks for one unit at most: runtimes default
 // --k-max to it.

@@ -75,8 +75,8 @@ func AtMost(ell int) proto.Invariant {
 }
 
 // Unit is the configuration of an ℓ-exclusion algorithm (requests of one
-// unit), in algo/kofl's convention; algo/raymondkex's and
-// algo/srimanireddy's Config are Units.
+// unit), in algo/kofl's convention; algo/raymondkex's, algo/srimanireddy's
+// and algo/kakugawa's Config are Units, and share WithUnits and Units.
 type Unit struct {
 	Ell int // ℓ, the nodes allowed in the critical section together (the units, or tokens), ≥ 1
 	// K is the most units a request asks for: 1 (0 means 1), since an
@@ -104,6 +104,24 @@ func (u Unit) Check(name, why string) error {
 
 // NeedOf returns the k of the request with serial tag (NeedOf): 1.
 func (u Unit) NeedOf(tag uint32) int { return NeedOf(u.Seed, u.K, u.Need, tag) }
+
+// Units returns ℓ and K (at least 1): proto.KExclusionAlgorithm.Units of
+// an algorithm configured by u.
+func (u Unit) Units() (int, int) { return u.Ell, max(u.K, 1) }
+
+// WithUnits is proto.KExclusionAlgorithm.WithUnits of an ℓ-exclusion
+// algorithm configured by u (algo/raymondkex, algo/srimanireddy,
+// algo/kakugawa): u with ℓ units, requests of at most k units and seed,
+// made an algorithm by build, which returns its Validate's error too; nil
+// and that error if it refuses.
+func (u Unit) WithUnits(ell, k int, seed uint64, build func(Unit) (proto.Algorithm, error)) (proto.Algorithm, error) {
+	u.Ell, u.K, u.Seed = ell, k, seed
+	a, err := build(u)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
 
 // Invariants returns the invariants of an ℓ-exclusion algorithm without a
 // failure protocol: none with crashes; otherwise AtMost(ell) and own after

@@ -165,18 +165,17 @@ type Local struct {
 // Node is one processor of the ring. Only Step, Start and SetLocal change
 // it.
 type Node struct {
-	p     *params
-	id    proto.NodeID
-	next  proto.NodeID
-	n     int
-	up    bool
+	p    *params
+	id   proto.NodeID
+	next proto.NodeID
+	n    int
+	proto.Life
 	fresh bool   // Root in the initial state: Start begins the first traversal
 	timer uint32 // Root: the Seq of its live timer
 	st    Local
 }
 
 func (nd *Node) init() {
-	nd.up = true
 	nd.fresh = nd.id == 0
 	nd.st = Local{Need: 1}
 }
@@ -197,7 +196,6 @@ func (nd *Node) State() Local { return nd.st }
 // configuration); the node is up and no longer fresh.
 func (nd *Node) SetLocal(l Local) {
 	nd.st = l
-	nd.up = true
 	nd.fresh = false
 }
 
@@ -234,20 +232,6 @@ func order(b bool) uint8 {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
-		nd.init()
-		nd.fresh = false
-		if nd.Root() {
-			nd.armTimer(out)
-		}
-		return
-	case !nd.up:
-		return
-	case in.Kind == proto.Crash:
-		nd.up = false
-		return
-	}
 	nd.settle(out) // an arbitrary state may start with A_l1/A_l7 enabled
 	switch in.Kind {
 	case proto.EnterCS:
@@ -268,6 +252,15 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		nd.receive(&in.Msg, out)
 	}
 	nd.settle(out)
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(out *proto.Output) {
+	nd.init()
+	nd.fresh = false
+	if nd.Root() {
+		nd.armTimer(out)
+	}
 }
 
 // settle runs A_l1 (Root) / A_l7: a node outside releases its enabled
@@ -471,7 +464,7 @@ func (nd *Node) armTimer(out *proto.Output) {
 // the CToken had come back (A_c1): it creates the ℓ tokens, sends
 // <Collect, 0> and <CToken, 1>. Other nodes do nothing.
 func (nd *Node) Start(out *proto.Output) {
-	if !nd.up || !nd.Root() {
+	if !nd.Up() || !nd.Root() {
 		return
 	}
 	if nd.fresh {
@@ -499,7 +492,7 @@ func (nd *Node) View() proto.View {
 	if nd.st.Mode == In {
 		units = nd.st.Need
 	}
-	return proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.st.Mode == In, Asked: nd.st.Mode != Out, TokenHere: nd.enabled() > 0}, Tag: nd.st.Tag, Gen: nd.st.MySeq, Units: units}
+	return proto.View{Bits: proto.Bits{Up: nd.Up(), InCS: nd.st.Mode == In, Asked: nd.st.Mode != Out, TokenHere: nd.enabled() > 0}, Tag: nd.st.Tag, Gen: nd.st.MySeq, Units: units}
 }
 
 // Units implements kexcl.UnitNode: NEED while in the critical section.

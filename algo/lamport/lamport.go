@@ -20,8 +20,8 @@ var messageTypes = []proto.MessageType{
 
 // Node is one node of Lamport's algorithm. Only Step changes it.
 type Node struct {
-	id    proto.NodeID
-	up    bool
+	id proto.NodeID
+	proto.Life
 	clock uint64
 	// queue[j] is the timestamp of node j's request in this node's queue,
 	// 0 if none (timestamps start at 1).
@@ -40,7 +40,7 @@ func (n *Node) init(id proto.NodeID, size int) {
 		q = make([]uint64, size)
 	}
 	clear(q)
-	*n = Node{id: id, up: true, queue: q}
+	*n = Node{id: id, queue: q}
 }
 
 func (n *Node) broadcast(out *proto.Output, m proto.Message) {
@@ -69,16 +69,7 @@ func (n *Node) dequeue(j proto.NodeID) {
 
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
-		n.init(n.id, len(n.queue))
-		return
-	case !n.up:
-		return
-	}
 	switch in.Kind {
-	case proto.Crash:
-		n.up = false
 	case proto.EnterCS:
 		if n.asked {
 			return // one request at a time; the runtimes never ask twice
@@ -117,6 +108,11 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
+// Recover implements proto.Recoverer.
+func (n *Node) Recover(*proto.Output) {
+	n.init(n.id, len(n.queue))
+}
+
 // tryEnter enters the critical section if the node has every reply and its
 // request heads its queue.
 func (n *Node) tryEnter(out *proto.Output) {
@@ -139,7 +135,7 @@ func (n *Node) first() bool {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	v := proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
+	v := proto.View{Bits: proto.Bits{Up: n.Up(), InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
 	if n.asked {
 		v.Gen = n.ts
 	}

@@ -1,7 +1,6 @@
 package lamport
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/ocbench/ocbench/internal/reorder"
@@ -126,44 +125,11 @@ func TestNeedsFIFO(t *testing.T) {
 	}
 }
 
-// TestLoneRequest: a request from the quiescent state costs exactly
-// 3(n−1) messages (survey, Table 2), for every requester.
-func TestLoneRequest(t *testing.T) {
-	for _, n := range []int{2, 4, 8, 16, 256} {
-		want := int(Algorithm{}.StatedCost(n).High)
-		lone := reorder.NewLone(t, reorder.Config{Alg: Algorithm{}, N: n})
-		for _, r := range []int{0, n / 2, n - 1} {
-			if sent := lone.Serve(proto.NodeID(r), uint32(r+1)); sent != want || want != 3*(n-1) {
-				t.Errorf("n=%d, requester %d: %d messages, want 3(n−1) = %d", n, r, sent, 3*(n-1))
-			}
-		}
-	}
-}
-
-// TestRandom drives n ∈ {2, 4, 8, 16} nodes with random requests (serials
-// increasing per node, not consecutive, not ordered between nodes) and a
-// random delivery order that keeps each channel FIFO (NeedsFIFO),
-// with internal/reorder's checks after every step (mutual exclusion, the
-// entry's view, the invariants, no third node named in a message); at the
-// end every request was served with exactly 3(n−1) messages, nothing is
-// in flight and no node queues a request.
-func TestRandom(t *testing.T) {
-	for _, n := range []int{2, 4, 8, 16} {
-		seeds := 200
-		if n == 16 {
-			seeds = 50
-		}
-		for seed := range seeds {
-			t.Run(fmt.Sprintf("n=%d/seed=%d", n, seed), func(t *testing.T) { random(t, n, uint64(seed), 20*n) })
-		}
-	}
-}
-
-func random(t *testing.T, n int, seed uint64, requests int) {
-	res := reorder.Run(t, reorder.Config{Alg: Algorithm{}, N: n, Seed: seed, Requests: requests, FIFO: true, Checks: []func(proto.System) error{reorder.PlainMessages}})
-	if least, most := res.Costs(); least != 3*(n-1) || most != least || len(res.ByTag) != requests {
-		t.Fatalf("%d requests cost %d to %d messages, want 3(n−1) = %d", len(res.ByTag), least, most, 3*(n-1))
-	}
+// TestCost: every request costs exactly 3(n−1) messages (survey, Table
+// 2): alone from the quiescent state at every requester, and under random
+// requests and a random delivery order that keeps each channel FIFO (NeedsFIFO) (reorder.ExactCost).
+func TestCost(t *testing.T) {
+	reorder.ExactCost(t, Algorithm{}, 3, true)
 }
 
 // TestCrashRecover: a crashed node ignores every input; it recovers in the

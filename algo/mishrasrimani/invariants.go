@@ -65,13 +65,13 @@ func HeldToken(s proto.System) error {
 		if s.Down(proto.NodeID(i)) {
 			continue
 		}
-		if x.InCS() && !x.TokenHere() {
+		if x.InCS && !x.TokenHere {
 			return fmt.Errorf("node %d is in the critical section without the token", i)
 		}
-		if x.TokenHere() && x.syncing {
+		if x.TokenHere && x.syncing {
 			return fmt.Errorf("node %d holds the token while it syncs after a restart", i)
 		}
-		if !x.TokenHere() {
+		if !x.TokenHere {
 			continue
 		}
 		seen := make(map[proto.NodeID]bool)

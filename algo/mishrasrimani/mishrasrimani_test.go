@@ -179,7 +179,7 @@ func TestStaleTokenDiscarded(t *testing.T) {
 	net.Deliver("no_crit() 3→2", to("create_privilege()", 2, 4)...)
 	net.Deliver("create_privilege() 2→3", "update(1) 3→2")
 	net.Deliver("token() 1→3")
-	if net.Out().Events[EvStaleToken] != 1 || ms(net, 3).TokenHere() {
+	if net.Out().Events[EvStaleToken] != 1 || ms(net, 3).TokenHere {
 		t.Fatal("node 3 did not discard the old token")
 	}
 	net.Deliver("create_privilege() 2→1", "update(1) 1→2")

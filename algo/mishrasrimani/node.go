@@ -30,9 +30,9 @@ const (
 // protocol around it.
 type Node struct {
 	suzukikasami.Node
-	ft      *Config // nil: failure-free
-	wait    float64 // the token time-out, in δ
-	up      bool
+	ft   *Config // nil: failure-free
+	wait float64 // the token time-out, in δ
+	proto.Life
 	gen     uint64 // the newest token generation the node knows
 	phase   uint8
 	syncing bool // recovered, waiting for the restart answers
@@ -64,7 +64,7 @@ type Node struct {
 }
 
 func (nd *Node) init(id proto.NodeID, n int, ft *Config) {
-	*nd = Node{ft: ft, up: true, observing: proto.Nil}
+	*nd = Node{ft: ft, observing: proto.Nil}
 	nd.Node.Init(id, n)
 	if ft != nil {
 		nd.wait = ft.Wait(n)
@@ -87,11 +87,11 @@ func (nd *Node) Gen() uint64 { return nd.gen }
 // token it held is lost with it); a node that is syncing reports the
 // largest generation: it takes no token until it knows the current one.
 func (nd *Node) View() proto.View {
-	if !nd.up {
+	if !nd.Up() {
 		return proto.View{Gen: nd.gen}
 	}
 	v := nd.Node.View()
-	v.Up, v.Gen = nd.up, nd.gen
+	v.Up, v.Gen = nd.Up(), nd.gen
 	if nd.syncing {
 		v.Gen = math.MaxUint64
 	}
@@ -109,25 +109,14 @@ func (nd *Node) Waiting(f func(j proto.NodeID)) {
 	nd.Node.Waiting(f)
 }
 
-func (nd *Node) waiting() bool { return nd.Asked() && !nd.InCS() && !nd.TokenHere() }
+func (nd *Node) waiting() bool { return nd.Asked && !nd.InCS && !nd.TokenHere }
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-		return
-	case proto.Recover:
-		nd.restart(out)
-		return
-	}
-	if !nd.up {
-		return
-	}
-	switch in.Kind {
 	case proto.EnterCS:
 		if nd.syncing {
-			if !nd.pending && !nd.Asked() {
+			if !nd.pending && !nd.Asked {
 				nd.pending, nd.pendingTag = true, in.Tag
 			}
 			return
@@ -145,6 +134,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.fire(in.Timer.Kind, out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(out *proto.Output) {
+	nd.restart(out)
 }
 
 // base steps the embedded Suzuki–Kasami node, stamps the tokens it sends
@@ -281,7 +275,7 @@ func (nd *Node) privilegeCheck(m proto.Message, out *proto.Output) {
 		return
 	}
 	j := m.From
-	if nd.TokenHere() {
+	if nd.TokenHere {
 		nd.send(RepCritical, j, nd.gen, 0, m.Payload, out)
 		return
 	}
@@ -304,7 +298,7 @@ func (nd *Node) createPrivilege(m proto.Message, out *proto.Output) {
 	g, j := m.Stamp, m.From
 	aside := nd.syncing && nd.hasAside && nd.aside.Stamp >= g
 	switch {
-	case nd.TokenHere() || aside:
+	case nd.TokenHere || aside:
 		// The token exists: it takes the proposed generation.
 		nd.gen = max(nd.gen, g)
 		if aside {
@@ -472,7 +466,7 @@ func (nd *Node) regenerate(out *proto.Output) {
 	out.Events[EvTokenRegenerated]++
 	nd.broadcast(Recovered, nd.gen, nil, out)
 	nd.base(proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: Token, From: nd.ID(), To: nd.ID(),
-		Stamp: nd.gen, Tag: nd.Tag(), Payload: p}}, out)
+		Stamp: nd.gen, Tag: nd.Tag, Payload: p}}, out)
 }
 
 // restart brings a crashed node back: empty state, no token; with the

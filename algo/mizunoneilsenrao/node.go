@@ -64,7 +64,7 @@ func (nd *Node) init(a Agreement, a0 []proto.NodeID) {
 // and so do the nodes whose A_i holds node 0 (on the grid these are the
 // same nodes; on the binary tree every A_i holds the root, node 0).
 func (nd *Node) reset() {
-	*nd = Node{State: tokennode.State{Up: true}, id: nd.id, n: nd.n, request: nd.request, acquired: nd.acquired,
+	*nd = Node{State: tokennode.State{}, id: nd.id, n: nd.n, request: nd.request, acquired: nd.acquired,
 		knowsStart: nd.knowsStart, rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
 	clear(nd.rn)
 	clear(nd.rnTag)
@@ -81,8 +81,6 @@ func (nd *Node) reset() {
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	switch nd.Gate(in, out) {
-	case tokennode.Reset:
-		nd.reset()
 	case tokennode.Ask:
 		nd.rn[nd.id]++
 		nd.rnTag[nd.id] = in.Tag
@@ -119,6 +117,10 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 		}
 	}
 }
+
+// Recover implements proto.Recoverer: the node starts again as NewNodes
+// made it.
+func (nd *Node) Recover(*proto.Output) { nd.reset() }
 
 // learn records request number r of node j, of serial tag.
 func (nd *Node) learn(j proto.NodeID, r int64, tag uint32) {

@@ -40,7 +40,7 @@ func Pointers(s proto.System) error {
 		if n == nil {
 			return fmt.Errorf("node %d is not a Naimi–Trehel node", i)
 		}
-		if !n.up {
+		if !n.Up() {
 			continue
 		}
 		switch {

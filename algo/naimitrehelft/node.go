@@ -49,7 +49,7 @@ type Node struct {
 	n  int
 	ft bool
 	tm Timing
-	up bool
+	proto.Life
 
 	last, next proto.NodeID // the paper's LAST and NEXT (Nil for NEXT = 0)
 	nextTag    uint32       // the serial of NEXT's request
@@ -82,7 +82,7 @@ type Node struct {
 }
 
 func (n *Node) init(id proto.NodeID, size int, ft bool, tm Timing) {
-	*n = Node{id: id, n: size, ft: ft, tm: tm, up: true, last: 0, next: proto.Nil, passedTo: proto.Nil}
+	*n = Node{id: id, n: size, ft: ft, tm: tm, last: 0, next: proto.Nil, passedTo: proto.Nil}
 	if id == 0 {
 		n.tokenHere = true
 	}
@@ -91,7 +91,7 @@ func (n *Node) init(id proto.NodeID, size int, ft bool, tm Timing) {
 // View implements proto.Node. During a recovered node's quiet window Gen
 // is the largest generation: the node discards every token that arrives.
 func (n *Node) View() proto.View {
-	if !n.up {
+	if !n.Up() {
 		return proto.View{Gen: n.gen}
 	}
 	v := proto.View{Bits: proto.Bits{Up: true, TokenHere: n.tokenHere, InCS: n.inCS, Asked: n.asked}, Tag: n.tag, Gen: n.gen}
@@ -104,7 +104,7 @@ func (n *Node) View() proto.View {
 // Waiting implements proto.Node: the node's own request while it waits,
 // and NEXT's.
 func (n *Node) Waiting(f func(j proto.NodeID)) {
-	if !n.up {
+	if !n.Up() {
 		return
 	}
 	if n.asked && !n.inCS {
@@ -178,17 +178,6 @@ func (n *Node) see(g uint64) {
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
 	switch in.Kind {
-	case proto.Crash:
-		n.up = false
-		return
-	case proto.Recover:
-		n.recover(out)
-		return
-	}
-	if !n.up {
-		return
-	}
-	switch in.Kind {
 	case proto.EnterCS:
 		n.request(in.Tag, out)
 	case proto.ExitCS:
@@ -198,6 +187,11 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	case proto.Fire:
 		n.fire(in.Timer, out)
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (n *Node) Recover(out *proto.Output) {
+	n.recover(out)
 }
 
 // request: node i wants the critical section.
@@ -584,7 +578,6 @@ func (n *Node) recover(out *proto.Output) {
 		n.seq = seq
 		return
 	}
-	n.up = true
 	n.tokenHere, n.inCS, n.asked, n.held, n.consults, n.stale = false, false, false, false, false, false
 	n.next, n.nextTag, n.tag, n.passedTo = proto.Nil, 0, 0, proto.Nil
 	n.questions = n.questions[:0]

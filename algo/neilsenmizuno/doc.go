@@ -55,7 +55,8 @@
 //     most one message is ever in flight on an edge, and order cannot
 //     matter. The token goes from the node whose next is the requester,
 //     which sets next only once per request.
-//   - Crash sets Up = false and ignores every input until Recover, which
+//   - Crash: the host takes the node down and drops its inputs until
+//     Recover (proto.Step), which
 //     re-initializes the node (no failure protocol; the runtimes refuse
 //     crashes for it).
 package neilsenmizuno

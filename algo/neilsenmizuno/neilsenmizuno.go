@@ -20,8 +20,8 @@ var messageTypes = []proto.MessageType{
 
 // Node is one node of the Neilsen–Mizuno algorithm.
 type Node struct {
-	id      proto.NodeID
-	up      bool
+	id proto.NodeID
+	proto.Life
 	holding bool         // holds the idle token
 	inCS    bool         // in its critical section (holds the token)
 	asked   bool         // has a request outstanding (waiting or in its CS)
@@ -34,7 +34,7 @@ type Node struct {
 
 func (nd *Node) init() {
 	id := nd.id
-	*nd = Node{id: id, up: true, last: nd.father, next: proto.Nil, father: nd.father}
+	*nd = Node{id: id, last: nd.father, next: proto.Nil, father: nd.father}
 	if id == 0 {
 		nd.last, nd.holding = proto.Nil, true
 	}
@@ -42,16 +42,6 @@ func (nd *Node) init() {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Crash:
-		nd.up = false
-		return
-	case in.Kind == proto.Recover:
-		nd.init()
-		return
-	case !nd.up:
-		return
-	}
 	switch in.Kind {
 	case proto.EnterCS:
 		nd.enterCS(in.Tag, out)
@@ -65,6 +55,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.token(out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init()
 }
 
 func (nd *Node) send(out *proto.Output, m proto.Message) {
@@ -123,7 +118,7 @@ func (nd *Node) exitCS(out *proto.Output) {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	if !nd.up {
+	if !nd.Up() {
 		return proto.View{}
 	}
 	return proto.View{Bits: proto.Bits{Up: true, TokenHere: nd.holding || nd.inCS, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
@@ -132,7 +127,7 @@ func (nd *Node) View() proto.View {
 // Waiting implements proto.Node: the node's own request while it waits for
 // the token, and the request it will pass the token to (next).
 func (nd *Node) Waiting(f func(j proto.NodeID)) {
-	if !nd.up {
+	if !nd.Up() {
 		return
 	}
 	if nd.asked && !nd.inCS {

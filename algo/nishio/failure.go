@@ -27,22 +27,18 @@ func (nd *Node) await(out *proto.Output) {
 // waiting reports whether the node waits for the token.
 func (nd *Node) waiting() bool { return nd.asked && !nd.inCS && !nd.tokenHere }
 
-// crash: the processor's state is lost (the request, the critical
-// section, the token held, a round in progress); the controller's
-// counters (RN, the request granted, the age) are kept.
-func (nd *Node) crash() {
-	nd.up = false
+// Crash implements proto.Crasher: the processor's state is lost (the
+// request, the critical section, the token held, a round in progress); the
+// controller's counters (RN, the request granted, the age) are kept.
+func (nd *Node) Crash(*proto.Output) {
 	nd.tokenHere, nd.asked, nd.inCS, nd.cand = false, false, false, false
 	nd.seq++ // every timer set before is void
 }
 
-// recover: the node is back, asks for nothing and holds no token; it keeps
-// its age, so it discards a token older than the most recent one it knew.
-func (nd *Node) recover() {
-	if nd.up {
-		return
-	}
-	nd.up = true
+// Recover implements proto.Recoverer: the node is back, asks for nothing
+// and holds no token; it keeps its age, so it discards a token older than
+// the most recent one it knew.
+func (nd *Node) Recover(*proto.Output) {
 	nd.seq++
 }
 

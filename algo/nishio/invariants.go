@@ -15,10 +15,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return []proto.Invariant{{Name: "held token", When: proto.EveryStep, Check: HeldToken}}
 	}
-	return []proto.Invariant{
-		{Name: "token state", When: proto.EveryStep, Check: TokenState},
-		{Name: "holder knows every request", When: proto.Quiet, Check: HolderKnows},
-	}
+	return sktoken.Invariants(TokenState, HolderKnows)
 }
 
 func nodes(s proto.System) ([]*Node, error) {
@@ -98,7 +95,7 @@ func HeldToken(s proto.System) error {
 		return err
 	}
 	for h, x := range nd {
-		if !x.up {
+		if !x.Up() {
 			continue
 		}
 		if x.inCS && !x.tokenHere {

@@ -60,10 +60,10 @@ type Config struct {
 
 // Node is one node of Nishio, Li and Manning's algorithm.
 type Node struct {
-	id        proto.NodeID
-	n         int
-	ft        *Config // nil: the failure-free algorithm, no timer
-	up        bool
+	id proto.NodeID
+	n  int
+	ft *Config // nil: the failure-free algorithm, no timer
+	proto.Life
 	tokenHere bool
 	asked     bool
 	inCS      bool
@@ -88,7 +88,7 @@ type Node struct {
 }
 
 func (nd *Node) init(id proto.NodeID, n int, ft *Config) {
-	*nd = Node{id: id, n: n, ft: ft, up: true, rn: make([]int64, n), rnTag: make([]uint32, n)}
+	*nd = Node{id: id, n: n, ft: ft, rn: make([]int64, n), rnTag: make([]uint32, n)}
 	if id == 0 {
 		nd.tokenHere = true
 		nd.ln = make([]int64, n)
@@ -97,17 +97,6 @@ func (nd *Node) init(id proto.NodeID, n int, ft *Config) {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch in.Kind {
-	case proto.Crash:
-		nd.crash()
-		return
-	case proto.Recover:
-		nd.recover()
-		return
-	}
-	if !nd.up {
-		return
-	}
 	switch in.Kind {
 	case proto.EnterCS:
 		nd.enterCS(in.Tag, out)
@@ -238,7 +227,7 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 
 // View implements proto.Node: Gen is the node's age.
 func (nd *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag, Gen: nd.age}
+	return proto.View{Bits: proto.Bits{Up: nd.Up(), TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag, Gen: nd.age}
 }
 
 // Waiting implements proto.Node: the node itself while its request waits

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ocbench/ocbench/internal/nodecast"
+	"github.com/ocbench/ocbench/algo/internal/arbiter"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -45,7 +45,8 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	out := make([]proto.Node, n)
 	for i := range nodes {
 		id := proto.NodeID(i)
-		nodes[i].init(id, a.Quorums.Quorum(id, n))
+		q := a.Quorums.Quorum(id, n)
+		nodes[i].Init(id, n, q, q, arbiter.All{}, false)
 		out[i] = &nodes[i]
 	}
 	return out
@@ -103,40 +104,15 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }
-
 // InCSHoldsQuorum checks that a node in the critical section asked for it
 // and holds the permission of every member of its quorum. O(n).
-func InCSHoldsQuorum(s proto.System) error {
-	for _, n := range nodes(s) {
-		if n.inCS && (!n.asked || n.granted != len(n.quorum)) {
-			return fmt.Errorf("node %d is in the critical section with asked=%v and %d of %d permissions", n.id, n.asked, n.granted, len(n.quorum))
-		}
-	}
-	return nil
-}
+func InCSHoldsQuorum(s proto.System) error { return arbiter.InCSHoldsQuorum(s) }
 
 // QueueHeads checks the first two requests of every arbiter's queue: the
 // arbiter is locked if a request waits, the second request has been told it
 // failed, and the first, if not, comes before the lock and the lock's
 // holder was inquired. O(n).
-func QueueHeads(s proto.System) error {
-	for _, n := range nodes(s) {
-		if len(n.queue) == 0 {
-			continue
-		}
-		h := n.queue[0]
-		switch {
-		case !n.locked:
-			return fmt.Errorf("arbiter %d is free and %d requests wait", n.id, len(n.queue))
-		case len(n.queue) > 1 && (!n.queue[1].failed || n.queue[1].before(h)):
-			return fmt.Errorf("arbiter %d: the second waiting request (%d, node %d) is out of order or was not told it failed", n.id, n.queue[1].ts, n.queue[1].id)
-		case !h.failed && (!h.before(n.lock) || !n.inquired):
-			return fmt.Errorf("arbiter %d: the first waiting request (%d, node %d) was not told it failed, and lock (%d, node %d) inquired=%v", n.id, h.ts, h.id, n.lock.ts, n.lock.id, n.inquired)
-		}
-	}
-	return nil
-}
+func QueueHeads(s proto.System) error { return arbiter.QueueHeads(s) }
 
 // OnePermission checks, when no message is in flight, that a locked
 // arbiter's permission is held by exactly the request it is locked for and a
@@ -144,47 +120,4 @@ func QueueHeads(s proto.System) error {
 // failed agree with its quorum's states (never both for one member), and
 // that every queue is in priority order and holds only waiting requests.
 // O(n·K).
-func OnePermission(s proto.System) error {
-	ns := nodes(s)
-	holders := make([]int, len(ns))
-	for _, n := range ns {
-		if !n.asked {
-			continue
-		}
-		granted, failed := 0, 0
-		for k, p := range n.perm {
-			if p&permFailed != 0 {
-				failed++
-			}
-			if p&permGranted == 0 {
-				continue
-			}
-			granted++
-			if p&permFailed != 0 {
-				return fmt.Errorf("node %d holds the permission of arbiter %d and counts it failed", n.id, n.quorum[k])
-			}
-			a := ns[n.quorum[k]]
-			holders[a.id]++
-			if !a.locked || a.lock.id != n.id || a.lock.tag != n.tag {
-				return fmt.Errorf("node %d holds the permission of arbiter %d, which is not locked for it", n.id, a.id)
-			}
-		}
-		if granted != n.granted || failed != n.failed {
-			return fmt.Errorf("node %d counts %d permissions and %d failed, its quorum says %d and %d", n.id, n.granted, n.failed, granted, failed)
-		}
-	}
-	for _, a := range ns {
-		if a.locked && holders[a.id] != 1 {
-			return fmt.Errorf("arbiter %d is locked for node %d, and %d nodes hold its permission", a.id, a.lock.id, holders[a.id])
-		}
-		for k, r := range a.queue {
-			if k > 0 && r.before(a.queue[k-1]) {
-				return fmt.Errorf("arbiter %d: queue out of order at %d", a.id, k)
-			}
-			if w := ns[r.id]; !w.asked || w.inCS || w.tag != r.tag {
-				return fmt.Errorf("arbiter %d queues request %d of node %d, which does not wait for it", a.id, r.tag, r.id)
-			}
-		}
-	}
-	return nil
-}
+func OnePermission(s proto.System) error { return arbiter.OnePermission(s) }

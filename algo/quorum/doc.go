@@ -9,6 +9,11 @@
 // construction is a Quorums value: Grid (--algo maekawa) or Tree (--algo
 // agrawal-el-abbadi).
 //
+// The node is Sanders' (algo/internal/arbiter), the general form of this
+// protocol, with I_i = R_i = the quorum and every requester in every
+// member's status set: this package names the messages, builds the quorums
+// and names the invariants.
+//
 // # The protocol
 //
 // Every node is a requester and an arbiter. A request's priority is its

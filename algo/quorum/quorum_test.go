@@ -203,9 +203,9 @@ func idleWhenQuiet(s proto.System) error {
 // idle checks that every node is idle: nothing asked, every arbiter free.
 func idle(nodes []proto.Node) error {
 	for i, nd := range nodes {
-		n := nd.(*Node)
-		if n.asked || n.inCS || n.locked || len(n.queue) > 0 {
-			return fmt.Errorf("node %d is not idle: asked=%v inCS=%v locked=%v queue=%d", i, n.asked, n.inCS, n.locked, len(n.queue))
+		if n := nd.(*Node); !n.Idle() {
+			v := n.View()
+			return fmt.Errorf("node %d is not idle: asked=%v inCS=%v locked=%v", i, v.Asked, v.InCS, n.Busy())
 		}
 	}
 	return nil

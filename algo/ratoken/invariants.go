@@ -12,13 +12,7 @@ import (
 // HolderKnows whenever no message is in flight. Nothing with crashes (the
 // algorithm has no failure protocol).
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		{Name: "token state", When: proto.EveryStep, Check: TokenState},
-		{Name: "holder knows every request", When: proto.Quiet, Check: HolderKnows},
-	}
+	return proto.WithoutCrashes(crashes, sktoken.Invariants(TokenState, HolderKnows)...)
 }
 
 func nodes(s proto.System) ([]*Node, error) {
@@ -56,13 +50,13 @@ func TokenState(s proto.System) error {
 			return fmt.Errorf("node %d: its request's timestamp %d is ahead of its clock %d", j, t, x.clock)
 		case tok[j] > t:
 			return fmt.Errorf("node %d: the token grants its request %d, its latest is %d", j, tok[j], t)
-		case !x.asked && tok[j] != t:
+		case !x.Asked && tok[j] != t:
 			return fmt.Errorf("node %d is not asking, and its request %d is not granted (token[%d] = %d)", j, t, j, tok[j])
-		case x.asked && !x.inCS && tok[j] == t:
+		case x.Asked && !x.InCS && tok[j] == t:
 			return fmt.Errorf("node %d waits, and its request %d is granted", j, t)
 		}
 	}
-	if h := nd[owner]; !flying && !h.asked {
+	if h := nd[owner]; !flying && !h.Asked {
 		for j := range nd {
 			if h.req[j] > tok[j] {
 				return fmt.Errorf("the idle holder %d keeps the token, and knows node %d's request %d is not granted", owner, j, h.req[j])
@@ -85,5 +79,5 @@ func HolderKnows(s proto.System) error {
 
 // view is what sktoken reads of a node.
 func view(x *Node) sktoken.View {
-	return sktoken.View{TokenHere: x.tokenHere, InCS: x.inCS, Asked: x.asked, Tag: x.tag, Req: x.req}
+	return sktoken.View{TokenHere: x.TokenHere, InCS: x.InCS, Asked: x.Asked, Tag: x.Tag, Req: x.req}
 }

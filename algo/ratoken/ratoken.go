@@ -2,6 +2,7 @@ package ratoken
 
 import (
 	"github.com/ocbench/ocbench/internal/nodecast"
+	"github.com/ocbench/ocbench/internal/tokennode"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -18,14 +19,10 @@ var messageTypes = []proto.MessageType{
 
 // Node is one node of Ricart–Agrawala's token algorithm.
 type Node struct {
-	id        proto.NodeID
-	n         int
-	up        bool
-	tokenHere bool
-	asked     bool
-	inCS      bool
-	tag       uint32 // the serial of the node's current (or last) request
-	clock     uint64 // Lamport clock
+	id              proto.NodeID
+	n               int
+	tokennode.State        // the request state, and the up bit
+	clock           uint64 // Lamport clock
 
 	req    []int64  // request[j]: the highest timestamp received from j (own for j = id)
 	reqTag []uint32 // the serial of j's request req[j]
@@ -34,32 +31,30 @@ type Node struct {
 }
 
 func (nd *Node) init(id proto.NodeID, n int) {
-	*nd = Node{id: id, n: n, up: true, req: make([]int64, n), reqTag: make([]uint32, n)}
+	*nd = Node{id: id, n: n, req: make([]int64, n), reqTag: make([]uint32, n)}
 	if id == 0 {
-		nd.tokenHere = true
+		nd.TokenHere = true
 		nd.tok = make([]int64, n)
 	}
 }
 
-// Step implements proto.Node.
+// Step implements proto.Node: the request state's gate (tokennode), then
+// Ricart and Agrawala's rules.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-		return
-	case proto.Recover:
-		nd.init(nd.id, nd.n)
-		return
-	}
-	if !nd.up {
-		return
-	}
-	switch in.Kind {
-	case proto.EnterCS:
-		nd.enterCS(in.Tag, out)
-	case proto.ExitCS:
-		nd.exitCS(out)
-	case proto.Receive:
+	switch nd.Gate(in, out) {
+	case tokennode.Ask:
+		nd.clock++
+		nd.req[nd.id], nd.reqTag[nd.id] = int64(nd.clock), in.Tag
+		for j := range proto.NodeID(nd.n) {
+			if j != nd.id {
+				out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j,
+					Stamp: nd.clock, Tag: in.Tag})
+			}
+		}
+	case tokennode.Leave:
+		nd.tok[nd.id] = nd.req[nd.id]
+		nd.release(out)
+	case tokennode.Deliver:
 		switch in.Msg.Type {
 		case Request:
 			nd.request(in.Msg, out)
@@ -69,32 +64,9 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
-func (nd *Node) enterCS(tag uint32, out *proto.Output) {
-	if nd.asked {
-		return // one request at a time
-	}
-	nd.asked, nd.tag = true, tag
-	if nd.tokenHere {
-		nd.inCS, out.Enter = true, true
-		return
-	}
-	nd.clock++
-	nd.req[nd.id], nd.reqTag[nd.id] = int64(nd.clock), tag
-	for j := range proto.NodeID(nd.n) {
-		if j != nd.id {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j,
-				Stamp: nd.clock, Tag: tag})
-		}
-	}
-}
-
-func (nd *Node) exitCS(out *proto.Output) {
-	if !nd.inCS {
-		return
-	}
-	nd.inCS, nd.asked = false, false
-	nd.tok[nd.id] = nd.req[nd.id]
-	nd.release(out)
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init(nd.id, nd.n)
 }
 
 // release sends the token to the first node after this one, in circular
@@ -103,7 +75,7 @@ func (nd *Node) release(out *proto.Output) {
 	for k := 1; k < nd.n; k++ {
 		j := proto.NodeID((int(nd.id) + k) % nd.n)
 		if nd.req[j] > nd.tok[j] {
-			nd.tokenHere = false
+			nd.TokenHere = false
 			out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j,
 				Tag: nd.reqTag[j], Payload: append([]int64(nil), nd.tok...)})
 			return
@@ -117,7 +89,7 @@ func (nd *Node) request(m proto.Message, out *proto.Output) {
 	if int64(t) > nd.req[j] {
 		nd.req[j], nd.reqTag[j] = int64(t), m.Tag
 	}
-	if nd.tokenHere && !nd.asked {
+	if nd.TokenHere && !nd.Asked {
 		nd.release(out)
 	}
 }
@@ -127,27 +99,22 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 		nd.tok = make([]int64, nd.n)
 	}
 	copy(nd.tok, m.Payload)
-	nd.tokenHere = true
-	if !nd.asked {
+	nd.TokenHere = true
+	if !nd.Asked {
 		nd.release(out)
 		return
 	}
-	nd.inCS, out.Enter = true, true
-}
-
-// View implements proto.Node.
-func (nd *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
+	nd.InCS, out.Enter = true, true
 }
 
 // Waiting implements proto.Node: the node itself while its request waits
 // for the token; at the holder, the nodes whose request it knows is not
 // granted, in the order it would serve them.
 func (nd *Node) Waiting(f func(j proto.NodeID)) {
-	if nd.asked && !nd.inCS {
+	if nd.Waits() {
 		f(nd.id)
 	}
-	if !nd.tokenHere {
+	if !nd.TokenHere {
 		return
 	}
 	for k := 1; k < nd.n; k++ {

@@ -31,9 +31,9 @@ func (c Config) NeedOf(tag uint32) int { return kexcl.Unit(c).NeedOf(tag) }
 
 // Node is one node of Raymond's ℓ-exclusion. Only Step changes it.
 type Node struct {
-	id      proto.NodeID
-	n, ell  int
-	up      bool
+	id     proto.NodeID
+	n, ell int
+	proto.Life
 	clock   uint64 // the highest timestamp seen
 	asked   bool
 	inCS    bool
@@ -50,7 +50,7 @@ type Node struct {
 }
 
 func (nd *Node) init(id proto.NodeID, n, ell int) {
-	*nd = Node{id: id, n: n, ell: ell, up: true, owed: make([]int32, n), deferred: make([]int32, n), deferTag: make([]uint32, n)}
+	*nd = Node{id: id, n: n, ell: ell, owed: make([]int32, n), deferred: make([]int32, n), deferTag: make([]uint32, n)}
 }
 
 func (nd *Node) msg(t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) proto.Message {
@@ -59,16 +59,7 @@ func (nd *Node) msg(t proto.MsgType, to proto.NodeID, gen uint64, tag uint32) pr
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
-		nd.init(nd.id, nd.n, nd.ell)
-		return
-	case !nd.up:
-		return
-	}
 	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
 	case proto.EnterCS:
 		if nd.asked {
 			return // one request at a time; the runtimes never ask twice
@@ -126,6 +117,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init(nd.id, nd.n, nd.ell)
+}
+
 // tryEnter enters the critical section once at most ℓ−1 other nodes owe
 // a reply: N−ℓ of the N−1 others have answered every request of this
 // node.
@@ -147,7 +143,7 @@ func (nd *Node) Units() int {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	v := proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag, Units: nd.Units()}
+	v := proto.View{Bits: proto.Bits{Up: nd.Up(), InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag, Units: nd.Units()}
 	if nd.asked {
 		v.Gen = nd.ts
 	}
@@ -202,18 +198,15 @@ func (Algorithm) StatedCost(n int) proto.Cost {
 }
 
 // WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of
-// one unit (an ℓ-exclusion algorithm: k must be 1).
+// one unit (kexcl.Unit.WithUnits).
 func (a Algorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
-	c := a.Config
-	c.Ell, c.K, c.Seed = ell, k, seed
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return Algorithm{c}, nil
+	return kexcl.Unit(a.Config).WithUnits(ell, k, seed, func(u kexcl.Unit) (proto.Algorithm, error) {
+		return Algorithm{Config(u)}, Config(u).Validate()
+	})
 }
 
 // Units implements proto.KExclusionAlgorithm: ℓ, and K = 1.
-func (a Algorithm) Units() (int, int) { return a.Ell, max(a.K, 1) }
+func (a Algorithm) Units() (int, int) { return kexcl.Unit(a.Config).Units() }
 
 // MaxK says that a request asks for one unit at most: runtimes default
 // --k-max to it.

@@ -266,20 +266,6 @@ func TestInvariantsCatch(t *testing.T) {
 	}
 }
 
-// TestConfig: Config is a kexcl.Unit (kexcl.TestUnit) checked under the
-// algorithm's name; every request asks for one unit.
-func TestConfig(t *testing.T) {
-	if err := (Config{Ell: 3, K: 2}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "raymond-kex: K = 2") {
-		t.Errorf("K = 2: Validate says %v", err)
-	}
-	if err := (Config{Ell: 1}).Validate(); err != nil {
-		t.Errorf("ℓ = 1: Validate says %v", err)
-	}
-	if k := (Config{Ell: 4, Seed: 7}).NeedOf(3); k != 1 {
-		t.Errorf("tag 3 asks for %d units", k)
-	}
-}
-
 // TestCrashRecover: a crashed node ignores every input; it recovers in the
 // initial state (steptest.CrashRecover).
 func TestCrashRecover(t *testing.T) {

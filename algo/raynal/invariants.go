@@ -12,13 +12,9 @@ import (
 // waits on a timer between rounds with nothing in flight). The algorithm
 // has no failure protocol, hence no invariant with crashes.
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		{Name: "permission", When: proto.EveryStep, Check: Permission},
-		{Name: "seen_not_ahead", When: proto.EveryStep, Check: SeenNotAhead},
-	}
+	return proto.WithoutCrashes(crashes,
+		proto.Invariant{Name: "permission", When: proto.EveryStep, Check: Permission},
+		proto.Invariant{Name: "seen_not_ahead", When: proto.EveryStep, Check: SeenNotAhead})
 }
 
 func nodes(s proto.System) []*Node { return nodecast.All[*Node](s) }

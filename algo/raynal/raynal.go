@@ -27,9 +27,9 @@ var messageTypes = []proto.MessageType{
 
 // Node is one node of Raynal's algorithm. Only Step changes it.
 type Node struct {
-	id      proto.NodeID
-	n       int
-	up      bool
+	id proto.NodeID
+	n  int
+	proto.Life
 	m       uint64 // times this node passed the permission: X_i = A_i^(m+[i≠0]) / A_{i+1}^m
 	asked   bool
 	inCS    bool
@@ -48,7 +48,7 @@ func (n *Node) init(id proto.NodeID, size int, wait float64) {
 		seen = make([]uint64, size)
 	}
 	clear(seen)
-	*n = Node{id: id, n: size, up: true, seen: seen, seq: n.seq, wait: wait}
+	*n = Node{id: id, n: size, seen: seen, seq: n.seq, wait: wait}
 }
 
 // Exponent returns c_p, the exponent of A_p in the product of the X_j of
@@ -90,16 +90,7 @@ func (n *Node) view(j int) uint64 {
 
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
-		n.init(n.id, n.n, n.wait)
-		return
-	case !n.up:
-		return
-	}
 	switch in.Kind {
-	case proto.Crash:
-		n.up = false
 	case proto.EnterCS:
 		if n.asked {
 			return // one request at a time; the runtimes never ask twice
@@ -136,6 +127,11 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 			}
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (n *Node) Recover(*proto.Output) {
+	n.init(n.id, n.n, n.wait)
 }
 
 // round sends REQUEST(i) to every other node, a pass request to those
@@ -180,7 +176,7 @@ func (n *Node) endRound(out *proto.Output) {
 // View implements proto.Node. Gen is m, the times the node passed the
 // permission.
 func (n *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag, Gen: n.m}
+	return proto.View{Bits: proto.Bits{Up: n.Up(), InCS: n.inCS, Asked: n.asked}, Tag: n.tag, Gen: n.m}
 }
 
 // Waiting implements proto.Node: the node itself while it asks.

@@ -63,20 +63,13 @@ func TestCarvalhoRoucairolTwoConcurrentRequests(t *testing.T) {
 	net.Deliver("request() 2→1")                                 // before the reply: 1 lacks 2's permission, its request is older: deferred
 	net.Deliver("request() 1→0", "reply() 0→1")
 	net.Deliver("request() 2→0", "reply() 0→2")
-	net.Deliver("reply() 0→1")
-	net.Deliver("reply() 2→1")
+	net.Absorb("reply() 0→1", "reply() 2→1")
 	net.InCS(1)
 	net.Exit(1, "reply() 1→2")
-	net.Deliver("reply() 0→2")
-	net.Deliver("reply() 1→2")
+	net.Absorb("reply() 0→2", "reply() 1→2")
 	net.InCS(2)
 	net.Exit(2)
-	if got := net.Sent - sent; got != 8 {
-		t.Errorf("the last round took %d messages, want 8", got)
-	}
-	if len(net.Pending) != 0 {
-		t.Errorf("%d messages left in flight", len(net.Pending))
-	}
+	net.Drained("the last round", sent, 8)
 }
 
 // TestCarvalhoRoucairolLoneRequestCost: from the initial state a lone request takes

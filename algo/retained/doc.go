@@ -88,6 +88,7 @@
 //     deliver messages in random order.
 //   - A node asked for the CS while it already has a request pending or is in
 //     the CS ignores the call (the workloads never do this).
-//   - Crash sets Up false and ignores every input until Recover, which
+//   - Crash: the host takes the node down and drops its inputs until
+//     Recover (proto.Step), which
 //     restores the initial state (runs with crashes are refused).
 package retained

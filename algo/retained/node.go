@@ -25,7 +25,7 @@ type Node struct {
 	n   int
 	alg Algorithm
 
-	up         bool
+	proto.Life
 	requesting bool // a request is pending (not yet in the CS)
 	inCS       bool
 	tag        uint32 // serial of the current (or last) request
@@ -48,7 +48,7 @@ func newNode(a Algorithm, id proto.NodeID, n int) *Node {
 // permission of every node above it (R_i = {0, …, i−1} ∪ {i}).
 func (nd *Node) init() {
 	clear(nd.perm)
-	*nd = Node{ID: nd.ID, n: nd.n, alg: nd.alg, perm: nd.perm, up: true, deferred: nd.deferred[:0]}
+	*nd = Node{ID: nd.ID, n: nd.n, alg: nd.alg, perm: nd.perm, deferred: nd.deferred[:0]}
 	if nd.alg.staircase {
 		for j := nd.ID + 1; j < proto.NodeID(nd.n); j++ {
 			nd.take(j)
@@ -75,16 +75,6 @@ func (nd *Node) take(j proto.NodeID) {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Crash:
-		nd.up = false
-		return
-	case in.Kind == proto.Recover:
-		nd.init()
-		return
-	case !nd.up:
-		return
-	}
 	switch in.Kind {
 	case proto.EnterCS:
 		nd.enterCS(in.Tag, out)
@@ -102,6 +92,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.tryEnter(out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init()
 }
 
 // reply sends j the node's permission for request tag.
@@ -184,7 +179,7 @@ func (nd *Node) exitCS(out *proto.Output) {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.inCS, Asked: nd.requesting || nd.inCS}, Tag: nd.tag, Gen: nd.highest}
+	return proto.View{Bits: proto.Bits{Up: nd.Up(), InCS: nd.inCS, Asked: nd.requesting || nd.inCS}, Tag: nd.tag, Gen: nd.highest}
 }
 
 // Waiting implements proto.Node: the node's own pending request, and the

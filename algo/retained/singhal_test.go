@@ -61,21 +61,13 @@ func TestSinghalTwoConcurrentRequests(t *testing.T) {
 	net.Deliver("request() 1→0", "reply() 0→1")
 	net.Deliver("request() 1→3", "reply() 3→1")
 	net.Deliver("request() 2→3", "reply() 3→2")
-	net.Deliver("reply() 0→1")
-	net.Deliver("reply() 3→1")
-	net.Deliver("reply() 2→1")
+	net.Absorb("reply() 0→1", "reply() 3→1", "reply() 2→1")
 	net.InCS(1)
 	net.Exit(1, "reply() 1→2")
-	net.Deliver("reply() 3→2")
-	net.Deliver("reply() 1→2")
+	net.Absorb("reply() 3→2", "reply() 1→2")
 	net.InCS(2)
 	net.Exit(2)
-	if got := net.Sent - sent; got != 10 {
-		t.Errorf("the second round took %d messages, want 10", got)
-	}
-	if len(net.Pending) != 0 {
-		t.Errorf("%d messages left in flight", len(net.Pending))
-	}
+	net.Drained("the second round", sent, 10)
 }
 
 // TestSinghalLoneRequestCost: from the initial staircase a lone request of node i

@@ -25,9 +25,9 @@ type pending struct {
 
 // Node is one node of the Ricart–Agrawala algorithm. Only Step changes it.
 type Node struct {
-	id       proto.NodeID
-	n        int
-	up       bool
+	id proto.NodeID
+	n  int
+	proto.Life
 	highest  uint64 // the highest timestamp seen
 	asked    bool
 	inCS     bool
@@ -38,7 +38,7 @@ type Node struct {
 }
 
 func (n *Node) init(id proto.NodeID, size int) {
-	*n = Node{id: id, n: size, up: true, deferred: n.deferred[:0]}
+	*n = Node{id: id, n: size, deferred: n.deferred[:0]}
 }
 
 func (n *Node) reply(out *proto.Output, to proto.NodeID, ts uint64, tag uint32) {
@@ -48,16 +48,7 @@ func (n *Node) reply(out *proto.Output, to proto.NodeID, ts uint64, tag uint32) 
 
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
-		n.init(n.id, n.n)
-		return
-	case !n.up:
-		return
-	}
 	switch in.Kind {
-	case proto.Crash:
-		n.up = false
 	case proto.EnterCS:
 		if n.asked {
 			return // one request at a time; the runtimes never ask twice
@@ -100,6 +91,11 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
+// Recover implements proto.Recoverer.
+func (n *Node) Recover(*proto.Output) {
+	n.init(n.id, n.n)
+}
+
 // tryEnter enters the critical section once every other node replied.
 func (n *Node) tryEnter(out *proto.Output) {
 	if n.asked && !n.inCS && n.replies == n.n-1 {
@@ -110,7 +106,7 @@ func (n *Node) tryEnter(out *proto.Output) {
 
 // View implements proto.Node.
 func (n *Node) View() proto.View {
-	v := proto.View{Bits: proto.Bits{Up: n.up, InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
+	v := proto.View{Bits: proto.Bits{Up: n.Up(), InCS: n.inCS, Asked: n.asked}, Tag: n.tag}
 	if n.asked {
 		v.Gen = n.ts
 	}

@@ -1,8 +1,7 @@
 package sanders
 
 import (
-	"fmt"
-
+	"github.com/ocbench/ocbench/algo/internal/arbiter"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -27,9 +26,7 @@ func (a Algorithm) NewNodes(size int) []proto.Node {
 	for i := range nodes {
 		id := proto.NodeID(i)
 		inform, request := a.Structure.Sets(id, size)
-		nodes[i] = Node{id: id, n: size, inform: inform, request: request, st: a.Structure,
-			perm: make([]uint8, len(request))}
-		nodes[i].init()
+		nodes[i].Init(id, size, inform, request, a.Structure, true)
 		out[i] = &nodes[i]
 	}
 	return out
@@ -91,55 +88,16 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 }
 
-func nodes(s proto.System) []*Node {
-	ns := s.Nodes()
-	out := make([]*Node, len(ns))
-	for i, nd := range ns {
-		out[i] = nd.(*Node)
-	}
-	return out
-}
-
 // Arbiters checks that a node in the critical section holds the
 // permission of every member of its request set, and that every member of
 // its informing set has CSSTAT busy for its current request. O(Σ|R_i|)
 // over the nodes in the critical section.
-func Arbiters(s proto.System) error {
-	ns := nodes(s)
-	for _, n := range ns {
-		if !n.inCS {
-			continue
-		}
-		if n.granted != len(n.request) {
-			return fmt.Errorf("arbiters: node %d is in the critical section with %d of %d permissions", n.id, n.granted, len(n.request))
-		}
-		for _, k := range n.inform {
-			a := ns[k]
-			if !a.busy || a.csstat.id != n.id || a.csstat.tag != n.tag {
-				return fmt.Errorf("arbiters: node %d is in the critical section, and node %d of its informing set has CSSTAT %v (busy %v)", n.id, k, a.csstat, a.busy)
-			}
-		}
-	}
-	return nil
-}
+func Arbiters(s proto.System) error { return arbiter.Arbiters(s) }
 
 // Queued checks, when no message is in flight, that every request an
 // arbiter queues is its requester's current one, and that CSSTAT is busy
 // wherever a request is queued. O(queued requests).
-func Queued(s proto.System) error {
-	ns := nodes(s)
-	for _, a := range ns {
-		if len(a.queue) > 0 && !a.busy {
-			return fmt.Errorf("queued: node %d queues %d requests with CSSTAT free", a.id, len(a.queue))
-		}
-		for _, r := range a.queue {
-			if q := ns[r.id]; !q.asked || q.tag != r.tag || q.ts != r.ts {
-				return fmt.Errorf("queued: node %d queues node %d's request (%d, serial %d), which is not pending", a.id, r.id, r.ts, r.tag)
-			}
-		}
-	}
-	return nil
-}
+func Queued(s proto.System) error { return arbiter.Queued(s) }
 
 // AnySize implements proto.AnySizeAlgorithm: it needs no hypercube.
 func (Algorithm) AnySize() bool { return true }

@@ -30,6 +30,10 @@
 // A request without contention costs |I_i − {i}| + 2|R_i − {i}| messages
 // (survey, Table 2): the requests and grants, the releases.
 //
+// The node is algo/internal/arbiter's, which algo/quorum shares (Maekawa's
+// protocol is this one with I_i = R_i = the quorum); this package gives the
+// structures, the message names and the invariants.
+//
 // # Structures
 //
 //   - Grid (--algo sanders): I_i = R_i = i's row and column of algo/quorum's

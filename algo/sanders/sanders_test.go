@@ -139,22 +139,6 @@ func TestRandom(t *testing.T) {
 	}
 }
 
-// TestInvariantsCatch: a node in the critical section without a
-// permission, or whose informing set's arbiter is free, is caught.
-func TestInvariantsCatch(t *testing.T) {
-	invs := Quorums.Invariants(false)
-	nodes := Quorums.NewNodes(4)
-	n3 := nodes[3].(*Node)
-	n3.inCS, n3.asked, n3.granted = true, true, 2
-	if c := steptest.Caught(invs, steptest.System(nodes, nil)); len(c) == 0 || c[0] != "arbiters" {
-		t.Errorf("2 of 3 permissions: caught %v", c)
-	}
-	n3.granted = 3
-	if c := steptest.Caught(invs, steptest.System(nodes, nil)); len(c) == 0 || c[0] != "arbiters" {
-		t.Errorf("arbiters free: caught %v", c)
-	}
-}
-
 // TestCrashRecover: a crashed node ignores every input; it recovers in the
 // initial state (steptest.CrashRecover).
 func TestCrashRecover(t *testing.T) {

@@ -80,7 +80,8 @@
 //     SV[j] ≠ R: served), and a request overtaken by the token that served
 //     it (held by a node in its critical section) is overruled at the
 //     merge, where the token's equal sequence number wins.
-//   - Crash sets Up = false and ignores every input until Recover, which
+//   - Crash: the host takes the node down and drops its inputs until
+//     Recover (proto.Step), which
 //     re-initializes the node (the algorithm has no failure protocol; the
 //     runtimes refuse crashes for it).
 package singhaltoken

@@ -11,13 +11,9 @@ import (
 // TokenGoesToRequester and TokenVectors. None with crashes (the algorithm
 // has no failure protocol).
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		{Name: "token_goes_to_requester", When: proto.EveryStep, Check: TokenGoesToRequester},
-		{Name: "token_vectors", When: proto.EveryStep, Check: TokenVectors},
-	}
+	return proto.WithoutCrashes(crashes,
+		proto.Invariant{Name: "token_goes_to_requester", When: proto.EveryStep, Check: TokenGoesToRequester},
+		proto.Invariant{Name: "token_vectors", When: proto.EveryStep, Check: TokenVectors})
 }
 
 func nodesOf(s proto.System) []*Node { return nodecast.All[*Node](s) }
@@ -53,7 +49,7 @@ func TokenVectors(s proto.System) error {
 	nodes := nodesOf(s)
 	var tok []int64
 	for _, nd := range nodes {
-		if nd.up && nd.tok != nil {
+		if nd.Up() && nd.tok != nil {
 			tok = nd.tok
 			if nd.sv[nd.id] == H {
 				for j, st := range nd.sv {

@@ -43,9 +43,9 @@ func unpack(w int64) (st State, sn, tag uint32) {
 
 // Node is one node of Singhal's algorithm.
 type Node struct {
-	id   proto.NodeID
-	n    int
-	up   bool
+	id proto.NodeID
+	n  int
+	proto.Life
 	sv   []State  // SV_i
 	sn   []uint32 // SN_i
 	tags []uint32 // tags[j]: the serial of j's request number sn[j] (0 if unknown)
@@ -67,7 +67,6 @@ func newNode(id proto.NodeID, n int) *Node {
 }
 
 func (nd *Node) init() {
-	nd.up = true
 	nd.sv = make([]State, nd.n)
 	nd.sn = make([]uint32, nd.n)
 	nd.tags = make([]uint32, nd.n)
@@ -87,16 +86,6 @@ func (nd *Node) init() {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Crash:
-		nd.up = false
-		return
-	case in.Kind == proto.Recover:
-		nd.init()
-		return
-	case !nd.up:
-		return
-	}
 	switch in.Kind {
 	case proto.EnterCS:
 		nd.enterCS(in.Tag, out)
@@ -110,6 +99,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.token(in.Msg, out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init()
 }
 
 func (nd *Node) send(out *proto.Output, m proto.Message) {
@@ -261,7 +255,7 @@ func (nd *Node) choose() proto.NodeID {
 
 // View implements proto.Node.
 func (nd *Node) View() proto.View {
-	if !nd.up {
+	if !nd.Up() {
 		return proto.View{}
 	}
 	s := nd.sv[nd.id]
@@ -272,7 +266,7 @@ func (nd *Node) View() proto.View {
 // the token holder, every request it knows of (the token goes to one of
 // them next).
 func (nd *Node) Waiting(f func(j proto.NodeID)) {
-	if !nd.up {
+	if !nd.Up() {
 		return
 	}
 	if nd.sv[nd.id] == R {

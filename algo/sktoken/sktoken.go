@@ -84,3 +84,13 @@ func HolderKnows[T any](nd []T, view func(T) View, req string) error {
 	}
 	return nil
 }
+
+// Invariants are the two checks every such algorithm makes without
+// crashes: its TokenState after every step, and its HolderKnows whenever no
+// message is in flight.
+func Invariants(tokenState, holderKnows func(proto.System) error) []proto.Invariant {
+	return []proto.Invariant{
+		{Name: "token state", When: proto.EveryStep, Check: tokenState},
+		{Name: "holder knows every request", When: proto.Quiet, Check: holderKnows},
+	}
+}

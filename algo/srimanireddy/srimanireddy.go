@@ -37,11 +37,11 @@ func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint
 type Node struct {
 	id     proto.NodeID
 	n, ell int
-	up     bool
-	asked  bool
-	inCS   bool
-	tag    uint32 // serial of the own request
-	held   int    // tokens held (one of them in use while in the CS)
+	proto.Life
+	asked bool
+	inCS  bool
+	tag   uint32 // serial of the own request
+	held  int    // tokens held (one of them in use while in the CS)
 	// rn[j]: the serial of j's latest request received (RN); ln[j]: the
 	// serial of j's latest request known to be granted a token (LN and
 	// PLN merged: the tokens that passed here, and the tokens this node
@@ -52,7 +52,7 @@ type Node struct {
 }
 
 func (nd *Node) init(id proto.NodeID, n, ell int) {
-	*nd = Node{id: id, n: n, ell: ell, up: true, rn: make([]uint32, n), ln: make([]uint32, n), inQ: make([]bool, n), q: nd.q[:0]}
+	*nd = Node{id: id, n: n, ell: ell, rn: make([]uint32, n), ln: make([]uint32, n), inQ: make([]bool, n), q: nd.q[:0]}
 	// Token t starts at node t mod N: ℓ ≤ N idle tokens on ℓ nodes.
 	nd.held = ell / n
 	if int(id) < ell%n {
@@ -62,16 +62,7 @@ func (nd *Node) init(id proto.NodeID, n, ell int) {
 
 // Step implements proto.Node.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch {
-	case in.Kind == proto.Recover:
-		nd.init(nd.id, nd.n, nd.ell)
-		return
-	case !nd.up:
-		return
-	}
 	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
 	case proto.EnterCS:
 		if nd.asked {
 			return // one request at a time; the runtimes never ask twice
@@ -104,6 +95,11 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 			nd.token(m.Payload, out)
 		}
 	}
+}
+
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init(nd.id, nd.n, nd.ell)
 }
 
 func (nd *Node) enter(out *proto.Output) {
@@ -207,7 +203,7 @@ func (nd *Node) Held() int { return nd.held }
 
 // View implements proto.Node: TokenHere when the node holds a token.
 func (nd *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: nd.up, InCS: nd.inCS, Asked: nd.asked, TokenHere: nd.held > 0}, Tag: nd.tag, Units: nd.Units()}
+	return proto.View{Bits: proto.Bits{Up: nd.Up(), InCS: nd.inCS, Asked: nd.asked, TokenHere: nd.held > 0}, Tag: nd.tag, Units: nd.Units()}
 }
 
 // Waiting implements proto.Node: the node itself while it asks, and every
@@ -257,18 +253,15 @@ func (a Algorithm) StatedCost(n int) proto.Cost {
 }
 
 // WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of
-// one unit (an ℓ-exclusion algorithm: k must be 1).
+// one unit (kexcl.Unit.WithUnits).
 func (a Algorithm) WithUnits(ell, k int, seed uint64) (proto.Algorithm, error) {
-	c := a.Config
-	c.Ell, c.K, c.Seed = ell, k, seed
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return Algorithm{c}, nil
+	return kexcl.Unit(a.Config).WithUnits(ell, k, seed, func(u kexcl.Unit) (proto.Algorithm, error) {
+		return Algorithm{Config(u)}, Config(u).Validate()
+	})
 }
 
 // Units implements proto.KExclusionAlgorithm: ℓ, and K = 1.
-func (a Algorithm) Units() (int, int) { return a.Ell, max(a.K, 1) }
+func (a Algorithm) Units() (int, int) { return kexcl.Unit(a.Config).Units() }
 
 // MaxK says that a request asks for one unit at most: runtimes default
 // --k-max to it.

@@ -218,19 +218,9 @@ func TestInvariantsCatch(t *testing.T) {
 	}
 }
 
-// TestConfig: Config is a kexcl.Unit (kexcl.TestUnit) checked under the
-// algorithm's name; every request asks for one unit; ℓ > N tokens are
-// spread round-robin.
+// TestConfig: ℓ > N tokens are spread round-robin (the configuration's
+// checks are algo/kexcl's TestOneUnit).
 func TestConfig(t *testing.T) {
-	if err := (Config{Ell: 3, K: 2}).Validate(); err == nil || !strings.HasPrefix(err.Error(), "srimani-reddy: K = 2") {
-		t.Errorf("K = 2: Validate says %v", err)
-	}
-	if err := (Config{Ell: 1}).Validate(); err != nil {
-		t.Errorf("ℓ = 1: Validate says %v", err)
-	}
-	if k := (Config{Ell: 4, Seed: 7}).NeedOf(3); k != 1 {
-		t.Errorf("tag 3 asks for %d units", k)
-	}
 	var h []int
 	for _, nd := range (Algorithm{Config{Ell: 6}}).NewNodes(4) {
 		h = append(h, nd.(*Node).Held())

@@ -95,8 +95,8 @@ func TestRoundExample(t *testing.T) {
 		t.Fatalf("%d messages left in flight", len(net.Pending))
 	}
 	x := net.Nodes[1].(*Node)
-	if x.rn[1] != 1 || x.bnd.owed != 0 {
-		t.Fatalf("node 2 ends with RN[2] = %d, %d acks owed; want 1 and 0", x.rn[1], x.bnd.owed)
+	if x.rn[1] != 1 || x.num.(*rounds).owed != 0 {
+		t.Fatalf("node 2 ends with RN[2] = %d, %d acks owed; want 1 and 0", x.rn[1], x.num.(*rounds).owed)
 	}
 }
 
@@ -125,12 +125,12 @@ func TestOutOfOrderRequests(t *testing.T) {
 	net.Pending = append(net.Pending[1:], late) // request 2 to node 3 goes first
 	net.Deliver("request() 2→3")
 	x := net.Nodes[2].(*Node)
-	if x.rn[1] != 2 || x.bnd.cnt[1] != 1 {
-		t.Fatalf("node 3 after request 2: RN[2] = %d, count %d; want 2 and 1", x.rn[1], x.bnd.cnt[1])
+	if x.rn[1] != 2 || x.num.(*rounds).cnt[1] != 1 {
+		t.Fatalf("node 3 after request 2: RN[2] = %d, count %d; want 2 and 1", x.rn[1], x.num.(*rounds).cnt[1])
 	}
 	net.Deliver("request() 2→3", "ack() 3→2") // the late request 1 completes the round
-	if x.rn[1] != 2 || x.bnd.cnt[1] != 2 {
-		t.Fatalf("node 3 after request 1: RN[2] = %d, count %d; want 2 and 2", x.rn[1], x.bnd.cnt[1])
+	if x.rn[1] != 2 || x.num.(*rounds).cnt[1] != 2 {
+		t.Fatalf("node 3 after request 1: RN[2] = %d, count %d; want 2 and 2", x.rn[1], x.num.(*rounds).cnt[1])
 	}
 }
 
@@ -198,12 +198,12 @@ func TestBoundedInvariantsCatch(t *testing.T) {
 		t.Fatal("TokenState accepts a pending request of a node that does not ask")
 	}
 	nodes[2].(*Node).rn[2] = 0
-	nodes[1].(*Node).bnd.cnt[3] = 2 // node 1 counted requests node 3 never sent
+	nodes[1].(*Node).num.(*rounds).cnt[3] = 2 // node 1 counted requests node 3 never sent
 	if err := RoundsAcknowledged(s); err == nil {
 		t.Fatal("RoundsAcknowledged accepts a count above the sender's own")
 	}
-	nodes[1].(*Node).bnd.cnt[3] = 0
-	nodes[3].(*Node).bnd.pending = true // pending without acks owed
+	nodes[1].(*Node).num.(*rounds).cnt[3] = 0
+	nodes[3].(*Node).num.(*rounds).waits = true // pending without acks owed
 	if err := TokenState(s); err == nil {
 		t.Fatal("TokenState accepts a pending request with no acks owed")
 	}

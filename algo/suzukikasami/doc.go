@@ -78,7 +78,8 @@
 // tokens ("a new bounded round of sequence numbers will commence for node
 // i" once it has "the acknowledgement from all other N−1 nodes"), and is
 // the project's reading (docs/algorithms/suzuki-kasami-bounded.md). The
-// same Node runs both; a bounded node carries its rounds' state.
+// same Node runs both, through its numbering: unbounded integers, or the
+// bounded variant's rounds (bounded.go).
 //
 // A node's requests are grouped in rounds of L: requests 1..L, L+1..2L, and
 // so on. Every request number is kept modulo M = 2L: a node's own RN[i],

@@ -5,8 +5,9 @@ import "github.com/ocbench/ocbench/proto"
 // What a variant of Suzuki–Kasami with a failure protocol (package
 // mishrasrimani) uses of a node: it embeds a Node, steps it with the
 // failure-free inputs (a regenerated token is installed as the receipt of a
-// Token message, a request learned from a recovery as a Request), and reads
-// or resets the rest here.
+// Token message, a request learned from a recovery as a Request), reads the
+// request state in the node's tokennode.State, and reads or resets the rest
+// here.
 
 // SuzukiKasami returns the node itself; the invariants read a system's
 // nodes through it, so that they apply to a node that embeds one.
@@ -21,18 +22,6 @@ func (nd *Node) ID() proto.NodeID { return nd.id }
 // N returns the number of nodes.
 func (nd *Node) N() int { return nd.n }
 
-// Asked reports whether the node has a request of its own outstanding.
-func (nd *Node) Asked() bool { return nd.asked }
-
-// InCS reports whether the node is in the critical section.
-func (nd *Node) InCS() bool { return nd.inCS }
-
-// TokenHere reports whether the node holds the token.
-func (nd *Node) TokenHere() bool { return nd.tokenHere }
-
-// Tag returns the serial of the node's current (or last) request.
-func (nd *Node) Tag() uint32 { return nd.tag }
-
 // RN returns RN[j], the highest request number the node has received from
 // j (its own for j = ID), and the serial of that request.
 func (nd *Node) RN(j proto.NodeID) (int64, uint32) { return nd.rn[j], nd.rnTag[j] }
@@ -44,7 +33,7 @@ func (nd *Node) SetOwnRN(r int64) { nd.rn[nd.id] = r }
 
 // LN returns the held token's LN[j], or 0 if the node holds no token.
 func (nd *Node) LN(j proto.NodeID) int64 {
-	if !nd.tokenHere {
+	if !nd.TokenHere {
 		return 0
 	}
 	return nd.ln[j]
@@ -52,7 +41,7 @@ func (nd *Node) LN(j proto.NodeID) int64 {
 
 // Queue calls f for every entry of the held token's queue Q, head first.
 func (nd *Node) Queue(f func(j proto.NodeID, tag uint32)) {
-	if !nd.tokenHere {
+	if !nd.TokenHere {
 		return
 	}
 	for _, e := range nd.q {
@@ -68,7 +57,7 @@ func (nd *Node) DropToken() {
 		nd.inQ[k] = false
 	}
 	nd.q = nd.q[:0]
-	nd.tokenHere = false
+	nd.TokenHere = false
 }
 
 // Entry packs a queue entry of the token's payload: node j's request of

@@ -12,13 +12,7 @@ import (
 // HolderKnows whenever no message is in flight. Nothing with crashes (the
 // algorithm has no failure protocol).
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
-	if crashes {
-		return nil
-	}
-	return []proto.Invariant{
-		{Name: "token state", When: proto.EveryStep, Check: TokenState},
-		{Name: "holder knows every request", When: proto.Quiet, Check: HolderKnows},
-	}
+	return proto.WithoutCrashes(crashes, sktoken.Invariants(TokenState, HolderKnows)...)
 }
 
 func nodes(s proto.System) ([]*Node, error) {
@@ -50,11 +44,13 @@ func TokenState(s proto.System) error {
 	ps := s.Nodes()
 	n := len(nd)
 	for i, x := range nd {
-		if x.tokenHere && !x.asked && len(x.q) > 0 {
+		if x.TokenHere && !x.Asked && len(x.q) > 0 {
 			return fmt.Errorf("node %d holds the idle token with a queue of %d", i, len(x.q))
 		}
-		if b := x.bnd; b != nil && (b.owed < 0 || b.owed > n-1 || b.pending && b.owed == 0) {
-			return fmt.Errorf("node %d: pending=%v with %d acks owed", i, b.pending, b.owed)
+		if b, ok := x.num.(*rounds); ok {
+			if err := b.check(n); err != nil {
+				return fmt.Errorf("node %d: %w", i, err)
+			}
 		}
 	}
 	// A token older than its destination's generation (a variant with a
@@ -71,13 +67,13 @@ func TokenState(s proto.System) error {
 		ln, q = at.Msg.Payload[:n], at.Msg.Payload[n:]
 	}
 	for j, x := range nd {
-		r, d := x.rn[j], x.grantGap(x.rn[j], ln[j])
+		r, d := x.rn[j], x.num.gap(x.rn[j], ln[j])
 		switch {
 		case d < 0 || d > 1:
 			return fmt.Errorf("node %d: RN[%d] = %d, token LN[%d] = %d", j, j, r, j, ln[j])
-		case (!x.asked || x.pending()) && d != 0:
+		case (!x.Asked || x.pending()) && d != 0:
 			return fmt.Errorf("node %d has sent no request that waits, and its request %d is not granted (LN = %d)", j, r, ln[j])
-		case x.asked && !x.inCS && !x.pending() && d != 1:
+		case x.Asked && !x.InCS && !x.pending() && d != 1:
 			return fmt.Errorf("node %d waits, and its request %d is granted (LN = %d)", j, r, ln[j])
 		}
 	}
@@ -91,10 +87,10 @@ func TokenState(s proto.System) error {
 			return fmt.Errorf("the queue Q holds node %d twice", j)
 		case j == owner:
 			return fmt.Errorf("the queue Q holds node %d, which has the token", j)
-		case !nd[j].asked || nd[j].inCS || nd[j].pending():
+		case !nd[j].Asked || nd[j].InCS || nd[j].pending():
 			return fmt.Errorf("the queue Q holds node %d, which is not waiting", j)
-		case tag != nd[j].tag:
-			return fmt.Errorf("the queue Q holds node %d with serial %d, its request is %d", j, tag, nd[j].tag)
+		case tag != nd[j].Tag:
+			return fmt.Errorf("the queue Q holds node %d with serial %d, its request is %d", j, tag, nd[j].Tag)
 		}
 		seen[j] = true
 	}
@@ -111,7 +107,7 @@ func HolderKnows(s proto.System) error {
 	}
 	for i, x := range nd {
 		if x.pending() {
-			return fmt.Errorf("node %d's request is pending with nothing in flight (%d acks owed)", i, x.bnd.owed)
+			return fmt.Errorf("node %d's request is pending with nothing in flight (%d acks owed)", i, x.num.(*rounds).owed)
 		}
 	}
 	return sktoken.HolderKnows(nd, view, "RN")
@@ -119,5 +115,5 @@ func HolderKnows(s proto.System) error {
 
 // view is what sktoken reads of a node.
 func view(x *Node) sktoken.View {
-	return sktoken.View{TokenHere: x.tokenHere, InCS: x.inCS, Asked: x.asked, Tag: x.tag, Req: x.rn}
+	return sktoken.View{TokenHere: x.TokenHere, InCS: x.InCS, Asked: x.Asked, Tag: x.Tag, Req: x.rn}
 }

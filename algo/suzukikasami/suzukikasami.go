@@ -2,6 +2,7 @@ package suzukikasami
 
 import (
 	"github.com/ocbench/ocbench/internal/nodecast"
+	"github.com/ocbench/ocbench/internal/tokennode"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -19,17 +20,13 @@ var messageTypes = []proto.MessageType{
 
 // Node is one node of Suzuki–Kasami.
 type Node struct {
-	id        proto.NodeID
-	n         int
-	up        bool
-	tokenHere bool
-	asked     bool
-	inCS      bool
-	tag       uint32 // the serial of the node's current (or last) request
+	id              proto.NodeID
+	n               int
+	tokennode.State // the request state, and the up bit
 
-	rn    []int64  // RN[j]: the highest request number received from j (own for j = id); mod M when bounded
-	rnTag []uint32 // the serial of j's request number rn[j]
-	bnd   *rounds  // the bounded variant's state; nil for unbounded request numbers
+	rn    []int64   // RN[j]: the highest request number received from j (own for j = id); mod M when bounded
+	rnTag []uint32  // the serial of j's request number rn[j]
+	num   numbering // unbounded request numbers, or the bounded variant's rounds
 
 	// The token, while held (allocated when first received).
 	ln  []int64 // LN[j]: the number of j's request granted most recently
@@ -44,36 +41,29 @@ func unpack(e int64) (proto.NodeID, uint32) { return proto.NodeID(e >> 32), uint
 // init puts the node in its initial state; l ≥ 2 bounds its request
 // numbers in rounds of l (the bounded variant), l = 0 leaves them unbounded.
 func (nd *Node) init(id proto.NodeID, n, l int) {
-	*nd = Node{id: id, n: n, up: true, rn: make([]int64, n), rnTag: make([]uint32, n)}
+	*nd = Node{id: id, n: n, num: unbounded{}, rn: make([]int64, n), rnTag: make([]uint32, n)}
 	if l > 0 {
-		nd.bnd = &rounds{l: int64(l), m: 2 * int64(l), cnt: make([]int64, n)}
+		nd.num = &rounds{l: int64(l), m: 2 * int64(l), cnt: make([]int64, n)}
 	}
 	if id == 0 {
-		nd.tokenHere = true
+		nd.TokenHere = true
 		nd.ln = make([]int64, n)
 		nd.inQ = make([]bool, n)
 	}
 }
 
-// Step implements proto.Node.
+// Step implements proto.Node: the request state's gate (tokennode), then
+// Suzuki–Kasami's rules.
 func (nd *Node) Step(in proto.Input, out *proto.Output) {
-	switch in.Kind {
-	case proto.Crash:
-		nd.up = false
-		return
-	case proto.Recover:
-		nd.init(nd.id, nd.n, nd.round())
-		return
-	}
-	if !nd.up {
-		return
-	}
-	switch in.Kind {
-	case proto.EnterCS:
-		nd.enterCS(in.Tag, out)
-	case proto.ExitCS:
-		nd.exitCS(out)
-	case proto.Receive:
+	switch nd.Gate(in, out) {
+	case tokennode.Ask:
+		if !nd.num.hold() { // else the previous round is not acknowledged yet: pending
+			nd.sendRequests(out)
+		}
+	case tokennode.Leave:
+		nd.ln[nd.id] = nd.rn[nd.id]
+		nd.release(out)
+	case tokennode.Deliver:
 		switch in.Msg.Type {
 		case Request:
 			nd.request(in.Msg, out)
@@ -85,57 +75,27 @@ func (nd *Node) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
-func (nd *Node) enterCS(tag uint32, out *proto.Output) {
-	if nd.asked {
-		return // one request at a time
-	}
-	nd.asked, nd.tag = true, tag
-	switch {
-	case nd.tokenHere:
-		nd.inCS, out.Enter = true, true
-	case nd.bnd != nil && nd.bnd.owed > 0:
-		nd.bnd.pending = true // the previous round is not acknowledged yet
-	default:
-		nd.sendRequests(out)
-	}
+// Recover implements proto.Recoverer.
+func (nd *Node) Recover(*proto.Output) {
+	nd.init(nd.id, nd.n, nd.num.round())
 }
 
 // sendRequests sends the node's next request to every other node. In the
 // bounded variant the last request of a round makes the node wait for N−1
 // acks before its next.
 func (nd *Node) sendRequests(out *proto.Output) {
-	r := nd.rn[nd.id] + 1
-	if b := nd.bnd; b != nil {
-		r = b.mod(r)
-		if r%b.l == 0 {
-			b.owed = nd.n - 1
-		}
-	}
-	nd.rn[nd.id], nd.rnTag[nd.id] = r, nd.tag
+	r := nd.num.next(nd.rn[nd.id], nd.n)
+	nd.rn[nd.id], nd.rnTag[nd.id] = r, nd.Tag
 	for j := range proto.NodeID(nd.n) {
 		if j != nd.id {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, Stamp: uint64(r), Tag: nd.tag})
+			out.Msgs = append(out.Msgs, proto.Message{Type: Request, From: nd.id, To: j, Stamp: uint64(r), Tag: nd.Tag})
 		}
 	}
 }
 
 // unserved reports whether j's latest request known here is not granted by
 // the held token: RN[j] > LN[j]; RN[j] = LN[j]+1 (mod M) when bounded.
-func (nd *Node) unserved(j proto.NodeID) bool {
-	if b := nd.bnd; b != nil {
-		return b.mod(nd.rn[j]-nd.ln[j]) == 1
-	}
-	return nd.rn[j] > nd.ln[j]
-}
-
-func (nd *Node) exitCS(out *proto.Output) {
-	if !nd.inCS {
-		return
-	}
-	nd.inCS, nd.asked = false, false
-	nd.ln[nd.id] = nd.rn[nd.id]
-	nd.release(out)
-}
+func (nd *Node) unserved(j proto.NodeID) bool { return nd.num.unserved(nd.rn[j], nd.ln[j]) }
 
 // release appends to Q the nodes whose latest request is not granted, in
 // ascending id order, and sends the token to the head of Q if any.
@@ -163,22 +123,19 @@ func (nd *Node) sendToken(j proto.NodeID, tag uint32, skip int, out *proto.Outpu
 		nd.inQ[k] = false
 	}
 	nd.q = nd.q[:0]
-	nd.tokenHere = false
+	nd.TokenHere = false
 	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, Tag: tag, Payload: p})
 }
 
 func (nd *Node) request(m proto.Message, out *proto.Output) {
 	j, r := m.From, int64(m.Stamp)
-	if nd.newer(j, r) {
+	if nd.num.newer(r, nd.rn[j]) {
 		nd.rn[j], nd.rnTag[j] = r, m.Tag
 	}
-	if b := nd.bnd; b != nil {
-		b.cnt[j] = b.mod(b.cnt[j] + 1)
-		if b.cnt[j]%b.l == 0 {
-			out.Msgs = append(out.Msgs, proto.Message{Type: Ack, From: nd.id, To: j, Stamp: uint64(b.cnt[j]), Tag: nd.rnTag[j]})
-		}
+	if c, ack := nd.num.count(j); ack {
+		out.Msgs = append(out.Msgs, proto.Message{Type: Ack, From: nd.id, To: j, Stamp: uint64(c), Tag: nd.rnTag[j]})
 	}
-	if nd.tokenHere && !nd.asked && nd.unserved(j) {
+	if nd.TokenHere && !nd.Asked && nd.unserved(j) {
 		nd.sendToken(j, nd.rnTag[j], 0, out) // Q is empty at an idle holder
 	}
 }
@@ -194,36 +151,31 @@ func (nd *Node) token(m proto.Message, out *proto.Output) {
 		k, _ := unpack(e)
 		nd.inQ[k] = true
 	}
-	nd.tokenHere = true
-	if nd.bnd != nil && nd.bnd.pending {
+	nd.TokenHere = true
+	if nd.num.pending() {
 		// Not sent to a node whose request waits for acks (its latest sent
 		// request is granted): kept and released as on exit_cs.
 		nd.release(out)
 		return
 	}
-	if !nd.asked {
-		if nd.bnd == nil {
+	if !nd.Asked {
+		if nd.num.regrant() {
 			nd.ln[nd.id] = nd.rn[nd.id] // a request of its own, if any, was given up
 		}
 		nd.release(out)
 		return
 	}
-	nd.inCS, out.Enter = true, true
-}
-
-// View implements proto.Node.
-func (nd *Node) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: nd.up, TokenHere: nd.tokenHere, InCS: nd.inCS, Asked: nd.asked}, Tag: nd.tag}
+	nd.InCS, out.Enter = true, true
 }
 
 // Waiting implements proto.Node: the node itself while its request waits
 // for the token; at the holder, the nodes in Q and then those whose
 // request it knows is not granted.
 func (nd *Node) Waiting(f func(j proto.NodeID)) {
-	if nd.asked && !nd.inCS {
+	if nd.Waits() {
 		f(nd.id)
 	}
-	if !nd.tokenHere {
+	if !nd.TokenHere {
 		return
 	}
 	for _, e := range nd.q {

@@ -58,3 +58,40 @@ func WithinStated(t *testing.T, c Config, floor float64, what string) {
 		t.Errorf("N=%d %s: requests cost %d to %d messages, outside %g…%g", c.N, what, lo, hi, floor, st.High)
 	}
 }
+
+// ExactCost checks a permission algorithm whose every request costs
+// exactly f·(n−1) messages, and states it (proto.CostAlgorithm's High): a
+// lone request from the quiescent state at n ∈ {2, 4, 8, 16, 256}, from
+// nodes 0, n/2 and n−1; and random requests (serials increasing per node,
+// not consecutive, not ordered between nodes) with a random delivery order
+// (FIFO per channel if fifo) at n ∈ {2, 4, 8, 16} (200 seeds, 50 at 16),
+// with Run's checks and PlainMessages after every step, each request
+// served with exactly f·(n−1) messages.
+func ExactCost(t *testing.T, alg proto.Algorithm, f int, fifo bool) {
+	t.Run("lone", func(t *testing.T) {
+		for _, n := range []int{2, 4, 8, 16, 256} {
+			want := int(alg.(proto.CostAlgorithm).StatedCost(n).High)
+			lone := NewLone(t, Config{Alg: alg, N: n})
+			for _, r := range []int{0, n / 2, n - 1} {
+				if sent := lone.Serve(proto.NodeID(r), uint32(r+1)); sent != want || want != f*(n-1) {
+					t.Errorf("n=%d, requester %d: %d messages (stated %d), want %d(n−1) = %d", n, r, sent, want, f, f*(n-1))
+				}
+			}
+		}
+	})
+	for _, n := range []int{2, 4, 8, 16} {
+		seeds := 200
+		if n == 16 {
+			seeds = 50
+		}
+		for seed := range seeds {
+			t.Run(fmt.Sprintf("n=%d/seed=%d", n, seed), func(t *testing.T) {
+				requests := 20 * n
+				res := Run(t, Config{Alg: alg, N: n, Seed: uint64(seed), Requests: requests, FIFO: fifo, Checks: []func(proto.System) error{PlainMessages}})
+				if least, most := res.Costs(); least != f*(n-1) || most != least || len(res.ByTag) != requests {
+					t.Fatalf("%d requests cost %d to %d messages, want %d(n−1) = %d", len(res.ByTag), least, most, f, f*(n-1))
+				}
+			})
+		}
+	}
+}

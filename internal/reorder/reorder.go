@@ -388,7 +388,7 @@ func (r *run) step(i proto.NodeID, in proto.Input) error {
 	nd := r.s.nodes[i]
 	before := nd.View()
 	r.out.Reset()
-	nd.Step(in, &r.out)
+	proto.Step(nd, in, &r.out)
 	r.res.Steps++
 	after := nd.View()
 	if r.c.Log != nil {

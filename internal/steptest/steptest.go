@@ -76,7 +76,7 @@ func (n *Net) Full(m proto.Message) string {
 func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 	n.T.Helper()
 	n.out.Reset()
-	n.Nodes[id-n.Base].Step(in, &n.out)
+	proto.Step(n.Nodes[id-n.Base], in, &n.out)
 	var got []string
 	n.last = n.last[:0]
 	for _, m := range n.out.Msgs {
@@ -97,6 +97,19 @@ func (n *Net) Step(id proto.NodeID, in proto.Input) []string {
 		n.Check(fmt.Sprintf("node %d's %s", id, in.Kind), n.Invariants)
 	}
 	return got
+}
+
+// LastSent returns the first message of type typ that the last step sent,
+// and fails the test if it sent none.
+func (n *Net) LastSent(typ proto.MsgType) proto.Message {
+	n.T.Helper()
+	for _, m := range n.out.Msgs {
+		if m.Type == typ {
+			return m
+		}
+	}
+	n.T.Fatalf("the last step sent no %s", n.Types[typ].Name)
+	return proto.Message{}
 }
 
 // Out returns what the last step asked for (messages, timers, events, a
@@ -182,6 +195,27 @@ func (n *Net) Deliver(msg string, want ...string) {
 		pend = append(pend, n.Msg(m))
 	}
 	n.T.Fatalf("no pending message %s (pending: %s)", msg, strings.Join(pend, "; "))
+}
+
+// Absorb delivers the pending messages formatted as msgs, in order, and
+// checks that their receipts send nothing.
+func (n *Net) Absorb(msgs ...string) {
+	n.T.Helper()
+	for _, m := range msgs {
+		n.Deliver(m)
+	}
+}
+
+// Drained checks that the steps since the net had sent mark messages sent
+// want, and that no message is left in flight; what names the steps.
+func (n *Net) Drained(what string, mark, want int) {
+	n.T.Helper()
+	if got := n.Sent - mark; got != want {
+		n.T.Errorf("%s took %d messages, want %d", what, got, want)
+	}
+	if len(n.Pending) != 0 {
+		n.T.Errorf("after %s, %d messages left in flight", what, len(n.Pending))
+	}
 }
 
 // Find returns the pending message formatted as msg.
@@ -313,14 +347,14 @@ func Caught(invs []proto.Invariant, s proto.System) []string {
 func CrashRecover(t testing.TB, nodes []proto.Node, id proto.NodeID) {
 	t.Helper()
 	var out proto.Output
-	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
-	nodes[id].Step(proto.Input{Kind: proto.Crash}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.EnterCS, Tag: 7}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.Crash}, &out)
 	out.Reset()
-	nodes[id].Step(proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.EnterCS, Tag: 8}, &out)
 	if v := nodes[id].View(); v.Up || len(out.Msgs) != 0 {
 		t.Fatalf("crashed node: view %+v, sent %d messages", v, len(out.Msgs))
 	}
-	nodes[id].Step(proto.Input{Kind: proto.Recover}, &out)
+	proto.Step(nodes[id], proto.Input{Kind: proto.Recover}, &out)
 	if v := nodes[id].View(); !v.Up || v.Asked || v.InCS || v.TokenHere {
 		t.Fatalf("recovered node: view %+v", v)
 	}

@@ -2,6 +2,7 @@ package steptest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ocbench/ocbench/proto"
@@ -64,5 +65,63 @@ func TestCaught(t *testing.T) {
 		if got := fmt.Sprint(Caught(invs, System(nil, c.pending))); got != c.want {
 			t.Errorf("%d in flight: caught %s, want %s", len(c.pending), got, c.want)
 		}
+	}
+}
+
+// TestLastSent: the first message of the type asked for, from the last
+// step only.
+func TestLastSent(t *testing.T) {
+	types := []proto.MessageType{{Name: "a", Arg: "none"}, {Name: "b", Arg: "none"}}
+	net := &Net{T: t, Types: types, Nodes: []proto.Node{&sender{msgs: []proto.Message{{Type: 0, To: 1, Stamp: 1}, {Type: 1, To: 1, Stamp: 2}, {Type: 1, To: 1, Stamp: 3}}}}}
+	net.Step(0, proto.Input{Kind: proto.EnterCS})
+	if m := net.LastSent(1); m.Stamp != 2 {
+		t.Errorf("LastSent(1) = %+v, want the message stamped 2", m)
+	}
+	if m := net.LastSent(0); m.Stamp != 1 {
+		t.Errorf("LastSent(0) = %+v, want the message stamped 1", m)
+	}
+}
+
+// sender sends its messages at every step.
+type sender struct{ msgs []proto.Message }
+
+func (s *sender) Step(_ proto.Input, out *proto.Output) { out.Msgs = append(out.Msgs, s.msgs...) }
+func (s *sender) View() proto.View                      { return proto.View{} }
+func (s *sender) Waiting(func(j proto.NodeID))          {}
+
+// recorder is a testing.TB that keeps its errors instead of failing.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// TestAbsorbDrained: Absorb delivers messages that send nothing; Drained
+// reports a wrong count and a message left in flight.
+func TestAbsorbDrained(t *testing.T) {
+	types := []proto.MessageType{{Name: "a", Arg: "none"}}
+	net := &Net{T: t, Types: types, Nodes: []proto.Node{&sender{msgs: []proto.Message{{To: 1}, {To: 1}}}, &sender{}}}
+	net.Step(0, proto.Input{Kind: proto.EnterCS})
+	rec := &recorder{TB: t}
+	net.T = rec
+	net.Drained("one step", 0, 2)
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "2 messages left in flight") {
+		t.Errorf("with 2 in flight: %q", rec.errs)
+	}
+	net.T = t
+	net.Absorb("a() 0→1", "a() 0→1")
+	rec.errs, net.T = nil, rec
+	net.Drained("one step", 0, 3)
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "took 2 messages, want 3") {
+		t.Errorf("2 sent, 3 wanted: %q", rec.errs)
+	}
+	rec.errs = nil
+	net.Drained("one step", 0, 2)
+	if len(rec.errs) != 0 {
+		t.Errorf("drained: %q", rec.errs)
 	}
 }

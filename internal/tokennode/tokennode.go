@@ -1,15 +1,17 @@
-// Package tokennode holds what the failure-free token-based nodes of
-// algo/helaryplouzeauraynal and algo/mizunoneilsenrao do alike with an
-// input before their own rules apply: a node is up or down, asks for one
-// critical section at a time, and enters at once when it holds the idle
-// token. A node embeds State and steps through Gate.
+// Package tokennode holds what the token-based nodes of
+// algo/helaryplouzeauraynal, algo/mizunoneilsenrao, algo/suzukikasami (and
+// algo/mishrasrimani through it) and algo/ratoken do alike with an input
+// before their own rules apply: a node asks for one critical section
+// at a time, and enters at once when it holds the idle token. A node embeds
+// State and steps through Gate; its up bit is State's proto.Life, which the
+// host keeps (proto.Admit).
 package tokennode
 
 import "github.com/ocbench/ocbench/proto"
 
 // State is a node's request state.
 type State struct {
-	Up        bool   // the node is up (it ignores every input but Recover while down)
+	proto.Life
 	Asked     bool   // it asked for the critical section and has not left it
 	InCS      bool   // it is in the critical section
 	TokenHere bool   // it holds the token
@@ -22,27 +24,17 @@ type Action uint8
 // The actions Gate returns.
 const (
 	Done    Action = iota // nothing: Gate handled the input, or it is ignored
-	Reset                 // Recover: restart from the initial state
 	Ask                   // EnterCS without the token: Asked and Tag are set; ask for the token
 	Leave                 // ExitCS: InCS and Asked are cleared; pass the token on
 	Deliver               // Receive: handle the message
 )
 
-// Gate handles what every such node handles alike and says what is left:
-// Recover is a Reset; while down, nothing; Crash marks the node down; a
+// Gate handles what every such node handles alike and says what is left: a
 // second EnterCS is ignored (the runtimes never ask twice), and the first
 // one at the idle token enters with no message; an ExitCS outside the
 // critical section is ignored. Other inputs (timers) are ignored.
 func (s *State) Gate(in proto.Input, out *proto.Output) Action {
-	switch {
-	case in.Kind == proto.Recover:
-		return Reset
-	case !s.Up:
-		return Done
-	}
 	switch in.Kind {
-	case proto.Crash:
-		s.Up = false
 	case proto.EnterCS:
 		if s.Asked {
 			return Done
@@ -67,7 +59,7 @@ func (s *State) Gate(in proto.Input, out *proto.Output) Action {
 
 // View returns the state as proto.View's fields.
 func (s *State) View() proto.View {
-	return proto.View{Bits: proto.Bits{Up: s.Up, TokenHere: s.TokenHere, InCS: s.InCS, Asked: s.Asked}, Tag: s.Tag}
+	return proto.View{Bits: proto.Bits{Up: s.Up(), TokenHere: s.TokenHere, InCS: s.InCS, Asked: s.Asked}, Tag: s.Tag}
 }
 
 // Waits reports whether the node waits for the token: it asked and is not

@@ -9,10 +9,10 @@ import (
 // TestGate: every input kind, from the states that matter, gives the
 // action and the state the package comment promises.
 func TestGate(t *testing.T) {
-	up := State{Up: true}
-	holder := State{Up: true, TokenHere: true}
-	asked := State{Up: true, Asked: true, Tag: 4}
-	inCS := State{Up: true, Asked: true, InCS: true, TokenHere: true, Tag: 4}
+	up := State{}
+	holder := State{TokenHere: true}
+	asked := State{Asked: true, Tag: 4}
+	inCS := State{Asked: true, InCS: true, TokenHere: true, Tag: 4}
 	for _, c := range []struct {
 		name  string
 		from  State
@@ -21,14 +21,10 @@ func TestGate(t *testing.T) {
 		to    State
 		enter bool
 	}{
-		{"recover while down", State{}, proto.Input{Kind: proto.Recover}, Reset, State{}, false},
-		{"recover while up", inCS, proto.Input{Kind: proto.Recover}, Reset, inCS, false},
-		{"anything while down", State{}, proto.Input{Kind: proto.EnterCS, Tag: 1}, Done, State{}, false},
-		{"crash", inCS, proto.Input{Kind: proto.Crash}, Done, State{Asked: true, InCS: true, TokenHere: true, Tag: 4}, false},
-		{"enter without the token", up, proto.Input{Kind: proto.EnterCS, Tag: 7}, Ask, State{Up: true, Asked: true, Tag: 7}, false},
-		{"enter at the idle token", holder, proto.Input{Kind: proto.EnterCS, Tag: 7}, Done, State{Up: true, Asked: true, InCS: true, TokenHere: true, Tag: 7}, true},
+		{"enter without the token", up, proto.Input{Kind: proto.EnterCS, Tag: 7}, Ask, State{Asked: true, Tag: 7}, false},
+		{"enter at the idle token", holder, proto.Input{Kind: proto.EnterCS, Tag: 7}, Done, State{Asked: true, InCS: true, TokenHere: true, Tag: 7}, true},
 		{"enter twice", asked, proto.Input{Kind: proto.EnterCS, Tag: 9}, Done, asked, false},
-		{"exit", inCS, proto.Input{Kind: proto.ExitCS}, Leave, State{Up: true, TokenHere: true, Tag: 4}, false},
+		{"exit", inCS, proto.Input{Kind: proto.ExitCS}, Leave, State{TokenHere: true, Tag: 4}, false},
 		{"exit outside", asked, proto.Input{Kind: proto.ExitCS}, Done, asked, false},
 		{"receive", asked, proto.Input{Kind: proto.Receive}, Deliver, asked, false},
 		{"timer", asked, proto.Input{Kind: proto.Fire}, Done, asked, false},
