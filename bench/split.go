@@ -193,7 +193,7 @@ func merge(spec Spec, parts []*Result) *outcome {
 		t := r.Tally
 		t.Recoveries = 0 // the controller's: counted once
 		o.tally.Add(&t)
-		addStats(st, &r.Stats)
+		results.AddCounts(st, &r.Stats)
 		o.issued += r.Issued
 		o.served += r.Served
 		o.abandoned += r.Abandoned
@@ -254,42 +254,6 @@ func merge(spec Spec, parts []*Result) *outcome {
 		}
 	}
 	return o
-}
-
-// addStats adds the counters of b to a.
-func addStats(a, b *sim.Stats) {
-	a.Popped += b.Popped
-	a.Steps += b.Steps
-	for k := range a.Sent {
-		for c := range a.Sent[k] {
-			a.Sent[k][c] += b.Sent[k][c]
-		}
-	}
-	a.Delivered += b.Delivered
-	a.Dropped += b.Dropped
-	for k := range a.Events {
-		a.Events[k] += b.Events[k]
-	}
-	for len(a.PerTag) < len(b.PerTag) {
-		a.PerTag = append(a.PerTag, 0)
-	}
-	for k, v := range b.PerTag {
-		a.PerTag[k] += v
-	}
-	a.MaxDelay = math.Max(a.MaxDelay, b.MaxDelay)
-	a.Late += b.Late
-	a.OverlappingCS += b.OverlappingCS
-	a.DuplicateTokens += b.DuplicateTokens
-	if a.FirstBreach == "" {
-		a.FirstBreach = b.FirstBreach
-	}
-	if a.Storm == "" {
-		a.Storm = b.Storm
-	}
-	a.OverBudget = a.OverBudget || b.OverBudget
-	a.Injected += b.Injected
-	a.Destroyed += b.Destroyed
-	a.Suspicions += b.Suspicions
 }
 
 // Assemble returns the record of a run of spec (filled) from its parts'
