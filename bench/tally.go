@@ -13,18 +13,20 @@ import (
 // steps; rank 0 adds the ranks' tallies with Add). Fill writes it into the
 // run's record, so that both runtimes' records say the same thing in the
 // same words. Add merges tallies by the rule in each field's `merge` tag
-// (results.AddCounts).
+// (results.AddCounts); the `record` tag names the field of the record
+// (JSON) that Fill writes from it, or "-" for the attribution's own
+// bookkeeping (TestCountsReachRecord).
 type Tally struct {
 	// Sent counts the messages sent by type and cause: Sent[type][cause].
-	Sent [][]int64 `merge:"sum"`
+	Sent [][]int64 `merge:"sum" record:"messages_total"`
 	// Events counts the algorithm's events (proto.Event, named by the
 	// algorithm).
-	Events []int64 `merge:"sum"`
+	Events []int64 `merge:"sum" record:"events"`
 	// Waits are the waits of the served requests, from enter_cs to the
 	// entry, in δ.
-	Waits []float64 `merge:"append"`
+	Waits []float64 `merge:"append" record:"wait_delta"`
 	// Sync are the synchronization delays (SyncDelay), in δ.
-	Sync []float64 `merge:"append"`
+	Sync []float64 `merge:"append" record:"sync_delay_delta"`
 	// Crashes is the number of crashes injected; PerFailure counts the
 	// failure-cause messages attributed to each crash (sent after it and
 	// before the next), ByType the same by message type, and PreCrash the
@@ -35,20 +37,20 @@ type Tally struct {
 	// CrashTimes and the three methods Crashed, Failure and Entered are the
 	// one rule of crash attribution, which every runtime applies (see
 	// Failure).
-	Crashes    int       `merge:"max"`
-	PerFailure []float64 `merge:"sum"`
-	ByType     []int64   `merge:"sum"`
-	PreCrash   int64     `merge:"sum"`
-	FirstEntry []float64 `merge:"custom"` // the earliest on any rank: Add
-	CrashTimes []float64 `json:"-" merge:"same"`
+	Crashes    int       `merge:"max" record:"failures"`
+	PerFailure []float64 `merge:"sum" record:"overhead_samples"`
+	ByType     []int64   `merge:"sum" record:"overhead_by_type"`
+	PreCrash   int64     `merge:"sum" record:"failure_messages_before_first_crash"`
+	FirstEntry []float64 `merge:"custom" record:"recovery_samples"` // the earliest on any rank: Add
+	CrashTimes []float64 `json:"-" merge:"same" record:"-"`
 	// SlotByType is ByType per crash, kept only by a tally of planned
 	// crashes (NewPlannedTally), so that DropSkipped can take a skipped
 	// first crash's messages out of ByType.
-	SlotByType [][]int64 `json:",omitempty" merge:"sum"`
+	SlotByType [][]int64 `json:",omitempty" merge:"sum" record:"-"`
 	// Recoveries is the number of crashed nodes that came back;
 	// Abandoned the requests of nodes that crashed while they waited.
-	Recoveries int   `merge:"sum"`
-	Abandoned  int64 `merge:"sum"`
+	Recoveries int   `merge:"sum" record:"recoveries"`
+	Abandoned  int64 `merge:"sum" record:"requests_abandoned_by_crash"`
 }
 
 // NewTally returns an empty tally of a run, with no crash yet (the
