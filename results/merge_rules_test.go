@@ -1,8 +1,12 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -298,5 +302,39 @@ func TestMergePlanChecks(t *testing.T) {
 			}()
 			mustPlan(c.typ)
 		})
+	}
+}
+
+// TestRunGroupsFlat: Run's groups of fields are flat in JSON, every field
+// under its own name in the order of the fields (a name twice in two
+// groups would make encoding/json drop both, silently).
+func TestRunGroupsFlat(t *testing.T) {
+	var want []string
+	for _, f := range leaves(reflect.TypeFor[Run]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		want = append(want, name)
+	}
+	b, err := json.Marshal(nonZero(reflect.TypeFor[Run](), 1).Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var got []string
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("JSON keys of a record with every field set:\n%q\nwant the fields' JSON names in order:\n%q", got, want)
 	}
 }
