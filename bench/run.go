@@ -482,8 +482,9 @@ func runEach(spec Spec) (*results.Run, error) {
 func newRun(spec Spec, checks string, issued, served int64) *results.Run {
 	r := &results.Run{
 		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
-		Workload: string(spec.Workload), Checks: checks, RequestsIssued: issued, RequestsServed: served,
-		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
+		Workload: string(spec.Workload), Checks: checks,
+		Requests: results.Requests{RequestsIssued: issued, RequestsServed: served,
+			MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{}},
 	}
 	algo := RunAlgorithm(spec) // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {

@@ -46,35 +46,38 @@ func (p *Part) Hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id
 func (p *Part) Until() float64 { return p.until }
 
 // Result is what one part of a run counted, for the record: Assemble adds
-// up the parts' results. Every field is exported, for a runtime that sends
-// it to the process that assembles the record (encoding/gob).
+// up the parts' results, by the rule in each field's `merge` tag
+// (results.SumCounts; the custom ones by hand, in merge). Every field is
+// exported, for a runtime that sends it to the process that assembles the
+// record (encoding/gob).
 type Result struct {
-	Stats                     sim.Stats
-	Tally                     Tally
-	Now, Until                float64
-	Issued, Served, Abandoned int64
-	Waits                     []float64 // seconds
-	Stays                     []Stay    // the stays in the critical section that ended
-	Tags                      []uint32  // the requests booked
-	Victims                   []int     // the power of each crash's victim (-1: another part's)
-	Notes                     []sim.Note
-	Stuck                     string
+	Stats                     sim.Stats  `merge:"custom"` // results.AddCounts, by its own tags
+	Tally                     Tally      `merge:"custom"` // the controller's crashes and recoveries, once
+	Now, Until                float64    `merge:"same"`
+	Issued, Served, Abandoned int64      `merge:"sum"`
+	Waits                     []float64  `merge:"append"` // seconds
+	Stays                     []Stay     `merge:"custom"` // the stays in the critical section that ended
+	Tags                      []uint32   `merge:"append"` // the requests booked
+	Victims                   []int      `merge:"custom"` // the power of each crash's victim (-1: another part's)
+	Notes                     []sim.Note `merge:"custom"` // sim.MergeNotes
+	Stuck                     string     `merge:"first"`
 	// Violation is the part's invariant violation, if any.
-	Violation *sim.Violation
-	// Err is the part's other error ("" if none).
-	Err string
+	Violation *sim.Violation `merge:"first"`
+	// Err is the part's other error ("" if none); the last one is the
+	// run's.
+	Err string `merge:"custom"`
 	// Views are the hosted nodes' views at the end (a run with crashes of
 	// an algorithm with end-of-run invariants: proto.AtEnd).
-	Views []FrozenNode
+	Views []FrozenNode `merge:"append"`
 	// EntriesStable counts the entries after stabilization (k-exclusion).
-	EntriesStable int64
+	EntriesStable int64 `merge:"sum"`
 	// Invented counts the critical sections transient faults invented at
 	// the hosted nodes.
-	Invented int64
+	Invented int64 `merge:"sum"`
 	// Stab is the run's stabilization, from the part that keeps the
 	// mirror of a split self-stabilizing run (nil from the others, and
 	// from the simulator, whose outcome reads its own).
-	Stab *sim.Stab
+	Stab *sim.Stab `merge:"custom"`
 }
 
 // FrozenNode is a node's view at the end of a run, which the end-of-run
@@ -176,7 +179,13 @@ func hasAtEnd(spec Spec) bool {
 // merge adds up the results of a run's parts into its outcome.
 func merge(spec Spec, parts []*Result) *outcome {
 	p0 := parts[0]
-	o := &outcome{now: p0.Now, until: p0.Until, tally: NewTally(), stuck: p0.Stuck, stab: sim.Stab{Legit: true}}
+	sum := results.SumCounts(parts)
+	o := &outcome{now: sum.Now, until: sum.Until, tally: NewTally(), stuck: sum.Stuck, stab: sim.Stab{Legit: true},
+		issued: sum.Issued, served: sum.Served, abandoned: sum.Abandoned, waits: sum.Waits, tags: sum.Tags,
+		entriesStable: sum.EntriesStable, invented: sum.Invented}
+	if sum.Violation != nil {
+		o.err = sum.Violation
+	}
 	o.tally.Crashes, o.tally.CrashTimes, o.tally.Recoveries = 0, nil, 0
 	for _, t := range p0.Tally.CrashTimes {
 		o.tally.Crashed(t)
@@ -188,24 +197,16 @@ func merge(spec Spec, parts []*Result) *outcome {
 	}
 	st := &o.stats
 	var notes [][]sim.Note
-	var views []FrozenNode
 	for _, r := range parts {
 		t := r.Tally
 		t.Recoveries = 0 // the controller's: counted once
 		o.tally.Add(&t)
-		addStats(st, &r.Stats)
-		o.issued += r.Issued
-		o.served += r.Served
-		o.abandoned += r.Abandoned
-		o.waits = append(o.waits, r.Waits...)
+		results.AddCounts(st, &r.Stats)
 		if o.stays == nil {
 			o.stays = r.Stays // one part (the simulator): no copy
 		} else {
 			o.stays = append(o.stays, r.Stays...)
 		}
-		o.tags = append(o.tags, r.Tags...)
-		o.entriesStable += r.EntriesStable
-		o.invented += r.Invented
 		if r.Stab != nil {
 			o.stab = *r.Stab
 		}
@@ -215,13 +216,6 @@ func merge(spec Spec, parts []*Result) *outcome {
 			}
 		}
 		notes = append(notes, r.Notes)
-		views = append(views, r.Views...)
-		if o.stuck == "" {
-			o.stuck = r.Stuck
-		}
-		if r.Violation != nil && o.err == nil {
-			o.err = r.Violation
-		}
 		if r.Err != "" {
 			o.err = errors.New(r.Err)
 		}
@@ -243,8 +237,8 @@ func merge(spec Spec, parts []*Result) *outcome {
 		o.openCubeAtEnd = true
 		if hasAtEnd(spec) {
 			sys := make(frozen, spec.Nodes)
-			for k := range views {
-				sys[views[k].ID] = &views[k]
+			for k := range sum.Views {
+				sys[sum.Views[k].ID] = &sum.Views[k]
 			}
 			for _, inv := range RunAlgorithm(spec).Invariants(true) {
 				if inv.When == proto.AtEnd && inv.Check(sys) != nil {
@@ -254,42 +248,6 @@ func merge(spec Spec, parts []*Result) *outcome {
 		}
 	}
 	return o
-}
-
-// addStats adds the counters of b to a.
-func addStats(a, b *sim.Stats) {
-	a.Popped += b.Popped
-	a.Steps += b.Steps
-	for k := range a.Sent {
-		for c := range a.Sent[k] {
-			a.Sent[k][c] += b.Sent[k][c]
-		}
-	}
-	a.Delivered += b.Delivered
-	a.Dropped += b.Dropped
-	for k := range a.Events {
-		a.Events[k] += b.Events[k]
-	}
-	for len(a.PerTag) < len(b.PerTag) {
-		a.PerTag = append(a.PerTag, 0)
-	}
-	for k, v := range b.PerTag {
-		a.PerTag[k] += v
-	}
-	a.MaxDelay = math.Max(a.MaxDelay, b.MaxDelay)
-	a.Late += b.Late
-	a.OverlappingCS += b.OverlappingCS
-	a.DuplicateTokens += b.DuplicateTokens
-	if a.FirstBreach == "" {
-		a.FirstBreach = b.FirstBreach
-	}
-	if a.Storm == "" {
-		a.Storm = b.Storm
-	}
-	a.OverBudget = a.OverBudget || b.OverBudget
-	a.Injected += b.Injected
-	a.Destroyed += b.Destroyed
-	a.Suspicions += b.Suspicions
 }
 
 // Assemble returns the record of a run of spec (filled) from its parts'

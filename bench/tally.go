@@ -12,18 +12,21 @@ import (
 // and on the ranks of an MPI job (each rank counts its own nodes' sends and
 // steps; rank 0 adds the ranks' tallies with Add). Fill writes it into the
 // run's record, so that both runtimes' records say the same thing in the
-// same words.
+// same words. Add merges tallies by the rule in each field's `merge` tag
+// (results.AddCounts); the `record` tag names the field of the record
+// (JSON) that Fill writes from it, or "-" for the attribution's own
+// bookkeeping (TestCountsReachRecord).
 type Tally struct {
 	// Sent counts the messages sent by type and cause: Sent[type][cause].
-	Sent [][]int64
+	Sent [][]int64 `merge:"sum" record:"messages_total"`
 	// Events counts the algorithm's events (proto.Event, named by the
 	// algorithm).
-	Events []int64
+	Events []int64 `merge:"sum" record:"events"`
 	// Waits are the waits of the served requests, from enter_cs to the
 	// entry, in δ.
-	Waits []float64
+	Waits []float64 `merge:"append" record:"wait_delta"`
 	// Sync are the synchronization delays (SyncDelay), in δ.
-	Sync []float64
+	Sync []float64 `merge:"append" record:"sync_delay_delta"`
 	// Crashes is the number of crashes injected; PerFailure counts the
 	// failure-cause messages attributed to each crash (sent after it and
 	// before the next), ByType the same by message type, and PreCrash the
@@ -34,20 +37,20 @@ type Tally struct {
 	// CrashTimes and the three methods Crashed, Failure and Entered are the
 	// one rule of crash attribution, which every runtime applies (see
 	// Failure).
-	Crashes    int
-	PerFailure []float64
-	ByType     []int64
-	PreCrash   int64
-	FirstEntry []float64
-	CrashTimes []float64 `json:"-"`
+	Crashes    int       `merge:"max" record:"failures"`
+	PerFailure []float64 `merge:"sum" record:"overhead_samples"`
+	ByType     []int64   `merge:"sum" record:"overhead_by_type"`
+	PreCrash   int64     `merge:"sum" record:"failure_messages_before_first_crash"`
+	FirstEntry []float64 `merge:"custom" record:"recovery_samples"` // the earliest on any rank: Add
+	CrashTimes []float64 `json:"-" merge:"same" record:"-"`
 	// SlotByType is ByType per crash, kept only by a tally of planned
 	// crashes (NewPlannedTally), so that DropSkipped can take a skipped
 	// first crash's messages out of ByType.
-	SlotByType [][]int64 `json:",omitempty"`
+	SlotByType [][]int64 `json:",omitempty" merge:"sum" record:"-"`
 	// Recoveries is the number of crashed nodes that came back;
 	// Abandoned the requests of nodes that crashed while they waited.
-	Recoveries int
-	Abandoned  int64
+	Recoveries int   `merge:"sum" record:"recoveries"`
+	Abandoned  int64 `merge:"sum" record:"requests_abandoned_by_crash"`
 }
 
 // NewTally returns an empty tally of a run, with no crash yet (the
@@ -168,44 +171,19 @@ func (t *Tally) DropSkipped(skipped []int) {
 	}
 }
 
-// Add adds another rank's tally of the same run to t: counts add up, waits
-// join, and a crash's first entry is the earliest on any rank.
+// Add adds another rank's tally of the same run to t, by the rules of
+// the fields' merge tags: counts add up, waits join, the crashes are the
+// same; and a crash's first entry is the earliest on any rank.
 func (t *Tally) Add(o *Tally) {
-	for k, row := range o.Sent {
-		for c, v := range row {
-			t.Sent[k][c] += v
-		}
-	}
-	for k, v := range o.Events {
-		t.Events[k] += v
-	}
-	t.Waits = append(t.Waits, o.Waits...)
-	t.Crashes = max(t.Crashes, o.Crashes)
-	for k, v := range o.PerFailure {
-		t.PerFailure[k] += v
-	}
-	for k, v := range o.ByType {
-		t.ByType[k] += v
-	}
-	for k, row := range o.SlotByType {
-		if row == nil || k >= len(t.SlotByType) {
-			continue
-		}
-		if t.SlotByType[k] == nil {
-			t.SlotByType[k] = make([]int64, proto.MaxMsgTypes)
-		}
-		for m, c := range row {
-			t.SlotByType[k][m] += c
-		}
-	}
-	t.PreCrash += o.PreCrash
+	results.AddCounts(t, o)
 	for k, v := range o.FirstEntry {
+		for k >= len(t.FirstEntry) {
+			t.FirstEntry = append(t.FirstEntry, -1)
+		}
 		if v >= 0 && (t.FirstEntry[k] < 0 || v < t.FirstEntry[k]) {
 			t.FirstEntry[k] = v
 		}
 	}
-	t.Recoveries += o.Recoveries
-	t.Abandoned += o.Abandoned
 }
 
 // Fill writes the tally into r, the record of a run of spec made by

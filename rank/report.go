@@ -16,37 +16,39 @@ import (
 )
 
 // rankReport is what one rank sends rank 0 about one run: its tally, as
-// the simulator's, and what only the MPI runtime measures.
+// the simulator's, and what only the MPI runtime measures. Rank 0 adds up
+// the ranks' reports by the rule in each field's `merge` tag
+// (results.SumCounts); the custom ones are per rank (assemble).
 type rankReport struct {
-	bench.Tally
-	Rank  int    `json:"rank"`
-	Host  string `json:"host"`
-	Intra int64
-	Inter int64
-	Hops  int64
+	bench.Tally `merge:"custom"` // added up by Tally.Add, onto the plan's tally
+	Rank        int              `json:"rank" merge:"custom"`
+	Host        string           `json:"host" merge:"custom"`
+	Intra       int64            `merge:"sum"`
+	Inter       int64            `merge:"sum"`
+	Hops        int64            `merge:"sum"`
 	// PerTag counts the normal messages sent for each request serial.
-	PerTag    map[uint32]uint32
-	Issued    []uint32
-	Served    int64
-	StuckWhy  string
-	CS        []bench.Stay
-	Steps     int64
-	Delivered int64
-	Dropped   int64
-	MaxDelay  float64
-	MinDelay  float64 // below 0: this rank's clock is behind a sender's by at least as much
-	OverDelta int64
+	PerTag    map[uint32]uint32 `merge:"custom"`
+	Issued    []uint32          `merge:"append"`
+	Served    int64             `merge:"sum"`
+	StuckWhy  string            `merge:"first"`
+	CS        []bench.Stay      `merge:"append"`
+	Steps     int64             `merge:"sum"`
+	Delivered int64             `merge:"sum"`
+	Dropped   int64             `merge:"sum"`
+	MaxDelay  float64           `merge:"max"`
+	MinDelay  float64           `merge:"custom"` // below 0: this rank's clock is behind a sender's by at least as much
+	OverDelta int64             `merge:"sum"`
 	// Broken counts messages that nodes sent to no node, BrokenWhy says
 	// the first: safety violations.
-	Broken    int64
-	BrokenWhy string
-	Malformed int64
-	BadFrame  string
-	AfterStop int64
-	CPU       float64
-	LateStart float64
+	Broken    int64   `merge:"custom"`
+	BrokenWhy string  `merge:"custom"`
+	Malformed int64   `merge:"sum"`
+	BadFrame  string  `merge:"first"`
+	AfterStop int64   `merge:"sum"`
+	CPU       float64 `merge:"custom"`
+	LateStart float64 `merge:"max"`
 	// Skipped lists the targeted crashes skipped at run time (target.go).
-	Skipped []int `json:",omitempty"`
+	Skipped []int `json:",omitempty" merge:"append"`
 }
 
 func (r *rankReport) total() int64 {
@@ -123,29 +125,18 @@ func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 // bench.Record of the ranks' sum, and what only the MPI runtime measures.
 func assemble(in *instance, reps []*rankReport) *results.Run {
 	s := in.spec
-	var served int64
+	sum := results.SumCounts(reps)
 	perTag := map[uint32]int64{}
-	var tags []uint32
-	var cs []bench.Stay
 	t := bench.NewPlannedTally(in.plan)
-	var skipped []int
-	out := &bench.Outcome{Runtime: "mpi", Ranks: len(reps), Checks: "cs-intervals"}
 	for _, rep := range reps {
 		t.Add(&rep.Tally)
-		skipped = append(skipped, rep.Skipped...)
-		served += rep.Served
-		tags = append(tags, rep.Issued...)
 		for tag, c := range rep.PerTag {
 			perTag[tag] += int64(c)
 		}
-		cs = append(cs, rep.CS...)
-		out.Steps += rep.Steps
-		out.Dropped += rep.Dropped
-		out.MaxDelay = max(out.MaxDelay, rep.MaxDelay)
-		if rep.StuckWhy != "" && out.Stuck == "" {
-			out.Stuck = rep.StuckWhy
-		}
 	}
+	out := &bench.Outcome{Runtime: "mpi", Ranks: len(reps), Checks: "cs-intervals",
+		Steps: sum.Steps, Dropped: sum.Dropped, MaxDelay: sum.MaxDelay, Stuck: sum.StuckWhy}
+	tags, cs := sum.Issued, sum.CS
 	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
 	// A request issued again after a transient fault wiped it out
 	// (bench.InventedCS) is one request.
@@ -163,12 +154,12 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 			out.FalseSuspicions = out.Suspicions
 		}
 	}
-	t.DropSkipped(skipped)
+	t.DropSkipped(sum.Skipped)
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
 	for _, x := range bench.SyncDelaysOf(cs) {
 		t.Sync = append(t.Sync, x/s.Delta)
 	}
-	out.Issued, out.Served, out.Tally, out.PerRequest = int64(len(tags)), served, t, perReq
+	out.Issued, out.Served, out.Tally, out.PerRequest = int64(len(tags)), sum.Served, t, perReq
 	minDelay := measuredMinDelay(reps, s.Delta)
 	overlaps := overlapping(cs, s, minDelay)
 	out.Safety = append(out.Safety, overlaps...)
@@ -182,27 +173,20 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	r.MeasuredMinDelayDelta = minDelay
 	r.Placement = in.place.Name()
 	r.Clock = "wall"
+	r.MessagesIntraRank, r.MessagesInterRank = sum.Intra, sum.Inter
+	r.DelaysOverDelta, r.MalformedFrames, r.MalformedExample = sum.OverDelta, sum.Malformed, sum.BadFrame
+	r.StartSkewDelta = max(0, sum.LateStart/s.Delta)
 	hosts := map[string]bool{}
-	var hopSum int64
 	for _, rep := range reps {
 		r.CPUSecondsPerRank = append(r.CPUSecondsPerRank, rep.CPU)
 		hosts[rep.Host] = true
-		r.MessagesIntraRank += rep.Intra
-		r.MessagesInterRank += rep.Inter
-		hopSum += rep.Hops
-		r.DelaysOverDelta += rep.OverDelta
-		r.MalformedFrames += rep.Malformed
-		r.StartSkewDelta = max(r.StartSkewDelta, rep.LateStart/s.Delta)
-		if rep.BadFrame != "" && r.MalformedExample == "" {
-			r.MalformedExample = rep.BadFrame
-		}
 	}
 	for h := range hosts {
 		r.Hosts = append(r.Hosts, h)
 	}
 	sort.Strings(r.Hosts)
 	if r.MessagesTotal > 0 {
-		r.HopsPerMessage = float64(hopSum) / float64(r.MessagesTotal)
+		r.HopsPerMessage = float64(sum.Hops) / float64(r.MessagesTotal)
 	}
 	if ell, _ := bench.Units(s); ell == 0 {
 		r.OverlappingCS = int64(len(overlaps))

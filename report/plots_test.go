@@ -15,13 +15,16 @@ import (
 // overhead per failure.
 func crashRun(algo string, n int, mean, think float64, runtime, clock string) *results.Run {
 	lo, hi := mean*0.9, mean*1.1
-	return &results.Run{Algorithm: algo, Nodes: n, Failures: 100, Workload: "poisson", ThinkTime: think,
-		Runtime: runtime, Clock: clock,
-		FaultPlan:          "100 crashes from t=0δ, exponential gaps of mean 100δ, down exp(mean 20δ), target random",
-		OverheadPerFailure: results.Estimate{N: 100, Mean: mean, CI95Low: &lo, CI95High: &hi},
-		OverheadSamples:    []float64{mean - 1, mean, mean + 1},
-		RecoveryDelta:      results.Summary{Count: 3, Mean: 10},
-		RecoverySamples:    []float64{5, 10, 15},
+	return &results.Run{Algorithm: algo, Nodes: n, Workload: "poisson", Runtime: runtime,
+		Params: results.Params{ThinkTime: think},
+		Crash: results.Crash{Failures: 100,
+			FaultPlan:          "100 crashes from t=0δ, exponential gaps of mean 100δ, down exp(mean 20δ), target random",
+			OverheadPerFailure: results.Estimate{N: 100, Mean: mean, CI95Low: &lo, CI95High: &hi},
+			OverheadSamples:    []float64{mean - 1, mean, mean + 1},
+			RecoveryDelta:      results.Summary{Count: 3, Mean: 10},
+			RecoverySamples:    []float64{5, 10, 15},
+		},
+		MPI: results.MPI{Clock: clock},
 	}
 }
 

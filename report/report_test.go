@@ -165,11 +165,11 @@ func TestCompareReport(t *testing.T) {
 			cost := float64(k+1) * float64(n) // O(N), spread over more than 10×
 			sum := func(x float64) results.Summary { return results.Summary{Count: 10, Mean: x, Max: x} }
 			runs = append(runs,
-				&results.Run{Algorithm: a, Nodes: n, Workload: "saturated", MsgsPerRequest: sum(cost), SyncDelayDelta: sum(0.5)},
-				&results.Run{Algorithm: a, Nodes: n, Workload: "poisson", CSTime: 1, ThinkTime: float64(n), MsgsPerRequest: sum(cost)})
+				&results.Run{Algorithm: a, Nodes: n, Workload: "saturated", Requests: results.Requests{MsgsPerRequest: sum(cost), SyncDelayDelta: sum(0.5)}},
+				&results.Run{Algorithm: a, Nodes: n, Workload: "poisson", Params: results.Params{CSTime: 1, ThinkTime: float64(n)}, Requests: results.Requests{MsgsPerRequest: sum(cost)}})
 			if n == 64 {
 				for _, think := range []float64{6.4, 640} {
-					runs = append(runs, &results.Run{Algorithm: a, Nodes: n, Workload: "poisson", CSTime: 1, ThinkTime: think, MsgsPerRequest: sum(cost / 2)})
+					runs = append(runs, &results.Run{Algorithm: a, Nodes: n, Workload: "poisson", Params: results.Params{CSTime: 1, ThinkTime: think}, Requests: results.Requests{MsgsPerRequest: sum(cost / 2)}})
 				}
 			}
 		}
@@ -212,7 +212,7 @@ func TestCompareReport(t *testing.T) {
 // runs have, one point per algorithm and N.
 func TestCommonLoad(t *testing.T) {
 	r := func(n int, think float64) *results.Run {
-		return &results.Run{Nodes: n, Workload: "poisson", CSTime: 1, ThinkTime: think}
+		return &results.Run{Nodes: n, Workload: "poisson", Params: results.Params{CSTime: 1, ThinkTime: think}}
 	}
 	runs := []*results.Run{r(16, 16), r(64, 64), r(64, 6.4), r(64, 640), r(256, 256)}
 	got := commonLoad(runs)

@@ -110,6 +110,13 @@ func walk(path string, v reflect.Value, depth int) error {
 			if name == "-" {
 				continue
 			}
+			if name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
+				// a group of fields, flattened in JSON
+				if err := walk(path, v.Field(i), depth+1); err != nil {
+					return err
+				}
+				continue
+			}
 			if name == "" {
 				name = f.Name
 			}

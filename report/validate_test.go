@@ -121,11 +121,11 @@ func TestReportBounds(t *testing.T) {
 func TestValidateNonFinite(t *testing.T) {
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		for name, r := range map[string]*results.Run{
-			"msgs_per_request.mean":          {MsgsPerRequest: results.Summary{Mean: x}},
-			"overhead_differential.ci95_low": {OverheadDifferential: results.Estimate{CI95Low: &x}},
-			"recovery_samples[0]":            {RecoverySamples: []float64{x}},
-			"cpu_seconds_per_rank[0]":        {CPUSecondsPerRank: []float64{x}},
-			"stabilization.runs[0].rounds":   {Stabilization: &results.Stabilization{Runs: []results.StabRun{{Rounds: x}}}},
+			"msgs_per_request.mean":          {Requests: results.Requests{MsgsPerRequest: results.Summary{Mean: x}}},
+			"overhead_differential.ci95_low": {Crash: results.Crash{OverheadDifferential: results.Estimate{CI95Low: &x}}},
+			"recovery_samples[0]":            {Crash: results.Crash{RecoverySamples: []float64{x}}},
+			"cpu_seconds_per_rank[0]":        {MPI: results.MPI{CPUSecondsPerRank: []float64{x}}},
+			"stabilization.runs[0].rounds":   {SelfStab: results.SelfStab{Stabilization: &results.Stabilization{Runs: []results.StabRun{{Rounds: x}}}}},
 		} {
 			r.Algorithm, r.Workload, r.Nodes = "opencube", "poisson", 8
 			err := Validate(&results.Saved{Runs: []*results.Run{r}})
@@ -134,8 +134,8 @@ func TestValidateNonFinite(t *testing.T) {
 			}
 		}
 	}
-	ok := &results.Run{Algorithm: "opencube", Workload: "poisson", Nodes: 8, FalseSuspicions: -1,
-		OverheadDifferential: results.Estimate{Mean: -3}}
+	ok := &results.Run{Algorithm: "opencube", Workload: "poisson", Nodes: 8,
+		Crash: results.Crash{FalseSuspicions: -1, OverheadDifferential: results.Estimate{Mean: -3}}}
 	if err := Validate(&results.Saved{Runs: []*results.Run{ok}}); err != nil {
 		t.Errorf("a run with signed fields below 0: %v", err)
 	}
@@ -169,13 +169,15 @@ func TestPlotsExtremeValues(t *testing.T) {
 	sum := results.Summary{Count: 3, Mean: big, Median: big, P99: big, Max: big}
 	est := results.Estimate{N: 3, Mean: big, Stddev: big, CI95Low: &big, CI95High: &big}
 	runs := []*results.Run{
-		{Algorithm: "a", Nodes: 2, Workload: "poisson", CSTime: 0, ThinkTime: 1, MsgsPerRequest: sum},
-		{Algorithm: "a", Nodes: 2, Workload: "poisson", CSTime: 1, ThinkTime: 1, MsgsPerRequest: sum},
-		{Algorithm: "a", Nodes: 1 << 26, Workload: "saturated", MsgsPerRequest: sum, SyncDelayDelta: sum},
-		{Algorithm: "a", Nodes: 8, Workload: "poisson", ThinkTime: 8, Failures: 3, FaultPlan: "3 crashes from t=0δ, exponential gaps of mean 0δ, down exp(mean 0δ)",
-			OverheadPerFailure: est, OverheadSamples: []float64{0, big, 1}, RecoverySamples: []float64{0, big, 1}, RecoveryDelta: sum},
-		{Algorithm: "a", Nodes: 16, Workload: "poisson", ThinkTime: 0, Failures: 3, FaultPlan: "3 crashes from t=0δ, exponential gaps of mean 1e400δ, down exp(mean 1δ)",
-			OverheadPerFailure: est, RecoveryDelta: sum},
+		{Algorithm: "a", Nodes: 2, Workload: "poisson", Params: results.Params{CSTime: 0, ThinkTime: 1}, Requests: results.Requests{MsgsPerRequest: sum}},
+		{Algorithm: "a", Nodes: 2, Workload: "poisson", Params: results.Params{CSTime: 1, ThinkTime: 1}, Requests: results.Requests{MsgsPerRequest: sum}},
+		{Algorithm: "a", Nodes: 1 << 26, Workload: "saturated", Requests: results.Requests{MsgsPerRequest: sum, SyncDelayDelta: sum}},
+		{Algorithm: "a", Nodes: 8, Workload: "poisson", Params: results.Params{ThinkTime: 8},
+			Crash: results.Crash{Failures: 3, FaultPlan: "3 crashes from t=0δ, exponential gaps of mean 0δ, down exp(mean 0δ)",
+				OverheadPerFailure: est, OverheadSamples: []float64{0, big, 1}, RecoverySamples: []float64{0, big, 1}, RecoveryDelta: sum}},
+		{Algorithm: "a", Nodes: 16, Workload: "poisson", Params: results.Params{ThinkTime: 0},
+			Crash: results.Crash{Failures: 3, FaultPlan: "3 crashes from t=0δ, exponential gaps of mean 1e400δ, down exp(mean 1δ)",
+				OverheadPerFailure: est, RecoveryDelta: sum}},
 	}
 	s := &results.Saved{Runs: runs}
 	if err := Validate(s); err != nil {

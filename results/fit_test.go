@@ -45,7 +45,7 @@ func TestKeys(t *testing.T) {
 // TestFit: the fitted table is at most the width, keeps the columns in the
 // table's order, takes them by priority, and names the ones left out.
 func TestFit(t *testing.T) {
-	runs := []*Run{{Algorithm: "ricart-agrawala-token", Nodes: 4096, MsgsPerRequest: Summary{Mean: 12.5, P99: 20, Max: 30}}}
+	runs := []*Run{{Algorithm: "ricart-agrawala-token", Nodes: 4096, Requests: Requests{MsgsPerRequest: Summary{Mean: 12.5, P99: 20, Max: 30}}}}
 	for _, width := range []int{30, 60, 100, 1000} {
 		cols, left := Fit(FailureFreeColumns, FailureFreeDefault, runs, width)
 		var b bytes.Buffer
@@ -104,7 +104,7 @@ func TestDeltaVerdict(t *testing.T) {
 		ft   bool
 		want string
 	}{{true, "the failure protocol's safety rests on δ"}, {false, "safety does not rest on δ"}} {
-		r := &Run{Algorithm: "kofl", Nodes: 16, Runtime: "mpi", Clock: "wall", DelaysOverDelta: 3, MaxDelayDelta: 1.5, FaultTolerant: c.ft}
+		r := &Run{Algorithm: "kofl", Nodes: 16, Runtime: "mpi", MPI: MPI{Clock: "wall", DelaysOverDelta: 3}, Delays: Delays{MaxDelayDelta: 1.5}, Crash: Crash{FaultTolerant: c.ft}}
 		var b bytes.Buffer
 		if err := WriteTable(&b, nil, FailureFreeColumns, []*Run{r}); err != nil {
 			t.Fatal(err)

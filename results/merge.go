@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Merge combines runs of the same configuration over different seeds into
@@ -13,12 +14,13 @@ import (
 //
 //   - same: run 0's value, the configuration (Algorithm, Nodes, δ, …);
 //   - sum: the sum over the runs, in run order: counters (integers,
-//     float64) and counts by name (map[string] of an integer; the merged
-//     map is never nil);
+//     float64), counts by name (map[string] of an integer; the merged
+//     map is never nil) and counts by index (slices and arrays of those,
+//     or of such slices, added element by element);
 //   - max, min: the largest or smallest over the runs, of numbers or of
 //     pointers to numbers (nil: absent; nil if absent in every run);
 //   - first: the first non-zero value over the runs (Violation, …);
-//   - all: a bool true in every run;
+//   - all: a bool true in every run; any: a bool true in some run;
 //   - append: slices concatenated in run order (per-failure samples, …);
 //   - custom: computed by hand below (pooled summaries, estimates over
 //     the pooled samples, weighted means, …).
@@ -99,6 +101,38 @@ func Merge(runs []*Run) *Run {
 	return &m
 }
 
+// AddCounts merges src into dst field by field by the merge tags of T, a
+// counts type (a runtime's counters: sim.Stats, bench.Tally, …), by the
+// rules of Merge: each field of dst becomes the merge of dst's and src's,
+// in that order. Fields tagged custom are left for the caller; an embedded
+// struct without a tag is merged by its own tags. It panics if a field of
+// T has no valid rule (TestCountsRules checks the counts types).
+func AddCounts[T any](dst, src *T) {
+	d := reflect.ValueOf(dst).Elem()
+	planOf(d.Type()).merge(d, []reflect.Value{d, reflect.ValueOf(src).Elem()})
+}
+
+// SumCounts returns the merge of vs (at least one) by the merge tags of T,
+// as AddCounts; custom fields are zero.
+func SumCounts[T any](vs []*T) *T {
+	var m T
+	d := reflect.ValueOf(&m).Elem()
+	planOf(d.Type()).merge(d, values(vs))
+	return &m
+}
+
+// plans caches the plans of the counts types (reflect.Type → plan).
+var plans sync.Map
+
+// planOf returns the plan of struct type t, made once.
+func planOf(t reflect.Type) plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(plan)
+	}
+	p, _ := plans.LoadOrStore(t, mustPlan(t))
+	return p.(plan)
+}
+
 // pool merges one summary of every run: the mean is pooled exactly (weighed
 // by each run's count); the median, 99th percentile and maximum of the
 // merged record are the largest over the runs (a conservative choice).
@@ -157,11 +191,17 @@ func (p plan) merge(dst reflect.Value, srcs []reflect.Value) {
 
 // mustPlan returns the plan of struct type t, and panics if a field has no
 // merge tag, an unknown rule, or a rule that does not apply to its type.
+// An embedded struct without a merge tag (a group of Run's fields) is
+// merged field by field by its own tags.
 func mustPlan(t reflect.Type) plan {
 	var p plan
 	for i := range t.NumField() {
 		f := t.Field(i)
 		rule, ok := f.Tag.Lookup("merge")
+		if !ok && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			p = append(p, fieldMerge{i, mustPlan(f.Type).merge})
+			continue
+		}
 		if !ok {
 			panic(fmt.Sprintf("results: %s.%s has no merge tag", t.Name(), f.Name))
 		}
@@ -173,6 +213,9 @@ func mustPlan(t reflect.Type) plan {
 			panic(fmt.Sprintf("results: %s.%s: unknown merge rule %q (known: %s)", t.Name(), f.Name, rule, ruleNames()))
 		}
 		m := r(f.Type)
+		if m == nil && rule == "sum" {
+			m = sumElements(f.Type)
+		}
 		if m == nil {
 			panic(fmt.Sprintf("results: %s.%s: merge rule %q does not apply to %s", t.Name(), f.Name, rule, f.Type))
 		}
@@ -196,6 +239,14 @@ var mergeRules = map[string]func(t reflect.Type) func(dst reflect.Value, srcs []
 					s += v.Int()
 				}
 				dst.SetInt(s)
+			}
+		case isUint(t):
+			return func(dst reflect.Value, srcs []reflect.Value) {
+				var s uint64
+				for _, v := range srcs {
+					s += v.Uint()
+				}
+				dst.SetUint(s)
 			}
 		case t.Kind() == reflect.Float64:
 			return func(dst reflect.Value, srcs []reflect.Value) {
@@ -234,6 +285,18 @@ var mergeRules = map[string]func(t reflect.Type) func(dst reflect.Value, srcs []
 			}
 		}
 	},
+	"any": func(t reflect.Type) func(reflect.Value, []reflect.Value) {
+		if t.Kind() != reflect.Bool {
+			return nil
+		}
+		return func(dst reflect.Value, srcs []reflect.Value) {
+			some := false
+			for _, v := range srcs {
+				some = some || v.Bool()
+			}
+			dst.SetBool(some)
+		}
+	},
 	"all": func(t reflect.Type) func(reflect.Value, []reflect.Value) {
 		if t.Kind() != reflect.Bool {
 			return nil
@@ -269,6 +332,62 @@ func ruleNames() string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+func isUint(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
+}
+
+// sumElements returns the merge of a field of type t, a slice or array of
+// numbers (or of such slices or arrays), to the sums element by element
+// over the runs: a slice as long as the longest (absent elements are 0;
+// nil if every run's is empty). Nil if t is none of those.
+func sumElements(t reflect.Type) func(reflect.Value, []reflect.Value) {
+	if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+		return nil
+	}
+	e := t.Elem()
+	var add func(dst, v reflect.Value) // dst += v, of type e
+	switch {
+	case isInt(e):
+		add = func(dst, v reflect.Value) { dst.SetInt(dst.Int() + v.Int()) }
+	case isUint(e):
+		add = func(dst, v reflect.Value) { dst.SetUint(dst.Uint() + v.Uint()) }
+	case e.Kind() == reflect.Float64:
+		add = func(dst, v reflect.Value) { dst.SetFloat(dst.Float() + v.Float()) }
+	default:
+		inner := sumElements(e)
+		if inner == nil {
+			return nil
+		}
+		add = func(dst, v reflect.Value) { inner(dst, []reflect.Value{dst, v}) }
+	}
+	return func(dst reflect.Value, srcs []reflect.Value) {
+		var s reflect.Value
+		if t.Kind() == reflect.Array {
+			s = reflect.New(t).Elem()
+		} else {
+			n := 0
+			for _, v := range srcs {
+				n = max(n, v.Len())
+			}
+			if n == 0 {
+				dst.Set(srcs[0])
+				return
+			}
+			s = reflect.MakeSlice(t, n, n)
+		}
+		for _, v := range srcs {
+			for i := range v.Len() {
+				add(s.Index(i), v.Index(i))
+			}
+		}
+		dst.Set(s)
+	}
 }
 
 func isInt(t reflect.Type) bool {

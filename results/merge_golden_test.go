@@ -15,12 +15,13 @@ func goldenRuns() []*Run {
 	base := func(seed uint64) *Run {
 		return &Run{
 			Algorithm: "opencube", Nodes: 16, Ranks: 4, Runtime: "mpi", Seed: seed, Workload: "poisson",
-			QuorumSize: 3, StatedCost: "O(log N)", StatedCostLow: 4, StatedCostHigh: 8,
-			DeltaSeconds: 0.001, CSTime: 1, ThinkTime: 16, MinDelay: 0.5, FIFO: true, Checks: "full",
-			FaultTolerant: true, Protocol: "ocbench", FaultPlan: "3 crashes", FaultModel: "one down at a time",
-			Placement: "block", DeltaAuto: true, DeltaMeasured: &DelayMeasurement{Count: 100, Median: 1e-4, Delta: 0.001, Rule: "p99"},
-			Hosts: []string{"a", "b"}, Ell: 3, KMax: 2, Transient: "corrupt 4", Paper: &PaperComparison{PerFailure: 7, Ratio: 1.1},
-			Parity: &Parity{Test: "mann-whitney", PValue: 0.5, SimSeeds: []uint64{1, 2}},
+			QuorumSize: 3, Stated: Stated{StatedCost: "O(log N)", StatedCostLow: 4, StatedCostHigh: 8},
+			Params: Params{DeltaSeconds: 0.001, CSTime: 1, ThinkTime: 16, MinDelay: 0.5, FIFO: true}, Checks: "full",
+			Crash: Crash{FaultTolerant: true, Protocol: "ocbench", FaultPlan: "3 crashes", FaultModel: "one down at a time",
+				Paper: &PaperComparison{PerFailure: 7, Ratio: 1.1}},
+			MPI: MPI{Placement: "block", DeltaAuto: true, DeltaMeasured: &DelayMeasurement{Count: 100, Median: 1e-4, Delta: 0.001, Rule: "p99"},
+				Hosts: []string{"a", "b"}, Parity: &Parity{Test: "mann-whitney", PValue: 0.5, SimSeeds: []uint64{1, 2}}},
+			KExclusion: KExclusion{Ell: 3, KMax: 2}, SelfStab: SelfStab{Transient: "corrupt 4"},
 		}
 	}
 	a := base(11)

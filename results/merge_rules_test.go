@@ -1,8 +1,12 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +29,10 @@ func nonZero(t reflect.Type, n int) reflect.Value {
 		v.SetString(fmt.Sprintf("value %d", n))
 	case reflect.Slice:
 		v = reflect.Append(v, nonZero(t.Elem(), n))
+	case reflect.Array:
+		for i := range v.Len() {
+			v.Index(i).Set(nonZero(t.Elem(), n))
+		}
 	case reflect.Map:
 		v = reflect.MakeMap(t)
 		v.SetMapIndex(nonZero(t.Key(), 1), nonZero(t.Elem(), n))
@@ -42,12 +50,29 @@ func nonZero(t reflect.Type, n int) reflect.Value {
 	return v
 }
 
-// sum returns a+b for integers, floats and maps of them.
+// sum returns a+b for integers, floats, maps of them, and slices and
+// arrays of those (element by element).
 func sum(a, b reflect.Value) reflect.Value {
 	v := reflect.New(a.Type()).Elem()
 	switch {
 	case a.CanInt():
 		v.SetInt(a.Int() + b.Int())
+	case a.CanUint():
+		v.SetUint(a.Uint() + b.Uint())
+	case a.Kind() == reflect.Slice || a.Kind() == reflect.Array:
+		if a.Kind() == reflect.Slice {
+			v = reflect.MakeSlice(a.Type(), max(a.Len(), b.Len()), max(a.Len(), b.Len()))
+		}
+		for i := range v.Len() {
+			x, y := reflect.Zero(a.Type().Elem()), reflect.Zero(a.Type().Elem())
+			if i < a.Len() {
+				x = a.Index(i)
+			}
+			if i < b.Len() {
+				y = b.Index(i)
+			}
+			v.Index(i).Set(sum(x, y))
+		}
 	case a.CanFloat():
 		v.SetFloat(a.Float() + b.Float())
 	case a.Kind() == reflect.Map:
@@ -75,6 +100,36 @@ type customCase[T any] struct {
 	shows string
 }
 
+// leaves returns the fields of struct type t that carry a merge rule: its
+// fields, and those of its embedded structs without a merge tag (groups),
+// in order.
+func leaves(t reflect.Type) []reflect.StructField {
+	var fs []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if _, tagged := f.Tag.Lookup("merge"); !tagged && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue // a group: its fields are listed
+		}
+		if len(f.Index) > 1 && !groupPath(t, f.Index) {
+			continue
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// groupPath reports whether every field on the path index into t but the
+// last is an embedded struct without a merge tag.
+func groupPath(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		f := t.Field(i)
+		if _, tagged := f.Tag.Lookup("merge"); tagged || !f.Anonymous {
+			return false
+		}
+		t = f.Type
+	}
+	return true
+}
+
 // checkRules checks the merge rule of every field of T: merge merges two
 // values of T that are bg() except in the field under test.
 func checkRules[T any](t *testing.T, bg func() *T, merge func(a, b *T) *T, custom map[string]customCase[T]) {
@@ -84,8 +139,12 @@ func checkRules[T any](t *testing.T, bg func() *T, merge func(a, b *T) *T, custo
 			t.Errorf("custom case %s: not a custom field of %s", name, typ.Name())
 		}
 	}
-	for i := range typ.NumField() {
-		f := typ.Field(i)
+	fields := leaves(typ)
+	if len(fields) == 0 {
+		t.Fatalf("%s has no fields", typ.Name())
+	}
+	for _, f := range fields {
+		i := f.Index
 		rule, ok := f.Tag.Lookup("merge")
 		if _, known := mergeRules[rule]; !ok || !known && rule != "custom" {
 			t.Errorf("%s.%s: merge tag %q: no tag or unknown rule", typ.Name(), f.Name, rule)
@@ -96,9 +155,9 @@ func checkRules[T any](t *testing.T, bg func() *T, merge func(a, b *T) *T, custo
 			one, two := nonZero(f.Type, 1), nonZero(f.Type, 2)
 			got := func(x, y reflect.Value) reflect.Value {
 				a, b := bg(), bg()
-				reflect.ValueOf(a).Elem().Field(i).Set(x)
-				reflect.ValueOf(b).Elem().Field(i).Set(y)
-				return reflect.ValueOf(merge(a, b)).Elem().Field(i)
+				reflect.ValueOf(a).Elem().FieldByIndex(i).Set(x)
+				reflect.ValueOf(b).Elem().FieldByIndex(i).Set(y)
+				return reflect.ValueOf(merge(a, b)).Elem().FieldByIndex(i)
 			}
 			want := func(x, y, w reflect.Value) {
 				t.Helper()
@@ -121,6 +180,10 @@ func checkRules[T any](t *testing.T, bg func() *T, merge func(a, b *T) *T, custo
 			case "first":
 				want(zero, two, two)
 				want(one, two, one)
+			case "any":
+				want(zero, zero, zero)
+				want(one, zero, one)
+				want(zero, one, one)
 			case "all":
 				want(one, one, one)
 				want(one, zero, zero)
@@ -130,18 +193,18 @@ func checkRules[T any](t *testing.T, bg func() *T, merge func(a, b *T) *T, custo
 				want(zero, zero, zero)
 			case "custom":
 				c := custom[f.Name]
-				shows := typ.Field(i)
+				shows := f
 				if c.shows != "" {
 					shows, _ = typ.FieldByName(c.shows)
 				}
 				pair := func(set bool) reflect.Value {
 					a, b := bg(), bg()
-					reflect.ValueOf(a).Elem().Field(i).Set(zero)
-					reflect.ValueOf(b).Elem().Field(i).Set(zero)
+					reflect.ValueOf(a).Elem().FieldByIndex(i).Set(zero)
+					reflect.ValueOf(b).Elem().FieldByIndex(i).Set(zero)
 					if set && c.set != nil {
 						c.set(b)
 					} else if set {
-						reflect.ValueOf(b).Elem().Field(i).Set(two)
+						reflect.ValueOf(b).Elem().FieldByIndex(i).Set(two)
 					}
 					return reflect.ValueOf(merge(a, b)).Elem().FieldByIndex(shows.Index)
 				}
@@ -239,5 +302,39 @@ func TestMergePlanChecks(t *testing.T) {
 			}()
 			mustPlan(c.typ)
 		})
+	}
+}
+
+// TestRunGroupsFlat: Run's groups of fields are flat in JSON, every field
+// under its own name in the order of the fields (a name twice in two
+// groups would make encoding/json drop both, silently).
+func TestRunGroupsFlat(t *testing.T) {
+	var want []string
+	for _, f := range leaves(reflect.TypeFor[Run]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		want = append(want, name)
+	}
+	b, err := json.Marshal(nonZero(reflect.TypeFor[Run](), 1).Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var got []string
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("JSON keys of a record with every field set:\n%q\nwant the fields' JSON names in order:\n%q", got, want)
 	}
 }

@@ -2,13 +2,16 @@
 // statistics over its samples (through github.com/montanaflynn/stats), the
 // readable table, and the reference figures of the papers.
 //
-// Adding a metric to the record of a run is adding one field to Run, with
-// its JSON name and its merge rule in a `merge` struct tag: how Merge
-// combines the field over the seeds of one configuration (same, sum, max,
-// min, first, all, append, or custom for a field Merge computes by hand;
-// Merge's doc lists them). A field without a valid tag makes the package
-// panic when it is initialized, and TestMergeRules checks every field's
-// rule, so no metric is taken from the first seed alone by mistake.
+// Adding a metric to the record of a run is adding one field to Run's
+// group of fields it belongs to (Crash, MPI, …), with its JSON name and its
+// merge rule in a `merge` struct tag: how Merge combines the field over the
+// seeds of one configuration (same, sum, max, min, first, all, any, append,
+// or custom for a field Merge computes by hand; Merge's doc lists them). A
+// field without a valid tag makes the package panic when it is
+// initialized, and TestMergeRules checks every field's rule, so no metric
+// is taken from the first seed alone by mistake. The runtimes' counters
+// are merged by the same rules (AddCounts, SumCounts): docs/design.md,
+// "Adding a metric".
 package results
 
 import (
@@ -67,6 +70,12 @@ func summarizeSort(xs []float64) Summary {
 }
 
 // Run is the record of one run: the JSON contract of `ocbench --json`.
+// Its fields are grouped by what they describe in embedded structs
+// (Stated, Params, Requests, Verdict, Crash, Delays, MPI, KExclusion,
+// SelfStab, Timing), whose fields are Run's own in JSON (encoding/json
+// flattens embedded structs without a JSON name) and in Go (promoted:
+// r.Failures is r.Crash.Failures); Merge merges a group by its fields'
+// tags.
 type Run struct {
 	Algorithm string `json:"algorithm" merge:"same"`
 	Nodes     int    `json:"nodes" merge:"same"`
@@ -78,6 +87,21 @@ type Run struct {
 	Workload string   `json:"workload" merge:"same"`
 	// QuorumSize is the size K of a node's quorum (quorum algorithms).
 	QuorumSize int `json:"quorum_size,omitempty" merge:"same"`
+	Stated
+	Params
+	Checks string `json:"checks" merge:"same"`
+	Requests
+	Verdict
+	Crash
+	Delays
+	MPI
+	KExclusion
+	SelfStab
+	Timing
+}
+
+// Stated is the message cost the papers state, beside the measured one.
+type Stated struct {
 	// StatedCost is the message cost per critical section that the
 	// algorithm's authors or the survey state ("2(N−1)"), and its value
 	// at this N, from StatedCostLow to StatedCostHigh (both 0 for an
@@ -92,14 +116,20 @@ type Run struct {
 	StatedCostHigh   float64 `json:"stated_cost_high,omitempty" merge:"same"`
 	StatedCostSource string  `json:"stated_cost_source,omitempty" merge:"same"`
 	StatedCostKind   string  `json:"stated_cost_kind,omitempty" merge:"same"`
+}
+
+// Params are the run's timing parameters.
+type Params struct {
 	// Timing parameters, in units of δ.
 	DeltaSeconds float64 `json:"delta_seconds" merge:"same"`
 	CSTime       float64 `json:"cs_time_delta" merge:"same"`
 	ThinkTime    float64 `json:"think_time_delta,omitempty" merge:"same"`
 	MinDelay     float64 `json:"min_delay_delta" merge:"same"`
 	FIFO         bool    `json:"fifo" merge:"same"`
-	Checks       string  `json:"checks" merge:"same"`
+}
 
+// Requests is what the critical-section requests got and what they cost.
+type Requests struct {
 	RequestsIssued int64            `json:"requests_issued" merge:"sum"`
 	RequestsServed int64            `json:"requests_served" merge:"sum"`
 	MessagesTotal  int64            `json:"messages_total" merge:"sum"`
@@ -118,11 +148,18 @@ type Run struct {
 	// SyncDelayDelta is the synchronization delay, in δ: from an exit from
 	// the critical section while another request waits to the next entry
 	// (exits with no request waiting, and crashes, give no sample).
-	SyncDelayDelta     Summary `json:"sync_delay_delta" merge:"custom"`
-	SafetyViolations   int     `json:"safety_violations" merge:"sum"`
-	LivenessViolations int     `json:"liveness_violations" merge:"sum"`
-	Violation          string  `json:"violation,omitempty" merge:"first"`
+	SyncDelayDelta Summary `json:"sync_delay_delta" merge:"custom"`
+}
 
+// Verdict is the safety and liveness violations found.
+type Verdict struct {
+	SafetyViolations   int    `json:"safety_violations" merge:"sum"`
+	LivenessViolations int    `json:"liveness_violations" merge:"sum"`
+	Violation          string `json:"violation,omitempty" merge:"first"`
+}
+
+// Crash is what crashes did and cost, and the failure protocol's work (suspicions, searches, tokens).
+type Crash struct {
 	// Crashes (open-cube failure protocol).
 	FaultTolerant bool `json:"fault_tolerant" merge:"same"`
 	// Protocol names the failure protocol of a fault-tolerant run:
@@ -204,8 +241,12 @@ type Run struct {
 	// RecoverySamples are the per-crash times behind RecoveryDelta, in δ.
 	RecoverySamples []float64        `json:"recovery_samples,omitempty" merge:"append"`
 	Events          map[string]int64 `json:"events,omitempty" merge:"sum"`
-	MessagesDropped int64            `json:"messages_dropped" merge:"sum"`
-	MaxDelayDelta   float64          `json:"max_delay_delta" merge:"max"`
+}
+
+// Delays is the delivery of the messages: dropped at down nodes, the delays, and delays beyond δ on purpose.
+type Delays struct {
+	MessagesDropped int64   `json:"messages_dropped" merge:"sum"`
+	MaxDelayDelta   float64 `json:"max_delay_delta" merge:"max"`
 	// MeasuredMinDelayDelta is the smallest delivery delay measured under MPI, in
 	// δ; below 0, the ranks' clocks disagree by at least as much.
 	MeasuredMinDelayDelta *float64 `json:"measured_min_delay_delta,omitempty" merge:"min"`
@@ -213,7 +254,10 @@ type Run struct {
 	LateMessages    int64 `json:"late_messages,omitempty" merge:"sum"`
 	OverlappingCS   int64 `json:"overlapping_cs,omitempty" merge:"sum"`
 	DuplicateTokens int64 `json:"duplicate_tokens,omitempty" merge:"sum"`
+}
 
+// MPI is what only the MPI runtime measures.
+type MPI struct {
 	// MPI runtime: the placement of nodes on ranks, where messages went,
 	// the hypercube hops between the ranks of sender and receiver (0 inside
 	// a rank) per message, real delivery delays beyond δ, frames dropped as
@@ -247,7 +291,10 @@ type Run struct {
 	MalformedExample  string    `json:"malformed_example,omitempty" merge:"first"`
 	CPUSecondsPerRank []float64 `json:"cpu_seconds_per_rank,omitempty" merge:"custom"`
 	Hosts             []string  `json:"hosts,omitempty" merge:"same"`
+}
 
+// KExclusion is the record of a k-exclusion algorithm's run.
+type KExclusion struct {
 	// K-exclusion (proto.KExclusionAlgorithm): ℓ units, requests of k ≤
 	// K units, and the requests issued by k. Their messages serve no one
 	// request (anonymous tokens): MsgsPerEntry is the messages sent after
@@ -265,11 +312,18 @@ type Run struct {
 	MsgsPerEntry   float64          `json:"msgs_per_entry,omitempty" merge:"custom"`
 	EntriesStable  int64            `json:"entries_after_stabilization,omitempty" merge:"sum"`
 	MessagesStable int64            `json:"messages_after_stabilization,omitempty" merge:"sum"`
+}
+
+// SelfStab is the record of a self-stabilizing algorithm's run with transient faults.
+type SelfStab struct {
 	// Transient describes the transient-fault plan of a self-stabilizing
 	// algorithm's run, and Stabilization what it measured.
 	Transient     string         `json:"transient,omitempty" merge:"same"`
 	Stabilization *Stabilization `json:"stabilization,omitempty" merge:"custom"`
+}
 
+// Timing is what the run took: virtual and wall-clock time, and steps.
+type Timing struct {
 	VirtualSeconds float64 `json:"virtual_seconds,omitempty" merge:"sum"`
 	WallSeconds    float64 `json:"wall_seconds" merge:"sum"`
 	Steps          int64   `json:"steps" merge:"sum"`

@@ -28,14 +28,15 @@ func sampleSaved() *Saved {
 			Command: "ocbench --preset ipsc2", Header: []string{"what ran"}, Date: "2026-01-02T03:04:05Z"},
 		Runs: []*Run{{
 			Algorithm: "opencube", Nodes: 32, Ranks: 1, Runtime: "sim", Seed: 7, Seeds: []uint64{7, 8}, Workload: "poisson",
-			DeltaSeconds: 0.001, CSTime: 1, ThinkTime: 320, Checks: "full",
-			RequestsIssued: 100, RequestsServed: 99, MessagesTotal: 480,
-			MessagesByType: map[string]int64{"request": 250, "token": 230}, MessagesByCause: map[string]int64{"normal": 470, "failure": 10},
-			MsgsPerRequest: Summary{Count: 99, Mean: 4.8123456789, Median: 5, P99: 7, Max: 8},
-			Failures:       3, OverheadPerFailure: Estimate{N: 3, Mean: 11.1, Stddev: 0.1, CI95Low: &lo, CI95High: &hi},
-			OverheadSamples: []float64{2, 4, 27.3}, Paper: &PaperComparison{PerFailure: 8, Ratio: 11.1 / 8},
-			RecoveryDelta: Summary{Count: 2, Mean: 10.7}, RecoverySamples: []float64{0.1, 21.3},
-			OverheadByType: map[string]int64{"test": 7}, WallSeconds: 0.123,
+			Params: Params{DeltaSeconds: 0.001, CSTime: 1, ThinkTime: 320}, Checks: "full",
+			Requests: Requests{RequestsIssued: 100, RequestsServed: 99, MessagesTotal: 480,
+				MessagesByType: map[string]int64{"request": 250, "token": 230}, MessagesByCause: map[string]int64{"normal": 470, "failure": 10},
+				MsgsPerRequest: Summary{Count: 99, Mean: 4.8123456789, Median: 5, P99: 7, Max: 8}},
+			Crash: Crash{Failures: 3, OverheadPerFailure: Estimate{N: 3, Mean: 11.1, Stddev: 0.1, CI95Low: &lo, CI95High: &hi},
+				OverheadSamples: []float64{2, 4, 27.3}, Paper: &PaperComparison{PerFailure: 8, Ratio: 11.1 / 8},
+				RecoveryDelta: Summary{Count: 2, Mean: 10.7}, RecoverySamples: []float64{0.1, 21.3},
+				OverheadByType: map[string]int64{"test": 7}},
+			Timing: Timing{WallSeconds: 0.123},
 		}},
 	}
 }

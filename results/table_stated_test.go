@@ -12,15 +12,11 @@ func TestStatedColumn(t *testing.T) {
 		cell, ratio string
 	}{
 		{"none", Run{}, "-", "-"},
-		{"exact", Run{StatedCost: "2(N−1)", StatedCostLow: 30, StatedCostHigh: 30, StatedCostSource: "survey T2", StatedCostKind: "exact",
-			MsgsPerRequest: Summary{Mean: 15}}, "30 = 2(N−1), survey T2", "0.50"},
-		{"range", Run{StatedCost: "3√N … 5√N", StatedCostLow: 12, StatedCostHigh: 20, StatedCostSource: "survey T2", StatedCostKind: "range",
-			MsgsPerRequest: Summary{Mean: 15}}, "12…20 = 3√N … 5√N, survey T2", "0.75"},
-		{"order", Run{StatedCost: "O(log N)", StatedCostSource: "survey T2", StatedCostKind: "order",
-			MsgsPerRequest: Summary{Mean: 15}}, "O(log N), survey T2 (order)", "-"},
-		{"derived", Run{StatedCost: "request, token, return", StatedCostHigh: 3, StatedCostSource: "the proxy rule", StatedCostKind: "derived",
-			MsgsPerRequest: Summary{Mean: 2.8}}, "0…3 = request, token, return (derived: the proxy rule)", "-"},
-		{"older record", Run{StatedCost: "2(N−1)", StatedCostLow: 30, StatedCostHigh: 30, MsgsPerRequest: Summary{Mean: 15}}, "30", "0.50"},
+		{"exact", Run{Stated: Stated{StatedCost: "2(N−1)", StatedCostLow: 30, StatedCostHigh: 30, StatedCostSource: "survey T2", StatedCostKind: "exact"}, Requests: Requests{MsgsPerRequest: Summary{Mean: 15}}}, "30 = 2(N−1), survey T2", "0.50"},
+		{"range", Run{Stated: Stated{StatedCost: "3√N … 5√N", StatedCostLow: 12, StatedCostHigh: 20, StatedCostSource: "survey T2", StatedCostKind: "range"}, Requests: Requests{MsgsPerRequest: Summary{Mean: 15}}}, "12…20 = 3√N … 5√N, survey T2", "0.75"},
+		{"order", Run{Stated: Stated{StatedCost: "O(log N)", StatedCostSource: "survey T2", StatedCostKind: "order"}, Requests: Requests{MsgsPerRequest: Summary{Mean: 15}}}, "O(log N), survey T2 (order)", "-"},
+		{"derived", Run{Stated: Stated{StatedCost: "request, token, return", StatedCostHigh: 3, StatedCostSource: "the proxy rule", StatedCostKind: "derived"}, Requests: Requests{MsgsPerRequest: Summary{Mean: 2.8}}}, "0…3 = request, token, return (derived: the proxy rule)", "-"},
+		{"older record", Run{Stated: Stated{StatedCost: "2(N−1)", StatedCostLow: 30, StatedCostHigh: 30}, Requests: Requests{MsgsPerRequest: Summary{Mean: 15}}}, "30", "0.50"},
 	} {
 		if got := stated(&c.r); got != c.cell {
 			t.Errorf("%s: stated %q, want %q", c.name, got, c.cell)

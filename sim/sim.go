@@ -116,45 +116,52 @@ const (
 	CheckFull
 )
 
-// Stats are the counters of a run.
+// Stats are the counters of a run. A run split into parts adds up its
+// parts' Stats by the rule in each field's `merge` tag (results.AddCounts,
+// the reflection that merges records: sum, max, first, any). The `record`
+// tag names the field of the run's record (JSON) that a counter reaches,
+// or "-": Sent and Events reach it through bench.Tally, the others are the
+// simulator's own (the queue, the budget, storms, faults in the links).
+// bench's TestCountsReachRecord checks both tags.
 type Stats struct {
 	// Popped counts the events taken from the queue (steps, deliveries to
 	// nodes that are down, the workload's and the hooks' calls); Steps the
 	// nodes' steps.
-	Popped    int64
-	Steps     int64
-	Sent      [proto.MaxMsgTypes][proto.NumCauses]int64
-	Delivered int64
-	Dropped   int64
+	Popped    int64                                     `merge:"sum" record:"-"`
+	Steps     int64                                     `merge:"sum" record:"steps"`
+	Sent      [proto.MaxMsgTypes][proto.NumCauses]int64 `merge:"sum" record:"-"`
+	Delivered int64                                     `merge:"sum" record:"-"`
+	Dropped   int64                                     `merge:"sum" record:"messages_dropped"`
 	// Events counts the algorithm's events (proto.Output.Events) of the
 	// steps up to the last call of End (or Fault, or the last step that
 	// made the legitimacy predicate hold, or 1024 steps before).
-	Events [proto.MaxEvents]int64
+	Events [proto.MaxEvents]int64 `merge:"sum" record:"-"`
 	// PerTag[t] counts the messages sent for the CS request of serial t.
-	PerTag []uint32
+	PerTag []uint32 `merge:"sum" record:"msgs_per_request"`
 	// MaxDelay is the largest delivery delay seen, in seconds.
-	MaxDelay float64
+	MaxDelay float64 `merge:"max" record:"max_delay_delta"`
 	// Late counts messages delayed beyond δ on purpose.
-	Late int64
+	Late int64 `merge:"sum" record:"late_messages"`
 	// OverlappingCS and DuplicateTokens count safety violations when
 	// KeepGoing is set: times a second node entered the critical section
 	// while another was in it, and times a second live token appeared.
-	OverlappingCS   int64
-	DuplicateTokens int64
+	OverlappingCS   int64 `merge:"sum" record:"overlapping_cs"`
+	DuplicateTokens int64 `merge:"sum" record:"duplicate_tokens"`
 	// OverBudget: the run took Config.MaxSteps steps and was stopped.
-	OverBudget bool
+	OverBudget bool `merge:"any" record:"-"`
 	// FirstBreach describes the first of those, with its time and step.
-	FirstBreach string
+	FirstBreach string `merge:"first" record:"violation"`
 	// Storm, if not empty, says why the run was stopped as a message
 	// storm (see stormInFlight).
-	Storm string
+	Storm string `merge:"first" record:"-"`
 	// Injected counts the messages a fault put in the links (junk,
 	// duplicates), and Destroyed those a fault took out of them.
-	Injected, Destroyed int64
+	Injected  int64 `merge:"sum" record:"-"`
+	Destroyed int64 `merge:"sum" record:"-"`
 	// Suspicions counts the failures nodes suspected (proto.Suspicion).
 	// The runtime judges them afterwards from Log (JudgeLog), in the order
 	// of the whole run.
-	Suspicions int64
+	Suspicions int64 `merge:"sum" record:"suspicions"`
 }
 
 // stormInFlight returns the number of messages in flight at which a run of
