@@ -16,7 +16,7 @@ import (
 // A run split into parts goes window by window: every part runs its
 // window from the same start; at the boundary every part gives the others
 // its messages for their nodes and its report, every part adds up the
-// same reports into the same Snapshot and its controller observes it,
+// same reports into the same snapshot and its controller observes it,
 // which gives the next window's start. At the end the parts' results make
 // the record. RunParts is that loop, the only one: a runtime brings an
 // Exchange, the few collective operations that carry a boundary between
@@ -104,8 +104,8 @@ type split struct {
 	next   float64 // the start of the next window (+Inf: over)
 	traces []*bytes.Buffer
 	logs   []sim.LogEntry // the window's logs, at the keeper's process
-	rep    Snapshot       // this process's parts' reports added up
-	snap   Snapshot
+	rep    snapshot       // this process's parts' reports added up
+	snap   snapshot
 }
 
 // RunParts runs specs (filled and Splittable) at once, each with its
@@ -150,7 +150,7 @@ func RunParts(ex Exchange, specs []Spec, owners [][]int) ([]*results.Run, error)
 			return nil, err
 		}
 		if NeedsBaseline(s) {
-			if err := add(2*k+1, Baseline(s), runs[2*k].parts[runs[2*k].local[0]].Until(), owners[k]); err != nil {
+			if err := add(2*k+1, baselineOf(s), runs[2*k].parts[runs[2*k].local[0]].until, owners[k]); err != nil {
 				return nil, err
 			}
 		}
@@ -180,7 +180,7 @@ func (d *driver) loop() error {
 		for _, x := range d.runs {
 			if x != nil && !math.IsInf(x.next, 1) {
 				for _, j := range x.local {
-					x.parts[j].Window(x.next)
+					x.parts[j].window(x.next)
 				}
 			}
 		}
@@ -212,19 +212,19 @@ func (d *driver) boundary() (bool, error) {
 	world := false
 	for _, r := range live {
 		x := d.runs[r]
-		x.rep = Snapshot{Next: math.Inf(1), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil}
+		x.rep = snapshot{Next: math.Inf(1), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil}
 		for _, j := range x.local {
 			p := x.parts[j]
-			rep := p.Report()
+			rep := p.ownReport()
 			x.rep.Add(&rep)
-			world = world || p.NeedsWorld()
-			if msgs := p.TakeOutbox(); d.n == 1 {
+			world = world || p.needsWorld()
+			if msgs := p.takeOutbox(); d.n == 1 {
 				mine = append(mine, Parcel{Run: r, Msgs: msgs})
 			} else {
 				d.post(r, msgs)
 			}
-			if p.Mirrored() {
-				if log := p.TakeLog(); len(log) > 0 {
+			if p.isMirrored() {
+				if log := p.takeLog(); len(log) > 0 {
 					if q := x.keeper % d.n; q == d.me {
 						x.logs = append(x.logs, log...)
 					} else {
@@ -233,7 +233,7 @@ func (d *driver) boundary() (bool, error) {
 				}
 			}
 		}
-		sums, mins = x.rep.AppendVector(sums, mins)
+		sums, mins = x.rep.appendVector(sums, mins)
 	}
 	if d.n > 1 {
 		mine = append(mine, d.out[d.me]...)
@@ -257,13 +257,13 @@ func (d *driver) boundary() (bool, error) {
 	}
 	for i, r := range live {
 		x := d.runs[r]
-		if x.parts[x.keeper] != nil && x.parts[x.keeper].KeepsMirror() {
-			if err := x.parts[x.keeper].Replay(x.logs); err != nil {
+		if x.parts[x.keeper] != nil && x.parts[x.keeper].keepsMirror() {
+			if err := x.parts[x.keeper].replayLogs(x.logs); err != nil {
 				return false, err
 			}
 			x.logs = x.logs[:0]
 		}
-		x.snap, err = FromVector(total[i*ReportSums:(i+1)*ReportSums], total[nsum+i*ReportMins:nsum+(i+1)*ReportMins], &x.rep)
+		x.snap, err = fromVector(total[i*reportSums:(i+1)*reportSums], total[nsum+i*reportMins:nsum+(i+1)*reportMins], &x.rep)
 		if err != nil {
 			return false, err
 		}
@@ -277,12 +277,12 @@ func (d *driver) boundary() (bool, error) {
 	for _, r := range live {
 		x := d.runs[r]
 		for k, j := range x.local {
-			next := x.parts[j].Boundary(x.snap)
+			next := x.parts[j].boundaryAt(x.snap)
 			if k > 0 && next != x.next && !(math.IsInf(next, 1) && math.IsInf(x.next, 1)) {
 				return false, fmt.Errorf("split: part %d starts its next window at %v, part %d at %v", j, next, x.local[0], x.next)
 			}
 			x.next = next
-			legit = legit || x.parts[j].NeedsLegit()
+			legit = legit || x.parts[j].needsLegit()
 		}
 		more = more || !math.IsInf(x.next, 1)
 	}
@@ -329,7 +329,7 @@ func (d *driver) accept(pc *Parcel) error {
 		x.parts[x.owner[m.Msg.To]].s.Accept(m)
 	}
 	if len(pc.Log) > 0 {
-		if x.parts[x.keeper] == nil || !x.parts[x.keeper].KeepsMirror() {
+		if x.parts[x.keeper] == nil || !x.parts[x.keeper].keepsMirror() {
 			return fmt.Errorf("split: a log of run %d for process %d, which does not keep its mirror", pc.Run, d.me)
 		}
 		x.logs = append(x.logs, pc.Log...)
@@ -343,7 +343,7 @@ func (d *driver) accept(pc *Parcel) error {
 func (d *driver) world(live []int) error {
 	var buf []byte
 	for _, r := range live {
-		buf = AppendWorld(buf, &d.runs[r].rep)
+		buf = appendWorld(buf, &d.runs[r].rep)
 	}
 	all, err := d.ex.AllGather(buf)
 	if err != nil {
@@ -355,8 +355,8 @@ func (d *driver) world(live []int) error {
 	for q, b := range all {
 		for _, r := range live {
 			x := d.runs[r]
-			var w Snapshot
-			if b, err = ReadWorld(b, x.spec.Nodes, &w); err != nil {
+			var w snapshot
+			if b, err = readWorld(b, x.spec.Nodes, &w); err != nil {
 				return fmt.Errorf("split: process %d's world view: %w", q, err)
 			}
 			x.snap.AddWorld(&w)
@@ -373,7 +373,7 @@ func (d *driver) world(live []int) error {
 func (d *driver) shareLegit(live []int) error {
 	vec := make([]int64, len(d.runs))
 	for _, r := range live {
-		if x := d.runs[r]; x.parts[x.keeper] != nil && x.parts[x.keeper].Legit() {
+		if x := d.runs[r]; x.parts[x.keeper] != nil && x.parts[x.keeper].legit() {
 			vec[r] = 1
 		}
 	}
@@ -387,7 +387,7 @@ func (d *driver) shareLegit(live []int) error {
 	for _, r := range live {
 		x := d.runs[r]
 		for _, j := range x.local {
-			x.parts[j].SetLegit(res[r] > 0)
+			x.parts[j].setLegit(res[r] > 0)
 		}
 	}
 	return nil
@@ -411,7 +411,7 @@ func (d *driver) progress(done bool) {
 		pr.Served += x.snap.Served
 		pr.Issued += x.snap.Issued
 		pr.Requests += x.spec.Requests
-		pr.Failures += p.Failures()
+		pr.Failures += p.failures()
 		pr.FailuresPlanned += x.spec.Faults.Crashes
 		pr.Virtual = max(pr.Virtual, p.s.Now())
 	}
@@ -428,10 +428,10 @@ func (d *driver) end() ([]*results.Run, error) {
 		}
 		for _, j := range x.local {
 			p := x.parts[j]
-			e := Ending{Run: r, Part: j, Result: p.Result(p.End())}
+			e := Ending{Run: r, Part: j, Result: p.Result(p.end())}
 			if x.traces[j] != nil {
 				e.Trace, e.Segments = x.traces[j].Bytes(), p.s.Segments
-				e.MirrorTrace, e.MirrorSegments = p.MirrorTrace()
+				e.MirrorTrace, e.MirrorSegments = p.mirrorTrace()
 			}
 			mine = append(mine, e)
 		}
@@ -495,7 +495,7 @@ func (d *driver) end() ([]*results.Run, error) {
 				return nil, err
 			}
 		}
-		if recs[k], err = Assemble(x.spec, run, base); err != nil {
+		if recs[k], err = assembleParts(x.spec, run, base); err != nil {
 			return nil, err
 		}
 	}

@@ -12,29 +12,18 @@ import (
 	"github.com/ocbench/ocbench/sim"
 )
 
-// TakeOutbox returns the messages this part's nodes sent to nodes other
+// takeOutbox returns the messages this part's nodes sent to nodes other
 // parts host since the last call, and empties the outbox.
-func (p *Part) TakeOutbox() []sim.Remote {
+func (p *Part) takeOutbox() []sim.Remote {
 	out := p.s.Outbox
 	p.s.Outbox = nil
 	return out
 }
 
-// Accept queues messages other parts sent to nodes this part hosts.
-func (p *Part) Accept(rs []sim.Remote) {
-	for k := range rs {
-		p.s.Accept(&rs[k])
-	}
-}
+// hosts reports whether this part hosts node id.
+func (p *Part) hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id] }
 
-// Hosts reports whether this part hosts node id.
-func (p *Part) Hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id] }
-
-// Until is the time until which the run's workload issues requests: a
-// crash-free baseline of the run issues them until then too.
-func (p *Part) Until() float64 { return p.until }
-
-// Result is what one part of a run counted, for the record: Assemble adds
+// Result is what one part of a run counted, for the record: assembleParts adds
 // up the parts' results. Every field is exported, for a runtime that sends
 // it to the process that assembles the record (encoding/gob).
 type Result struct {
@@ -281,10 +270,10 @@ func addStats(a, b *sim.Stats) {
 	a.Suspicions += b.Suspicions
 }
 
-// Assemble returns the record of a run of spec (filled) from its parts'
+// assembleParts returns the record of a run of spec (filled) from its parts'
 // results, and of its crash-free baseline from base (nil: none run).
 // Violations are in the record; the error is a part's own failure.
-func Assemble(spec Spec, run, base []*Result) (*results.Run, error) {
+func assembleParts(spec Spec, run, base []*Result) (*results.Run, error) {
 	o := merge(spec, run)
 	var bo *outcome
 	if base != nil {
@@ -325,9 +314,6 @@ func baselineOf(spec Spec) Spec {
 // NeedsBaseline reports whether a run of spec (filled) has a crash-free
 // baseline to run beside it.
 func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
-
-// Baseline returns the spec of the crash-free baseline of a run of spec.
-func Baseline(spec Spec) Spec { return baselineOf(spec) }
 
 // Filled returns spec with its defaults filled in, and an error naming
 // its first bad field.
