@@ -315,6 +315,10 @@ func baselineOf(spec Spec) Spec {
 // baseline to run beside it.
 func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
 
+// Baseline returns the spec of the crash-free baseline of a run of spec
+// (NeedsBaseline): its workload issues requests until the run's does.
+func Baseline(spec Spec) Spec { return baselineOf(spec) }
+
 // Filled returns spec with its defaults filled in, and an error naming
 // its first bad field.
 func Filled(spec Spec) (Spec, error) {
