@@ -37,7 +37,8 @@ type Exchange interface {
 	// (out[me] is empty), adds up vec over the processes (the first nsum
 	// elements summed, the others their minimum, alike in every process),
 	// and returns the parcels the others gave this process, in any order,
-	// and the total. Once per boundary.
+	// and the total. Once per boundary. out is the caller's again when
+	// Swap returns; the parcels' messages and logs are the receiver's.
 	Swap(out [][]Parcel, vec []int64, nsum int) (in []Parcel, total []int64, err error)
 	// Reduce adds up vec over the processes as Swap does, without parcels
 	// (the verdict of a self-stabilizing run's mirror, at the boundaries
@@ -261,7 +262,7 @@ func (d *driver) boundary() (bool, error) {
 			if err := x.parts[x.keeper].replayLogs(x.logs); err != nil {
 				return false, err
 			}
-			x.logs = x.logs[:0]
+			x.logs = nil // the mirror's now
 		}
 		x.snap, err = fromVector(total[i*reportSums:(i+1)*reportSums], total[nsum+i*reportMins:nsum+(i+1)*reportMins], &x.rep)
 		if err != nil {
