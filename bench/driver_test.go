@@ -18,7 +18,9 @@ type lying struct {
 
 func (l lying) Processes() (int, int) { return 2, 0 }
 
-func (l lying) Swap(_ [][]Parcel, vec []int64, _ int) ([]Parcel, []int64, error) { return l.in, vec, nil }
+func (l lying) Swap(_ [][]Parcel, vec []int64, _ int) ([]Parcel, []int64, error) {
+	return l.in, vec, nil
+}
 
 // TestRunPartsRefuses: RunParts refuses placements that do not fit the
 // specs or the exchange, and parcels that are not for this process.
