@@ -352,10 +352,9 @@ func (p *Part) crash(k int) {
 	f := p.plan[k]
 	victim := proto.NodeID(f.Node)
 	if victim < 0 {
-		if p.live < 3 {
-			return // keep two nodes alive
+		if victim = ChooseVictim(p.spec.Faults.Target, p.snap.Candidates, p.down, p.live, p.snap.TokenDest, p.targets); victim == proto.Nil {
+			return
 		}
-		victim = pickTarget(p.spec.Faults.Target, p.snap.Candidates, p.down, p.snap.TokenDest, p.targets)
 	}
 	if p.down[victim] {
 		return
