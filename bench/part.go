@@ -401,24 +401,10 @@ func (p *Part) tick() {
 	p.s.After(p.wdPeriod, p.tick)
 }
 
-// stalled is Workload.Stalled on the snapshot.
+// stalled is the watchdog's rule (stall) on the snapshot.
 func (p *Part) stalled() string {
-	sn, now, delta := &p.snap, p.s.Now(), p.spec.Delta
-	if sn.Served != p.wdLast {
-		return ""
-	}
-	if !math.IsInf(sn.WaitingSince, 1) {
-		if now-sn.WaitingSince < p.wdPeriod {
-			return ""
-		}
-		return fmt.Sprintf("no request served for %.0fδ while %d wait, the oldest for %.0fδ, node %d's among them (t=%.4fs, seed %d)",
-			p.wdPeriod/delta, sn.Issued-sn.Served-sn.Abandoned, (now-sn.WaitingSince)/delta, sn.Waiting, now, p.spec.Seed)
-	}
-	if sn.Served+sn.Abandoned != sn.Issued {
-		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
-			p.wdPeriod/delta, sn.Issued, sn.Served, sn.Abandoned, now, p.spec.Seed)
-	}
-	return ""
+	sn := &p.snap
+	return stall(sn.Issued, sn.Served, sn.Abandoned, p.wdLast, sn.WaitingSince, sn.Waiting, p.s.Now(), p.wdPeriod, p.spec.Delta, p.spec.Seed)
 }
 
 // stopped reports whether the run is over: stopped, or a violation.
