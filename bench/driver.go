@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -117,7 +118,10 @@ type split struct {
 // by window together: one Swap per boundary, whatever their number.
 func RunParts(ex Exchange, specs []Spec, owners [][]int) ([]*results.Run, error) {
 	n, me := ex.Processes()
-	if len(owners) != len(specs) {
+	switch {
+	case len(specs) == 0:
+		return nil, errors.New("split: no spec to run")
+	case len(owners) != len(specs):
 		return nil, fmt.Errorf("split: %d placements for %d specs", len(owners), len(specs))
 	}
 	runs := make([]*split, 2*len(specs))
@@ -147,6 +151,9 @@ func RunParts(ex Exchange, specs []Spec, owners [][]int) ([]*results.Run, error)
 		return nil
 	}
 	for k, s := range specs {
+		if err := Splittable(s); err != nil {
+			return nil, err
+		}
 		if err := add(2*k, s, -1, owners[k]); err != nil {
 			return nil, err
 		}
