@@ -12,7 +12,7 @@ import (
 )
 
 // The boundary's numbers and bytes: what a part of a run gives the others
-// at a window boundary, its Report (AppendVector, and AppendWorld when a
+// at a window boundary, its report (ownReport, appendVector, and appendWorld when a
 // targeted crash is due) and its messages for their nodes (AppendRemotes),
 // which a runtime carries as it likes (MPI: one reduction per window, and
 // frames between ranks). Decoding checks every length and every message
@@ -22,18 +22,18 @@ import (
 var ErrBoundary = errors.New("malformed boundary report")
 
 // Sums and Mins: a part's report as numbers to add up (the first
-// ReportSums) and numbers whose minimum counts (the next ReportMins), for a
+// reportSums) and numbers whose minimum counts (the next reportMins), for a
 // runtime that combines reports in one reduction (rank.Comm.SumMin): times
 // as the bits of their float64 (non-negative, so ordered alike), no node
 // as MaxInt64. Candidates and the token in flight, which a targeted crash
-// needs (NeedsWorld), travel apart (AppendWorld).
+// needs (Part.needsWorld), travel apart (appendWorld).
 const (
-	ReportSums = 12
-	ReportMins = 3
+	reportSums = 12
+	reportMins = 3
 )
 
-// AppendVector appends r's numbers: sums to sums, minimums to mins.
-func (r *Snapshot) AppendVector(sums, mins []int64) ([]int64, []int64) {
+// appendVector appends r's numbers: sums to sums, minimums to mins.
+func (r *snapshot) appendVector(sums, mins []int64) ([]int64, []int64) {
 	storms := int64(0)
 	if r.Storm != "" {
 		storms = 1
@@ -47,14 +47,14 @@ func (r *Snapshot) AppendVector(sums, mins []int64) ([]int64, []int64) {
 	return sums, mins
 }
 
-// FromVector returns the snapshot whose numbers are sums and mins (the
-// whole run's, AppendVector's added up); local is this part's own report,
+// fromVector returns the snapshot whose numbers are sums and mins (the
+// whole run's, appendVector's added up); local is this part's own report,
 // whose storm, if any, describes the run's.
-func FromVector(sums, mins []int64, local *Snapshot) (Snapshot, error) {
-	if len(sums) != ReportSums || len(mins) != ReportMins {
-		return Snapshot{}, fmt.Errorf("%w: %d sums and %d minimums", ErrBoundary, len(sums), len(mins))
+func fromVector(sums, mins []int64, local *snapshot) (snapshot, error) {
+	if len(sums) != reportSums || len(mins) != reportMins {
+		return snapshot{}, fmt.Errorf("%w: %d sums and %d minimums", ErrBoundary, len(sums), len(mins))
 	}
-	s := Snapshot{InFlight: sums[0], InCS: sums[1], Holders: sums[2], Tokens: sums[3], Issued: sums[4], Served: sums[5],
+	s := snapshot{InFlight: sums[0], InCS: sums[1], Holders: sums[2], Tokens: sums[3], Issued: sums[4], Served: sums[5],
 		Abandoned: sums[6], Busy: sums[7], QuotaLeft: sums[8], Steps: sums[9], Halted: sums[10],
 		Next: math.Float64frombits(uint64(mins[0])), WaitingSince: math.Float64frombits(uint64(mins[1])),
 		Waiting: proto.Nil, TokenDest: proto.Nil}
@@ -70,13 +70,13 @@ func FromVector(sums, mins []int64, local *Snapshot) (Snapshot, error) {
 	return s, nil
 }
 
-// NeedsWorld reports whether the controller's next call needs the world
-// view (Snapshot.Candidates, TokenDest): a targeted crash. Valid after
-// Report; every part of a run says the same.
-func (p *Part) NeedsWorld() bool { return p.world }
+// needsWorld reports whether the controller's next call needs the world
+// view (snapshot.Candidates, TokenDest): a targeted crash. Valid after
+// ownReport; every part of a run says the same.
+func (p *Part) needsWorld() bool { return p.world }
 
-// AppendWorld appends r's world view (candidates, token in flight).
-func AppendWorld(buf []byte, r *Snapshot) []byte {
+// appendWorld appends r's world view (candidates, token in flight).
+func appendWorld(buf []byte, r *snapshot) []byte {
 	le := binary.LittleEndian
 	buf = le.AppendUint32(buf, uint32(len(r.Candidates)))
 	for _, c := range r.Candidates {
@@ -101,9 +101,9 @@ func AppendWorld(buf []byte, r *Snapshot) []byte {
 	return buf
 }
 
-// ReadWorld reads what AppendWorld wrote for a run of n nodes into s (its
+// readWorld reads what appendWorld wrote for a run of n nodes into s (its
 // Add adds it up) and returns the rest of buf.
-func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
+func readWorld(buf []byte, n int, s *snapshot) ([]byte, error) {
 	r := &boundaryReader{b: buf}
 	k := r.count(n, "candidates")
 	for ; k > 0 && r.err == nil; k-- {
@@ -114,7 +114,7 @@ func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
 	s.tokenAt.Key = r.u64()
 	k = r.count(n, "re-issues")
 	for ; k > 0 && r.err == nil; k-- {
-		x := Reissue{Node: r.node(n, false)}
+		x := reissueAnswer{Node: r.node(n, false)}
 		if b := r.take(1); b != nil {
 			x.Waiting = b[0] != 0
 		}
@@ -132,7 +132,7 @@ func ReadWorld(buf []byte, n int, s *Snapshot) ([]byte, error) {
 	r.b = rest
 	k = r.count(n, "workloads")
 	for ; k > 0 && r.err == nil; k-- {
-		x := NodeInfo{Node: r.node(n, false)}
+		x := nodeWorkload{Node: r.node(n, false)}
 		if b := r.take(3); b != nil {
 			x.FaultCS, x.InCS, x.Waiting = b[0] != 0, b[1] != 0, b[2] != 0
 		}

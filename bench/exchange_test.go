@@ -13,28 +13,28 @@ import (
 // TestBoundaryRoundTrip: a report's numbers, its world view and messages
 // come back as they were written.
 func TestBoundaryRoundTrip(t *testing.T) {
-	r := Snapshot{Next: 0.25, InFlight: 3, InCS: 1, Holders: 1, Tokens: 0, Issued: 9, Served: 8, Abandoned: 1, Busy: 1,
+	r := snapshot{Next: 0.25, InFlight: 3, InCS: 1, Holders: 1, Tokens: 0, Issued: 9, Served: 8, Abandoned: 1, Busy: 1,
 		QuotaLeft: 4, Steps: 1234, Halted: 0, Waiting: 5, WaitingSince: 0.125, Candidates: []proto.NodeID{2, 7}, TokenDest: 3,
 		tokenAt: sim.Mark{T: 0.5, Key: 77}}
-	sums, mins := r.AppendVector(nil, nil)
-	if len(sums) != ReportSums || len(mins) != ReportMins {
+	sums, mins := r.appendVector(nil, nil)
+	if len(sums) != reportSums || len(mins) != reportMins {
 		t.Fatalf("%d sums, %d mins", len(sums), len(mins))
 	}
-	got, err := FromVector(sums, mins, &r)
+	got, err := fromVector(sums, mins, &r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w Snapshot
-	if _, err := ReadWorld(AppendWorld(nil, &r), 8, &w); err != nil {
+	var w snapshot
+	if _, err := readWorld(appendWorld(nil, &r), 8, &w); err != nil {
 		t.Fatal(err)
 	}
 	got.Candidates, got.TokenDest, got.tokenAt = w.Candidates, w.TokenDest, w.tokenAt
 	if !reflect.DeepEqual(got, r) {
 		t.Errorf("got %+v\nwant %+v", got, r)
 	}
-	none := Snapshot{Next: math.Inf(1), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil}
-	sums, mins = none.AppendVector(nil, nil)
-	if back, _ := FromVector(sums, mins, &none); back.Waiting != proto.Nil || !math.IsInf(back.Next, 1) || !math.IsInf(back.WaitingSince, 1) {
+	none := snapshot{Next: math.Inf(1), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil}
+	sums, mins = none.appendVector(nil, nil)
+	if back, _ := fromVector(sums, mins, &none); back.Waiting != proto.Nil || !math.IsInf(back.Next, 1) || !math.IsInf(back.WaitingSince, 1) {
 		t.Errorf("no event, no waiting node: got %+v", back)
 	}
 	msgs := []sim.Remote{
@@ -56,13 +56,13 @@ func TestBoundaryRoundTrip(t *testing.T) {
 
 // FuzzReadBoundary: malformed bytes are an error, never a panic.
 func FuzzReadBoundary(f *testing.F) {
-	r := Snapshot{Candidates: []proto.NodeID{1}, TokenDest: 2}
-	f.Add(AppendWorld(nil, &r))
+	r := snapshot{Candidates: []proto.NodeID{1}, TokenDest: 2}
+	f.Add(appendWorld(nil, &r))
 	f.Add(AppendRemotes(nil, []sim.Remote{{T: 1, Sent: 0.5, Key: 1, Msg: proto.Message{To: 3}}}, 0))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var s Snapshot
-		ReadWorld(b, 8, &s)
+		var s snapshot
+		readWorld(b, 8, &s)
 		msgs, _, err := ReadRemotes(b, 8, 0)
 		for _, m := range msgs {
 			if err == nil && (m.Msg.To < 0 || m.Msg.To >= 8 || m.T < m.Sent) {

@@ -378,11 +378,17 @@ func IsTarget(target Target, i int, n proto.Node, k, pmax int) bool {
 // and MPI rank 0's.
 func TargetRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, streamTargets)) }
 
-// pickTarget chooses the victim of a targeted crash: among the nodes that
-// qualify (cands, in id order: IsTarget), else for the token target the
+// ChooseVictim is the controller's rule for the victim of a targeted
+// crash, in every runtime: none (proto.Nil: the crash is skipped) while at
+// most MinUp of the nodes are up (live of them; down says which are not);
+// else one drawn with rng (TargetRand) among the nodes that qualify
+// (cands, in id order: IsTarget), else for the token target the
 // destination of the token in flight that arrives first, else among the
 // live nodes.
-func pickTarget(target Target, cands []proto.NodeID, down []bool, tokenDest proto.NodeID, rng *rand.Rand) proto.NodeID {
+func ChooseVictim(target Target, cands []proto.NodeID, down []bool, live int, tokenDest proto.NodeID, rng *rand.Rand) proto.NodeID {
+	if live < MinUp+1 {
+		return proto.Nil
+	}
 	if target == "token" && len(cands) == 0 && tokenDest != proto.Nil && !down[tokenDest] {
 		cands = append(cands, tokenDest)
 	}

@@ -34,7 +34,7 @@ import (
 // every part runs alike, reads whether the run is legitimate only at
 // window starts (the watchdog's tick, the wait for legitimacy at the end):
 // a runtime gives every part the mirror's verdict at the boundaries before
-// them (Part.Legit, SetLegit).
+// them (Part.legit, setLegit).
 
 // mirror is the copy of a whole self-stabilizing run that the part
 // hosting node 0 keeps (see above).

@@ -30,9 +30,9 @@ const MinVirtualDelay = WindowWidth
 // uniform in [0.5δ, δ], so that every runtime replays the same run.
 const DefaultMinDelay = MinVirtualDelay
 
-// Snapshot is the state of a whole run at a window boundary, added up over
+// snapshot is the state of a whole run at a window boundary, added up over
 // its parts: what the controller observes.
-type Snapshot struct {
+type snapshot struct {
 	// Next is the time of the run's earliest event (+Inf: none).
 	Next float64
 	// InFlight counts the messages in flight, InCS the nodes in the
@@ -64,24 +64,24 @@ type Snapshot struct {
 	// Reissues are the hosting parts' answers for the re-issues the
 	// controller decides next (InventedCS: a transient fault's critical
 	// section over).
-	Reissues []Reissue
+	Reissues []reissueAnswer
 	// For a corruption event due next (a split run): every message in
-	// flight, and the hosted nodes' workload (NodeInfo).
+	// flight, and the hosted nodes' workload (nodeWorkload).
 	Flight []sim.Remote
-	Nodes  []NodeInfo
+	Nodes  []nodeWorkload
 }
 
-// NodeInfo is what a corruption event of a split run needs of a node's
+// nodeWorkload is what a corruption event of a split run needs of a node's
 // workload from the part that hosts it (InventedCS.scrambled).
-type NodeInfo struct {
+type nodeWorkload struct {
 	Node                   proto.NodeID
 	FaultCS, InCS, Waiting bool
 	Tag                    uint32
 }
 
-// Reissue is whether node Node's request waits, and its tag, for a
+// reissueAnswer is whether node Node's request waits, and its tag, for a
 // re-issue the controller decides (InventedCS).
-type Reissue struct {
+type reissueAnswer struct {
 	Node    proto.NodeID
 	Waiting bool
 	Tag     uint32
@@ -92,7 +92,7 @@ type Reissue struct {
 // part (Config.Owned nil) in the simulator, and one per rank of an MPI
 // job in virtual time; the parts advance window by window (Window) and
 // exchange their messages and reports at every boundary, so that every
-// part sees the same Snapshot there.
+// part sees the same snapshot there.
 type Part struct {
 	spec   Spec
 	s      *sim.Sim
@@ -111,7 +111,7 @@ type Part struct {
 	targets  *rand.Rand
 	tally    Tally
 	victims  []int // the power of each crash's victim (-1: another part knows it)
-	snap     Snapshot
+	snap     snapshot
 	limit    budget
 	over     string // the budget spent
 	stuck    string
@@ -135,7 +135,7 @@ type Part struct {
 	sequential    bool // the workload is sequential (observe, at every boundary)
 	// mirrored: a part of a split self-stabilizing run (sim.Config.Mirrored);
 	// mir is its mirror, in the part that hosts node 0; legitNow is the
-	// mirror's verdict at the last boundary that gave it (SetLegit), and
+	// mirror's verdict at the last boundary that gave it (setLegit), and
 	// needLegit says the next window starts with a controller call, which
 	// may read it.
 	mirrored bool
@@ -303,12 +303,9 @@ func (p *Part) hosted() []proto.NodeID {
 	return out
 }
 
-// Sim returns the part's simulator.
-func (p *Part) Sim() *sim.Sim { return p.s }
-
-// Failures returns the crashes injected so far: the controller's count,
+// failures returns the crashes injected so far: the controller's count,
 // the same in every part of a split run.
-func (p *Part) Failures() int { return p.tally.Crashes }
+func (p *Part) failures() int { return p.tally.Crashes }
 
 // requested books a request when its EnterCS input is stepped.
 func (p *Part) requested(id proto.NodeID, tag uint32) {
@@ -356,10 +353,9 @@ func (p *Part) crash(k int) {
 	f := p.plan[k]
 	victim := proto.NodeID(f.Node)
 	if victim < 0 {
-		if p.live < 3 {
-			return // keep two nodes alive
+		if victim = ChooseVictim(p.spec.Faults.Target, p.snap.Candidates, p.down, p.live, p.snap.TokenDest, p.targets); victim == proto.Nil {
+			return
 		}
-		victim = pickTarget(p.spec.Faults.Target, p.snap.Candidates, p.down, p.snap.TokenDest, p.targets)
 	}
 	if p.down[victim] {
 		return
@@ -386,9 +382,9 @@ func (p *Part) crash(k int) {
 	}
 }
 
-// tick is the watchdog's call (Watchdog's rule, on the Snapshot).
+// tick is the watchdog's call (Watchdog's rule, on the snapshot).
 func (p *Part) tick() {
-	if p.done || p.Stopped() {
+	if p.done || p.stopped() {
 		return
 	}
 	p.nextTick = p.s.Now() + p.wdPeriod
@@ -406,52 +402,38 @@ func (p *Part) tick() {
 	p.s.After(p.wdPeriod, p.tick)
 }
 
-// stalled is Workload.Stalled on the Snapshot.
+// stalled is the watchdog's rule (stall) on the snapshot.
 func (p *Part) stalled() string {
-	sn, now, delta := &p.snap, p.s.Now(), p.spec.Delta
-	if sn.Served != p.wdLast {
-		return ""
-	}
-	if !math.IsInf(sn.WaitingSince, 1) {
-		if now-sn.WaitingSince < p.wdPeriod {
-			return ""
-		}
-		return fmt.Sprintf("no request served for %.0fδ while %d wait, the oldest for %.0fδ, node %d's among them (t=%.4fs, seed %d)",
-			p.wdPeriod/delta, sn.Issued-sn.Served-sn.Abandoned, (now-sn.WaitingSince)/delta, sn.Waiting, now, p.spec.Seed)
-	}
-	if sn.Served+sn.Abandoned != sn.Issued {
-		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
-			p.wdPeriod/delta, sn.Issued, sn.Served, sn.Abandoned, now, p.spec.Seed)
-	}
-	return ""
+	sn := &p.snap
+	return stall(sn.Issued, sn.Served, sn.Abandoned, p.wdLast, sn.WaitingSince, sn.Waiting, p.s.Now(), p.wdPeriod, p.spec.Delta, p.spec.Seed)
 }
 
-// Stopped reports whether the run is over: stopped, or a violation.
-func (p *Part) Stopped() bool { return p.s.Stopped() }
+// stopped reports whether the run is over: stopped, or a violation.
+func (p *Part) stopped() bool { return p.s.Stopped() }
 
 // capHint is the capacity to give a slice that gets an element per
 // request of a run of requests: at most 2^20, an estimate that spares
 // the copies of growing a slice one append at a time.
 func capHint(requests int64) int { return int(min(requests, 1<<20)) }
 
-// Report returns this part's report at a boundary (before it accepts the
-// messages of the others): what Snapshot adds up.
-func (p *Part) Report() Snapshot {
-	var r Snapshot
+// ownReport returns this part's report at a boundary (before it accepts the
+// messages of the others): what snapshot adds up.
+func (p *Part) ownReport() snapshot {
+	var r snapshot
 	p.reportTo(&r)
 	return r
 }
 
 // reportTo writes this part's report at a boundary into *r, reusing the
-// array of r.Candidates. It writes every field, one by one: a Snapshot
+// array of r.Candidates. It writes every field, one by one: a snapshot
 // literal assigned to *r costs as much again as the rest of a boundary
 // (TestReportTo checks that no field is left out).
-func (p *Part) reportTo(r *Snapshot) {
+func (p *Part) reportTo(r *snapshot) {
 	s := p.s
 	r.Next, r.Waiting, r.WaitingSince, r.TokenDest, r.tokenAt = s.Next(), proto.Nil, math.Inf(1), proto.Nil, sim.Mark{}
 	r.Storm, r.Candidates, r.Halted = s.Stats.Storm, r.Candidates[:0], 0
 	r.Reissues, r.Flight, r.Nodes = nil, nil, nil // set below only in a split self-stabilizing run
-	if p.Stopped() {
+	if p.stopped() {
 		r.Halted = 1
 	}
 	r.InFlight, r.InCS, r.Holders, r.Tokens = s.Counts()
@@ -474,14 +456,14 @@ func (p *Part) reportTo(r *Snapshot) {
 		due := p.tr.dueAt(s.NextControl())
 		for _, id := range due {
 			if p.owned[id] {
-				r.Reissues = append(r.Reissues, Reissue{Node: id, Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
+				r.Reissues = append(r.Reissues, reissueAnswer{Node: id, Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
 			}
 		}
 		p.world = p.world || len(due) > 0
 		if p.corrDone < len(p.corr) && p.corr[p.corrDone] == s.NextControl() {
 			r.Flight = s.InFlightRemotes()
 			for _, id := range p.hosted() {
-				r.Nodes = append(r.Nodes, NodeInfo{Node: id, FaultCS: p.tr.faultCS[id], InCS: p.drv.InCS(id), Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
+				r.Nodes = append(r.Nodes, nodeWorkload{Node: id, FaultCS: p.tr.faultCS[id], InCS: p.drv.InCS(id), Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
 			}
 			p.world = true
 		}
@@ -499,7 +481,7 @@ func (p *Part) reportTo(r *Snapshot) {
 }
 
 // Add adds another part's report to r.
-func (r *Snapshot) Add(o *Snapshot) {
+func (r *snapshot) Add(o *snapshot) {
 	r.Next = min(r.Next, o.Next)
 	r.InFlight += o.InFlight
 	r.InCS += o.InCS
@@ -522,8 +504,8 @@ func (r *Snapshot) Add(o *Snapshot) {
 	r.AddWorld(o)
 }
 
-// AddWorld adds another part's world view (AppendWorld) to r.
-func (r *Snapshot) AddWorld(o *Snapshot) {
+// AddWorld adds another part's world view (appendWorld) to r.
+func (r *snapshot) AddWorld(o *snapshot) {
 	r.Candidates = append(r.Candidates, o.Candidates...)
 	r.Reissues = append(r.Reissues, o.Reissues...)
 	r.Flight = append(r.Flight, o.Flight...)
@@ -533,16 +515,16 @@ func (r *Snapshot) AddWorld(o *Snapshot) {
 	}
 }
 
-// Boundary gives the part the run's snapshot at the boundary (its
+// boundaryAt gives the part the run's snapshot at the boundary (its
 // parts' reports added up, Candidates in any order), and the controller
 // observes it. It returns the start of the next window (+Inf: the run is
 // over).
-func (p *Part) Boundary(snap Snapshot) float64 {
+func (p *Part) boundaryAt(snap snapshot) float64 {
 	p.snap = snap
 	return p.boundary()
 }
 
-// boundary is Boundary on the snapshot in p.snap.
+// boundary is boundaryAt on the snapshot in p.snap.
 func (p *Part) boundary() float64 {
 	snap := &p.snap
 	if len(snap.Candidates) > 1 {
@@ -552,7 +534,7 @@ func (p *Part) boundary() float64 {
 		p.s.Stop() // another part's violation ends the run everywhere
 	}
 	p.observe()
-	if p.Stopped() {
+	if p.stopped() {
 		return math.Inf(1)
 	}
 	next := min(snap.Next, p.s.NextControl(), p.s.ControlInputs())
@@ -573,18 +555,18 @@ func (p *Part) reissue(id proto.NodeID) (bool, uint32) {
 
 // nodeInfo is the hosting part's node id's workload, from the snapshot
 // (InventedCS.info).
-func (p *Part) nodeInfo(id proto.NodeID) NodeInfo {
+func (p *Part) nodeInfo(id proto.NodeID) nodeWorkload {
 	for _, x := range p.snap.Nodes {
 		if x.Node == id {
 			return x
 		}
 	}
-	return NodeInfo{Node: id}
+	return nodeWorkload{Node: id}
 }
 
 // stab is the run's stabilization as the controller sees it: the
 // simulator's, or in a split run the mirror's (whose verdict the other
-// parts get by SetLegit; they know when the faults struck, not why the
+// parts get by setLegit; they know when the faults struck, not why the
 // predicate fails).
 func (p *Part) stab() sim.Stab {
 	if p.mir != nil {
@@ -597,45 +579,45 @@ func (p *Part) stab() sim.Stab {
 	return st
 }
 
-// Mirrored reports whether the part logs its steps for a mirror (a split
-// run of a self-stabilizing algorithm): a runtime then carries every
-// part's log (TakeLog) to the part that keeps the mirror (KeepsMirror),
-// which replays it (Replay) at each boundary before Boundary; and when
-// NeedsLegit says so, it gives every part the mirror's verdict (Legit,
-// SetLegit) before the next window.
-func (p *Part) Mirrored() bool { return p.mirrored }
+// isMirrored reports whether the part logs its steps for a mirror (a split
+// run of a self-stabilizing algorithm): RunParts then carries every
+// part's log (takeLog) to the part that keeps the mirror (keepsMirror),
+// which replays it (replayLogs) at each boundary before boundaryAt; and when
+// needsLegit says so, it gives every part the mirror's verdict (legit,
+// setLegit) before the next window.
+func (p *Part) isMirrored() bool { return p.mirrored }
 
-// KeepsMirror reports whether this part keeps the run's mirror.
-func (p *Part) KeepsMirror() bool { return p.mir != nil }
+// keepsMirror reports whether this part keeps the run's mirror.
+func (p *Part) keepsMirror() bool { return p.mir != nil }
 
-// TakeLog returns the part's log since the last call (sim.Config.Mirrored)
+// takeLog returns the part's log since the last call (sim.Config.Mirrored)
 // and empties it.
-func (p *Part) TakeLog() []sim.LogEntry {
+func (p *Part) takeLog() []sim.LogEntry {
 	out := p.s.Log
 	p.s.Log = nil
 	return out
 }
 
-// Replay replays one window of the run in the mirror: every part's log
+// replayLogs replays one window of the run in the mirror: every part's log
 // of it, this part's included, in any order.
-func (p *Part) Replay(logs []sim.LogEntry) error { return p.mir.replay(logs) }
+func (p *Part) replayLogs(logs []sim.LogEntry) error { return p.mir.replay(logs) }
 
-// NeedsLegit reports whether the next window starts with a controller
-// call (valid after Boundary): a mirrored run's parts need the mirror's
+// needsLegit reports whether the next window starts with a controller
+// call (valid after boundaryAt): a mirrored run's parts need the mirror's
 // verdict before it.
-func (p *Part) NeedsLegit() bool { return p.needLegit }
+func (p *Part) needsLegit() bool { return p.needLegit }
 
-// Legit returns the mirror's verdict: whether the run is legitimate.
-func (p *Part) Legit() bool { return p.mir != nil && p.mir.stab.Legit }
+// legit returns the mirror's verdict: whether the run is legitimate.
+func (p *Part) legit() bool { return p.mir != nil && p.mir.stab.Legit }
 
-// SetLegit gives the part the mirror's verdict.
-func (p *Part) SetLegit(legit bool) { p.legitNow = legit }
+// setLegit gives the part the mirror's verdict.
+func (p *Part) setLegit(legit bool) { p.legitNow = legit }
 
-// MirrorTrace returns the trace lines of the whole run that the mirror
+// mirrorTrace returns the trace lines of the whole run that the mirror
 // wrote (faults, the messages they inject, legitimacy) and their
 // segments, for sim.MergeTraces beside the parts' traces (last: at equal
 // marks its lines follow a step's), after End.
-func (p *Part) MirrorTrace() ([]byte, []sim.Segment) {
+func (p *Part) mirrorTrace() ([]byte, []sim.Segment) {
 	if p.mir == nil || p.mir.trace == nil {
 		return nil, nil
 	}
@@ -662,7 +644,7 @@ func (p *Part) observe() {
 	}
 	if p.owned != nil {
 		p.checkBoundary()
-		if p.Stopped() {
+		if p.stopped() {
 			return
 		}
 	}
@@ -732,7 +714,7 @@ func (p *Part) finish() {
 }
 
 // Drive runs a run of one part (the simulator) to its end: at every
-// boundary, Boundary(Report()), the report written in place, but at an
+// boundary, boundaryAt(ownReport()), the report written in place, but at an
 // idle one, where that would change nothing (sim.Windows goes on).
 func (p *Part) Drive() error {
 	p.reportTo(&p.snap)
@@ -743,11 +725,11 @@ func (p *Part) Drive() error {
 		p.reportTo(&p.snap)
 		next = p.boundary()
 	}
-	return p.End()
+	return p.end()
 }
 
 // idle reports whether the boundary at the end of the window just run, in
-// a run of one part, is one that Boundary would leave as it is, as far as
+// a run of one part, is one that boundaryAt would leave as it is, as far as
 // the controller's rules go: observe would find nothing to do (each case
 // below answers one of its rules, conservatively; a message storm stops
 // the simulator, which sim.Windows sees). The simulator adds its
@@ -774,7 +756,7 @@ func (p *Part) idle() bool {
 }
 
 // verifyIdle, set by tests, makes Drive check every boundary it skips: it
-// runs Boundary there all the same, which must change nothing.
+// runs boundaryAt there all the same, which must change nothing.
 var verifyIdle bool
 
 // checkIdle runs the boundary that idle said Drive may skip, where
@@ -791,7 +773,7 @@ func (p *Part) checkIdle(next float64) {
 		control, inputs float64
 	}
 	now := func() state {
-		return state{p.over, p.stuck, p.done, p.drv.pending, p.Stopped(), p.lastReported, p.s.NextControl(), p.s.ControlInputs()}
+		return state{p.over, p.stuck, p.done, p.drv.pending, p.stopped(), p.lastReported, p.s.NextControl(), p.s.ControlInputs()}
 	}
 	before := now()
 	p.reportTo(&p.snap)
@@ -801,11 +783,11 @@ func (p *Part) checkIdle(next float64) {
 	}
 }
 
-// Window runs the part's next window from start (Boundary's result).
-func (p *Part) Window(start float64) { p.s.Window(start, p.width) }
+// window runs the part's next window from start (boundaryAt's result).
+func (p *Part) window(start float64) { p.s.Window(start, p.width) }
 
-// End ends the part's run (sim.End).
-func (p *Part) End() error {
+// end ends the part's run (sim.End).
+func (p *Part) end() error {
 	if p.report != nil {
 		p.report(true)
 	}

@@ -1,11 +1,8 @@
 package bench
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"slices"
 
 	"github.com/ocbench/ocbench/proto"
@@ -14,39 +11,19 @@ import (
 	"github.com/ocbench/ocbench/sim"
 )
 
-// A run split into parts (MPI in virtual time) goes window by window: every
-// part runs Window from the same start, then at the boundary every part
-// gives the others its messages for their nodes (TakeOutbox, Accept) and
-// its Report; every part adds up the same reports in the same Snapshot
-// and calls Boundary with it, which returns the next window's start. At the
-// end every part gives its Result, and Assemble makes the record of them.
-// The simulator is the case of one part (Part.Drive), through the same
-// steps, so that a seed gives one run, whichever runtime replays it.
-
-// TakeOutbox returns the messages this part's nodes sent to nodes other
+// takeOutbox returns the messages this part's nodes sent to nodes other
 // parts host since the last call, and empties the outbox.
-func (p *Part) TakeOutbox() []sim.Remote {
+func (p *Part) takeOutbox() []sim.Remote {
 	out := p.s.Outbox
 	p.s.Outbox = nil
 	return out
 }
 
-// Accept queues messages other parts sent to nodes this part hosts.
-func (p *Part) Accept(rs []sim.Remote) {
-	for k := range rs {
-		p.s.Accept(&rs[k])
-	}
-}
+// hosts reports whether this part hosts node id.
+func (p *Part) hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id] }
 
-// Hosts reports whether this part hosts node id.
-func (p *Part) Hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id] }
-
-// Until is the time until which the run's workload issues requests: a
-// crash-free baseline of the run issues them until then too.
-func (p *Part) Until() float64 { return p.until }
-
-// Result is what one part of a run counted, for the record: Assemble adds
-// up the parts' results, by the rule in each field's `merge` tag
+// Result is what one part of a run counted, for the record: assembleParts
+// adds up the parts' results, by the rule in each field's `merge` tag
 // (results.SumCounts; the custom ones by hand, in merge). Every field is
 // exported, for a runtime that sends it to the process that assembles the
 // record (encoding/gob).
@@ -250,10 +227,10 @@ func merge(spec Spec, parts []*Result) *outcome {
 	return o
 }
 
-// Assemble returns the record of a run of spec (filled) from its parts'
+// assembleParts returns the record of a run of spec (filled) from its parts'
 // results, and of its crash-free baseline from base (nil: none run).
 // Violations are in the record; the error is a part's own failure.
-func Assemble(spec Spec, run, base []*Result) (*results.Run, error) {
+func assembleParts(spec Spec, run, base []*Result) (*results.Run, error) {
 	o := merge(spec, run)
 	var bo *outcome
 	if base != nil {
@@ -295,7 +272,8 @@ func baselineOf(spec Spec) Spec {
 // baseline to run beside it.
 func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
 
-// Baseline returns the spec of the crash-free baseline of a run of spec.
+// Baseline returns the spec of the crash-free baseline of a run of spec
+// (NeedsBaseline): its workload issues requests until the run's does.
 func Baseline(spec Spec) Spec { return baselineOf(spec) }
 
 // Filled returns spec with its defaults filled in, and an error naming
@@ -305,10 +283,11 @@ func Filled(spec Spec) (Spec, error) {
 	return spec, spec.Validate()
 }
 
-// RunSplit runs spec as parts in one goroutine, node i hosted by part
-// owner[i], exchanging messages and reports at every boundary as a
-// distributed runtime does: the reference of how a runtime drives parts,
-// and the test that splitting a run does not change it.
+// RunSplit runs spec as parts in one process, node i hosted by part
+// owner[i], through the in-memory exchange (Local): the parts exchange
+// their messages and reports at every boundary as a distributed runtime's
+// do, and the record is the simulator's (the test that splitting a run does
+// not change it).
 func RunSplit(spec Spec, owner []int) (*results.Run, error) {
 	spec, err := Filled(spec)
 	if err != nil {
@@ -317,103 +296,11 @@ func RunSplit(spec Spec, owner []int) (*results.Run, error) {
 	if err := Splittable(spec); err != nil {
 		return nil, err
 	}
-	if len(owner) != spec.Nodes {
-		return nil, fmt.Errorf("split: %d owners for %d nodes", len(owner), spec.Nodes)
-	}
-	run, err := driveSplit(spec, -1, owner)
+	recs, err := RunParts(Local{}, []Spec{spec}, [][]int{owner})
 	if err != nil {
 		return nil, err
 	}
-	var base []*Result
-	if NeedsBaseline(spec) {
-		if base, err = driveSplit(Baseline(spec), run[0].Until, owner); err != nil {
-			return nil, err
-		}
-	}
-	return Assemble(spec, run, base)
-}
-
-// driveSplit runs one run of spec as parts (RunSplit) and returns their
-// results.
-func driveSplit(spec Spec, until float64, owner []int) ([]*Result, error) {
-	np := slices.Max(owner) + 1
-	parts := make([]*Part, np)
-	traces := make([]*bytes.Buffer, np)
-	for k := range parts {
-		owned := make([]bool, spec.Nodes)
-		for i, o := range owner {
-			owned[i] = o == k
-		}
-		var tr io.Writer
-		if spec.Trace != nil {
-			traces[k] = &bytes.Buffer{}
-			tr = traces[k]
-		}
-		parts[k] = NewPart(spec, until, owned, tr)
-	}
-	boundary := func() (float64, error) {
-		snap := Snapshot{Next: math.Inf(1), Waiting: proto.Nil, WaitingSince: math.Inf(1), TokenDest: proto.Nil}
-		var mail []sim.Remote
-		for _, p := range parts {
-			r := p.Report()
-			snap.Add(&r)
-			mail = append(mail, p.TakeOutbox()...)
-		}
-		for _, m := range mail {
-			parts[owner[m.Msg.To]].Accept([]sim.Remote{m})
-		}
-		if mir := parts[owner[0]]; mir.KeepsMirror() {
-			var logs []sim.LogEntry
-			for _, p := range parts {
-				logs = append(logs, p.TakeLog()...)
-			}
-			if err := mir.Replay(logs); err != nil {
-				return 0, err
-			}
-		}
-		next := math.NaN()
-		for k, p := range parts {
-			n := p.Boundary(snap)
-			if k > 0 && n != next && !(math.IsInf(n, 1) && math.IsInf(next, 1)) {
-				return 0, fmt.Errorf("split: part %d starts its next window at %v, part 0 at %v", k, n, next)
-			}
-			next = n
-		}
-		if mir := parts[owner[0]]; mir.NeedsLegit() {
-			for _, p := range parts {
-				p.SetLegit(mir.Legit())
-			}
-		}
-		return next, nil
-	}
-	next, err := boundary()
-	for err == nil && !math.IsInf(next, 1) {
-		for _, p := range parts {
-			p.Window(next)
-		}
-		next, err = boundary()
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*Result, np)
-	var bufs [][]byte
-	var segs [][]sim.Segment
-	for k, p := range parts {
-		out[k] = p.Result(p.End())
-		if spec.Trace != nil {
-			bufs, segs = append(bufs, traces[k].Bytes()), append(segs, p.s.Segments)
-		}
-	}
-	if spec.Trace != nil {
-		if b, sg := parts[owner[0]].MirrorTrace(); sg != nil {
-			bufs, segs = append(bufs, b), append(segs, sg)
-		}
-		if err := sim.MergeTraces(spec.Trace, bufs, segs); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return recs[0], nil
 }
 
 // Splittable returns nil if a run of spec (filled) can be split into parts

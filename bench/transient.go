@@ -224,7 +224,7 @@ type InventedCS struct {
 	shared func(id proto.NodeID) (bool, uint32)
 	// info, if not nil, returns the hosting part's workload of a node
 	// that a corruption event scrambled (a split run).
-	info func(id proto.NodeID) NodeInfo
+	info func(id proto.NodeID) nodeWorkload
 }
 
 // reissue is a re-issue of node Node's request, due at At, that the
@@ -258,7 +258,7 @@ func (t *InventedCS) Scrambled(id proto.NodeID) { t.scrambled(id, true) }
 // a split run alike).
 func (t *InventedCS) scrambled(id proto.NodeID, ctl bool) {
 	v := t.nodes[id].View()
-	x := NodeInfo{Node: id, FaultCS: t.faultCS[id], InCS: t.drv.InCS(id), Waiting: t.drv.Waiting(id), Tag: t.drv.nd[id].reqTag}
+	x := nodeWorkload{Node: id, FaultCS: t.faultCS[id], InCS: t.drv.InCS(id), Waiting: t.drv.Waiting(id), Tag: t.drv.nd[id].reqTag}
 	if ctl && t.info != nil {
 		x = t.info(id)
 	}
@@ -427,7 +427,7 @@ func (p *Part) corruptSplit() {
 	case 1:
 		s.Inject(flight[t.rng.IntN(len(flight))].Msg)
 	case 2:
-		if m := flight[t.rng.IntN(len(flight))]; p.Hosts(m.Msg.To) {
+		if m := flight[t.rng.IntN(len(flight))]; p.hosts(m.Msg.To) {
 			s.DestroyKey(m.Key)
 		}
 	case 3:

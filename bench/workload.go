@@ -474,25 +474,35 @@ func (d *Workload) oldestWait() (proto.NodeID, float64) {
 // then was lastServed), and a request waiting for at least a period — or
 // "" if it is not.
 func (d *Workload) Stalled(lastServed int64, period, delta float64) string {
-	now := d.host.Now()
-	if d.served != lastServed {
-		return ""
-	}
 	id, at := d.oldestWait()
-	if id != proto.Nil {
-		if now-at < period {
-			return "" // issued since the last test
-		}
-		return fmt.Sprintf("no request served for %.0fδ while %d wait, node %d's for %.0fδ (t=%.4fs, seed %d)",
-			period/delta, d.issued-d.served-d.abandoned, id, (now-at)/delta, now, d.seed)
+	if id == proto.Nil {
+		at = math.Inf(1)
 	}
-	if d.served+d.abandoned != d.issued {
-		// Nothing waits, yet the count does not close: more entries than
-		// requests (a node entered for a request it no longer had). The
-		// count would never close, and the run would wait for ever for
-		// the workload's end.
+	return stall(d.issued, d.served, d.abandoned, lastServed, at, id, d.host.Now(), period, delta, d.seed)
+}
+
+// stall is the watchdog's rule, one for every runtime (the controller's
+// tick on the snapshot of a run in virtual time, Workload.Stalled on a
+// rank's nodes in wall-clock time): a run is stuck if nothing was served
+// since the previous tick (served then: lastServed) and a request has
+// waited a whole period (the oldest issued at since, +Inf if none waits;
+// node waiting among them), or if nothing waits yet the count does not
+// close (more entries than requests: a node entered for a request it no
+// longer had, and the run would wait for ever for the workload's end). It
+// returns why, or "".
+func stall(issued, served, abandoned, lastServed int64, since float64, waiting proto.NodeID, now, period, delta float64, seed uint64) string {
+	switch {
+	case served != lastServed:
+		return ""
+	case !math.IsInf(since, 1):
+		if now-since < period {
+			return "" // issued since the last tick
+		}
+		return fmt.Sprintf("no request served for %.0fδ while %d wait, the oldest for %.0fδ, node %d's among them (t=%.4fs, seed %d)",
+			period/delta, issued-served-abandoned, (now-since)/delta, waiting, now, seed)
+	case served+abandoned != issued:
 		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
-			period/delta, d.issued, d.served, d.abandoned, now, d.seed)
+			period/delta, issued, served, abandoned, now, seed)
 	}
 	return ""
 }

@@ -4,7 +4,7 @@
 // messages with the other ranks in wire frames.
 //
 // In virtual time (Virtual, the default), each rank hosts its part of every
-// run of the job (bench.Part), and the ranks advance the runs window by
+// run of the job (bench.RunParts, over rank's MPI exchange), and the ranks advance the runs window by
 // window: at each boundary, frames carry the messages between ranks and one
 // reduction adds up the parts' reports, so that the ranks replay the
 // simulator's run of the seed exactly (docs/design.md, docs/mpi.md).

@@ -79,7 +79,7 @@ func simulate(t *testing.T, spec bench.Spec, trace bool) (*results.Run, []byte) 
 // (no transient fault, an arbitrary and an adversarial initial
 // configuration, Root's time-out) runs as a job of its own in both
 // placements, with its trace: the record equals the simulator's and the
-// merged trace, with the mirror's lines (bench.Part.MirrorTrace), equals
+// merged trace, with the mirror's lines (bench.Ending.MirrorTrace), equals
 // the simulator's byte for byte.
 func TestMPIVirtualKofl(t *testing.T) {
 	cases := virtualCases()

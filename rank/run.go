@@ -202,11 +202,9 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 		crashRun[k], baseRun[k] = len(j.runs), -1
 		crash := newInstance(j, uint8(len(j.runs)), s, places[k], plan)
 		j.runs = append(j.runs, crash)
-		if s.Faults.Crashes > 0 && !s.NoBaseline {
-			base := s
-			base.Faults = bench.FaultPlan{}
+		if bench.NeedsBaseline(s) {
 			baseRun[k] = len(j.runs)
-			b := newInstance(j, uint8(len(j.runs)), base, places[k], nil)
+			b := newInstance(j, uint8(len(j.runs)), bench.Baseline(s), places[k], nil)
 			b.until = crash.until // issue requests as long as the crash run
 			j.runs = append(j.runs, b)
 		}

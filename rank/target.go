@@ -20,7 +20,7 @@ import (
 // candidate (bench.IsTarget: holds the token, is on a request's path, is
 // the root), and, for the token, the destination of the last token it sent
 // to another rank (a token in flight). Once rank 0 has every rank's report
-// of crash k, it chooses as the simulator does (bench.pickTarget): a
+// of crash k, it chooses as the simulator does (bench.ChooseVictim, the controller's rule): a
 // candidate drawn with the seed's target generator (bench.TargetRand) from
 // the candidates in node order; for the token with no holder reported, the
 // destination of the latest token sent (if up); with no candidate, a node
@@ -205,9 +205,9 @@ func (in *instance) reported(k uint32, src int, b []byte) {
 	in.j.sendTarget(b, in.rankOf(v))
 }
 
-// chooseTarget draws the victim from every rank's report, as the simulator
-// does (bench.pickTarget), or returns proto.Nil to skip the crash: fewer
-// than MinUp+1 nodes are up.
+// chooseTarget draws the victim from every rank's report by the
+// controller's rule (bench.ChooseVictim), or returns proto.Nil to skip the
+// crash.
 func (in *instance) chooseTarget(r *targetRound) proto.NodeID {
 	state := make([]byte, in.n)
 	for rk, s := range r.states {
@@ -215,25 +215,19 @@ func (in *instance) chooseTarget(r *targetRound) proto.NodeID {
 			state[i] = s[x]
 		}
 	}
-	var cands, up []proto.NodeID
+	down := make([]bool, in.n)
+	var cands []proto.NodeID
+	live := 0
 	for i, s := range state {
-		if s != nodeDown {
-			up = append(up, proto.NodeID(i))
+		down[i] = s == nodeDown
+		if !down[i] {
+			live++
 		}
 		if s == nodeCandidate {
 			cands = append(cands, proto.NodeID(i))
 		}
 	}
-	if len(up) < bench.MinUp+1 {
-		return proto.Nil
-	}
-	if in.spec.Faults.Target == "token" && len(cands) == 0 && r.tokenTo != proto.Nil && state[r.tokenTo] != nodeDown {
-		cands = append(cands, r.tokenTo)
-	}
-	if len(cands) == 0 {
-		cands = up
-	}
-	return cands[in.tgt.rng.IntN(len(cands))]
+	return bench.ChooseVictim(in.spec.Faults.Target, cands, down, live, r.tokenTo, in.tgt.rng)
 }
 
 // crashTarget crashes node v, the victim rank 0 chose for crash k, and

@@ -5,17 +5,15 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
-	"io"
-	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
-	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
 )
@@ -87,35 +85,15 @@ func CheckVirtual(spec bench.Spec, placement string, p int) (bench.Spec, hypercu
 	return s, pl, nil
 }
 
-// vrun is one run of a job in virtual time: this rank's part of it.
-type vrun struct {
-	spec   bench.Spec
-	part   *bench.Part
-	next   float64 // the start of its next window (+Inf: over)
-	trace  *bytes.Buffer
-	spec0  int // the index of its spec
-	base   bool
-	hosts  func(proto.NodeID) bool
-	inter  int64 // messages this rank's nodes sent to other ranks' nodes
-	hops   int64 // the hypercube hops between the ranks of those messages
-	places hypercube.Placement
-}
-
 // vrank is what one rank measured of the job, for the record.
 type vrank struct {
-	Results  []*bench.Result
-	Inter    []int64
-	Hops     []int64
-	Trace    []byte
-	Segments []sim.Segment
-	// MirrorTrace and MirrorSegments are the whole run's own trace lines
-	// (bench.Part.MirrorTrace), from the rank that keeps the mirror.
-	MirrorTrace    []byte
-	MirrorSegments []sim.Segment
-	CPU            float64
-	Collective     float64 // seconds in the window collectives
-	Windows        int64
-	Events         int64 // events popped, all runs
+	Endings    []bench.Ending
+	Inter      []int64 // by run (bench.Parcel.Run): messages to other ranks' nodes
+	Hops       []int64 // by run: the hypercube hops between the ranks of those messages
+	CPU        float64
+	Collective float64 // seconds in the window collectives
+	Windows    int64
+	Events     int64 // events popped, all runs
 
 	done atomic.Int64 // Windows, for watchWindows
 }
@@ -151,7 +129,8 @@ func watchWindows(rk *vrank, me, p int) (stop func()) {
 }
 
 // Run runs specs at once, as one job: every run and its crash-free
-// baseline advance window by window together, one collective per window.
+// baseline advance window by window together (bench.RunParts), one
+// collective per window; rank r hosts part r of every run.
 func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 	comm := v.Comm
 	if len(specs) == 0 || len(specs) > MaxVirtualRuns {
@@ -171,124 +150,42 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	wall, cpu0 := time.Now(), cpuSeconds()
-	var runs []*vrun
-	add := func(s bench.Spec, k int, base bool, until float64) *vrun {
-		pl := places[k]
-		owned := make([]bool, s.Nodes)
-		for _, i := range pl.Nodes(me) {
-			owned[i] = true
-		}
-		r := &vrun{spec: s, spec0: k, base: base, places: pl, hosts: func(id proto.NodeID) bool { return owned[id] }}
-		var tw io.Writer // nil, not a nil *bytes.Buffer, without a trace
-		if s.Trace != nil {
-			r.trace = &bytes.Buffer{}
-			tw = r.trace
-		}
-		r.part = bench.NewPart(s, until, owned, tw)
-		runs = append(runs, r)
-		return r
-	}
+	wall := time.Now()
+	owners := make([][]int, len(norm))
+	ex := &exchange{comm: comm, digest: digest, cpu0: cpuSeconds(), nodes: make([]int, 2*len(norm)), sent: make([]int64, p)}
+	ex.rk.Inter, ex.rk.Hops = make([]int64, 2*len(norm)), make([]int64, 2*len(norm))
 	for k, s := range norm {
-		crash := add(s, k, false, -1)
-		if bench.NeedsBaseline(s) {
-			add(bench.Baseline(s), k, true, crash.part.Until())
+		owners[k] = make([]int, s.Nodes)
+		for r := range p {
+			for _, i := range places[k].Nodes(r) {
+				owners[k][i] = r
+			}
 		}
+		ex.nodes[2*k], ex.nodes[2*k+1] = s.Nodes, s.Nodes
 	}
-	// The longest reduction: every run's report and a frame count per rank.
-	_, raw := comm.(MPI) // the window loop owns the MPI thread (mpi.OnThread)
-	shm, err := setupShmReduce(comm, len(runs)*(bench.ReportSums+bench.ReportMins)+p, raw)
-	if err != nil {
-		return nil, err
-	}
-	defer shm.close()
-	var rk vrank
-	stop := watchWindows(&rk, me, p)
-	err = v.windows(runs, digest, &rk, shm)
+	defer ex.shm.close()
+	stop := watchWindows(&ex.rk, me, p)
+	recs, err := bench.RunParts(ex, norm, owners)
 	stop()
-	if err != nil {
+	if err != nil || me != 0 {
 		return nil, err
 	}
-	for _, r := range runs {
-		res := r.part.Result(r.part.End())
-		rk.Results = append(rk.Results, res)
-		rk.Inter = append(rk.Inter, r.inter)
-		rk.Hops = append(rk.Hops, r.hops)
-		rk.Events += res.Stats.Popped
-	}
-	if runs[0].trace != nil {
-		rk.Trace, rk.Segments = runs[0].trace.Bytes(), runs[0].part.Sim().Segments
-		rk.MirrorTrace, rk.MirrorSegments = runs[0].part.MirrorTrace()
-	}
-	rk.CPU = cpuSeconds() - cpu0
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&rk); err != nil {
-		return nil, fmt.Errorf("rank: encoding rank %d's results: %w", me, err)
-	}
-	all, err := comm.Gather(buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("rank: gathering the results to rank 0: %w", err)
-	}
-	if me != 0 {
-		return nil, nil
-	}
-	ranks := make([]*vrank, p)
-	for r, b := range all {
-		ranks[r] = &vrank{}
-		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(ranks[r]); err != nil || len(ranks[r].Results) != len(runs) {
-			return nil, fmt.Errorf("rank: decoding rank %d's results: %v", r, err)
-		}
-	}
-	if specs[0].Trace != nil {
-		traces, segs := make([][]byte, p), make([][]sim.Segment, p)
-		for r, x := range ranks {
-			traces[r], segs[r] = x.Trace, x.Segments
-		}
-		for _, x := range ranks {
-			if x.MirrorSegments != nil {
-				// Last: at a step's mark, its lines come first.
-				traces, segs = append(traces, x.MirrorTrace), append(segs, x.MirrorSegments)
-			}
-		}
-		if err := sim.MergeTraces(specs[0].Trace, traces, segs); err != nil {
-			return nil, err
-		}
-	}
-	recs := make([]*results.Run, len(norm))
-	for k := range runs {
-		if runs[k].base {
-			continue
-		}
-		of := func(k int) []*bench.Result {
-			out := make([]*bench.Result, p)
-			for r := range ranks {
-				out[r] = ranks[r].Results[k]
-			}
-			return out
-		}
-		var base []*bench.Result
-		if k+1 < len(runs) && runs[k+1].base {
-			base = of(k + 1)
-		}
-		rec, err := bench.Assemble(runs[k].spec, of(k), base)
-		if err != nil {
-			return nil, err
-		}
-		rec.Runtime, rec.Ranks, rec.Clock, rec.Placement = "mpi", p, "virtual", runs[k].places.Name()
+	for k, rec := range recs {
+		rec.Runtime, rec.Ranks, rec.Clock, rec.Placement = "mpi", p, "virtual", places[k].Name()
 		var inter, hops int64
-		for r := range ranks {
-			inter += ranks[r].Inter[k]
-			hops += ranks[r].Hops[k]
+		for _, x := range ex.ranks {
+			inter += x.Inter[2*k]
+			hops += x.Hops[2*k]
 		}
 		rec.MessagesInterRank = inter
 		rec.MessagesIntraRank = rec.MessagesTotal - inter
 		if rec.MessagesTotal > 0 {
 			rec.HopsPerMessage = float64(hops) / float64(rec.MessagesTotal)
 		}
-		if runs[k].spec0 == 0 {
+		if k == 0 {
 			rec.WallSeconds = time.Since(wall).Seconds()
-			sc := &results.SyncCost{Windows: ranks[0].Windows}
-			for _, x := range ranks {
+			sc := &results.SyncCost{Windows: ex.ranks[0].Windows}
+			for _, x := range ex.ranks {
 				rec.CPUSecondsPerRank = append(rec.CPUSecondsPerRank, x.CPU)
 				sc.CollectiveSecondsPerRank = append(sc.CollectiveSecondsPerRank, x.Collective)
 				if x.Windows > 0 {
@@ -297,7 +194,6 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 			}
 			rec.Sync = sc
 		}
-		recs[runs[k].spec0] = rec
 	}
 	return recs, nil
 }
@@ -311,227 +207,214 @@ const (
 	tagWindowOdd  = 21
 )
 
-// windows advances every run window by window until all are over: each
-// window, every run not over runs its window; then, at the boundary, each
-// rank sends every other rank its messages for that rank's nodes (frames
-// of at most maxFrame bytes), one reduction (Comm.SumMin) adds up the
-// runs' reports and counts the frames each rank is to receive, each rank
-// receives its frames, and every run takes its boundary. A targeted
-// crash due at the boundary adds an all-gather of the world view.
-func (v Virtual) windows(runs []*vrun, digest uint32, rk *vrank, shm *shmReduce) error {
-	comm := v.Comm
-	send, sumMin, recvAny := comm.Send, comm.SumMin, comm.RecvAny
-	if shm != nil {
-		progress := func() { comm.Iprobe() }
-		sumMin = func(in []int64, nsum int) ([]int64, error) { return shm.SumMin(in, nsum, progress) }
+// exchange is Virtual's bench.Exchange: the MPI transport of a window
+// boundary. Each rank sends every other rank its parcels in frames of at
+// most maxFrame bytes (through the shared page when the ranks share a
+// machine, shmReduce), one reduction (Comm.SumMin) adds up the runs'
+// reports and counts the frames each rank is to receive, and each rank
+// receives its frames.
+type exchange struct {
+	comm   Comm
+	digest uint32
+	nodes  []int // the nodes of each run (bench.Parcel.Run)
+	cpu0   float64
+	shm    *shmReduce
+	setup  bool    // shm is set up (at the first boundary)
+	sent   []int64 // the frames sent to each rank this window
+	out    []frame // the frames of the window, sent before the reduction
+	// logBytes are the bytes of each run's log from each rank, at the
+	// rank that keeps its mirror.
+	logBytes map[int][][]byte
+	rk       vrank
+	ranks    []*vrank // every rank's, at rank 0 after Gather
+}
+
+// Processes returns the number of ranks and this rank's.
+func (e *exchange) Processes() (int, int) { return e.comm.Size(), e.comm.Rank() }
+
+// sumMin is Comm.SumMin, through the shared page if there is one.
+func (e *exchange) sumMin(vec []int64, nsum int) ([]int64, error) {
+	if e.shm != nil {
+		return e.shm.SumMin(vec, nsum, func() { e.comm.Iprobe() })
 	}
+	return e.comm.SumMin(vec, nsum)
+}
+
+// frame adds frame f for rank to to the window's frames.
+func (e *exchange) frame(to int, f []byte) {
+	if e.shm == nil || !e.shm.put(int(e.rk.Windows%2), to, f) {
+		e.out = append(e.out, frame{to, f})
+		e.sent[to]++
+	}
+}
+
+// Swap carries one window boundary (bench.Exchange).
+func (e *exchange) Swap(out [][]bench.Parcel, vec []int64, nsum int) ([]bench.Parcel, []int64, error) {
+	comm := e.comm
 	p, me := comm.Size(), comm.Rank()
-	var progressAt time.Time
-	progress := runs[0].spec.Progress
-	// The requests served and issued of each run at its last boundary.
-	served, issued := make([]int64, len(runs)), make([]int64, len(runs))
-	sent := make([]int64, p) // the frames sent to each rank this window
-	var out []frame          // the frames of the window, sent after the reduction
-	// A mirrored run's logs of the window (bench.Part.Mirrored), at the
-	// rank that keeps its mirror: its own, and the bytes from each rank.
-	logs := make([][]sim.LogEntry, len(runs))
-	logBytes := make([][][]byte, len(runs))
-	for k := range logBytes {
-		logBytes[k] = make([][]byte, p)
-	}
-	boundary := func() (bool, error) {
-		first := rk.Windows == 0
-		tag := tagWindowEven + int(rk.Windows%2)
-		if shm != nil {
-			shm.reset(int(rk.Windows % 2))
-		}
-		var live []int
-		for k, r := range runs {
-			if first || !math.IsInf(r.next, 1) {
-				live = append(live, k)
-			}
-		}
-		reps := make([]bench.Snapshot, len(runs))
-		var sums, mins []int64
-		world := false
-		byRank := make([][]sim.Remote, p)
-		for _, k := range live {
-			r := runs[k]
-			reps[k] = r.part.Report()
-			sums, mins = reps[k].AppendVector(sums, mins)
-			world = world || r.part.NeedsWorld()
-			for i := range byRank {
-				byRank[i] = byRank[i][:0]
-			}
-			for _, m := range r.part.TakeOutbox() {
-				to := r.places.Rank(int(m.Msg.To))
-				byRank[to] = append(byRank[to], m)
-				r.inter++
-				r.hops += int64(bits.OnesCount(uint(to ^ me)))
-			}
-			if r.part.Mirrored() {
-				if err := v.sendLog(r, k, digest, shm, rk, &out, sent, logs); err != nil {
-					return false, err
-				}
-			}
-			for to, msgs := range byRank {
-				for len(msgs) > 0 {
-					// As many as fit in one frame, at least one.
-					n, size := 0, 8
-					for n < len(msgs) && (n == 0 || size+bench.RemoteLen(&msgs[n]) <= maxFrame) {
-						size += bench.RemoteLen(&msgs[n])
-						n++
-					}
-					f := bench.AppendRemotes(binary.LittleEndian.AppendUint32(nil, uint32(k)), msgs[:n], digest)
-					if shm == nil || !shm.put(int(rk.Windows%2), to, f) {
-						out = append(out, frame{to, f})
-						sent[to]++
-					}
-					msgs = msgs[n:]
-				}
-			}
-		}
-		nsum := len(sums) + p
-		vec := append(append(sums, sent...), mins...)
-		t0 := time.Now()
-		// Sent before the reduction, so that they are there when it ends.
-		// (A rank asleep in shmReduce's wait makes MPI progress every
-		// shmProgress, so a send that needs it completes.)
-		for _, f := range out {
-			if err := send(f.buf, f.to, tag); err != nil {
-				return false, fmt.Errorf("rank: sending a window's frames to rank %d: %w", f.to, err)
-			}
-		}
-		clear(out)
-		out = out[:0]
-		res, err := sumMin(vec, nsum)
-		clear(sent)
+	if !e.setup {
+		// The longest reduction: every run's report and a frame count per
+		// rank, at the first boundary, where every run is live.
+		_, raw := comm.(MPI) // the window loop owns the MPI thread (mpi.OnThread)
+		shm, err := setupShmReduce(comm, len(vec)+p, raw)
 		if err != nil {
-			return false, fmt.Errorf("rank: the window reduction: %w", err)
+			return nil, nil, err
 		}
-		handle := func(src int, b []byte) error {
-			if len(b) >= 4 && binary.LittleEndian.Uint32(b)&logFrame != 0 {
-				k := int(binary.LittleEndian.Uint32(b) &^ logFrame)
-				if k >= len(runs) || !runs[k].part.KeepsMirror() {
-					return fmt.Errorf("rank: a log frame for run %d from rank %d, which this rank does not mirror", k, src)
+		e.shm, e.setup = shm, true
+	}
+	parity := int(e.rk.Windows % 2)
+	tag := tagWindowEven + parity
+	if e.shm != nil {
+		e.shm.reset(parity)
+	}
+	for to, ps := range out {
+		for _, pc := range ps {
+			msgs := pc.Msgs
+			e.rk.Inter[pc.Run] += int64(len(msgs))
+			e.rk.Hops[pc.Run] += int64(len(msgs) * bits.OnesCount(uint(to^me)))
+			for len(msgs) > 0 {
+				// As many as fit in one frame, at least one.
+				n, size := 0, 8
+				for n < len(msgs) && (n == 0 || size+bench.RemoteLen(&msgs[n]) <= maxFrame) {
+					size += bench.RemoteLen(&msgs[n])
+					n++
 				}
-				logBytes[k][src] = append(logBytes[k][src], b[4:]...)
-				return nil
+				e.frame(to, bench.AppendRemotes(binary.LittleEndian.AppendUint32(nil, uint32(pc.Run)), msgs[:n], e.digest))
+				msgs = msgs[n:]
 			}
-			if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) >= len(runs) {
-				return fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
+			for b := bench.AppendLog(nil, pc.Log, e.digest); len(pc.Log) > 0 && len(b) > 0; {
+				n := min(len(b), maxFrame-4)
+				e.frame(to, append(binary.LittleEndian.AppendUint32(make([]byte, 0, n+4), uint32(pc.Run)|logFrame), b[:n]...))
+				b = b[n:]
 			}
-			r := runs[binary.LittleEndian.Uint32(b)]
-			msgs, rest, err := bench.ReadRemotes(b[4:], r.spec.Nodes, digest)
-			if err == nil && len(rest) > 0 {
-				err = fmt.Errorf("%d bytes too many", len(rest))
+		}
+	}
+	full := make([]int64, 0, len(vec)+p)
+	full = append(append(append(full, vec[:nsum]...), e.sent...), vec[nsum:]...)
+	t0 := time.Now()
+	// Sent before the reduction, so that they are there when it ends.
+	// (A rank asleep in shmReduce's wait makes MPI progress every
+	// shmProgress, so a send that needs it completes.)
+	for _, f := range e.out {
+		if err := comm.Send(f.buf, f.to, tag); err != nil {
+			return nil, nil, fmt.Errorf("rank: sending a window's frames to rank %d: %w", f.to, err)
+		}
+	}
+	clear(e.out)
+	e.out = e.out[:0]
+	res, err := e.sumMin(full, nsum+p)
+	clear(e.sent)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rank: the window reduction: %w", err)
+	}
+	var in []bench.Parcel
+	var logRuns []int
+	handle := func(src int, b []byte) error {
+		if len(b) < 4 || int(binary.LittleEndian.Uint32(b)&^logFrame) >= len(e.nodes) {
+			return fmt.Errorf("rank: a malformed frame of %d bytes from rank %d", len(b), src)
+		}
+		run := int(binary.LittleEndian.Uint32(b) &^ logFrame)
+		if binary.LittleEndian.Uint32(b)&logFrame != 0 {
+			if e.logBytes == nil {
+				e.logBytes = map[int][][]byte{}
 			}
-			for i := range msgs {
-				if err == nil && !r.hosts(msgs[i].Msg.To) {
-					err = fmt.Errorf("a message for node %d, which rank %d hosts", msgs[i].Msg.To, r.places.Rank(int(msgs[i].Msg.To)))
-				}
+			if e.logBytes[run] == nil {
+				e.logBytes[run] = make([][]byte, p)
 			}
-			if err != nil {
-				return fmt.Errorf("rank: rank %d's frame: %w", src, err)
+			if !slices.Contains(logRuns, run) {
+				logRuns = append(logRuns, run)
 			}
-			r.part.Accept(msgs)
+			e.logBytes[run][src] = append(e.logBytes[run][src], b[4:]...)
 			return nil
 		}
-		if shm != nil {
-			// First the frames in shared memory: a rank's frames that did
-			// not fit there follow by MPI.
-			if err := shm.frames(int(rk.Windows%2), handle); err != nil {
-				return false, err
-			}
+		msgs, rest, err := bench.ReadRemotes(b[4:], e.nodes[run], e.digest)
+		if err == nil && len(rest) > 0 {
+			err = fmt.Errorf("%d bytes too many", len(rest))
 		}
-		for want := res[len(sums)+me]; want > 0; want-- {
-			src, b, err := recvAny(tag)
-			if err != nil {
-				return false, fmt.Errorf("rank: receiving a window's messages: %w", err)
-			}
-			if err := handle(src, b); err != nil {
-				return false, err
-			}
+		if err != nil {
+			return fmt.Errorf("rank: rank %d's frame: %w", src, err)
 		}
-		for _, k := range live {
-			r := runs[k]
-			if !r.part.KeepsMirror() {
-				continue
-			}
-			all := logs[k]
-			for src, b := range logBytes[k] {
-				var err error
-				if all, err = bench.ReadLog(b, r.spec.Nodes, digest, all); err != nil {
-					return false, fmt.Errorf("rank: rank %d's log of a window: %w", src, err)
-				}
-				logBytes[k][src] = b[:0]
-			}
-			if err := r.part.Replay(all); err != nil {
-				return false, err
-			}
-			logs[k] = nil
-		}
-		snaps := make([]bench.Snapshot, len(runs))
-		for i, k := range live {
-			s, err := bench.FromVector(res[i*bench.ReportSums:(i+1)*bench.ReportSums], res[nsum+i*bench.ReportMins:nsum+(i+1)*bench.ReportMins], &reps[k])
-			if err != nil {
-				return false, err
-			}
-			snaps[k] = s
-		}
-		if world {
-			var buf []byte
-			for _, k := range live {
-				buf = bench.AppendWorld(buf, &reps[k])
-			}
-			all, err := comm.AllGather(buf)
-			if err != nil {
-				return false, fmt.Errorf("rank: the world view's all-gather: %w", err)
-			}
-			for src, b := range all {
-				for _, k := range live {
-					var w bench.Snapshot
-					if b, err = bench.ReadWorld(b, runs[k].spec.Nodes, &w); err != nil {
-						return false, fmt.Errorf("rank: rank %d's world view: %w", src, err)
-					}
-					snaps[k].AddWorld(&w)
-				}
-				if len(b) != 0 {
-					return false, fmt.Errorf("rank: rank %d's world view has %d bytes too many", src, len(b))
-				}
-			}
-		}
-		rk.Collective += time.Since(t0).Seconds()
-		rk.Windows++
-		rk.done.Store(rk.Windows)
-		more := false
-		for _, k := range live {
-			r := runs[k]
-			r.next = r.part.Boundary(snaps[k])
-			more = more || !math.IsInf(r.next, 1)
-		}
-		for _, k := range live {
-			served[k], issued[k] = snaps[k].Served, snaps[k].Issued
-		}
-		if err := v.shareLegit(runs, live, sumMin); err != nil {
-			return false, err
-		}
-		if progress != nil && me == 0 && (!more || time.Since(progressAt) > 200*time.Millisecond) {
-			progressAt = time.Now()
-			progress(sumProgress(runs, served, issued, !more))
-		}
-		return more, nil
+		in = append(in, bench.Parcel{Run: run, Msgs: msgs})
+		return nil
 	}
-	more, err := boundary()
-	for err == nil && more {
-		for _, r := range runs {
-			if !math.IsInf(r.next, 1) {
-				r.part.Window(r.next)
-			}
+	if e.shm != nil {
+		// First the frames in shared memory: a rank's frames that did
+		// not fit there follow by MPI.
+		if err := e.shm.frames(parity, handle); err != nil {
+			return nil, nil, err
 		}
-		more, err = boundary()
 	}
-	return err
+	for want := res[nsum+me]; want > 0; want-- {
+		src, b, err := comm.RecvAny(tag)
+		if err != nil {
+			return nil, nil, fmt.Errorf("rank: receiving a window's messages: %w", err)
+		}
+		if err := handle(src, b); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, run := range logRuns {
+		var log []sim.LogEntry
+		for src, b := range e.logBytes[run] {
+			if log, err = bench.ReadLog(b, e.nodes[run], e.digest, log); err != nil {
+				return nil, nil, fmt.Errorf("rank: rank %d's log of a window: %w", src, err)
+			}
+			e.logBytes[run][src] = b[:0]
+		}
+		in = append(in, bench.Parcel{Run: run, Log: log})
+	}
+	total := append(res[:nsum:nsum], res[nsum+p:]...)
+	e.rk.Collective += time.Since(t0).Seconds()
+	e.rk.Windows++
+	e.rk.done.Store(e.rk.Windows)
+	return in, total, nil
+}
+
+// Reduce is Comm.SumMin (bench.Exchange).
+func (e *exchange) Reduce(vec []int64, nsum int) ([]int64, error) { return e.sumMin(vec, nsum) }
+
+// AllGather is Comm.AllGather (bench.Exchange).
+func (e *exchange) AllGather(b []byte) ([][]byte, error) {
+	t0 := time.Now()
+	all, err := e.comm.AllGather(b)
+	e.rk.Collective += time.Since(t0).Seconds()
+	if err != nil {
+		return nil, fmt.Errorf("rank: the world view's all-gather: %w", err)
+	}
+	return all, nil
+}
+
+// Gather gathers every rank's endings, and what it measured, to rank 0
+// (bench.Exchange).
+func (e *exchange) Gather(mine []bench.Ending) ([]bench.Ending, error) {
+	comm := e.comm
+	e.rk.Endings = mine
+	for _, x := range mine {
+		e.rk.Events += x.Result.Stats.Popped
+	}
+	e.rk.CPU = cpuSeconds() - e.cpu0
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&e.rk); err != nil {
+		return nil, fmt.Errorf("rank: encoding rank %d's results: %w", comm.Rank(), err)
+	}
+	all, err := comm.Gather(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("rank: gathering the results to rank 0: %w", err)
+	}
+	if comm.Rank() != 0 {
+		return nil, nil
+	}
+	e.ranks = make([]*vrank, len(all))
+	var out []bench.Ending
+	for r, b := range all {
+		x := &vrank{}
+		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(x); err != nil || len(x.Inter) != len(e.nodes) || len(x.Hops) != len(e.nodes) {
+			return nil, fmt.Errorf("rank: decoding rank %d's results: %v", r, err)
+		}
+		e.ranks[r] = x
+		out = append(out, x.Endings...)
+	}
+	return out, nil
 }
 
 // frame is a frame for rank to.
@@ -541,80 +424,5 @@ type frame struct {
 }
 
 // logFrame marks a frame that carries a part's log (its run's index
-// with this bit): bench.Part.Mirrored.
+// with this bit): the log of a self-stabilizing run, for its mirror.
 const logFrame = 1 << 31
-
-// sendLog frames run k's log of the window for the rank that keeps its
-// mirror, in frames of at most maxFrame bytes (appended to out, counted in
-// sent); the rank that keeps it keeps its own in logs[k].
-func (v Virtual) sendLog(r *vrun, k int, digest uint32, shm *shmReduce, rk *vrank, out *[]frame, sent []int64, logs [][]sim.LogEntry) error {
-	log := r.part.TakeLog()
-	if r.part.KeepsMirror() {
-		logs[k] = append(logs[k], log...)
-		return nil
-	}
-	if len(log) == 0 {
-		return nil
-	}
-	to := r.places.Rank(0)
-	b := bench.AppendLog(nil, log, digest)
-	for len(b) > 0 {
-		n := min(len(b), maxFrame-4)
-		f := append(binary.LittleEndian.AppendUint32(make([]byte, 0, n+4), uint32(k)|logFrame), b[:n]...)
-		if shm == nil || !shm.put(int(rk.Windows%2), to, f) {
-			*out = append(*out, frame{to, f})
-			sent[to]++
-		}
-		b = b[n:]
-	}
-	return nil
-}
-
-// shareLegit gives every part of each mirrored run whose next window
-// starts with a controller call the mirror's verdict (one reduction, only
-// at such boundaries): whether the run is legitimate.
-func (v Virtual) shareLegit(runs []*vrun, live []int, sumMin func([]int64, int) ([]int64, error)) error {
-	need := false
-	for _, k := range live {
-		need = need || runs[k].part.NeedsLegit()
-	}
-	if !need {
-		return nil
-	}
-	vec := make([]int64, len(runs))
-	for _, k := range live {
-		if runs[k].part.Legit() {
-			vec[k] = 1
-		}
-	}
-	res, err := sumMin(vec, len(vec))
-	if err != nil {
-		return fmt.Errorf("rank: sharing the legitimacy verdict: %w", err)
-	}
-	for _, k := range live {
-		runs[k].part.SetLegit(res[k] > 0)
-	}
-	return nil
-}
-
-// sumProgress is the progress of the job's runs (their crash-free
-// baselines aside): requests served and issued as the last boundary of each
-// run saw them, failures injected, the latest virtual time; done on the
-// last call, when every run is over.
-func sumProgress(runs []*vrun, served, issued []int64, done bool) bench.Progress {
-	var pr bench.Progress
-	for k, r := range runs {
-		if r.base {
-			continue
-		}
-		pr.Runs++
-		pr.Served += served[k]
-		pr.Issued += issued[k]
-		pr.Requests += r.spec.Requests
-		pr.Failures += r.part.Failures()
-		pr.FailuresPlanned += r.spec.Faults.Crashes
-		pr.Virtual = max(pr.Virtual, r.part.Sim().Now())
-	}
-	pr.Done = done
-	return pr
-}

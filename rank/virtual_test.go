@@ -77,7 +77,7 @@ func virtualCases() map[string]bench.Spec {
 		out[a+"/sequential-crashes"] = q
 	}
 	// kofl: its legitimacy predicate, evaluated by the mirror of the
-	// rank that hosts node 0 (bench.Part.Mirrored), from every initial
+	// rank that hosts node 0 (bench.RunParts carries its log there), from every initial
 	// configuration the virtual runtime runs, with Root's time-out too.
 	for _, c := range []struct {
 		name string
