@@ -30,13 +30,15 @@ var Survey = []string{
 	"raymond-kex", "srimani-reddy", "kakugawa",
 }
 
-// AlgorithmNames returns the algorithm names: open-cube first, then the
-// general scheme's other instances, then the survey's (Survey's order).
+// AlgorithmNames returns the algorithm names: the reference algorithm
+// first (proto.ReferenceAlgorithm: the open-cube), then the other
+// algorithms outside the survey (the general scheme's instances), then the
+// survey's (Survey's order).
 func AlgorithmNames() []string {
 	var names, rest []string
 	for _, k := range algo.Names() { // sorted
 		switch {
-		case k == "opencube":
+		case isReference(lookup(k)):
 			names = append(names, k)
 		case !slices.Contains(Survey, k):
 			rest = append(rest, k)
@@ -50,6 +52,18 @@ func AlgorithmNames() []string {
 	}
 	return names
 }
+
+// isReference reports whether a is the algorithm ocbench reproduces
+// (proto.ReferenceAlgorithm).
+func isReference(a proto.Algorithm) bool {
+	r, ok := a.(proto.ReferenceAlgorithm)
+	return ok && r.Reference()
+}
+
+// IsReference reports whether the algorithm called name is the one
+// ocbench reproduces (proto.ReferenceAlgorithm): its runs with crashes are
+// compared with its paper's figures (results.PaperPerFailure).
+func IsReference(name string) bool { return isReference(lookup(name)) }
 
 // FaultTolerant returns the names of the algorithms with a failure protocol
 // (proto.FaultTolerantAlgorithm), in AlgorithmNames' order: what --algo ft
@@ -94,6 +108,19 @@ func AnySizeNames() []string {
 	var out []string
 	for _, k := range AlgorithmNames() {
 		if AnySize(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Enumerable returns the names of the algorithms whose initial
+// configurations an explorer enumerates (proto.EnumerableAlgorithm), in
+// AlgorithmNames' order.
+func Enumerable() []string {
+	var out []string
+	for _, k := range AlgorithmNames() {
+		if _, ok := lookup(k).(proto.EnumerableAlgorithm); ok {
 			out = append(out, k)
 		}
 	}

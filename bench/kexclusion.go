@@ -16,14 +16,15 @@ const DefaultEll = kexcl.DefaultEll
 // MaxEll bounds --ell (the tokens of a k-exclusion run).
 const MaxEll = 1 << 16
 
-// StabilizationBound is the paper's bound on a self-stabilizing
-// algorithm's stabilization time, in rounds (kofl: 5 CToken traversals,
-// 5n hops); 0 if none is stated.
-func StabilizationBound(name string) float64 {
-	if name == "kofl" {
-		return 5
+// StabilizationBound is the paper's bound on the stabilization time of
+// the algorithm called name, in rounds, and the rounds' name
+// (proto.BoundedStabilization; kofl: 5 CToken traversals, 5n hops); 0 and
+// "" if none is stated.
+func StabilizationBound(name string) (float64, string) {
+	if b, ok := lookup(name).(proto.BoundedStabilization); ok {
+		return b.StabilizationBound()
 	}
-	return 0
+	return 0, ""
 }
 
 // kexclusion returns the algorithm's k-exclusion view, if it has one.
@@ -198,7 +199,8 @@ func recordK(r *results.Run, spec Spec, o *outcome) {
 	r.Transient = spec.Transient.String()
 	r.Timeout, r.TimeoutUnit = Timeout(spec)
 	round, hopType := ss.Round()
-	stab := &results.Stabilization{Round: round, Bound: StabilizationBound(spec.Algorithm)}
+	bound, _ := StabilizationBound(spec.Algorithm)
+	stab := &results.Stabilization{Round: round, Bound: bound}
 	stab.AsyncBound = stab.Bound * float64(spec.Nodes)
 	run := results.StabRun{Seed: spec.Seed, Faults: st.Faults, Stabilized: st.Legit}
 	if st.Legit {

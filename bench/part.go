@@ -9,7 +9,6 @@ import (
 
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -204,7 +203,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	var fatherOf func(proto.Node) (proto.NodeID, bool)
 	if spec.TraceTree {
 		fatherOf = func(n proto.Node) (proto.NodeID, bool) {
-			t, ok := scheme.TreeOf(n)
+			t, ok := proto.TreeOf(n)
 			return t.Father, ok
 		}
 	}
@@ -365,7 +364,8 @@ func (p *Part) crash(k int) {
 	}
 	power := -1
 	if p.owned == nil || p.owned[victim] {
-		power = hypercube.PowerWith(int(victim), int(scheme.FatherOf(p.nodes[victim])), p.pmax)
+		t, _ := proto.TreeOf(p.nodes[victim])
+		power = hypercube.PowerWith(int(victim), int(t.Father), p.pmax)
 	}
 	p.victims = append(p.victims, power)
 	p.tally.Crashed(p.s.Now())

@@ -191,16 +191,22 @@ func (s *Spec) Validate() error {
 	if s.Faults.Crashes > 0 && s.Workload == "each" {
 		return fieldErr("Workload", "each runs lone requests from the initial configuration and takes no crashes")
 	}
-	switch s.Protocol {
-	case "", ProtocolOCBench:
-	case ProtocolPaper:
-		if s.Algorithm != "opencube" {
-			return fieldErr("Protocol", "only opencube has a failure protocol")
+	if s.Protocol != "" && s.Protocol != ProtocolOCBench {
+		if !slices.Contains(Protocols, s.Protocol) {
+			return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
 		}
-	default:
-		return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
+		if !offers(lookup(s.Algorithm), s.Protocol) {
+			return fieldErr("Protocol", "only %s has a failure protocol", namesWhere(func(a proto.Algorithm) bool { return offers(a, s.Protocol) }))
+		}
 	}
 	return nil
+}
+
+// offers reports whether a offers the failure protocol p beside its own
+// (proto.ProtocolAlgorithm).
+func offers(a proto.Algorithm, p Protocol) bool {
+	v, ok := a.(proto.ProtocolAlgorithm)
+	return ok && slices.Contains(v.Protocols(), string(p))
 }
 
 func (s *Spec) fill() {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
-	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -82,7 +81,7 @@ type Result struct {
 type FrozenNode struct {
 	ID proto.NodeID
 	V  proto.View
-	T  scheme.TreeView
+	T  proto.TreeView
 }
 
 // Step does nothing: a frozen node takes no more steps.
@@ -94,8 +93,8 @@ func (f *FrozenNode) View() proto.View { return f.V }
 // Waiting calls f for no one.
 func (f *FrozenNode) Waiting(func(proto.NodeID)) {}
 
-// Tree returns the node's token-tree state (scheme.TreeNode).
-func (f *FrozenNode) Tree() scheme.TreeView { return f.T }
+// Tree returns the node's token-tree state (proto.TreeNode).
+func (f *FrozenNode) Tree() proto.TreeView { return f.T }
 
 // frozen is the system of frozen nodes that the end-of-run invariants read.
 type frozen []proto.Node
@@ -156,7 +155,7 @@ func (p *Part) Result(err error) *Result {
 	}
 	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.spec) {
 		for _, id := range p.hosted() {
-			t, _ := scheme.TreeOf(p.nodes[id])
+			t, _ := proto.TreeOf(p.nodes[id])
 			r.Views = append(r.Views, FrozenNode{ID: id, V: p.nodes[id].View(), T: t})
 		}
 	}
