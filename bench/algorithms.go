@@ -126,3 +126,100 @@ func Enumerable() []string {
 	}
 	return out
 }
+
+// namesWhere returns the names of the registered algorithms for which
+// keep is true, comma-separated.
+func namesWhere(keep func(proto.Algorithm) bool) string {
+	var out []string
+	for _, n := range AlgorithmNames() {
+		if keep(lookup(n)) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// DefaultTimeout returns the time-out of the algorithm called name and its
+// unit, for an algorithm that takes one as a parameter
+// (proto.TimeoutAlgorithm); 0 and "" for any other.
+func DefaultTimeout(name string) (float64, string) {
+	t, ok := lookup(name).(proto.TimeoutAlgorithm)
+	if !ok {
+		return 0, ""
+	}
+	return t.Timeout()
+}
+
+// KExclusionNames lists the k-exclusion algorithms, comma-separated: what
+// --algo kexclusion runs.
+func KExclusionNames() string {
+	var out string
+	for _, n := range AlgorithmNames() {
+		if IsKExclusion(n) {
+			if out != "" {
+				out += ", "
+			}
+			out += n
+		}
+	}
+	return out
+}
+
+// kexclusionNames is KExclusionNames, for the messages of Validate.
+func kexclusionNames() string { return KExclusionNames() }
+
+// StabilizationBound is the paper's bound on the stabilization time of
+// the algorithm called name, in rounds, and the rounds' name
+// (proto.BoundedStabilization; kofl: 5 CToken traversals, 5n hops); 0 and
+// "" if none is stated.
+func StabilizationBound(name string) (float64, string) {
+	if b, ok := lookup(name).(proto.BoundedStabilization); ok {
+		return b.StabilizationBound()
+	}
+	return 0, ""
+}
+
+// IsKExclusion reports whether the algorithm called name is a k-exclusion
+// algorithm (--ell and --k-max apply to it).
+func IsKExclusion(name string) bool {
+	_, ok := kexclusion(lookup(name))
+	return ok
+}
+
+// IsSelfStabilizing reports whether the algorithm called name is
+// self-stabilizing (--transient applies to it).
+func IsSelfStabilizing(name string) bool {
+	_, ok := lookup(name).(proto.SelfStabilizingAlgorithm)
+	return ok
+}
+
+// Units returns the ℓ and K of a run of a k-exclusion algorithm, defaults
+// filled in, and 0, 0 for any other algorithm.
+func Units(s Spec) (ell, kmax int) {
+	reg := lookup(s.Algorithm)
+	if _, ok := kexclusion(reg); !ok {
+		return 0, 0
+	}
+	return s.unitsWith(reg)
+}
+
+// Adversaries returns the names of the adversarial configurations of the
+// algorithm called name (none if it builds none).
+func Adversaries(name string) []string {
+	a, ok := lookup(name).(proto.AdversarialAlgorithm)
+	if !ok {
+		return nil
+	}
+	return a.Adversaries()
+}
+
+// InitialCosts returns c(i) for every node i of the algorithm called name
+// at N = n: the messages of one lone request of node i from the initial
+// configuration (initialCosts).
+func InitialCosts(name string, n int) ([]int, error) {
+	algo, err := Algorithm(name)
+	if err != nil {
+		return nil, err
+	}
+	return initialCosts(algo, n)
+}

@@ -16,11 +16,7 @@ const EachMaxNodes = 1 << 12
 // computes (§4, "average number of messages per request"). A lone request
 // sends the same messages whatever the delivery order, so messages are
 // delivered in sending order.
-func InitialCosts(algoName string, n int) ([]int, error) {
-	algo, err := Algorithm(algoName)
-	if err != nil {
-		return nil, err
-	}
+func initialCosts(algo proto.Algorithm, n int) ([]int, error) {
 	costs := make([]int, n)
 	var out proto.Output
 	for i := range costs {
@@ -48,7 +44,7 @@ func InitialCosts(algoName string, n int) ([]int, error) {
 			step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
 		}
 		if !exited {
-			return nil, fmt.Errorf("%s N=%d: node %d's lone request was never served", algoName, n, i)
+			return nil, fmt.Errorf("%s N=%d: node %d's lone request was never served", algo.Name(), n, i)
 		}
 		costs[i] = sent
 	}

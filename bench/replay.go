@@ -52,7 +52,7 @@ func Replay(s Spec) string {
 		case "initial":
 			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
 		case "adversarial":
-			args = append(args, "--adversary", t.adversary(s.Seed, RunAlgorithm(s)), "--link-cap", strconv.Itoa(t.LinkCap))
+			args = append(args, "--adversary", t.adversary(s.Seed, Adversaries(s.Algorithm)), "--link-cap", strconv.Itoa(t.LinkCap))
 		case "during":
 			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
 		}

@@ -112,10 +112,16 @@ const FullCheckMaxNodes = 256
 
 // Validate returns an error naming the first bad field of s (a *FieldError).
 func (s *Spec) Validate() error {
-	if _, err := Algorithm(s.Algorithm); err != nil {
-		return fieldErr("Algorithm", "%w", err)
+	reg, err := registered(s.Algorithm)
+	if err != nil {
+		return err
 	}
-	if AnySize(s.Algorithm) {
+	return s.validateWith(reg)
+}
+
+// validateWith is Validate with the algorithm s names, reg.
+func (s *Spec) validateWith(reg proto.Algorithm) error {
+	if a, ok := reg.(proto.AnySizeAlgorithm); ok && a.AnySize() {
 		if s.Nodes < 2 {
 			return fieldErr("Nodes", "%d is not ≥ 2", s.Nodes)
 		}
@@ -131,13 +137,13 @@ func (s *Spec) Validate() error {
 	if err := ValidWorkload(s.Workload); err != nil {
 		return fieldErr("Workload", "%w", err)
 	}
-	if err := s.validateTimeout(); err != nil {
+	if err := s.validateTimeout(reg); err != nil {
 		return err
 	}
-	if err := s.validateUnits(); err != nil {
+	if err := s.validateUnits(reg); err != nil {
 		return err
 	}
-	if err := s.Transient.Validate(s.Algorithm); err != nil {
+	if err := s.Transient.Validate(reg); err != nil {
 		return err
 	}
 	for _, e := range s.Transient.Edits {
@@ -145,7 +151,7 @@ func (s *Spec) Validate() error {
 			return fieldErr("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
 		}
 	}
-	if s.Workload == "each" && IsKExclusion(s.Algorithm) {
+	if _, ok := kexclusion(reg); ok && s.Workload == "each" {
 		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
 	}
 	if s.Workload == "each" && s.Nodes > EachMaxNodes {
@@ -182,7 +188,7 @@ func (s *Spec) Validate() error {
 		// of 0 the node holding the token enters again at the same instant.
 		return fieldErr("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
 	}
-	if _, ok := lookup(s.Algorithm).(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
+	if _, ok := reg.(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
 		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
 	}
 	if s.Repair && s.Faults.Crashes == 0 {
@@ -195,7 +201,7 @@ func (s *Spec) Validate() error {
 		if !slices.Contains(Protocols, s.Protocol) {
 			return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
 		}
-		if !offers(lookup(s.Algorithm), s.Protocol) {
+		if !offers(reg, s.Protocol) {
 			return fieldErr("Protocol", "only %s has a failure protocol", namesWhere(func(a proto.Algorithm) bool { return offers(a, s.Protocol) }))
 		}
 	}
@@ -209,8 +215,10 @@ func offers(a proto.Algorithm, p Protocol) bool {
 	return ok && slices.Contains(v.Protocols(), string(p))
 }
 
-func (s *Spec) fill() {
-	if NeedsFIFO(s.Algorithm) {
+// fillWith fills in the defaults of the zero fields of s, whose algorithm
+// is reg (nil if none is registered under its name).
+func (s *Spec) fillWith(reg proto.Algorithm) {
+	if f, ok := reg.(proto.FIFOAlgorithm); ok && f.NeedsFIFO() {
 		s.FIFO = true
 	}
 	if s.Delta == 0 {
@@ -228,10 +236,10 @@ func (s *Spec) fill() {
 	if s.Faults.Crashes > 0 {
 		s.FT = true
 	}
-	if IsKExclusion(s.Algorithm) {
-		s.Ell, s.KMax = s.units()
+	if _, ok := kexclusion(reg); ok {
+		s.Ell, s.KMax = s.unitsWith(reg)
 	}
-	if IsSelfStabilizing(s.Algorithm) {
+	if _, ok := reg.(proto.SelfStabilizingAlgorithm); ok {
 		s.Transient = s.Transient.filled()
 	}
 	if s.FT && s.Protocol == "" {
@@ -336,21 +344,21 @@ func Run(spec Spec) (*results.Run, error) { return runWithin(spec, budgetFor, bu
 
 // runWithin is Run with the budgets of the run and of its baseline given.
 func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, error) {
-	spec.fill()
-	if err := spec.Validate(); err != nil {
+	plan, err := spec.Resolve()
+	if err != nil {
 		return nil, err
 	}
-	if spec.Workload == "each" {
-		return runEach(spec)
+	if plan.Spec.Workload == "each" {
+		return runEach(plan)
 	}
 	start := time.Now()
-	o := simulate(spec, budgetOf)
+	o := simulate(plan, budgetOf)
 	var bo *outcome
 	var v *sim.Violation
-	if NeedsBaseline(spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
-		bo = simulateUntil(baselineOf(spec), o.until, baselineBudget)
+	if NeedsBaseline(plan.Spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
+		bo = simulateUntil(plan.baseline(), o.until, baselineBudget)
 	}
-	r, err := assemble(spec, o, bo)
+	r, err := assemble(plan, o, bo)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +372,7 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 // ends with a violation (safety, liveness, or a budget spent) fails the
 // run: r gets the violation, prefixed "baseline: ", and no differential
 // (dividing by a partial baseline would give a wrong figure, silently).
-func baseline(base Spec, o, bo *outcome, r *results.Run) {
+func baseline(base *Plan, o, bo *outcome, r *results.Run) {
 	if br := record(base, bo); br.Violation != "" {
 		r.SafetyViolations += br.SafetyViolations
 		r.LivenessViolations += br.LivenessViolations
@@ -383,7 +391,7 @@ func baseline(base Spec, o, bo *outcome, r *results.Run) {
 	r.BaselineMessages = bo.stats.MessagesTotal()
 }
 
-func simulate(spec Spec, budgetOf budgeter) *outcome { return simulateUntil(spec, -1, budgetOf) }
+func simulate(plan *Plan, budgetOf budgeter) *outcome { return simulateUntil(plan, -1, budgetOf) }
 
 // budgeter returns the budget of a run of spec whose workload issues
 // requests until the time until (budgetFor; tests give smaller ones).
@@ -392,10 +400,11 @@ type budgeter func(spec Spec, until float64) budget
 // simulateUntil runs one simulation within the budget budgetOf gives it;
 // with until ≥ 0, the workload issues requests until that time (a
 // crash-free baseline of a crash run).
-func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
-	p := newPart(spec, until, nil, budgetOf, spec.Trace)
+func simulateUntil(plan *Plan, until float64, budgetOf budgeter) *outcome {
+	spec := plan.Spec
+	p := newPart(plan, until, nil, budgetOf, spec.Trace)
 	err := p.Drive()
-	o := merge(spec, []*Result{p.Result(err)})
+	o := merge(plan, []*Result{p.Result(err)})
 	o.stab = p.s.Stab()
 	if p.repair != nil && o.err == nil && o.stuck == "" {
 		if !p.repair.done {
@@ -409,7 +418,8 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 
 // record turns an outcome of the simulator into the run's record (Record,
 // and what only the simulator measures).
-func record(spec Spec, o *outcome) *results.Run {
+func record(plan *Plan, o *outcome) *results.Run {
+	spec := plan.Spec
 	st := &o.stats
 	t := o.tally
 	t.Waits = make([]float64, len(o.waits))
@@ -449,7 +459,7 @@ func record(spec Spec, o *outcome) *results.Run {
 	}
 	r := Record(spec, out)
 	r.VirtualSeconds = o.now
-	recordK(r, spec, o)
+	recordK(r, plan, o)
 	if spec.Faults.Crashes > 0 {
 		r.VictimPowers = o.victimPower
 		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(t.PerFailure, o.victimPower, spec.Nodes)
@@ -465,13 +475,14 @@ func record(spec Spec, o *outcome) *results.Run {
 
 // runEach runs the "each" workload: one lone request from every node, each
 // from the initial configuration.
-func runEach(spec Spec) (*results.Run, error) {
+func runEach(plan *Plan) (*results.Run, error) {
+	spec := plan.Spec
 	start := time.Now()
-	costs, err := InitialCosts(spec.Algorithm, spec.Nodes)
+	costs, err := initialCosts(plan.Registered, spec.Nodes)
 	if err != nil {
 		return nil, err
 	}
-	r := newRun(spec, "none", int64(spec.Nodes), int64(spec.Nodes))
+	r := newRun(plan, "none", int64(spec.Nodes), int64(spec.Nodes))
 	xs := make([]float64, len(costs))
 	for i, c := range costs {
 		xs[i] = float64(c)
@@ -485,18 +496,19 @@ func runEach(spec Spec) (*results.Run, error) {
 
 // newRun returns the record of a simulated run of spec, with the fields
 // every run has.
-func newRun(spec Spec, checks string, issued, served int64) *results.Run {
+func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
+	spec := plan.Spec
 	r := &results.Run{
 		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
 		Workload: string(spec.Workload), Checks: checks, RequestsIssued: issued, RequestsServed: served,
 		MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{},
 	}
-	algo := RunAlgorithm(spec) // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
+	algo := plan.Algorithm // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
 	}
 	if k, ok := kexclusion(algo); ok {
-		ell, kmax := spec.units()
+		ell, kmax := spec.unitsWith(plan.Registered)
 		if a, err := k.WithUnits(ell, kmax, spec.Seed); err == nil {
 			algo = a // the stated cost of the run's ℓ
 		}

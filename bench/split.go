@@ -153,7 +153,7 @@ func (p *Part) Result(err error) *Result {
 	if !errors.As(err, &r.Violation) && err != nil {
 		r.Err = err.Error()
 	}
-	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.spec) {
+	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.res) {
 		for _, id := range p.hosted() {
 			t, _ := proto.TreeOf(p.nodes[id])
 			r.Views = append(r.Views, FrozenNode{ID: id, V: p.nodes[id].View(), T: t})
@@ -162,9 +162,9 @@ func (p *Part) Result(err error) *Result {
 	return r
 }
 
-// hasAtEnd reports whether the spec's algorithm has end-of-run invariants.
-func hasAtEnd(spec Spec) bool {
-	for _, inv := range RunAlgorithm(spec).Invariants(spec.Faults.Crashes > 0) {
+// hasAtEnd reports whether the plan's algorithm has end-of-run invariants.
+func hasAtEnd(plan *Plan) bool {
+	for _, inv := range plan.Algorithm.Invariants(plan.Spec.Faults.Crashes > 0) {
 		if inv.When == proto.AtEnd {
 			return true
 		}
@@ -173,7 +173,8 @@ func hasAtEnd(spec Spec) bool {
 }
 
 // merge adds up the results of a run's parts into its outcome.
-func merge(spec Spec, parts []*Result) *outcome {
+func merge(plan *Plan, parts []*Result) *outcome {
+	spec := plan.Spec
 	p0 := parts[0]
 	o := &outcome{now: p0.Now, until: p0.Until, tally: NewTally(), stuck: p0.Stuck, stab: sim.Stab{Legit: true}}
 	o.tally.Crashes, o.tally.CrashTimes, o.tally.Recoveries = 0, nil, 0
@@ -240,12 +241,12 @@ func merge(spec Spec, parts []*Result) *outcome {
 	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
 	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
 		o.openCubeAtEnd = true
-		if hasAtEnd(spec) {
+		if hasAtEnd(plan) {
 			sys := make(frozen, spec.Nodes)
 			for k := range views {
 				sys[views[k].ID] = &views[k]
 			}
-			for _, inv := range RunAlgorithm(spec).Invariants(true) {
+			for _, inv := range plan.Algorithm.Invariants(true) {
 				if inv.When == proto.AtEnd && inv.Check(sys) != nil {
 					o.openCubeAtEnd = false
 				}
@@ -295,27 +296,29 @@ func addStats(a, b *sim.Stats) {
 // results, and of its crash-free baseline from base (nil: none run).
 // Violations are in the record; the error is a part's own failure.
 func Assemble(spec Spec, run, base []*Result) (*results.Run, error) {
-	o := merge(spec, run)
+	plan := MustResolve(spec)
+	o := merge(plan, run)
 	var bo *outcome
 	if base != nil {
-		bo = merge(baselineOf(spec), base)
+		bo = merge(plan.baseline(), base)
 	}
-	return assemble(spec, o, bo)
+	return assemble(plan, o, bo)
 }
 
 // assemble returns the record of the run o of spec and its baseline bo (nil:
 // none run).
-func assemble(spec Spec, o, bo *outcome) (*results.Run, error) {
+func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
+	spec := plan.Spec
 	var v *sim.Violation
 	if o.err != nil && !errors.As(o.err, &v) {
 		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
 	}
-	r := record(spec, o)
+	r := record(plan, o)
 	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
 		if bo.err != nil && !errors.As(bo.err, &v) {
 			return nil, fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
 		}
-		baseline(baselineOf(spec), o, bo, r)
+		baseline(plan.baseline(), o, bo, r)
 	}
 	if r.Violation != "" {
 		r.Violation += "; replay: " + Replay(spec)

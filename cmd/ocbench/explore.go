@@ -183,22 +183,21 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		for _, a := range algos {
 			spec := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: o.csTime, FT: ft,
 				Protocol: bench.Protocol(o.protocol), Ell: o.ell, KMax: o.kMax}
-			if _, err := bench.Algorithm(a); err != nil {
-				return nil, fmt.Errorf("--algo: %w", err)
+			if !slices.Contains(bench.AlgorithmNames(), a) {
+				return nil, fmt.Errorf("--algo: unknown algorithm %q (allowed: %s)", a, strings.Join(bench.AlgorithmNames(), ", "))
 			}
-			base, _ := bench.Algorithm(a)
-			if _, isFT := base.(proto.FaultTolerantAlgorithm); ft && !isFT {
+			if ft && !slices.Contains(bench.FaultTolerant(), a) {
 				return nil, fmt.Errorf("--algo: %s has no failure protocol, so no --crashes or --ft (with a failure protocol: %s, or ft)", a, strings.Join(bench.FaultTolerant(), ", "))
 			}
 			if !bench.IsKExclusion(a) && (fs.Changed("ell") || fs.Changed("k-max")) {
 				return nil, fmt.Errorf("--ell, --k-max: %s is no k-exclusion algorithm", a)
 			}
-			norm, err := spec.Normalized()
+			plan, err := spec.Resolve()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", a, flagError(err))
 			}
-			alg := bench.RunAlgorithm(norm)
-			_, stab := alg.(proto.SelfStabilizingAlgorithm)
+			alg := plan.Algorithm
+			stab := plan.SelfStabilizing != nil
 			var initial func() ([]explore.Configuration, error)
 			var timeout float64
 			if o.transient {

@@ -105,7 +105,7 @@ func adversaryHelp() string {
 func timeoutHelp() string {
 	var out []string
 	for _, a := range bench.AlgorithmNames() {
-		if t, unit := bench.Timeout(bench.Spec{Algorithm: a}); unit != "" {
+		if t, unit := bench.DefaultTimeout(a); unit != "" {
 			out = append(out, fmt.Sprintf("%s: in %s, default %g", a, unit, t))
 		}
 	}

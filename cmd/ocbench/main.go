@@ -338,7 +338,8 @@ func versionString() string {
 // config is one configuration to run, with its repetitions.
 type config struct {
 	spec  bench.Spec
-	paper float64 // the paper's figure, 0 if none
+	plan  *bench.Plan // spec resolved
+	paper float64     // the paper's figure, 0 if none
 }
 
 // configs turns the options into the configurations to run.
@@ -472,17 +473,21 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes && !o.virtualMPI() {
 			s.Check = bench.CheckFull
 		}
-		if err := s.Validate(); err != nil {
+		if err := s.Validate(); err != nil { // as given: a zero flag is no default here (--delta 0)
+			return nil, usageError{flagError(err)}
+		}
+		plan, err := s.Resolve()
+		if err != nil {
 			return nil, usageError{flagError(err)}
 		}
 		if err := checkSpec(o, s); err != nil {
 			return nil, usageError{flagError(err)}
 		}
-		if err := s.Budget(budget); err != nil {
+		if err := plan.Budget(budget); err != nil {
 			return nil, usageError{err}
 		}
-		c := config{spec: s}
-		if sh.crashes > 0 && bench.IsReference(sh.algo) { // the paper's figures are the reference algorithm's
+		c := config{spec: s, plan: plan}
+		if r, ok := plan.Registered.(proto.ReferenceAlgorithm); ok && r.Reference() && sh.crashes > 0 { // the paper's figures are the reference algorithm's
 			c.paper, _ = results.PaperPerFailure(sh.nodes)
 		}
 		out = append(out, c)
@@ -822,7 +827,7 @@ func protocolLines(list []config, e float64) []string {
 			continue
 		}
 		seen = append(seen, a)
-		algo, _ := bench.Algorithm(a)
+		algo := c.plan.Registered
 		if v, ok := algo.(proto.ProtocolAlgorithm); ok {
 			protocol := string(c.spec.Protocol)
 			if protocol == string(bench.ProtocolOCBench) {
@@ -852,7 +857,7 @@ func suspicionLines(list []config) []string {
 		if slices.Contains(detector, a) || slices.Contains(timeout, a) {
 			continue
 		}
-		algo, _ := bench.Algorithm(a)
+		algo := c.plan.Registered
 		if _, ok := algo.(proto.FaultTolerantAlgorithm); !ok {
 			continue
 		}
