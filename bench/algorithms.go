@@ -127,18 +127,6 @@ func Enumerable() []string {
 	return out
 }
 
-// namesWhere returns the names of the registered algorithms for which
-// keep is true, comma-separated.
-func namesWhere(keep func(proto.Algorithm) bool) string {
-	var out []string
-	for _, n := range AlgorithmNames() {
-		if keep(lookup(n)) {
-			out = append(out, n)
-		}
-	}
-	return strings.Join(out, ", ")
-}
-
 // DefaultTimeout returns the time-out of the algorithm called name and its
 // unit, for an algorithm that takes one as a parameter
 // (proto.TimeoutAlgorithm); 0 and "" for any other.

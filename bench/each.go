@@ -2,8 +2,10 @@ package bench
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
 )
 
 // EachMaxNodes is the largest N for the "each" workload, whose cost grows as N².
@@ -49,4 +51,25 @@ func initialCosts(algo proto.Algorithm, n int) ([]int, error) {
 		costs[i] = sent
 	}
 	return costs, nil
+}
+
+// runEach runs the "each" workload: one lone request from every node, each
+// from the initial configuration.
+func runEach(plan *Plan) (*results.Run, error) {
+	spec := plan.Spec
+	start := time.Now()
+	costs, err := initialCosts(plan.Registered, spec.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	r := newRun(plan, "none", int64(spec.Nodes), int64(spec.Nodes))
+	xs := make([]float64, len(costs))
+	for i, c := range costs {
+		xs[i] = float64(c)
+		r.MessagesTotal += int64(c)
+	}
+	r.MessagesByCause["normal"] = r.MessagesTotal
+	r.MsgsPerRequest = results.Summarize(xs)
+	r.WallSeconds = time.Since(start).Seconds()
+	return r, nil
 }

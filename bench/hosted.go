@@ -127,7 +127,13 @@ func SequentialOrder(seed uint64, n int) func() proto.NodeID {
 
 // NewRecord returns the record of a run of s with the fields every run has.
 func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served int64) *results.Run {
-	r := newRun(MustResolve(s), checks, issued, served)
+	return newRecord(MustResolve(s), runtime, ranks, checks, issued, served)
+}
+
+// newRecord is NewRecord of a run of plan.
+func newRecord(plan *Plan, runtime string, ranks int, checks string, issued, served int64) *results.Run {
+	s := plan.Spec
+	r := newRun(plan, checks, issued, served)
 	r.Runtime, r.Ranks = runtime, ranks
 	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
 	if s.FT {

@@ -15,74 +15,6 @@ const DefaultEll = kexcl.DefaultEll
 // MaxEll bounds --ell (the tokens of a k-exclusion run).
 const MaxEll = 1 << 16
 
-// kexclusion returns the algorithm's k-exclusion view, if it has one.
-func kexclusion(a proto.Algorithm) (proto.KExclusionAlgorithm, bool) {
-	k, ok := a.(proto.KExclusionAlgorithm)
-	return k, ok
-}
-
-// unitsWith returns the ℓ and K of a spec of the k-exclusion algorithm
-// reg, defaults filled in.
-func (s *Spec) unitsWith(reg proto.Algorithm) (int, int) {
-	ell, k := s.Ell, s.KMax
-	if ell == 0 {
-		ell = DefaultEll
-		if k > ell {
-			ell = k
-		}
-	}
-	if k == 0 {
-		k = ell
-		if m, ok := reg.(interface{ MaxK() int }); ok {
-			k = min(k, m.MaxK()) // an ℓ-exclusion algorithm: requests of one unit
-		}
-	}
-	return ell, k
-}
-
-// validateUnits checks --ell and --k-max against the algorithm reg.
-func (s *Spec) validateUnits(reg proto.Algorithm) error {
-	a, ok := kexclusion(reg)
-	if !ok {
-		switch {
-		case s.Ell != 0:
-			return fieldErr("Ell", "only k-exclusion algorithms (%s) have units; %s has none", kexclusionNames(), s.Algorithm)
-		case s.KMax != 0:
-			return fieldErr("KMax", "only k-exclusion algorithms (%s) take requests of k units; %s has none", kexclusionNames(), s.Algorithm)
-		}
-		return nil
-	}
-	if s.Ell < 0 || s.Ell > MaxEll {
-		return fieldErr("Ell", "%d is not in 1..%d", s.Ell, MaxEll)
-	}
-	ell, k := s.unitsWith(reg)
-	if k < 1 || k > ell {
-		return fieldErr("KMax", "%d is not in 1..ℓ = %d", s.KMax, ell)
-	}
-	if _, err := a.WithUnits(ell, k, s.Seed); err != nil {
-		return fieldErr("KMax", "ℓ = %d, K = %d: %w", ell, k, err)
-	}
-	return nil
-}
-
-// validateTimeout checks Timeout against the algorithm reg.
-func (s *Spec) validateTimeout(reg proto.Algorithm) error {
-	if s.Timeout == 0 {
-		return nil
-	}
-	t, ok := reg.(proto.TimeoutAlgorithm)
-	if !ok {
-		return fieldErr("Timeout", "%s has no time-out to set (algorithms with one: %s)", s.Algorithm, namesWhere(func(a proto.Algorithm) bool {
-			_, ok := a.(proto.TimeoutAlgorithm)
-			return ok
-		}))
-	}
-	if _, err := t.WithTimeout(s.Timeout); err != nil {
-		return fieldErr("Timeout", "%w", err)
-	}
-	return nil
-}
-
 // kDistribution counts the requests of the given tags by their k.
 func kDistribution(a proto.KExclusionAlgorithm, tags []uint32) map[string]int64 {
 	d := map[string]int64{}
@@ -144,7 +76,7 @@ func recordK(r *results.Run, plan *Plan, o *outcome) {
 		run.Delta = (st.At - st.LastFault) / spec.Delta
 		run.AsyncRounds = float64(st.Rounds())
 		if stab.Bound > 0 && run.Rounds > stab.Bound {
-			run.Replay = Replay(spec)
+			run.Replay = replay(spec, plan.Registered)
 		}
 	}
 	stab.InventedCS = o.invented

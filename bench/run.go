@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -109,143 +107,6 @@ const (
 // FullCheckMaxNodes is the largest N for which the automatic check level
 // runs the O(N) structural invariants after every step.
 const FullCheckMaxNodes = 256
-
-// Validate returns an error naming the first bad field of s (a *FieldError).
-func (s *Spec) Validate() error {
-	reg, err := registered(s.Algorithm)
-	if err != nil {
-		return err
-	}
-	return s.validateWith(reg)
-}
-
-// validateWith is Validate with the algorithm s names, reg.
-func (s *Spec) validateWith(reg proto.Algorithm) error {
-	if a, ok := reg.(proto.AnySizeAlgorithm); ok && a.AnySize() {
-		if s.Nodes < 2 {
-			return fieldErr("Nodes", "%d is not ≥ 2", s.Nodes)
-		}
-	} else if err := hypercube.Validate(s.Nodes, 2); err != nil {
-		return fieldErr("Nodes", "%w", err)
-	}
-	if s.Nodes > hypercube.MaxNodes {
-		return fieldErr("Nodes", "%d is more than the supported 2^26", s.Nodes)
-	}
-	if s.Requests <= 0 || s.Requests >= 1<<32-1 {
-		return fieldErr("Requests", "%d is not in 1..2^32-2", s.Requests)
-	}
-	if err := ValidWorkload(s.Workload); err != nil {
-		return fieldErr("Workload", "%w", err)
-	}
-	if err := s.validateTimeout(reg); err != nil {
-		return err
-	}
-	if err := s.validateUnits(reg); err != nil {
-		return err
-	}
-	if err := s.Transient.Validate(reg); err != nil {
-		return err
-	}
-	for _, e := range s.Transient.Edits {
-		if e.Node >= s.Nodes {
-			return fieldErr("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
-		}
-	}
-	if _, ok := kexclusion(reg); ok && s.Workload == "each" {
-		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
-	}
-	if s.Workload == "each" && s.Nodes > EachMaxNodes {
-		return fieldErr("Nodes", "the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
-	}
-	if err := inRange("Delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
-		return err
-	}
-	if err := inRange("CSTime", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
-		return err
-	}
-	if err := inRange("Think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
-		return err // only the poisson workload thinks
-	}
-	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
-		return fieldErr("MinDelay", "%g is not in [0, 1] (a fraction of δ)", s.MinDelay)
-	}
-	if err := inRange("CSEstimate", s.CSEstimate, 0, MaxTime, false, "δ; 0: cs-time"); err != nil {
-		return err
-	}
-	if !(s.LateFraction >= 0 && s.LateFraction <= 1) {
-		return fieldErr("LateFraction", "%g is not a fraction in [0, 1]", s.LateFraction)
-	}
-	if s.LateFraction > 0 && s.LateFactor != 0 {
-		if err := inRange("LateFactor", s.LateFactor, 1, MaxTime, true, "a multiple of δ"); err != nil {
-			return err
-		}
-	}
-	if err := s.Faults.Validate(s.Nodes); err != nil {
-		return err
-	}
-	if s.Faults.Crashes > 0 && s.Workload == "saturated" && s.CSTime < MinThink {
-		// It issues requests until the fault plan is over; with a CS time
-		// of 0 the node holding the token enters again at the same instant.
-		return fieldErr("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
-	}
-	if _, ok := reg.(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
-		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
-	}
-	if s.Repair && s.Faults.Crashes == 0 {
-		return fieldErr("Repair", "the repair pass follows a run with crashes")
-	}
-	if s.Faults.Crashes > 0 && s.Workload == "each" {
-		return fieldErr("Workload", "each runs lone requests from the initial configuration and takes no crashes")
-	}
-	if s.Protocol != "" && s.Protocol != ProtocolOCBench {
-		if !slices.Contains(Protocols, s.Protocol) {
-			return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
-		}
-		if !offers(reg, s.Protocol) {
-			return fieldErr("Protocol", "only %s has a failure protocol", namesWhere(func(a proto.Algorithm) bool { return offers(a, s.Protocol) }))
-		}
-	}
-	return nil
-}
-
-// offers reports whether a offers the failure protocol p beside its own
-// (proto.ProtocolAlgorithm).
-func offers(a proto.Algorithm, p Protocol) bool {
-	v, ok := a.(proto.ProtocolAlgorithm)
-	return ok && slices.Contains(v.Protocols(), string(p))
-}
-
-// fillWith fills in the defaults of the zero fields of s, whose algorithm
-// is reg (nil if none is registered under its name).
-func (s *Spec) fillWith(reg proto.Algorithm) {
-	if f, ok := reg.(proto.FIFOAlgorithm); ok && f.NeedsFIFO() {
-		s.FIFO = true
-	}
-	if s.Delta == 0 {
-		s.Delta = DefaultDelta
-	}
-	if s.Think == 0 {
-		s.Think = float64(s.Nodes) * s.CSTime
-	}
-	if s.CSEstimate == 0 {
-		s.CSEstimate = s.CSTime
-	}
-	if s.LateFraction > 0 && s.LateFactor == 0 {
-		s.LateFactor = 10
-	}
-	if s.Faults.Crashes > 0 {
-		s.FT = true
-	}
-	if _, ok := kexclusion(reg); ok {
-		s.Ell, s.KMax = s.unitsWith(reg)
-	}
-	if _, ok := reg.(proto.SelfStabilizingAlgorithm); ok {
-		s.Transient = s.Transient.filled()
-	}
-	if s.FT && s.Protocol == "" {
-		s.Protocol = ProtocolOCBench
-	}
-}
 
 // Streams of the seeded generators: each part of a run draws from its own
 // stream, so that adding crashes to a run does not change its workload.
@@ -457,7 +318,7 @@ func record(plan *Plan, o *outcome) *results.Run {
 	if st.FirstBreach != "" {
 		out.Breach = fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
 	}
-	r := Record(spec, out)
+	r := recordOf(plan, out)
 	r.VirtualSeconds = o.now
 	recordK(r, plan, o)
 	if spec.Faults.Crashes > 0 {
@@ -473,27 +334,6 @@ func record(plan *Plan, o *outcome) *results.Run {
 	return r
 }
 
-// runEach runs the "each" workload: one lone request from every node, each
-// from the initial configuration.
-func runEach(plan *Plan) (*results.Run, error) {
-	spec := plan.Spec
-	start := time.Now()
-	costs, err := initialCosts(plan.Registered, spec.Nodes)
-	if err != nil {
-		return nil, err
-	}
-	r := newRun(plan, "none", int64(spec.Nodes), int64(spec.Nodes))
-	xs := make([]float64, len(costs))
-	for i, c := range costs {
-		xs[i] = float64(c)
-		r.MessagesTotal += int64(c)
-	}
-	r.MessagesByCause["normal"] = r.MessagesTotal
-	r.MsgsPerRequest = results.Summarize(xs)
-	r.WallSeconds = time.Since(start).Seconds()
-	return r, nil
-}
-
 // newRun returns the record of a simulated run of spec, with the fields
 // every run has.
 func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
@@ -506,12 +346,6 @@ func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
 	algo := plan.Algorithm // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
-	}
-	if k, ok := kexclusion(algo); ok {
-		ell, kmax := spec.unitsWith(plan.Registered)
-		if a, err := k.WithUnits(ell, kmax, spec.Seed); err == nil {
-			algo = a // the stated cost of the run's ℓ
-		}
 	}
 	if c, ok := algo.(proto.CostAlgorithm); ok {
 		cost := c.StatedCost(spec.Nodes)

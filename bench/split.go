@@ -321,7 +321,7 @@ func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
 		baseline(plan.baseline(), o, bo, r)
 	}
 	if r.Violation != "" {
-		r.Violation += "; replay: " + Replay(spec)
+		r.Violation += "; replay: " + replay(spec, plan.Registered)
 	}
 	return r, nil
 }

@@ -217,7 +217,12 @@ func (t *Tally) Add(o *Tally) {
 // differently by each runtime); a runtime adds what only it measures.
 // Message types are named by the spec's algorithm.
 func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
-	algo := MustResolve(spec).Algorithm
+	t.fill(r, MustResolve(spec), perRequest)
+}
+
+// fill is Fill of a run of plan.
+func (t *Tally) fill(r *results.Run, plan *Plan, perRequest []float64) {
+	spec, algo := plan.Spec, plan.Algorithm
 	types := algo.MessageTypes()
 	name := func(k int) string {
 		if k < len(types) {
