@@ -14,8 +14,8 @@ import (
 // that the command does not depend on the defaults or on a preset. The
 // crash-free baseline of a crash run is replayed by the crash run's command.
 func Replay(s Spec) string {
-	s.fill()
-	return replay(s, lookup(s.Algorithm))
+	p := MustResolve(s)
+	return replay(p.Spec, p.Registered)
 }
 
 // replay is Replay of s (filled), whose algorithm is reg.
