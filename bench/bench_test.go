@@ -387,8 +387,11 @@ func loadAverage() (float64, bool) {
 // popped returns the number of events the simulator's queue gives out in
 // the run of spec (not timed: the run is replayed).
 func popped(spec Spec) int64 {
-	spec.fill()
-	return simulate(spec, budgetFor).stats.Popped
+	plan, err := spec.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return simulate(plan, budgetFor).stats.Popped
 }
 
 // bareSink keeps the bare loop's result alive.

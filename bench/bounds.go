@@ -1,11 +1,5 @@
 package bench
 
-import (
-	"fmt"
-
-	"github.com/ocbench/ocbench/results"
-)
-
 // Bounds of a Spec's inputs. Validate refuses values outside them, each with
 // a one-line error (a FieldError) that names the field and the accepted range, so that no
 // input asks for a run that cannot end: a think time of 1e308δ put the first
@@ -44,39 +38,3 @@ const (
 	// blamed on the algorithm; at 1e-3δ the same plan runs (13 s).
 	MinGap = 1e-3
 )
-
-// num formats a number for a message (results.Number).
-func num(x float64) string { return results.Number(x) }
-
-// FieldError is a spec that cannot run, for a reason that belongs to one
-// of its fields: Field names it as a Go path in Spec ("Nodes",
-// "Faults.Crashes", "Transient.Mode"; "Placement" for a runtime's
-// placement). A program maps it to its own words (cmd/ocbench: the flag).
-type FieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-
-// Unwrap returns the reason.
-func (e *FieldError) Unwrap() error { return e.Err }
-
-// fieldErr returns a FieldError of field, its reason formatted as by
-// fmt.Errorf.
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
-}
-
-// inRange returns an error naming field unless lo ≤ x ≤ hi (lo < x when
-// open), with what the accepted range is and its unit.
-func inRange(field string, x, lo, hi float64, open bool, unit string) error {
-	if (open && x > lo || !open && x >= lo) && x <= hi {
-		return nil
-	}
-	left := "["
-	if open {
-		left = "("
-	}
-	return fieldErr(field, "%s is not in %s%s, %s] (%s)", num(x), left, num(lo), num(hi), unit)
-}

@@ -50,7 +50,11 @@ func TestBudget(t *testing.T) {
 	}
 	within(t, 60*time.Second, func() {
 		zeno.fill()
-		o := simulate(zeno, budgetFor)
+		plan, err := newPlan(zeno, lookup(zeno.Algorithm)) // Resolve refuses it
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := simulate(plan, budgetFor)
 		if !strings.Contains(o.stuck, "end of its budget") {
 			t.Errorf("saturated: a loop at one instant was not stopped by the budget: stuck %q, err %v, t=%gs, %d steps", o.stuck, o.err, o.now, o.stats.Steps)
 		}
@@ -82,9 +86,13 @@ func TestBudgetHeadroom(t *testing.T) {
 		{Algorithm: "naimi-trehel", Nodes: 2, Requests: 5000, Workload: "saturated", Seed: 1, CSTime: 1},
 		{Algorithm: "opencube", Nodes: 64, Requests: 5000, Workload: "sequential", Seed: 1, CSTime: 1}}
 	for _, s := range specs {
-		s.fill()
+		plan, err := s.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = plan.Spec
 		var b budget
-		o := simulate(s, func(s Spec, until float64) budget {
+		o := simulate(plan, func(s Spec, until float64) budget {
 			b = budgetFor(s, until)
 			return b
 		})

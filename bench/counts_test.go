@@ -78,10 +78,11 @@ func reaches[T any](t *testing.T, bg func() *T, record func(*T) []byte) {
 func TestCountsReachRecord(t *testing.T) {
 	spec := Spec{Algorithm: "opencube", Nodes: 8, Requests: 4, Workload: "poisson", Seed: 1, FT: true,
 		LateFraction: 0.1, Faults: FaultPlan{Crashes: 1, Spacing: "exp", Every: 10, Down: 5, DownDist: "exp", Target: "random"}}
-	spec.fill()
-	if err := spec.Validate(); err != nil {
+	plan, err := spec.Resolve()
+	if err != nil {
 		t.Fatal(err)
 	}
+	spec = plan.Spec
 	encode := func(r any) []byte {
 		b, err := json.Marshal(r)
 		if err != nil {
@@ -92,7 +93,7 @@ func TestCountsReachRecord(t *testing.T) {
 	t.Run("sim.Stats", func(t *testing.T) {
 		reaches(t, func() *sim.Stats { return &sim.Stats{} }, func(st *sim.Stats) []byte {
 			o := &outcome{stats: *st, tally: NewTally(), issued: 1, served: 1, tags: []uint32{0}, stab: sim.Stab{Legit: true}}
-			return encode(record(spec, o))
+			return encode(record(plan, o))
 		})
 	})
 	t.Run("Tally", func(t *testing.T) {

@@ -2,8 +2,10 @@ package bench
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
 )
 
 // EachMaxNodes is the largest N for the "each" workload, whose cost grows as N².
@@ -16,11 +18,7 @@ const EachMaxNodes = 1 << 12
 // computes (§4, "average number of messages per request"). A lone request
 // sends the same messages whatever the delivery order, so messages are
 // delivered in sending order.
-func InitialCosts(algoName string, n int) ([]int, error) {
-	algo, err := Algorithm(algoName)
-	if err != nil {
-		return nil, err
-	}
+func initialCosts(algo proto.Algorithm, n int) ([]int, error) {
 	costs := make([]int, n)
 	var out proto.Output
 	for i := range costs {
@@ -48,9 +46,30 @@ func InitialCosts(algoName string, n int) ([]int, error) {
 			step(m.To, proto.Input{Kind: proto.Receive, Msg: m})
 		}
 		if !exited {
-			return nil, fmt.Errorf("%s N=%d: node %d's lone request was never served", algoName, n, i)
+			return nil, fmt.Errorf("%s N=%d: node %d's lone request was never served", algo.Name(), n, i)
 		}
 		costs[i] = sent
 	}
 	return costs, nil
+}
+
+// runEach runs the "each" workload: one lone request from every node, each
+// from the initial configuration.
+func runEach(plan *Plan) (*results.Run, error) {
+	spec := plan.Spec
+	start := time.Now()
+	costs, err := initialCosts(plan.Registered, spec.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	r := newRun(plan, "none", int64(spec.Nodes), int64(spec.Nodes))
+	xs := make([]float64, len(costs))
+	for i, c := range costs {
+		xs[i] = float64(c)
+		r.MessagesTotal += int64(c)
+	}
+	r.MessagesByCause["normal"] = r.MessagesTotal
+	r.MsgsPerRequest = results.Summarize(xs)
+	r.WallSeconds = time.Since(start).Seconds()
+	return r, nil
 }

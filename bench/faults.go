@@ -10,7 +10,6 @@ import (
 
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/scheme"
 )
 
 // Targets lists how crash victims are chosen; the first is the default.
@@ -357,17 +356,17 @@ func IsTarget(target Target, i int, n proto.Node, k, pmax int) bool {
 	}
 	switch target {
 	case "power":
-		t, ok := scheme.TreeOf(n)
+		t, ok := proto.TreeOf(n)
 		return ok && hypercube.PowerWith(i, int(t.Father), pmax) == k%(pmax+1)
 	case "token":
 		return v.TokenHere
 	case "path":
-		t, _ := scheme.TreeOf(n)
+		t, _ := proto.TreeOf(n)
 		queued := false
 		n.Waiting(func(proto.NodeID) { queued = true })
 		return (v.Asked && t.Mandator != proto.Nil && t.Mandator != proto.NodeID(i)) || queued
 	case "root":
-		t, ok := scheme.TreeOf(n)
+		t, ok := proto.TreeOf(n)
 		return ok && t.Father == proto.Nil && !t.Searching
 	}
 	return false

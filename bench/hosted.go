@@ -22,9 +22,10 @@ func (s Spec) Normalized() (Spec, error) {
 
 // NewNodes returns the N nodes of the experiment, node i with id i, in their
 // initial configuration: the algorithm's nodes, with its failure protocol
-// when the spec runs one (proto.FaultTolerantAlgorithm).
+// when the spec runs one (proto.FaultTolerantAlgorithm). s is valid.
 func NewNodes(s Spec) []proto.Node {
-	return RunAlgorithm(s).NewNodes(s.Nodes)
+	plan := MustResolve(s)
+	return plan.Algorithm.NewNodes(plan.Spec.Nodes)
 }
 
 // newArray returns algo's n nodes and, for an algorithm whose nodes have
@@ -34,31 +35,6 @@ func newArray(algo proto.Algorithm, n int) ([]proto.Node, proto.NodeArray) {
 		return a.NewArray(n)
 	}
 	return algo.NewNodes(n), nil
-}
-
-// RunAlgorithm returns the algorithm the spec runs: its failure protocol
-// when the spec runs one.
-func RunAlgorithm(s Spec) proto.Algorithm {
-	algo, _ := Algorithm(s.Algorithm)
-	if k, ok := kexclusion(algo); ok {
-		ell, kmax := s.units()
-		if a, err := k.WithUnits(ell, kmax, s.Seed); err == nil { // Validate checked it
-			algo = a
-		}
-	}
-	if t, ok := algo.(proto.TimeoutAlgorithm); ok && s.Timeout != 0 {
-		if a, err := t.WithTimeout(s.Timeout); err == nil { // Validate checked it
-			algo = a
-		}
-	}
-	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && s.FT {
-		protocol := s.Protocol
-		if protocol == ProtocolOCBench {
-			protocol = ""
-		}
-		return ft.WithFailures(proto.Failures{CSEstimate: s.CSEstimate, Protocol: string(protocol)})
-	}
-	return algo
 }
 
 // Fault is one planned crash: the victim crashes At and recovers Up seconds
@@ -151,7 +127,13 @@ func SequentialOrder(seed uint64, n int) func() proto.NodeID {
 
 // NewRecord returns the record of a run of s with the fields every run has.
 func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served int64) *results.Run {
-	r := newRun(s, checks, issued, served)
+	return newRecord(MustResolve(s), runtime, ranks, checks, issued, served)
+}
+
+// newRecord is NewRecord of a run of plan.
+func newRecord(plan *Plan, runtime string, ranks int, checks string, issued, served int64) *results.Run {
+	s := plan.Spec
+	r := newRun(plan, checks, issued, served)
 	r.Runtime, r.Ranks = runtime, ranks
 	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
 	if s.FT {

@@ -27,7 +27,7 @@ const (
 	PlanBytes = 64
 )
 
-// Memory estimates the heap a simulated run of s (filled) needs, in bytes:
+// Memory estimates the heap a simulated run of p needs, in bytes:
 // N times (the algorithm's state per node, MemoryPerNode or NodeBytes, and
 // the runtime's SimNodeBytes), the messages in flight (the stated cost of
 // a critical section for every request that may be pending at once: one
@@ -35,9 +35,9 @@ const (
 // and counts), the fault plan's events. Go's collector lets the heap grow
 // to about twice the live data, which the default budget (half the
 // machine's memory) leaves room for.
-func Memory(s Spec) float64 {
+func Memory(p *Plan) float64 {
+	s, a := &p.Spec, p.Registered
 	n := float64(s.Nodes)
-	a := lookup(s.Algorithm)
 	perNode := float64(NodeBytes)
 	if m, ok := a.(proto.MemoryEstimator); ok {
 		perNode = float64(m.MemoryPerNode(s.Nodes))
@@ -58,12 +58,13 @@ func Memory(s Spec) float64 {
 	return n*(perNode+SimNodeBytes) + inFlight*MessageBytes + events*PlanBytes
 }
 
-// Budget returns an error, one line, if the run of s (filled, valid) is
+// Budget returns an error, one line, if the run of p is
 // estimated to need more memory than max bytes (Memory): it names the
 // estimate, the budget and how to raise it. A run above it would end in
 // Go's fatal out-of-memory dump (Lamport's state is quadratic in N).
-func (s Spec) Budget(max float64) error {
-	if need := Memory(s); need > max {
+func (p *Plan) Budget(max float64) error {
+	s := &p.Spec
+	if need := Memory(p); need > max {
 		return fmt.Errorf("%s at N = %d needs about %s of memory (estimate), more than the budget of %s: lower --nodes, or raise --max-memory if the machine has it",
 			s.Algorithm, s.Nodes, Bytes(need), Bytes(max))
 	}

@@ -47,12 +47,18 @@ func TestMemoryEstimates(t *testing.T) {
 // estimate, the budget and --max-memory; Lamport at N = 65536 is refused
 // by 8 GiB, N = 1024 taken.
 func TestMemoryBudget(t *testing.T) {
-	big := Spec{Algorithm: "lamport", Nodes: 65536, Requests: 10, Workload: "sequential"}
-	err := big.Budget(8 << 30)
+	budget := func(s Spec) error {
+		p, err := s.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Budget(8 << 30)
+	}
+	err := budget(Spec{Algorithm: "lamport", Nodes: 65536, Requests: 10, Workload: "sequential"})
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--max-memory") || !strings.Contains(err.Error(), "8 GiB") {
 		t.Errorf("lamport N=65536: %v", err)
 	}
-	if err := (Spec{Algorithm: "lamport", Nodes: 1024, Requests: 10, Workload: "sequential"}).Budget(8 << 30); err != nil {
+	if err := budget(Spec{Algorithm: "lamport", Nodes: 1024, Requests: 10, Workload: "sequential"}); err != nil {
 		t.Errorf("lamport N=1024: %v", err)
 	}
 	for _, c := range []struct {

@@ -81,14 +81,14 @@ type flight struct {
 	Msg proto.Message
 }
 
-// newMirror returns the mirror of a run of spec (filled, self-stabilizing),
-// from the initial configuration every part makes; with traced it keeps
-// the run's own trace lines.
-func newMirror(spec Spec, ell int, traced bool) *mirror {
-	algo := RunAlgorithm(spec)
-	m := &mirror{spec: spec, nodes: NewNodes(spec), down: make([]bool, spec.Nodes), ell: ell,
+// newMirror returns the mirror of a run of plan (self-stabilizing), from
+// the initial configuration every part makes; with traced it keeps the
+// run's own trace lines.
+func newMirror(plan *Plan, ell int, traced bool) *mirror {
+	spec, algo := plan.Spec, plan.Algorithm
+	m := &mirror{spec: spec, nodes: algo.NewNodes(spec.Nodes), down: make([]bool, spec.Nodes), ell: ell,
 		kexcl: algo.Family() == proto.KExclusion, fly: map[uint64]flight{}, types: algo.MessageTypes(),
-		legit: algo.(proto.SelfStabilizingAlgorithm).Legitimate}
+		legit: plan.SelfStabilizing.Legitimate}
 	if spec.Transient.Mode == "during" {
 		m.rng = rand.New(rand.NewPCG(spec.Seed, streamTransient))
 		spec.Transient.corruptionTimes(m.rng, spec.Delta)
@@ -96,7 +96,7 @@ func newMirror(spec Spec, ell int, traced bool) *mirror {
 	if spec.Transient.Initial() {
 		// The parts' draws: the transient stream's first (corruptionTimes
 		// draws nothing for these plans).
-		initialConfiguration(spec, m.nodes, rand.New(rand.NewPCG(spec.Seed, streamTransient)))
+		initialConfiguration(plan, m.nodes, rand.New(rand.NewPCG(spec.Seed, streamTransient)))
 		m.initFault = true
 	}
 	for i, n := range m.nodes {

@@ -10,7 +10,6 @@ import (
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/safety"
-	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -95,6 +94,7 @@ type reissueAnswer struct {
 // part sees the same snapshot there.
 type Part struct {
 	spec   Spec
+	res    *Plan // the run resolved: spec and its algorithm
 	s      *sim.Sim
 	nodes  []proto.Node
 	drv    *Workload
@@ -155,14 +155,14 @@ type Part struct {
 // with until ≥ 0 the workload issues requests until then (a crash-free
 // baseline).
 func NewPart(spec Spec, until float64, owned []bool, trace io.Writer) *Part {
-	return newPart(spec, until, owned, budgetFor, trace)
+	return newPart(MustResolve(spec), until, owned, budgetFor, trace)
 }
 
-func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io.Writer) *Part {
-	algo := RunAlgorithm(spec)
+func newPart(plan *Plan, until float64, owned []bool, budgetOf budgeter, trace io.Writer) *Part {
+	spec, algo := plan.Spec, plan.Algorithm
 	delta := spec.Delta
 	nodes, array := newArray(algo, spec.Nodes)
-	p := &Part{spec: spec, nodes: nodes, owned: owned, width: Width(spec),
+	p := &Part{spec: spec, res: plan, nodes: nodes, owned: owned, width: Width(spec),
 		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
@@ -179,7 +179,7 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
 		corruptions = spec.Transient.corruptionTimes(p.tr.rng, delta)
 		if spec.Transient.Initial() {
-			junk = initialConfiguration(spec, p.nodes, p.tr.rng)
+			junk = initialConfiguration(plan, p.nodes, p.tr.rng)
 		}
 		if k := len(corruptions); k > 0 {
 			until = max(until, corruptions[k-1]+p.settle)
@@ -205,12 +205,12 @@ func newPart(spec Spec, until float64, owned []bool, budgetOf budgeter, trace io
 	var fatherOf func(proto.Node) (proto.NodeID, bool)
 	if spec.TraceTree {
 		fatherOf = func(n proto.Node) (proto.NodeID, bool) {
-			t, ok := scheme.TreeOf(n)
+			t, ok := proto.TreeOf(n)
 			return t.Father, ok
 		}
 	}
 	if p.mirrored && owned[0] {
-		p.mir = newMirror(spec, p.ell, trace != nil)
+		p.mir = newMirror(plan, p.ell, trace != nil)
 	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
@@ -362,7 +362,8 @@ func (p *Part) crash(k int) {
 	}
 	power := -1
 	if p.owned == nil || p.owned[victim] {
-		power = hypercube.PowerWith(int(victim), int(scheme.FatherOf(p.nodes[victim])), p.pmax)
+		t, _ := proto.TreeOf(p.nodes[victim])
+		power = hypercube.PowerWith(int(victim), int(t.Father), p.pmax)
 	}
 	p.victims = append(p.victims, power)
 	p.tally.Crashed(p.s.Now())

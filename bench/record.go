@@ -61,14 +61,18 @@ type Finding struct {
 // run stopped at a safety violation, a stall is one liveness violation and
 // so are requests of nodes that stayed up and were never served (the
 // requests lost), described if nothing else is.
-func Record(spec Spec, o *Outcome) *results.Run {
-	r := NewRecord(spec, o.Runtime, o.Ranks, o.Checks, o.Issued, o.Served)
+func Record(spec Spec, o *Outcome) *results.Run { return recordOf(MustResolve(spec), o) }
+
+// recordOf is Record of a run of plan.
+func recordOf(plan *Plan, o *Outcome) *results.Run {
+	spec := plan.Spec
+	r := newRecord(plan, o.Runtime, o.Ranks, o.Checks, o.Issued, o.Served)
 	r.Steps, r.MessagesDropped = o.Steps, o.Dropped
 	r.MaxDelayDelta = o.MaxDelay / spec.Delta
 	if spec.FT {
 		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = o.Suspicions, o.FalseSuspicions, o.FirstFalseSuspicion
 	}
-	o.Tally.Fill(r, spec, o.PerRequest)
+	o.Tally.fill(r, plan, o.PerRequest)
 	for _, f := range o.Safety {
 		r.SafetyViolations += f.Count
 		if r.Violation == "" {

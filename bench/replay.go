@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ocbench/ocbench/proto"
 )
 
 // Replay returns the ocbench command that replays the simulated run of s
@@ -12,7 +14,12 @@ import (
 // that the command does not depend on the defaults or on a preset. The
 // crash-free baseline of a crash run is replayed by the crash run's command.
 func Replay(s Spec) string {
-	s.fill()
+	p := MustResolve(s)
+	return replay(p.Spec, p.Registered)
+}
+
+// replay is Replay of s (filled), whose algorithm is reg.
+func replay(s Spec, reg proto.Algorithm) string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	args := []string{"ocbench", "--algo", s.Algorithm, "--nodes", strconv.Itoa(s.Nodes),
 		"--workload", string(s.Workload), "--requests", strconv.FormatInt(s.Requests, 10), "--seed", strconv.FormatUint(s.Seed, 10)}
@@ -43,7 +50,7 @@ func Replay(s Spec) string {
 	if s.LateFraction > 0 {
 		args = append(args, "--delay-violations", f(s.LateFraction), "--late-factor", f(s.LateFactor))
 	}
-	if IsKExclusion(s.Algorithm) {
+	if _, ok := kexclusion(reg); ok {
 		args = append(args, "--ell", strconv.Itoa(s.Ell), "--k-max", strconv.Itoa(s.KMax))
 	}
 	if t := s.Transient; t.On() {
@@ -52,7 +59,7 @@ func Replay(s Spec) string {
 		case "initial":
 			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
 		case "adversarial":
-			args = append(args, "--adversary", t.adversary(s.Seed, RunAlgorithm(s)), "--link-cap", strconv.Itoa(t.LinkCap))
+			args = append(args, "--adversary", t.adversary(s.Seed, adversaries(reg)), "--link-cap", strconv.Itoa(t.LinkCap))
 		case "during":
 			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
 		}

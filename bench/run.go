@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -110,129 +108,6 @@ const (
 // runs the O(N) structural invariants after every step.
 const FullCheckMaxNodes = 256
 
-// Validate returns an error naming the first bad field of s (a *FieldError).
-func (s *Spec) Validate() error {
-	if _, err := Algorithm(s.Algorithm); err != nil {
-		return fieldErr("Algorithm", "%w", err)
-	}
-	if AnySize(s.Algorithm) {
-		if s.Nodes < 2 {
-			return fieldErr("Nodes", "%d is not ≥ 2", s.Nodes)
-		}
-	} else if err := hypercube.Validate(s.Nodes, 2); err != nil {
-		return fieldErr("Nodes", "%w", err)
-	}
-	if s.Nodes > hypercube.MaxNodes {
-		return fieldErr("Nodes", "%d is more than the supported 2^26", s.Nodes)
-	}
-	if s.Requests <= 0 || s.Requests >= 1<<32-1 {
-		return fieldErr("Requests", "%d is not in 1..2^32-2", s.Requests)
-	}
-	if err := ValidWorkload(s.Workload); err != nil {
-		return fieldErr("Workload", "%w", err)
-	}
-	if err := s.validateTimeout(); err != nil {
-		return err
-	}
-	if err := s.validateUnits(); err != nil {
-		return err
-	}
-	if err := s.Transient.Validate(s.Algorithm); err != nil {
-		return err
-	}
-	for _, e := range s.Transient.Edits {
-		if e.Node >= s.Nodes {
-			return fieldErr("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
-		}
-	}
-	if s.Workload == "each" && IsKExclusion(s.Algorithm) {
-		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
-	}
-	if s.Workload == "each" && s.Nodes > EachMaxNodes {
-		return fieldErr("Nodes", "the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
-	}
-	if err := inRange("Delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
-		return err
-	}
-	if err := inRange("CSTime", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
-		return err
-	}
-	if err := inRange("Think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
-		return err // only the poisson workload thinks
-	}
-	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
-		return fieldErr("MinDelay", "%g is not in [0, 1] (a fraction of δ)", s.MinDelay)
-	}
-	if err := inRange("CSEstimate", s.CSEstimate, 0, MaxTime, false, "δ; 0: cs-time"); err != nil {
-		return err
-	}
-	if !(s.LateFraction >= 0 && s.LateFraction <= 1) {
-		return fieldErr("LateFraction", "%g is not a fraction in [0, 1]", s.LateFraction)
-	}
-	if s.LateFraction > 0 && s.LateFactor != 0 {
-		if err := inRange("LateFactor", s.LateFactor, 1, MaxTime, true, "a multiple of δ"); err != nil {
-			return err
-		}
-	}
-	if err := s.Faults.Validate(s.Nodes); err != nil {
-		return err
-	}
-	if s.Faults.Crashes > 0 && s.Workload == "saturated" && s.CSTime < MinThink {
-		// It issues requests until the fault plan is over; with a CS time
-		// of 0 the node holding the token enters again at the same instant.
-		return fieldErr("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
-	}
-	if _, ok := lookup(s.Algorithm).(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
-		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
-	}
-	if s.Repair && s.Faults.Crashes == 0 {
-		return fieldErr("Repair", "the repair pass follows a run with crashes")
-	}
-	if s.Faults.Crashes > 0 && s.Workload == "each" {
-		return fieldErr("Workload", "each runs lone requests from the initial configuration and takes no crashes")
-	}
-	switch s.Protocol {
-	case "", ProtocolOCBench:
-	case ProtocolPaper:
-		if s.Algorithm != "opencube" {
-			return fieldErr("Protocol", "only opencube has a failure protocol")
-		}
-	default:
-		return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
-	}
-	return nil
-}
-
-func (s *Spec) fill() {
-	if NeedsFIFO(s.Algorithm) {
-		s.FIFO = true
-	}
-	if s.Delta == 0 {
-		s.Delta = DefaultDelta
-	}
-	if s.Think == 0 {
-		s.Think = float64(s.Nodes) * s.CSTime
-	}
-	if s.CSEstimate == 0 {
-		s.CSEstimate = s.CSTime
-	}
-	if s.LateFraction > 0 && s.LateFactor == 0 {
-		s.LateFactor = 10
-	}
-	if s.Faults.Crashes > 0 {
-		s.FT = true
-	}
-	if IsKExclusion(s.Algorithm) {
-		s.Ell, s.KMax = s.units()
-	}
-	if IsSelfStabilizing(s.Algorithm) {
-		s.Transient = s.Transient.filled()
-	}
-	if s.FT && s.Protocol == "" {
-		s.Protocol = ProtocolOCBench
-	}
-}
-
 // Streams of the seeded generators: each part of a run draws from its own
 // stream, so that adding crashes to a run does not change its workload.
 const (
@@ -330,21 +205,21 @@ func Run(spec Spec) (*results.Run, error) { return runWithin(spec, budgetFor, bu
 
 // runWithin is Run with the budgets of the run and of its baseline given.
 func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, error) {
-	spec.fill()
-	if err := spec.Validate(); err != nil {
+	plan, err := spec.Resolve()
+	if err != nil {
 		return nil, err
 	}
-	if spec.Workload == "each" {
-		return runEach(spec)
+	if plan.Spec.Workload == "each" {
+		return runEach(plan)
 	}
 	start := time.Now()
-	o := simulate(spec, budgetOf)
+	o := simulate(plan, budgetOf)
 	var bo *outcome
 	var v *sim.Violation
-	if NeedsBaseline(spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
-		bo = simulateUntil(baselineOf(spec), o.until, baselineBudget)
+	if NeedsBaseline(plan.Spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
+		bo = simulateUntil(plan.baseline(), o.until, baselineBudget)
 	}
-	r, err := assemble(spec, o, bo)
+	r, err := assemble(plan, o, bo)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +233,7 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 // ends with a violation (safety, liveness, or a budget spent) fails the
 // run: r gets the violation, prefixed "baseline: ", and no differential
 // (dividing by a partial baseline would give a wrong figure, silently).
-func baseline(base Spec, o, bo *outcome, r *results.Run) {
+func baseline(base *Plan, o, bo *outcome, r *results.Run) {
 	if br := record(base, bo); br.Violation != "" {
 		r.SafetyViolations += br.SafetyViolations
 		r.LivenessViolations += br.LivenessViolations
@@ -377,7 +252,7 @@ func baseline(base Spec, o, bo *outcome, r *results.Run) {
 	r.BaselineMessages = bo.stats.MessagesTotal()
 }
 
-func simulate(spec Spec, budgetOf budgeter) *outcome { return simulateUntil(spec, -1, budgetOf) }
+func simulate(plan *Plan, budgetOf budgeter) *outcome { return simulateUntil(plan, -1, budgetOf) }
 
 // budgeter returns the budget of a run of spec whose workload issues
 // requests until the time until (budgetFor; tests give smaller ones).
@@ -386,10 +261,11 @@ type budgeter func(spec Spec, until float64) budget
 // simulateUntil runs one simulation within the budget budgetOf gives it;
 // with until ≥ 0, the workload issues requests until that time (a
 // crash-free baseline of a crash run).
-func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
-	p := newPart(spec, until, nil, budgetOf, spec.Trace)
+func simulateUntil(plan *Plan, until float64, budgetOf budgeter) *outcome {
+	spec := plan.Spec
+	p := newPart(plan, until, nil, budgetOf, spec.Trace)
 	err := p.Drive()
-	o := merge(spec, []*Result{p.Result(err)})
+	o := merge(plan, []*Result{p.Result(err)})
 	o.stab = p.s.Stab()
 	if p.repair != nil && o.err == nil && o.stuck == "" {
 		if !p.repair.done {
@@ -403,7 +279,8 @@ func simulateUntil(spec Spec, until float64, budgetOf budgeter) *outcome {
 
 // record turns an outcome of the simulator into the run's record (Record,
 // and what only the simulator measures).
-func record(spec Spec, o *outcome) *results.Run {
+func record(plan *Plan, o *outcome) *results.Run {
+	spec := plan.Spec
 	st := &o.stats
 	t := o.tally
 	t.Waits = make([]float64, len(o.waits))
@@ -441,9 +318,9 @@ func record(spec Spec, o *outcome) *results.Run {
 	if st.FirstBreach != "" {
 		out.Breach = fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
 	}
-	r := Record(spec, out)
+	r := recordOf(plan, out)
 	r.VirtualSeconds = o.now
-	recordK(r, spec, o)
+	recordK(r, plan, o)
 	if spec.Faults.Crashes > 0 {
 		r.VictimPowers = o.victimPower
 		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(t.PerFailure, o.victimPower, spec.Nodes)
@@ -457,44 +334,19 @@ func record(spec Spec, o *outcome) *results.Run {
 	return r
 }
 
-// runEach runs the "each" workload: one lone request from every node, each
-// from the initial configuration.
-func runEach(spec Spec) (*results.Run, error) {
-	start := time.Now()
-	costs, err := InitialCosts(spec.Algorithm, spec.Nodes)
-	if err != nil {
-		return nil, err
-	}
-	r := newRun(spec, "none", int64(spec.Nodes), int64(spec.Nodes))
-	xs := make([]float64, len(costs))
-	for i, c := range costs {
-		xs[i] = float64(c)
-		r.MessagesTotal += int64(c)
-	}
-	r.MessagesByCause["normal"] = r.MessagesTotal
-	r.MsgsPerRequest = results.Summarize(xs)
-	r.WallSeconds = time.Since(start).Seconds()
-	return r, nil
-}
-
 // newRun returns the record of a simulated run of spec, with the fields
 // every run has.
-func newRun(spec Spec, checks string, issued, served int64) *results.Run {
+func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
+	spec := plan.Spec
 	r := &results.Run{
 		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
 		Workload: string(spec.Workload), Checks: checks,
 		Requests: results.Requests{RequestsIssued: issued, RequestsServed: served,
 			MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{}},
 	}
-	algo := RunAlgorithm(spec) // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
+	algo := plan.Algorithm // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
 	if q, ok := algo.(proto.QuorumAlgorithm); ok {
 		r.QuorumSize = q.QuorumSize(spec.Nodes)
-	}
-	if k, ok := kexclusion(algo); ok {
-		ell, kmax := spec.units()
-		if a, err := k.WithUnits(ell, kmax, spec.Seed); err == nil {
-			algo = a // the stated cost of the run's ℓ
-		}
 	}
 	if c, ok := algo.(proto.CostAlgorithm); ok {
 		cost := c.StatedCost(spec.Nodes)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
-	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -62,7 +61,7 @@ type Result struct {
 type FrozenNode struct {
 	ID proto.NodeID
 	V  proto.View
-	T  scheme.TreeView
+	T  proto.TreeView
 }
 
 // Step does nothing: a frozen node takes no more steps.
@@ -74,8 +73,8 @@ func (f *FrozenNode) View() proto.View { return f.V }
 // Waiting calls f for no one.
 func (f *FrozenNode) Waiting(func(proto.NodeID)) {}
 
-// Tree returns the node's token-tree state (scheme.TreeNode).
-func (f *FrozenNode) Tree() scheme.TreeView { return f.T }
+// Tree returns the node's token-tree state (proto.TreeNode).
+func (f *FrozenNode) Tree() proto.TreeView { return f.T }
 
 // frozen is the system of frozen nodes that the end-of-run invariants read.
 type frozen []proto.Node
@@ -134,18 +133,18 @@ func (p *Part) Result(err error) *Result {
 	if !errors.As(err, &r.Violation) && err != nil {
 		r.Err = err.Error()
 	}
-	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.spec) {
+	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.res) {
 		for _, id := range p.hosted() {
-			t, _ := scheme.TreeOf(p.nodes[id])
+			t, _ := proto.TreeOf(p.nodes[id])
 			r.Views = append(r.Views, FrozenNode{ID: id, V: p.nodes[id].View(), T: t})
 		}
 	}
 	return r
 }
 
-// hasAtEnd reports whether the spec's algorithm has end-of-run invariants.
-func hasAtEnd(spec Spec) bool {
-	for _, inv := range RunAlgorithm(spec).Invariants(spec.Faults.Crashes > 0) {
+// hasAtEnd reports whether the plan's algorithm has end-of-run invariants.
+func hasAtEnd(plan *Plan) bool {
+	for _, inv := range plan.Algorithm.Invariants(plan.Spec.Faults.Crashes > 0) {
 		if inv.When == proto.AtEnd {
 			return true
 		}
@@ -154,7 +153,8 @@ func hasAtEnd(spec Spec) bool {
 }
 
 // merge adds up the results of a run's parts into its outcome.
-func merge(spec Spec, parts []*Result) *outcome {
+func merge(plan *Plan, parts []*Result) *outcome {
+	spec := plan.Spec
 	p0 := parts[0]
 	sum := results.SumCounts(parts)
 	o := &outcome{now: sum.Now, until: sum.Until, tally: NewTally(), stuck: sum.Stuck, stab: sim.Stab{Legit: true},
@@ -212,12 +212,12 @@ func merge(spec Spec, parts []*Result) *outcome {
 	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
 	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
 		o.openCubeAtEnd = true
-		if hasAtEnd(spec) {
+		if hasAtEnd(plan) {
 			sys := make(frozen, spec.Nodes)
 			for k := range sum.Views {
 				sys[sum.Views[k].ID] = &sum.Views[k]
 			}
-			for _, inv := range RunAlgorithm(spec).Invariants(true) {
+			for _, inv := range plan.Algorithm.Invariants(true) {
 				if inv.When == proto.AtEnd && inv.Check(sys) != nil {
 					o.openCubeAtEnd = false
 				}
@@ -231,30 +231,32 @@ func merge(spec Spec, parts []*Result) *outcome {
 // results, and of its crash-free baseline from base (nil: none run).
 // Violations are in the record; the error is a part's own failure.
 func assembleParts(spec Spec, run, base []*Result) (*results.Run, error) {
-	o := merge(spec, run)
+	plan := MustResolve(spec)
+	o := merge(plan, run)
 	var bo *outcome
 	if base != nil {
-		bo = merge(baselineOf(spec), base)
+		bo = merge(plan.baseline(), base)
 	}
-	return assemble(spec, o, bo)
+	return assemble(plan, o, bo)
 }
 
 // assemble returns the record of the run o of spec and its baseline bo (nil:
 // none run).
-func assemble(spec Spec, o, bo *outcome) (*results.Run, error) {
+func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
+	spec := plan.Spec
 	var v *sim.Violation
 	if o.err != nil && !errors.As(o.err, &v) {
 		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
 	}
-	r := record(spec, o)
+	r := record(plan, o)
 	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
 		if bo.err != nil && !errors.As(bo.err, &v) {
 			return nil, fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
 		}
-		baseline(baselineOf(spec), o, bo, r)
+		baseline(plan.baseline(), o, bo, r)
 	}
 	if r.Violation != "" {
-		r.Violation += "; replay: " + Replay(spec)
+		r.Violation += "; replay: " + replay(spec, plan.Registered)
 	}
 	return r, nil
 }

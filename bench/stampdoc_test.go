@@ -31,7 +31,7 @@ func TestStampDocumented(t *testing.T) {
 				t.Fatal(err)
 			}
 			doc := map[string]string{}
-			for _, mt := range RunAlgorithm(s).MessageTypes() {
+			for _, mt := range MustResolve(s).Algorithm.MessageTypes() {
 				doc[mt.Name] = mt.Stamp
 			}
 			sc := bufio.NewScanner(&buf)

@@ -195,7 +195,13 @@ func (t *Tally) Add(o *Tally) {
 // differently by each runtime); a runtime adds what only it measures.
 // Message types are named by the spec's algorithm.
 func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
-	types := RunAlgorithm(spec).MessageTypes()
+	t.fill(r, MustResolve(spec), perRequest)
+}
+
+// fill is Fill of a run of plan.
+func (t *Tally) fill(r *results.Run, plan *Plan, perRequest []float64) {
+	spec, algo := plan.Spec, plan.Algorithm
+	types := algo.MessageTypes()
 	name := func(k int) string {
 		if k < len(types) {
 			return types[k].Name
@@ -223,14 +229,15 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 	r.SyncDelayDelta = results.Summarize(t.Sync)
 	if spec.FT {
 		r.Events = map[string]int64{}
-		for e, name := range RunAlgorithm(spec).Events() {
+		events := algo.Events()
+		for e, name := range events {
 			r.Events[name] = t.Events[e]
 		}
-		r.TokensRegenerated = t.Event(spec, "tokens_regenerated")
-		r.StaleTokensDiscarded = t.Event(spec, "stale_tokens_discarded")
-		r.SearchesStarted = t.Event(spec, "searches_started")
+		r.TokensRegenerated = t.event(events, "tokens_regenerated")
+		r.StaleTokensDiscarded = t.event(events, "stale_tokens_discarded")
+		r.SearchesStarted = t.event(events, "searches_started")
 		if r.SearchesStarted > 0 {
-			r.SearchPhasesMean = float64(t.Event(spec, "search_phases")) / float64(r.SearchesStarted)
+			r.SearchPhasesMean = float64(t.event(events, "search_phases")) / float64(r.SearchesStarted)
 		}
 		r.SetDetectionPerRequest()
 	}
@@ -263,7 +270,13 @@ func (t *Tally) Fill(r *results.Run, spec Spec, perRequest []float64) {
 // name (0 if it has none of that name): the record's fields that are
 // events of the failure protocol read them by name.
 func (t *Tally) Event(spec Spec, name string) int64 {
-	for e, n := range RunAlgorithm(spec).Events() {
+	return t.event(MustResolve(spec).Algorithm.Events(), name)
+}
+
+// event returns the count of the event called name among events, the
+// algorithm's (0 if none has that name).
+func (t *Tally) event(events []string, name string) int64 {
+	for e, n := range events {
 		if n == name {
 			return t.Events[e]
 		}

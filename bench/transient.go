@@ -54,28 +54,27 @@ type TransientPlan struct {
 	Edits []Edit
 }
 
-// adversary returns the name of the adversarial configuration of a run of
-// algo with the given seed.
-func (p TransientPlan) adversary(seed uint64, algo proto.Algorithm) string {
+// adversary returns the name of the adversarial configuration of a run
+// with the given seed, of an algorithm whose adversarial configurations
+// are names.
+func (p TransientPlan) adversary(seed uint64, names []string) string {
 	if p.Adversary != "" {
 		return p.Adversary
 	}
-	a, ok := algo.(proto.AdversarialAlgorithm)
-	if !ok || len(a.Adversaries()) == 0 {
+	if len(names) == 0 {
 		return ""
 	}
-	names := a.Adversaries()
 	return names[seed%uint64(len(names))]
 }
 
-// Adversaries returns the names of the adversarial configurations of the
-// algorithm called name (none if it builds none).
-func Adversaries(name string) []string {
-	a, ok := lookup(name).(proto.AdversarialAlgorithm)
+// adversaries returns the names of a's adversarial configurations (none
+// if it builds none).
+func adversaries(a proto.Algorithm) []string {
+	v, ok := a.(proto.AdversarialAlgorithm)
 	if !ok {
 		return nil
 	}
-	return a.Adversaries()
+	return v.Adversaries()
 }
 
 // Defaults of a TransientPlan's zero fields.
@@ -113,8 +112,10 @@ func (p TransientPlan) filled() TransientPlan {
 	return p
 }
 
-// Validate returns a *FieldError naming the first bad field.
-func (p TransientPlan) Validate(algo string) error {
+// Validate returns a *FieldError naming the first bad field, for a run of
+// the algorithm reg.
+func (p TransientPlan) Validate(reg proto.Algorithm) error {
+	algo := reg.Name()
 	ok := p.Mode == ""
 	for _, m := range TransientModes {
 		ok = ok || m == p.Mode
@@ -122,7 +123,7 @@ func (p TransientPlan) Validate(algo string) error {
 	if !ok {
 		return fieldErr("Transient.Mode", "unknown plan %q (allowed: %s)", p.Mode, Join(TransientModes))
 	}
-	if p.On() && !IsSelfStabilizing(algo) {
+	if _, ok := reg.(proto.SelfStabilizingAlgorithm); p.On() && !ok {
 		return fieldErr("Transient.Mode", "%s is not self-stabilizing: transient faults would leave it broken for good (self-stabilizing: %s)", algo, selfStabilizingNames())
 	}
 	if p.Events < 0 || p.Events > MaxCrashes {
@@ -133,15 +134,15 @@ func (p TransientPlan) Validate(algo string) error {
 			return err
 		}
 	}
-	if p.Mode == "adversarial" && len(Adversaries(algo)) == 0 {
+	if p.Mode == "adversarial" && len(adversaries(reg)) == 0 {
 		return fieldErr("Transient.Mode", "%s builds no adversarial configuration", algo)
 	}
 	if p.Adversary != "" {
 		if p.Mode != "adversarial" {
 			return fieldErr("Transient.Adversary", "it applies only to the adversarial plan")
 		}
-		if !slices.Contains(Adversaries(algo), p.Adversary) {
-			return fieldErr("Transient.Adversary", "unknown configuration %q (allowed: %s)", p.Adversary, strings.Join(Adversaries(algo), ", "))
+		if !slices.Contains(adversaries(reg), p.Adversary) {
+			return fieldErr("Transient.Adversary", "unknown configuration %q (allowed: %s)", p.Adversary, strings.Join(adversaries(reg), ", "))
 		}
 	}
 	if len(p.Edits) > 0 && !p.Initial() {
@@ -338,19 +339,20 @@ type transient struct {
 // returns the junk messages for the links, 0..LinkCap out of each node,
 // node by node. The draws are the transient stream's, from the seed.
 func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
-	s.fill()
-	return initialConfiguration(s, nodes, rand.New(rand.NewPCG(s.Seed, streamTransient)))
+	plan := MustResolve(s)
+	return initialConfiguration(plan, nodes, rand.New(rand.NewPCG(plan.Spec.Seed, streamTransient)))
 }
 
-// initialConfiguration makes the initial configuration of a run of s with
-// the initial or the adversarial plan, drawing from rng, and returns the
-// messages for the links.
-func initialConfiguration(s Spec, nodes []proto.Node, rng *rand.Rand) []proto.Message {
+// initialConfiguration makes the initial configuration of a run of plan
+// with the initial or the adversarial plan, drawing from rng, and returns
+// the messages for the links.
+func initialConfiguration(plan *Plan, nodes []proto.Node, rng *rand.Rand) []proto.Message {
+	s := &plan.Spec
 	if s.Transient.Mode != "adversarial" {
 		return applyEdits(nodes, arbitrary(nodes, rng, s.Transient.LinkCap), s.Transient.Edits, s.Transient.LinkCap)
 	}
-	algo := RunAlgorithm(s)
-	junk, err := algo.(proto.AdversarialAlgorithm).Adversary(s.Transient.adversary(s.Seed, algo), nodes, rng, s.Transient.LinkCap)
+	algo := plan.Algorithm
+	junk, err := algo.(proto.AdversarialAlgorithm).Adversary(s.Transient.adversary(s.Seed, adversaries(algo)), nodes, rng, s.Transient.LinkCap)
 	if err != nil {
 		panic(err) // Validate checked the name
 	}

@@ -73,11 +73,9 @@ type Config struct {
 }
 
 // Configuration is an initial configuration: the nodes, and the messages
-// in flight (each may arrive at any tick from 0 to δ).
-type Configuration struct {
-	Nodes []proto.Node
-	Msgs  []proto.Message
-}
+// in flight (each may arrive at any tick from 0 to δ); an
+// EnumerableAlgorithm generates them.
+type Configuration = proto.Configuration
 
 // timerRenamer is a node whose timers matter only by whether their Seq is
 // its live timer's (kofl's Root), and a timer that is not live does

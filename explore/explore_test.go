@@ -24,15 +24,15 @@ func lookup(t *testing.T, name string) proto.Algorithm {
 }
 
 // benchAlgorithm returns the algorithm named name as the simulator runs it
-// at n nodes (bench.RunAlgorithm of the spec's defaults: failure protocol,
-// units).
+// at n nodes (the plan of the spec's defaults, bench.Spec.Resolve: failure
+// protocol, units).
 func benchAlgorithm(t *testing.T, name string, n int) proto.Algorithm {
 	t.Helper()
-	spec, err := bench.Spec{Algorithm: name, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: 1}.Normalized()
+	plan, err := bench.Spec{Algorithm: name, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: 1}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bench.RunAlgorithm(spec)
+	return plan.Algorithm
 }
 
 // explored runs one exploration and fails the test on an error.

@@ -108,7 +108,7 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	}
 	in.until = bench.WorkloadEnd(s, plan)
 	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
-	algo := bench.RunAlgorithm(s)
+	algo := bench.MustResolve(s).Algorithm
 	in.names = algo.MessageTypes()
 	in.stats.Tally = bench.NewPlannedTally(plan)
 	return in

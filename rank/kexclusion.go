@@ -18,7 +18,7 @@ import (
 // circulates for ever.
 func (in *instance) startKExclusion() {
 	s := in.spec
-	_, in.neverQuiet = bench.RunAlgorithm(s).(proto.SelfStabilizingAlgorithm)
+	in.neverQuiet = bench.MustResolve(s).SelfStabilizing != nil
 	var junk []proto.Message
 	if s.Transient.Initial() {
 		junk = bench.ArbitraryConfiguration(s, in.nodes)

@@ -450,21 +450,13 @@ func (n *Node) Tree() TreeView {
 }
 
 // TreeView is the token-tree state of a node of the general scheme's family
-// that the a_tree check, the open-cube's checks and the crash targets read.
-type TreeView struct {
-	Father   proto.NodeID
-	Mandator proto.NodeID
-	Lender   proto.NodeID
-	// Searching: the open-cube's search_father is in progress.
-	Searching bool
-}
+// that the a_tree check, the open-cube's checks and the crash targets read
+// (proto.TreeView).
+type TreeView = proto.TreeView
 
 // TreeNode is a node of the general scheme's family: a proto.Node whose
-// token-tree state can be read.
-type TreeNode interface {
-	proto.Node
-	Tree() TreeView
-}
+// token-tree state can be read (proto.TreeNode).
+type TreeNode = proto.TreeNode
 
 // FatherOf returns the father of n, a node of the general scheme's family
 // (proto.Nil for any other node).
@@ -474,13 +466,8 @@ func FatherOf(n proto.Node) proto.NodeID {
 }
 
 // TreeOf returns the token-tree state of n, and false if n is not a node of
-// the general scheme's family.
-func TreeOf(n proto.Node) (TreeView, bool) {
-	if t, ok := n.(TreeNode); ok {
-		return t.Tree(), true
-	}
-	return TreeView{Father: proto.Nil, Mandator: proto.Nil, Lender: proto.Nil}, false
-}
+// the general scheme's family (proto.TreeOf).
+func TreeOf(n proto.Node) (TreeView, bool) { return proto.TreeOf(n) }
 
 // Waiting implements proto.Node.
 func (n *Node) Waiting(f func(j proto.NodeID)) {

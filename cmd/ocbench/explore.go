@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ocbench/ocbench/algo/kofl"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/explore"
 	"github.com/ocbench/ocbench/proto"
@@ -86,7 +85,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.StringVar(&o.domain, "domain", "full", "--transient: the nodes' domain: full (every variable over its domain), idle (no request, no token held, MyT_c = MyT_a = 0 but at Root) or zero (every node at its zero state: the links' messages alone vary)")
 	fs.Uint64Var(&o.maxSeq, "max-seq", 1, "--transient: MaxSeq, the CToken's sequence numbers are 0..MaxSeq (1..15)")
 	fs.IntVar(&o.linkCap, "link-cap", 0, "--transient: 0 or 1 junk messages on each link (every message of Junk's domain)")
-	fs.Float64Var(&o.timeout, "timeout", kofl.DefaultTimeout, "--transient: Root's CToken time-out, in δ per ring node")
+	fs.Float64Var(&o.timeout, "timeout", 0, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
 	fs.StringVar(&o.reduce, "reduce", "none", "none (every interleaving) or por: a partial-order reduction by persistent sets of deliveries, untimed runs without crashes, fewer states stored but slower and the algorithm's every-step invariants checked only in the states visited (docs/explore.md)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
@@ -146,10 +145,8 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--max-seq: %d is not in 1..15", o.maxSeq)
 	case o.linkCap < 0 || o.linkCap > 1:
 		return nil, fmt.Errorf("--link-cap: %d is not 0 or 1", o.linkCap)
-	case !slices.Contains(koflDomains, o.domain):
-		return nil, fmt.Errorf("--domain: unknown domain %q (allowed: %s)", o.domain, strings.Join(koflDomains, ", "))
-	case o.timeout < kofl.MinTimeout || o.timeout > 100:
-		return nil, fmt.Errorf("--timeout: %g is not in [%g, 100] (δ per ring node)", o.timeout, kofl.MinTimeout)
+	case o.timeout < 0 || o.timeout > 100:
+		return nil, fmt.Errorf("--timeout: %g is not in [0, 100]", o.timeout)
 	case !o.transient && (fs.Changed("domain") || fs.Changed("max-seq") || fs.Changed("link-cap") || fs.Changed("timeout")):
 		return nil, errors.New("--domain, --max-seq, --link-cap, --timeout: they shape --transient; give it")
 	case o.reduce != "por" && o.reduce != "none":
@@ -186,32 +183,25 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		for _, a := range algos {
 			spec := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: o.csTime, FT: ft,
 				Protocol: bench.Protocol(o.protocol), Ell: o.ell, KMax: o.kMax}
-			if _, err := bench.Algorithm(a); err != nil {
-				return nil, fmt.Errorf("--algo: %w", err)
+			if !slices.Contains(bench.AlgorithmNames(), a) {
+				return nil, fmt.Errorf("--algo: unknown algorithm %q (allowed: %s)", a, strings.Join(bench.AlgorithmNames(), ", "))
 			}
-			base, _ := bench.Algorithm(a)
-			if _, isFT := base.(proto.FaultTolerantAlgorithm); ft && !isFT {
+			if ft && !slices.Contains(bench.FaultTolerant(), a) {
 				return nil, fmt.Errorf("--algo: %s has no failure protocol, so no --crashes or --ft (with a failure protocol: %s, or ft)", a, strings.Join(bench.FaultTolerant(), ", "))
 			}
 			if !bench.IsKExclusion(a) && (fs.Changed("ell") || fs.Changed("k-max")) {
 				return nil, fmt.Errorf("--ell, --k-max: %s is no k-exclusion algorithm", a)
 			}
-			norm, err := spec.Normalized()
+			plan, err := spec.Resolve()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", a, flagError(err))
 			}
-			alg := bench.RunAlgorithm(norm)
-			_, stab := alg.(proto.SelfStabilizingAlgorithm)
+			alg := plan.Algorithm
+			stab := plan.SelfStabilizing != nil
 			var initial func() ([]explore.Configuration, error)
+			var timeout float64
 			if o.transient {
-				k, ok := alg.(kofl.SelfStabilizing)
-				if !ok {
-					return nil, fmt.Errorf("--transient: %s is not kofl (the only algorithm whose arbitrary configurations the explorer enumerates)", a)
-				}
-				k.Config.MaxSeq, k.Config.Timeout = o.maxSeq, o.timeout
-				alg = k
-				var err error
-				if initial, _, err = koflConfigurations(k, n, o.domain, o.linkCap, 20_000_000); err != nil {
+				if alg, timeout, initial, err = enumerable(alg, n, o); err != nil {
 					return nil, err
 				}
 			}
@@ -261,8 +251,12 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 				desc += ", untimed"
 			}
 			if o.transient {
+				var ell, k int
+				if ke, ok := alg.(proto.KExclusionAlgorithm); ok {
+					ell, k = ke.Units()
+				}
 				desc += fmt.Sprintf(", every initial configuration: domain %s, ℓ = %d, K = %d, MaxSeq = %d, %d junk message(s) per link at most, Root's time-out %gnδ = %d ticks",
-					o.domain, alg.(kofl.SelfStabilizing).Ell, alg.(kofl.SelfStabilizing).K, o.maxSeq, o.linkCap, o.timeout, int(o.timeout*float64(n)*float64(ticks)+0.999999))
+					o.domain, ell, k, o.maxSeq, o.linkCap, timeout, int(timeout*float64(n)*float64(ticks)+0.999999))
 			}
 			jobs = append(jobs, exploreJob{name: a, cfg: cfg, desc: desc, transient: o.transient})
 		}
@@ -400,7 +394,7 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 	case st.Unbounded != "":
 		fmt.Fprintf(stdout, "  UNBOUNDED: %s\n", st.Unbounded)
 		if confs, err := j.cfg.Initial(); err == nil {
-			fmt.Fprintf(stdout, "  that configuration: %s\n", describeKofl(confs[st.UnboundedFrom]))
+			fmt.Fprintf(stdout, "  that configuration: %s\n", j.cfg.Algorithm.(proto.EnumerableAlgorithm).DescribeConfiguration(confs[st.UnboundedFrom]))
 		}
 		return 1
 	}
@@ -410,11 +404,15 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 		}
 		return fmt.Sprintf("within %d", bound)
 	}
-	fmt.Fprintf(stdout, "  worst-case stabilization: %d rounds (%s = 5n), %d traversals (Root's STARTs; %s)\n",
-		st.Rounds, verdict(st.Rounds, 5*n), st.Events, verdict(st.Events, 5))
+	bound, unit := 0.0, "rounds"
+	if b, ok := j.cfg.Algorithm.(proto.BoundedStabilization); ok {
+		bound, unit = b.StabilizationBound()
+	}
+	fmt.Fprintf(stdout, "  worst-case stabilization: %d rounds (%s = 5n), %d %s (Root's STARTs; %s)\n",
+		st.Rounds, verdict(st.Rounds, 5*n), st.Events, unit, verdict(st.Events, int(bound)))
 	if confs, err := j.cfg.Initial(); err == nil {
-		fmt.Fprintf(stdout, "  a worst configuration for rounds: %s\n", describeKofl(confs[st.RoundsFrom]))
-		fmt.Fprintf(stdout, "  a worst configuration for traversals: %s\n", describeKofl(confs[st.EventsFrom]))
+		fmt.Fprintf(stdout, "  a worst configuration for rounds: %s\n", j.cfg.Algorithm.(proto.EnumerableAlgorithm).DescribeConfiguration(confs[st.RoundsFrom]))
+		fmt.Fprintf(stdout, "  a worst configuration for traversals: %s\n", j.cfg.Algorithm.(proto.EnumerableAlgorithm).DescribeConfiguration(confs[st.EventsFrom]))
 	}
 	ex2, err := explore.New(j.cfg)
 	if err != nil {
@@ -437,4 +435,37 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 	}
 	fmt.Fprintf(stdout, "  closure and safety: clean, %d states (%.2fs)\n", res.States, res.Elapsed.Seconds())
 	return 0
+}
+
+// enumerable returns the algorithm of an --transient exploration, alg with
+// the sequence numbers of --max-seq and the time-out of --timeout (0: its
+// own), that time-out, and the generator of its initial configurations
+// within --domain (proto.EnumerableAlgorithm).
+func enumerable(alg proto.Algorithm, n int, o *exploreOptions) (proto.Algorithm, float64, func() ([]explore.Configuration, error), error) {
+	en, ok := alg.(proto.EnumerableAlgorithm)
+	if !ok {
+		return nil, 0, nil, fmt.Errorf("--transient: the explorer does not enumerate the initial configurations of %s (only those of: %s)", alg.Name(), strings.Join(bench.Enumerable(), ", "))
+	}
+	if !slices.Contains(en.Domains(), o.domain) {
+		return nil, 0, nil, fmt.Errorf("--domain: unknown domain %q (allowed: %s)", o.domain, strings.Join(en.Domains(), ", "))
+	}
+	alg, err := en.WithMaxSeq(o.maxSeq)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("--max-seq: %w", err)
+	}
+	var timeout float64
+	if t, ok := alg.(proto.TimeoutAlgorithm); ok {
+		if o.timeout != 0 {
+			if alg, err = t.WithTimeout(o.timeout); err != nil {
+				return nil, 0, nil, fmt.Errorf("--timeout: %w", err)
+			}
+			t = alg.(proto.TimeoutAlgorithm)
+		}
+		timeout, _ = t.Timeout()
+	}
+	initial, _, err := alg.(proto.EnumerableAlgorithm).Configurations(n, o.domain, o.linkCap, 20_000_000)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("--transient: %w (give a smaller --domain, ring or --link-cap)", err)
+	}
+	return alg, timeout, initial, nil
 }

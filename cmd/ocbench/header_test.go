@@ -15,7 +15,14 @@ func TestSuspicionLines(t *testing.T) {
 	list := func(algos ...string) []config {
 		var out []config
 		for _, a := range algos {
-			out = append(out, config{spec: bench.Spec{Algorithm: a}}, config{spec: bench.Spec{Algorithm: a, Nodes: 64}})
+			for _, n := range []int{32, 64} {
+				s := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Workload: bench.Sequential}
+				p, err := s.Resolve()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, config{spec: s, plan: p})
+			}
 		}
 		return out
 	}

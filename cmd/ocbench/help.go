@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/results"
 	"github.com/spf13/pflag"
 )
@@ -83,4 +84,30 @@ func whatRan(list []config, ri *runtimeInfo) string {
 		where = fmt.Sprintf("ranks: %d (MPI), placement %s", ri.ranks, ri.placement)
 	}
 	return fmt.Sprintf("algorithms: %s; N = %s; %s", strings.Join(algos, ", "), strings.Join(nodes, ", "), where)
+}
+
+// adversaryHelp names the adversarial configurations of each algorithm
+// that builds some (proto.AdversarialAlgorithm), for --adversary's help:
+// "kofl: a, b, c".
+func adversaryHelp() string {
+	var out []string
+	for _, a := range bench.AlgorithmNames() {
+		if names := bench.Adversaries(a); len(names) > 0 {
+			out = append(out, a+": "+strings.Join(names, ", "))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// timeoutHelp states the default time-out of each algorithm that takes one
+// as a parameter (proto.TimeoutAlgorithm), for --timeout's help: "kofl: in
+// δ per ring node, default 4".
+func timeoutHelp() string {
+	var out []string
+	for _, a := range bench.AlgorithmNames() {
+		if t, unit := bench.DefaultTimeout(a); unit != "" {
+			out = append(out, fmt.Sprintf("%s: in %s, default %g", a, unit, t))
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -159,11 +159,10 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.IntVar(&o.ell, "ell", 0, fmt.Sprintf("k-exclusion (kofl): ℓ, the units of the resource (tokens), in 1..%d (0: %d)", bench.MaxEll, bench.DefaultEll))
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion (kofl): K, the most units a request asks for, in 1..ℓ (0: ℓ); each request asks for k in 1..K, drawn from the seed and its serial")
 	fs.StringVar(&o.transient, "transient", "none", "transient faults of a self-stabilizing algorithm (kofl): none, initial (an arbitrary initial configuration: every variable drawn from its domain, every link filled with junk up to --link-cap), during (--corruptions events: nodes' states scrambled, messages duplicated or destroyed, junk injected) or adversarial (an adversarial initial configuration: --adversary); all from the seed")
-	fs.StringVar(&o.adversary, "adversary", "", "--transient adversarial: the configuration (kofl: "+strings.Join(bench.Adversaries("kofl"), ", ")+"); unset, each seed takes its turn among them")
+	fs.StringVar(&o.adversary, "adversary", "", "--transient adversarial: the configuration ("+adversaryHelp()+"); unset, each seed takes its turn among them")
 	fs.StringVar(&o.edits, "edits", "", "--transient initial or adversarial: edits of the initial configuration, nK@S (node K's state re-drawn from seed S) or lK@S (the link out of node K), comma-separated: what --climb prints to replay the worst configuration it found")
 	fs.IntVar(&o.climb, "climb", 0, "worst-case climb: this many edits of the initial configuration (--transient initial or adversarial), each kept if stabilization takes no fewer asynchronous rounds; prints the worst found with its replay command")
-	koflTimeout, koflUnit := bench.Timeout(bench.Spec{Algorithm: "kofl"})
-	fs.Float64Var(&o.timeout, "timeout", 0, fmt.Sprintf("the time-out of an algorithm that takes one as a parameter (kofl: Root's CToken time-out, in %s; default %g)", koflUnit, koflTimeout))
+	fs.Float64Var(&o.timeout, "timeout", 0, "the time-out of an algorithm that takes one as a parameter ("+timeoutHelp()+")")
 	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
 	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
 	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
@@ -339,7 +338,8 @@ func versionString() string {
 // config is one configuration to run, with its repetitions.
 type config struct {
 	spec  bench.Spec
-	paper float64 // the paper's figure, 0 if none
+	plan  *bench.Plan // spec resolved
+	paper float64     // the paper's figure, 0 if none
 }
 
 // configs turns the options into the configurations to run.
@@ -473,17 +473,21 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes && !o.virtualMPI() {
 			s.Check = bench.CheckFull
 		}
-		if err := s.Validate(); err != nil {
+		if err := s.Validate(); err != nil { // as given: a zero flag is no default here (--delta 0)
+			return nil, usageError{flagError(err)}
+		}
+		plan, err := s.Resolve()
+		if err != nil {
 			return nil, usageError{flagError(err)}
 		}
 		if err := checkSpec(o, s); err != nil {
 			return nil, usageError{flagError(err)}
 		}
-		if err := s.Budget(budget); err != nil {
+		if err := plan.Budget(budget); err != nil {
 			return nil, usageError{err}
 		}
-		c := config{spec: s}
-		if sh.crashes > 0 && sh.algo == "opencube" { // the paper's figures are the open-cube's
+		c := config{spec: s, plan: plan}
+		if r, ok := plan.Registered.(proto.ReferenceAlgorithm); ok && r.Reference() && sh.crashes > 0 { // the paper's figures are the reference algorithm's
 			c.paper, _ = results.PaperPerFailure(sh.nodes)
 		}
 		out = append(out, c)
@@ -812,8 +816,9 @@ func expandAlgos(given []string) []string {
 }
 
 // protocolLines are the header lines that name the failure protocols of
-// the runs: the open-cube's, and for every other fault-tolerant algorithm
-// the fault model its paper assumes.
+// the runs: for an algorithm that offers variants of its protocol
+// (proto.ProtocolAlgorithm: the open-cube's) the one run, and for every
+// other fault-tolerant algorithm the fault model its paper assumes.
 func protocolLines(list []config, e float64) []string {
 	var h, seen []string
 	for _, c := range list {
@@ -822,11 +827,15 @@ func protocolLines(list []config, e float64) []string {
 			continue
 		}
 		seen = append(seen, a)
-		if a == "opencube" {
-			h = append(h, protocolLine(c.spec.Protocol, e))
+		algo := c.plan.Registered
+		if v, ok := algo.(proto.ProtocolAlgorithm); ok {
+			protocol := string(c.spec.Protocol)
+			if protocol == string(bench.ProtocolOCBench) {
+				protocol = "" // the algorithm's own
+			}
+			h = append(h, v.DescribeProtocol(protocol, e))
 			continue
 		}
-		algo, _ := bench.Algorithm(a)
 		if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok {
 			h = append(h, fmt.Sprintf("%s: failure protocol of its paper, fault model: %s (docs/algorithms/%s.md)", a, ft.FaultModel().Text, a))
 		}
@@ -835,12 +844,12 @@ func protocolLines(list []config, e float64) []string {
 }
 
 // suspicionLines are the header lines that say what "false susp." counts
-// for each fault-tolerant algorithm of the runs: the open-cube's failure
-// detector suspecting a live node (an error: must be 0), and for the
-// others, whose papers presume a failure when a request's time-out
-// expires, a time-out that expired with no failure to explain it (the
-// paper's recovery runs for nothing: a cost of its time-outs under load,
-// not a detector's error).
+// for each fault-tolerant algorithm of the runs: a failure detector
+// suspecting a live node (proto.DetectorAlgorithm: the open-cube's; an
+// error: must be 0), and for the others, whose papers presume a failure
+// when a request's time-out expires, a time-out that expired with no
+// failure to explain it (the paper's recovery runs for nothing: a cost of
+// its time-outs under load, not a detector's error).
 func suspicionLines(list []config) []string {
 	var detector, timeout []string
 	for _, c := range list {
@@ -848,11 +857,11 @@ func suspicionLines(list []config) []string {
 		if slices.Contains(detector, a) || slices.Contains(timeout, a) {
 			continue
 		}
-		algo, _ := bench.Algorithm(a)
+		algo := c.plan.Registered
 		if _, ok := algo.(proto.FaultTolerantAlgorithm); !ok {
 			continue
 		}
-		if a == "opencube" {
+		if d, ok := algo.(proto.DetectorAlgorithm); ok && d.DetectsFailures() {
 			detector = append(detector, a)
 		} else {
 			timeout = append(timeout, a)
@@ -866,17 +875,6 @@ func suspicionLines(list []config) []string {
 		h = append(h, "false susp. of "+strings.Join(timeout, ", ")+": a request's time-out (the paper's presumption of failure) expired with no failure to explain it, and the paper's recovery protocol ran although nothing failed: a cost of its time-outs under load or long critical sections, not a detector's error (safety is still checked: violations)")
 	}
 	return h
-}
-
-// protocolLine is the header line that names the failure protocol.
-func protocolLine(protocol bench.Protocol, e float64) string {
-	if protocol == "" {
-		protocol = bench.ProtocolOCBench
-	}
-	if protocol == bench.ProtocolPaper {
-		return fmt.Sprintf("failure protocol: paper (§5 as written: suspicion 2·pmax·δ after asking, regeneration at once, no generations), root's CS estimate e = %gδ (docs/failures.md)", e)
-	}
-	return fmt.Sprintf("failure protocol: ocbench (requesters watch the holders of their requests: heartbeats after 2·pmax·δ, then gaps that double; regeneration confirmed by a broadcast), root's CS estimate e = %gδ (docs/failures.md)", e)
 }
 
 // experimentFlags choose what runs; without any of them, ocbench runs the

@@ -1,33 +1,37 @@
-package main
+package kofl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/ocbench/ocbench/algo/kofl"
-	"github.com/ocbench/ocbench/explore"
 	"github.com/ocbench/ocbench/proto"
 )
 
-// koflDomains are the domains of `ocbench explore --transient` (docs/explore.md):
+// StabilizationBound implements proto.BoundedStabilization: the paper's
+// bound, 5 CToken traversals (5n hops).
+func (SelfStabilizing) StabilizationBound() (float64, string) { return 5, "traversals" }
+
+// domains are the domains of the nodes' states that an explorer enumerates
+// (proto.EnumerableAlgorithm; `ocbench explore --transient`, docs/explore.md):
 // full is every variable over the domain Scramble draws from; idle fixes every
 // node outside the critical section with no request and no token held
 // (mode Out, NEED 1, T_h = T_d = 0), and MyT_c = MyT_a = 0 but at Root.
 // zero is every node at its zero state (mode Out, NEED 1, every counter 0,
 // MySeq 0), for the effect of the messages on the links alone.
-var koflDomains = []string{"full", "idle", "zero"}
+var domains = []string{"full", "idle", "zero"}
 
-// koflLocals returns every local state of node id within the domain.
-func koflLocals(c kofl.Config, root bool, domain string) []kofl.Local {
+// localStates returns every local state of node id within the domain.
+func localStates(c Config, root bool, domain string) []Local {
 	maxVc := c.MaxVc
 	if maxVc == 0 {
 		maxVc = c.Ell
 	}
 	maxTa := min(2*maxVc, c.Ell)
-	modes, needs, ths := []kofl.Mode{kofl.Out, kofl.Request, kofl.In}, c.K, c.K
+	modes, needs, ths := []Mode{Out, Request, In}, c.K, c.K
 	tcs, tas := maxVc, maxTa
 	if domain == "idle" {
-		modes, needs, ths = []kofl.Mode{kofl.Out}, 1, 0
+		modes, needs, ths = []Mode{Out}, 1, 0
 		if !root {
 			tcs, tas = 0, 0
 		}
@@ -36,7 +40,7 @@ func koflLocals(c kofl.Config, root bool, domain string) []kofl.Local {
 	if root {
 		cs, dis = c.Ell+1, []bool{false, true}
 	}
-	var out []kofl.Local
+	var out []Local
 	for _, mode := range modes {
 		for need := 1; need <= needs; need++ {
 			for th := 0; th <= ths; th++ {
@@ -48,7 +52,7 @@ func koflLocals(c kofl.Config, root bool, domain string) []kofl.Local {
 									for ce := 0; ce <= cs; ce++ {
 										for cf := 0; cf <= cs; cf++ {
 											for _, d := range dis {
-												out = append(out, kofl.Local{Mode: mode, Need: need, MySeq: seq, Th: th, Td: td,
+												out = append(out, Local{Mode: mode, Need: need, MySeq: seq, Th: th, Td: td,
 													MyTc: tc, MyTa: ta, MyOrder: ord, Ce: ce, Cf: cf, Disabling: d})
 											}
 										}
@@ -64,9 +68,9 @@ func koflLocals(c kofl.Config, root bool, domain string) []kofl.Local {
 	return out
 }
 
-// koflJunk returns every message Junk may put on the link out of from:
+// junk returns every message Junk may put on the link out of from:
 // every type, with every value of its fields.
-func koflJunk(c kofl.Config, from, to proto.NodeID) []proto.Message {
+func junk(c Config, from, to proto.NodeID) []proto.Message {
 	maxVc := c.MaxVc
 	if maxVc == 0 {
 		maxVc = c.Ell
@@ -77,50 +81,66 @@ func koflJunk(c kofl.Config, from, to proto.NodeID) []proto.Message {
 	}
 	var out []proto.Message
 	for seq := uint64(0); seq <= c.MaxSeq; seq++ {
-		out = append(out, m(kofl.CToken, seq, 0))
+		out = append(out, m(CToken, seq, 0))
 	}
-	out = append(out, m(kofl.EnabledToken, 0, 0), m(kofl.Token, 0, 0), m(kofl.Disable, 0, 0))
+	out = append(out, m(EnabledToken, 0, 0), m(Token, 0, 0), m(Disable, 0, 0))
 	for ta := 0; ta <= maxTa; ta++ {
-		out = append(out, m(kofl.Allocate, uint64(ta), 0), m(kofl.Allocate, uint64(ta), 1))
+		out = append(out, m(Allocate, uint64(ta), 0), m(Allocate, uint64(ta), 1))
 	}
 	for tc := 0; tc <= maxVc; tc++ {
-		out = append(out, m(kofl.Collect, uint64(tc), 0))
+		out = append(out, m(Collect, uint64(tc), 0))
 	}
 	return out
 }
 
-// koflConfigurations returns every initial configuration of n nodes within
-// the domain, with 0..linkCap (at most 1) junk messages on each link, or an
-// error if there are more than limit.
-func koflConfigurations(a kofl.SelfStabilizing, n int, domain string, linkCap int, limit int64) (func() ([]explore.Configuration, error), int64, error) {
+// Domains implements proto.EnumerableAlgorithm.
+func (SelfStabilizing) Domains() []string { return slices.Clone(domains) }
+
+// WithMaxSeq implements proto.EnumerableAlgorithm.
+func (a SelfStabilizing) WithMaxSeq(maxSeq uint64) (proto.Algorithm, error) {
+	c := a.Config
+	c.MaxSeq = maxSeq
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return SelfStabilizing{Algorithm{Config: c}}, nil
+}
+
+// Configurations implements proto.EnumerableAlgorithm: every initial
+// configuration of n nodes within the domain, with 0..linkCap (at most 1)
+// junk messages on each link, or an error if there are more than limit.
+func (a SelfStabilizing) Configurations(n int, domain string, linkCap int, limit int64) (func() ([]proto.Configuration, error), int64, error) {
+	if !slices.Contains(domains, domain) {
+		return nil, 0, fmt.Errorf("unknown domain %q (allowed: %s)", domain, strings.Join(domains, ", "))
+	}
 	c := a.Config
 	nodes := a.Nodes(n)
 	if domain == "zero" {
 		c.MaxSeq = 0 // MySeq 0 at every node; the junk CTokens keep 0..MaxSeq
 	}
-	locals := make([][]kofl.Local, n)
+	locals := make([][]Local, n)
 	links := make([][]proto.Message, n)
 	total := int64(1)
 	for i, nd := range nodes {
-		locals[i] = koflLocals(c, nd.Root(), domain)
+		locals[i] = localStates(c, nd.Root(), domain)
 		if domain == "zero" {
-			locals[i] = []kofl.Local{{Need: 1}}
+			locals[i] = []Local{{Need: 1}}
 		}
 		links[i] = []proto.Message{{Type: 255}} // 255: the link is empty
 		if linkCap > 0 {
-			links[i] = append(links[i], koflJunk(a.Config, nd.ID(), nd.Next())...)
+			links[i] = append(links[i], junk(a.Config, nd.ID(), nd.Next())...)
 		}
 		total *= int64(len(locals[i]) * len(links[i]))
 		if total > limit {
-			return nil, 0, fmt.Errorf("--transient: more than %d initial configurations in this domain (give a smaller domain, ring or --link-cap)", limit)
+			return nil, 0, fmt.Errorf("more than %d initial configurations in domain %s", limit, domain)
 		}
 	}
-	gen := func() ([]explore.Configuration, error) {
-		var out []explore.Configuration
+	gen := func() ([]proto.Configuration, error) {
+		var out []proto.Configuration
 		idx := make([]int, 2*n)
 		for {
 			nds := a.Nodes(n)
-			conf := explore.Configuration{Nodes: make([]proto.Node, n)}
+			conf := proto.Configuration{Nodes: make([]proto.Node, n)}
 			for i, nd := range nds {
 				nd.SetLocal(locals[i][idx[i]])
 				conf.Nodes[i] = nd
@@ -148,19 +168,19 @@ func koflConfigurations(a kofl.SelfStabilizing, n int, domain string, linkCap in
 	return gen, total, nil
 }
 
-// describeKofl writes an initial configuration on one line: each node's
+// DescribeConfiguration implements proto.EnumerableAlgorithm: each node's
 // local state, then the messages on the links.
-func describeKofl(c explore.Configuration) string {
+func (SelfStabilizing) DescribeConfiguration(c proto.Configuration) string {
 	var b strings.Builder
 	for i, n := range c.Nodes {
-		l := n.(*kofl.Node).State()
+		l := n.(*Node).State()
 		fmt.Fprintf(&b, "node %d {%s NEED=%d T_h=%d T_d=%d MySeq=%d MyT_c=%d MyT_a=%d MyOrder=%v", i, l.Mode, l.Need, l.Th, l.Td, l.MySeq, l.MyTc, l.MyTa, l.MyOrder)
 		if i == 0 {
 			fmt.Fprintf(&b, " C_e=%d C_f=%d Disabling=%v", l.Ce, l.Cf, l.Disabling)
 		}
 		b.WriteString("} ")
 	}
-	names := kofl.Algorithm{}.MessageTypes()
+	names := Algorithm{}.MessageTypes()
 	if len(c.Msgs) == 0 {
 		b.WriteString("links empty")
 	}

@@ -1,0 +1,385 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
+)
+
+// Plan is a run resolved once (Spec.Resolve): the spec with its defaults
+// filled in and validated, and the algorithm it runs, configured — ℓ and
+// K, its time-out, its failure protocol — with what the algorithm is. What
+// runs the spec reads the plan and never looks the algorithm up by its
+// name again (database/sql's Connector is the model: a driver in a fixed
+// configuration).
+type Plan struct {
+	// Spec is the spec, filled and valid.
+	Spec Spec
+	// Registered is the algorithm as its package registered it (package
+	// algo): what the spec names.
+	Registered proto.Algorithm
+	// Algorithm is the algorithm as the run runs it: the run's ℓ and K,
+	// its time-out, its failure protocol when the spec runs one. The run's
+	// nodes are built from it.
+	Algorithm proto.Algorithm
+	// KExclusion is Algorithm's k-exclusion view, nil for an algorithm of
+	// another family.
+	KExclusion proto.KExclusionAlgorithm
+	// SelfStabilizing is Algorithm's self-stabilizing view, nil for an
+	// algorithm that is not.
+	SelfStabilizing proto.SelfStabilizingAlgorithm
+}
+
+// Resolve fills in the defaults of s, validates it and resolves its
+// algorithm, once: the plan everything after it reads, or the *FieldError
+// naming the first bad field.
+func (s Spec) Resolve() (*Plan, error) {
+	reg, err := registered(s.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	s.fillWith(reg)
+	if err := s.validateWith(reg); err != nil {
+		return nil, err
+	}
+	return newPlan(s, reg)
+}
+
+// newPlan returns the plan of s (filled) and the algorithm reg it names.
+func newPlan(s Spec, reg proto.Algorithm) (*Plan, error) {
+	a, err := configure(s, reg)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Spec: s, Registered: reg, Algorithm: a}
+	p.KExclusion, _ = a.(proto.KExclusionAlgorithm)
+	p.SelfStabilizing, _ = a.(proto.SelfStabilizingAlgorithm)
+	return p, nil
+}
+
+// MustResolve returns the plan of s, a spec a runtime holds: one that
+// Resolve accepted, or the crash-free baseline of one (Baseline), which
+// Validate may refuse (a repair pass without crashes). It fills s in but
+// does not validate it again, and panics if s names no registered
+// algorithm or one that refuses its configuration.
+func MustResolve(s Spec) *Plan {
+	reg, err := registered(s.Algorithm)
+	if err != nil {
+		panic("bench: " + err.Error())
+	}
+	s.fillWith(reg)
+	p, err := newPlan(s, reg)
+	if err != nil {
+		panic("bench: " + err.Error())
+	}
+	return p
+}
+
+// namesWhere returns the names of the registered algorithms for which
+// keep is true, comma-separated.
+func namesWhere(keep func(proto.Algorithm) bool) string {
+	var out []string
+	for _, n := range AlgorithmNames() {
+		if keep(lookup(n)) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// registered returns the algorithm registered as name, or the *FieldError
+// of the spec's Algorithm.
+func registered(name string) (proto.Algorithm, error) {
+	a, ok := algo.Lookup(name)
+	if !ok {
+		return nil, fieldErr("Algorithm", "unknown algorithm %q (allowed: %s)", name, strings.Join(AlgorithmNames(), ", "))
+	}
+	return a, nil
+}
+
+// configure returns the algorithm a run of s (filled, valid) runs: reg
+// with the run's ℓ and K, its time-out, and its failure protocol when the
+// spec runs one.
+func configure(s Spec, reg proto.Algorithm) (proto.Algorithm, error) {
+	a := reg
+	if k, ok := kexclusion(a); ok {
+		ell, kmax := s.unitsWith(reg)
+		c, err := k.WithUnits(ell, kmax, s.Seed)
+		if err != nil {
+			return nil, fieldErr("KMax", "ℓ = %d, K = %d: %w", ell, kmax, err)
+		}
+		a = c
+	}
+	if t, ok := a.(proto.TimeoutAlgorithm); ok && s.Timeout != 0 {
+		c, err := t.WithTimeout(s.Timeout)
+		if err != nil {
+			return nil, fieldErr("Timeout", "%w", err)
+		}
+		a = c
+	}
+	if ft, ok := a.(proto.FaultTolerantAlgorithm); ok && s.FT {
+		protocol := s.Protocol
+		if protocol == ProtocolOCBench {
+			protocol = ""
+		}
+		a = ft.WithFailures(proto.Failures{CSEstimate: s.CSEstimate, Protocol: string(protocol)})
+	}
+	return a, nil
+}
+
+// fill fills in the defaults of the zero fields of s.
+func (s *Spec) fill() { s.fillWith(lookup(s.Algorithm)) }
+
+// Validate returns an error naming the first bad field of s (a *FieldError).
+func (s *Spec) Validate() error {
+	reg, err := registered(s.Algorithm)
+	if err != nil {
+		return err
+	}
+	return s.validateWith(reg)
+}
+
+// validateWith is Validate with the algorithm s names, reg.
+func (s *Spec) validateWith(reg proto.Algorithm) error {
+	if a, ok := reg.(proto.AnySizeAlgorithm); ok && a.AnySize() {
+		if s.Nodes < 2 {
+			return fieldErr("Nodes", "%d is not ≥ 2", s.Nodes)
+		}
+	} else if err := hypercube.Validate(s.Nodes, 2); err != nil {
+		return fieldErr("Nodes", "%w", err)
+	}
+	if s.Nodes > hypercube.MaxNodes {
+		return fieldErr("Nodes", "%d is more than the supported 2^26", s.Nodes)
+	}
+	if s.Requests <= 0 || s.Requests >= 1<<32-1 {
+		return fieldErr("Requests", "%d is not in 1..2^32-2", s.Requests)
+	}
+	if err := ValidWorkload(s.Workload); err != nil {
+		return fieldErr("Workload", "%w", err)
+	}
+	if err := s.validateTimeout(reg); err != nil {
+		return err
+	}
+	if err := s.validateUnits(reg); err != nil {
+		return err
+	}
+	if err := s.Transient.Validate(reg); err != nil {
+		return err
+	}
+	for _, e := range s.Transient.Edits {
+		if e.Node >= s.Nodes {
+			return fieldErr("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
+		}
+	}
+	if _, ok := kexclusion(reg); ok && s.Workload == "each" {
+		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
+	}
+	if s.Workload == "each" && s.Nodes > EachMaxNodes {
+		return fieldErr("Nodes", "the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
+	}
+	if err := inRange("Delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
+		return err
+	}
+	if err := inRange("CSTime", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
+		return err
+	}
+	if err := inRange("Think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
+		return err // only the poisson workload thinks
+	}
+	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
+		return fieldErr("MinDelay", "%g is not in [0, 1] (a fraction of δ)", s.MinDelay)
+	}
+	if err := inRange("CSEstimate", s.CSEstimate, 0, MaxTime, false, "δ; 0: cs-time"); err != nil {
+		return err
+	}
+	if !(s.LateFraction >= 0 && s.LateFraction <= 1) {
+		return fieldErr("LateFraction", "%g is not a fraction in [0, 1]", s.LateFraction)
+	}
+	if s.LateFraction > 0 && s.LateFactor != 0 {
+		if err := inRange("LateFactor", s.LateFactor, 1, MaxTime, true, "a multiple of δ"); err != nil {
+			return err
+		}
+	}
+	if err := s.Faults.Validate(s.Nodes); err != nil {
+		return err
+	}
+	if s.Faults.Crashes > 0 && s.Workload == "saturated" && s.CSTime < MinThink {
+		// It issues requests until the fault plan is over; with a CS time
+		// of 0 the node holding the token enters again at the same instant.
+		return fieldErr("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
+	}
+	if _, ok := reg.(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
+		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
+	}
+	if s.Repair && s.Faults.Crashes == 0 {
+		return fieldErr("Repair", "the repair pass follows a run with crashes")
+	}
+	if s.Faults.Crashes > 0 && s.Workload == "each" {
+		return fieldErr("Workload", "each runs lone requests from the initial configuration and takes no crashes")
+	}
+	if s.Protocol != "" && s.Protocol != ProtocolOCBench {
+		if !slices.Contains(Protocols, s.Protocol) {
+			return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
+		}
+		if !offers(reg, s.Protocol) {
+			return fieldErr("Protocol", "only %s has a failure protocol", namesWhere(func(a proto.Algorithm) bool { return offers(a, s.Protocol) }))
+		}
+	}
+	return nil
+}
+
+// offers reports whether a offers the failure protocol p beside its own
+// (proto.ProtocolAlgorithm).
+func offers(a proto.Algorithm, p Protocol) bool {
+	v, ok := a.(proto.ProtocolAlgorithm)
+	return ok && slices.Contains(v.Protocols(), string(p))
+}
+
+// fillWith fills in the defaults of the zero fields of s, whose algorithm
+// is reg (nil if none is registered under its name).
+func (s *Spec) fillWith(reg proto.Algorithm) {
+	if f, ok := reg.(proto.FIFOAlgorithm); ok && f.NeedsFIFO() {
+		s.FIFO = true
+	}
+	if s.Delta == 0 {
+		s.Delta = DefaultDelta
+	}
+	if s.Think == 0 {
+		s.Think = float64(s.Nodes) * s.CSTime
+	}
+	if s.CSEstimate == 0 {
+		s.CSEstimate = s.CSTime
+	}
+	if s.LateFraction > 0 && s.LateFactor == 0 {
+		s.LateFactor = 10
+	}
+	if s.Faults.Crashes > 0 {
+		s.FT = true
+	}
+	if _, ok := kexclusion(reg); ok {
+		s.Ell, s.KMax = s.unitsWith(reg)
+	}
+	if _, ok := reg.(proto.SelfStabilizingAlgorithm); ok {
+		s.Transient = s.Transient.filled()
+	}
+	if s.FT && s.Protocol == "" {
+		s.Protocol = ProtocolOCBench
+	}
+}
+
+// kexclusion returns the algorithm's k-exclusion view, if it has one.
+func kexclusion(a proto.Algorithm) (proto.KExclusionAlgorithm, bool) {
+	k, ok := a.(proto.KExclusionAlgorithm)
+	return k, ok
+}
+
+// unitsWith returns the ℓ and K of a spec of the k-exclusion algorithm
+// reg, defaults filled in.
+func (s *Spec) unitsWith(reg proto.Algorithm) (int, int) {
+	ell, k := s.Ell, s.KMax
+	if ell == 0 {
+		ell = DefaultEll
+		if k > ell {
+			ell = k
+		}
+	}
+	if k == 0 {
+		k = ell
+		if m, ok := reg.(interface{ MaxK() int }); ok {
+			k = min(k, m.MaxK()) // an ℓ-exclusion algorithm: requests of one unit
+		}
+	}
+	return ell, k
+}
+
+// validateUnits checks --ell and --k-max against the algorithm reg.
+func (s *Spec) validateUnits(reg proto.Algorithm) error {
+	a, ok := kexclusion(reg)
+	if !ok {
+		switch {
+		case s.Ell != 0:
+			return fieldErr("Ell", "only k-exclusion algorithms (%s) have units; %s has none", kexclusionNames(), s.Algorithm)
+		case s.KMax != 0:
+			return fieldErr("KMax", "only k-exclusion algorithms (%s) take requests of k units; %s has none", kexclusionNames(), s.Algorithm)
+		}
+		return nil
+	}
+	if s.Ell < 0 || s.Ell > MaxEll {
+		return fieldErr("Ell", "%d is not in 1..%d", s.Ell, MaxEll)
+	}
+	ell, k := s.unitsWith(reg)
+	if k < 1 || k > ell {
+		return fieldErr("KMax", "%d is not in 1..ℓ = %d", s.KMax, ell)
+	}
+	if _, err := a.WithUnits(ell, k, s.Seed); err != nil {
+		return fieldErr("KMax", "ℓ = %d, K = %d: %w", ell, k, err)
+	}
+	return nil
+}
+
+// validateTimeout checks Timeout against the algorithm reg.
+func (s *Spec) validateTimeout(reg proto.Algorithm) error {
+	if s.Timeout == 0 {
+		return nil
+	}
+	t, ok := reg.(proto.TimeoutAlgorithm)
+	if !ok {
+		return fieldErr("Timeout", "%s has no time-out to set (algorithms with one: %s)", s.Algorithm, namesWhere(func(a proto.Algorithm) bool {
+			_, ok := a.(proto.TimeoutAlgorithm)
+			return ok
+		}))
+	}
+	if _, err := t.WithTimeout(s.Timeout); err != nil {
+		return fieldErr("Timeout", "%w", err)
+	}
+	return nil
+}
+
+// baseline returns the plan of the crash-free baseline of a run of p: the
+// same algorithm, without the fault plan (baselineOf).
+func (p *Plan) baseline() *Plan {
+	b := *p
+	b.Spec = baselineOf(p.Spec)
+	return &b
+}
+
+// num formats a number for a message (results.Number).
+func num(x float64) string { return results.Number(x) }
+
+// FieldError is a spec that cannot run, for a reason that belongs to one
+// of its fields: Field names it as a Go path in Spec ("Nodes",
+// "Faults.Crashes", "Transient.Mode"; "Placement" for a runtime's
+// placement). A program maps it to its own words (cmd/ocbench: the flag).
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// fieldErr returns a FieldError of field, its reason formatted as by
+// fmt.Errorf.
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// inRange returns an error naming field unless lo ≤ x ≤ hi (lo < x when
+// open), with what the accepted range is and its unit.
+func inRange(field string, x, lo, hi float64, open bool, unit string) error {
+	if (open && x > lo || !open && x >= lo) && x <= hi {
+		return nil
+	}
+	left := "["
+	if open {
+		left = "("
+	}
+	return fieldErr(field, "%s is not in %s%s, %s] (%s)", num(x), left, num(lo), num(hi), unit)
+}
