@@ -86,7 +86,7 @@ func runView(args []string, stdout, stderr io.Writer) int {
 	if err := outpath.Write(out, page.Bytes(), stdout, in); err != nil {
 		return bad("%v", err)
 	}
-	if out != outpath.Stdout { // else stdout is the page's alone
+	if !outpath.IsStdout(out, stdout) { // else stdout is the page's alone
 		fmt.Fprintf(stdout, "%s: %d nodes, %d events, %d messages, %d KiB; open it in a browser\n", out, d.Nodes, len(d.T), len(d.MsgID), (page.Len()+1023)/1024)
 	}
 	if d.Warning != "" {

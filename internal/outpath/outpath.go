@@ -54,6 +54,25 @@ func Check(name string, inputs ...string) error {
 	return nil
 }
 
+// IsStdout reports whether name is the standard output w: Stdout, or a
+// path that reaches the same file as w when w is an *os.File (/dev/stdout,
+// /proc/self/fd/1). A command then prints nothing else to w.
+func IsStdout(name string, w io.Writer) bool {
+	if name == Stdout {
+		return true
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fst, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(name)
+	return err == nil && os.SameFile(st, fst)
+}
+
 // Write writes data to name by the package's rule, stdout standing for
 // Stdout. Its errors name the file.
 func Write(name string, data []byte, stdout io.Writer, inputs ...string) error {

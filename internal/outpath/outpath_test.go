@@ -120,3 +120,39 @@ func TestWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestIsStdout: "-" and a path to the file that is the standard output
+// are stdout; another file, or a writer that is no file, is not.
+func TestIsStdout(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "out.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	other := filepath.Join(dir, "other.html")
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(f.Name(), link); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		w    io.Writer
+		want bool
+	}{
+		{"-", &bytes.Buffer{}, true},
+		{f.Name(), f, true},
+		{link, f, true},
+		{other, f, false},
+		{f.Name(), &bytes.Buffer{}, false},
+		{filepath.Join(dir, "none"), f, false},
+	}
+	for _, c := range cases {
+		if got := IsStdout(c.name, c.w); got != c.want {
+			t.Errorf("IsStdout(%s, %T) = %v, want %v", c.name, c.w, got, c.want)
+		}
+	}
+}
