@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/ocbench/ocbench/internal/outpath"
 	"github.com/ocbench/ocbench/results"
 )
 
@@ -31,14 +33,27 @@ type Skipped struct {
 
 // Load reads saved-run files; a directory stands for the *.json files in it
 // (sorted by name). Every file is checked (Validate) before anything uses
-// it: a file named in paths that cannot be read or is not a valid saved run
-// is an error, while such a file found in a directory is left out and
-// listed in skipped (a directory of runs may hold other JSON, or a run
-// saved by a broken build), unless the directory has no valid file at all.
-// Errors name the file, without a "report:" prefix.
+// it: a file named in paths that cannot be read, is not a regular file (a
+// device, a FIFO: results.LoadSaved), or is not a valid saved run is an
+// error, while such a file found in a directory is left out and listed in
+// skipped (a directory of runs may hold other JSON, or a run saved by a
+// broken build), unless the directory has no valid file at all. A file
+// reached twice, by any spelling (a path named twice, a directory and a
+// file in it, a link), is read once: files are told apart by device and
+// inode (os.SameFile). Errors name the file, without a "report:" prefix.
 func Load(paths []string) (ins []Input, skipped []Skipped, err error) {
 	if len(paths) == 0 {
 		return nil, nil, errors.New("no files to read")
+	}
+	var seen []os.FileInfo // the files read, by identity
+	dup := func(st os.FileInfo) bool {
+		for _, s := range seen {
+			if os.SameFile(s, st) {
+				return true
+			}
+		}
+		seen = append(seen, st)
+		return false
 	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -46,6 +61,9 @@ func Load(paths []string) (ins []Input, skipped []Skipped, err error) {
 			return nil, nil, err
 		}
 		if !st.IsDir() {
+			if dup(st) {
+				continue
+			}
 			in, err := loadOne(p)
 			if err != nil {
 				return nil, nil, err
@@ -63,6 +81,11 @@ func Load(paths []string) (ins []Input, skipped []Skipped, err error) {
 		sort.Strings(m)
 		good := 0
 		for _, f := range m {
+			fst, err := os.Stat(f)
+			if err == nil && dup(fst) {
+				good++ // read already
+				continue
+			}
 			in, err := loadOne(f)
 			if err != nil {
 				skipped = append(skipped, Skipped{f, err})
@@ -105,6 +128,8 @@ type Options struct {
 	// beside it (several reports can share a directory); unset, the page
 	// is report.md with its images beside it.
 	Name string
+	// Stdout is where Write's dir "-" writes the page.
+	Stdout io.Writer
 }
 
 // Formats and Images list the accepted Options values; the first is the
@@ -272,13 +297,34 @@ func (e *UsageError) Unwrap() error { return e.Err }
 
 // Write makes the report of ins in dir (created if needed): report.md and
 // one image file per figure, or one self-contained report.html. It returns
-// the report's path. Errors have no "report:" prefix; those of the options
-// and the output directory are a *UsageError.
+// the report's path. Every file is written by package outpath's rule: it
+// never replaces an input (an error), writes a device or a FIFO in place,
+// and replaces a regular file whole. dir "-" (outpath.Stdout) writes the
+// HTML page to opt.Stdout (only with Format "html": Markdown's images are
+// files beside the page). Errors have no "report:" prefix; those of the
+// options and the output are a *UsageError.
 func Write(dir string, ins []Input, opt Options) (string, error) {
 	if err := opt.validate(); err != nil {
 		return "", &UsageError{err}
 	}
 	outErr := func(err error) error { return &UsageError{fmt.Errorf("--output %s: %w", dir, err)} }
+	inputs := make([]string, len(ins))
+	for k, in := range ins {
+		inputs[k] = in.Path
+	}
+	if dir == outpath.Stdout {
+		if opt.Format != "html" || opt.Stdout == nil {
+			return "", outErr(errors.New("the standard output takes one page: give --format html (Markdown's images are files beside the page; give a directory)"))
+		}
+		figs, err := Figures(ins, opt.Image)
+		if err != nil {
+			return "", err
+		}
+		if err := outpath.Write(dir, htmlPage(ins, figs, opt), opt.Stdout); err != nil {
+			return "", outErr(err)
+		}
+		return dir, nil
+	}
 	var page []byte
 	name := "report." + opt.Format
 	imgDir := dir
@@ -293,6 +339,10 @@ func Write(dir string, ins []Input, opt Options) (string, error) {
 	if err := os.MkdirAll(mk, 0o755); err != nil {
 		return "", outErr(err)
 	}
+	path := filepath.Join(dir, name)
+	if err := outpath.Check(path, inputs...); err != nil {
+		return "", outErr(err) // before the plots are made
+	}
 	figs, err := Figures(ins, opt.Image)
 	if err != nil {
 		return "", err
@@ -300,7 +350,7 @@ func Write(dir string, ins []Input, opt Options) (string, error) {
 	if opt.Format == "md" {
 		for _, f := range figs {
 			p := filepath.Join(imgDir, f.Name+"."+opt.Image)
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			if err := outpath.Write(p, f.Data, nil, inputs...); err != nil {
 				return "", outErr(err)
 			}
 		}
@@ -308,8 +358,7 @@ func Write(dir string, ins []Input, opt Options) (string, error) {
 	} else {
 		page = htmlPage(ins, figs, opt)
 	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, page, 0o644); err != nil {
+	if err := outpath.Write(path, page, nil, inputs...); err != nil {
 		return "", outErr(err)
 	}
 	return path, nil

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/ocbench/ocbench/internal/infile"
 )
 
 // SavedFormat is the version of the saved-run file format. A reader accepts
@@ -541,9 +543,11 @@ func ReadSaved(r io.Reader) (*Saved, error) {
 	return &s, nil
 }
 
-// LoadSaved reads the saved-run file at path.
+// LoadSaved reads the saved-run file at path: a regular file (links
+// followed) of at most infile.SavedCap bytes (256 MiB); anything else (a
+// directory, a device, a FIFO, a socket) is refused before it is read.
 func LoadSaved(path string) (*Saved, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path, infile.SavedCap)
 	if err != nil {
 		return nil, err
 	}

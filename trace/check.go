@@ -49,7 +49,7 @@ type traceLine struct {
 	Type    string   `json:"type"`
 	From    *int64   `json:"from"`
 	To      *int64   `json:"to"`
-	Msg     uint64   `json:"msg"`
+	Msg     *uint64  `json:"msg"` // present on a message line (0 is a number like any other)
 	J       int64    `json:"j"`
 	Tag     uint32   `json:"tag"`
 	Phase   int64    `json:"phase"`
@@ -74,6 +74,18 @@ type traceNode struct {
 	// request, which the fault may have wiped out: the runtime issues it
 	// again (bench.InventedCS), and that request is the same one.
 	corrupted bool
+	// scrambled: a transient fault scrambled the node since its last
+	// exit, and may have put it in the critical section: one exit
+	// without an entry ends that invented stay (bench.InventedCS).
+	scrambled bool
+	// owed counts the exits due for stays that a crash ended: the
+	// exit_cs of such a stay comes after the crash (while the node is
+	// down or after its recovery) without an entry of its own.
+	owed int
+	// faults is the number of system-wide faults (node -1) seen at the
+	// node's last exit: a later fault may have put it in the critical
+	// section (an arbitrary initial configuration).
+	faults int
 }
 
 // Check reads a trace (one JSON object per line: WriteEvent,
@@ -100,9 +112,15 @@ type traceNode struct {
 //   - a father line (optional) names a node in 0..hypercube.MaxNodes−1
 //     or -1 (none), and only a father line has the father field.
 //
-// An exit of a node that is not in the critical section is no step of
-// the protocol (the exit_cs of a stay that a crash ended, due after the
-// node's recovery or while it is down) and is allowed. It returns the
+// Each node follows the automaton request → enter → exit: an exit needs
+// an entry of the node's own since its last exit, with two exceptions
+// that are steps of the runtime, not of the protocol: the exit_cs of a
+// stay that a crash ended (one per such stay, due while the node is down
+// or after its recovery), and the exit that ends a stay a transient fault
+// invented (after a corruption of the node, or a fault of the whole
+// system, since its last exit). Any other exit is refused, naming the
+// node and the line. A message's number may be any uint64, 0 included:
+// the field must be present. It returns the
 // summary and the first failure, naming its line; a failure that wraps
 // ErrNotTrace says the input is no trace at all (no events, unreadable, a
 // node number beyond the largest N).
@@ -131,6 +149,7 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		excl = safety.NewEntries(0)
 	}
 	last := math.Inf(-1)
+	faults := 0 // system-wide faults seen
 	for sc.Scan() {
 		sum.Lines++
 		n := sum.Lines
@@ -162,6 +181,9 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		}
 		last, sum.End = t, t
 		if id == -1 && (l.Ev == Fault || l.Ev == Legitimate) {
+			if l.Ev == Fault {
+				faults++
+			}
 			continue // an event of the whole system
 		}
 		if err := nodeID("node", id); err != nil {
@@ -174,7 +196,7 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		}
 		sum.Nodes = max(sum.Nodes, int(id)+1)
 		isMsg := l.Ev == Send || l.Ev == Recv || l.Ev == Drop || l.Ev == Destroy
-		if isMsg && (l.Type == "" || l.From == nil || l.To == nil || l.Msg == 0) {
+		if isMsg && (l.Type == "" || l.From == nil || l.To == nil || l.Msg == nil) {
 			return fail("a %s needs type, from, to and msg", l.Ev)
 		}
 		if isMsg {
@@ -187,7 +209,7 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 				}
 			}
 		}
-		if !isMsg && (l.Type != "" || l.From != nil || l.To != nil || l.Msg != 0) {
+		if !isMsg && (l.Type != "" || l.From != nil || l.To != nil || l.Msg != nil) {
 			return fail("a %s has message fields", l.Ev)
 		}
 		if (l.Ev == Father) != (l.Father != nil) {
@@ -195,38 +217,40 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 		}
 		switch l.Ev {
 		case Send:
+			msg := *l.Msg
 			switch {
 			case *l.From != id:
 				return fail("node %d sends a message from node %d", id, *l.From)
-			case used[l.Msg]:
-				return fail("message %d sent twice", l.Msg)
+			case used[msg]:
+				return fail("message %d sent twice", msg)
 			case nd.down:
-				return fail("node %d sends message %d while down", id, l.Msg)
+				return fail("node %d sends message %d while down", id, msg)
 			}
-			used[l.Msg] = true
+			used[msg] = true
 			key := l
-			key.T, key.Node, key.Ev = nil, nil, ""
-			flight[l.Msg] = traceMsg{key, t, n}
+			key.T, key.Node, key.Ev, key.Msg = nil, nil, "", nil
+			flight[msg] = traceMsg{key, t, n}
 			sum.Sent++
 		case Recv, Drop, Destroy:
-			m, ok := flight[l.Msg]
+			msg := *l.Msg
+			m, ok := flight[msg]
 			switch {
-			case !ok && used[l.Msg]:
-				return fail("message %d received, dropped or destroyed twice", l.Msg)
+			case !ok && used[msg]:
+				return fail("message %d received, dropped or destroyed twice", msg)
 			case !ok:
-				return fail("message %d %s before it is sent", l.Msg, l.Ev)
+				return fail("message %d %s before it is sent", msg, l.Ev)
 			case *l.To != id:
-				return fail("message %d to node %d %s at node %d", l.Msg, *l.To, l.Ev, id)
+				return fail("message %d to node %d %s at node %d", msg, *l.To, l.Ev, id)
 			case !sameMessage(&m.line, &l):
-				return fail("message %d differs from its send (line %d)", l.Msg, m.at)
+				return fail("message %d differs from its send (line %d)", msg, m.at)
 			case l.Ev == Destroy:
 				// a transient fault: whether the node is up or down
 			case l.Ev == Recv && nd.down:
-				return fail("node %d receives message %d while down", id, l.Msg)
+				return fail("node %d receives message %d while down", id, msg)
 			case l.Ev == Drop && !nd.down:
-				return fail("message %d dropped at node %d, which is up", l.Msg, id)
+				return fail("message %d dropped at node %d, which is up", msg, id)
 			}
-			delete(flight, l.Msg)
+			delete(flight, msg)
 			sum.MaxDelay = max(sum.MaxDelay, t-m.t)
 			switch l.Ev {
 			case Recv:
@@ -240,7 +264,11 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			if nd.down {
 				return fail("node %d crashes while down", id)
 			}
-			*nd = traceNode{down: true}
+			owed := nd.owed
+			if nd.inCS || nd.mayLeave(faults) {
+				owed++ // the stay's exit comes after the crash
+			}
+			*nd = traceNode{down: true, owed: owed, faults: nd.faults}
 			if excl != nil {
 				excl.Exit(int(id), 1) // a crash ends its stay
 			}
@@ -274,10 +302,19 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			nd.waiting, nd.inCS = false, true
 			sum.Entries++
 		case Exit:
-			if nd.inCS && excl != nil {
-				excl.Exit(int(id), 1)
+			switch {
+			case nd.inCS:
+				if excl != nil {
+					excl.Exit(int(id), 1)
+				}
+			case nd.owed > 0:
+				nd.owed-- // the exit of a stay a crash ended
+			case nd.mayLeave(faults):
+				// the end of a stay a transient fault invented
+			default:
+				return fail("node %d exits the critical section without an entry (no enter of its own since its last exit, and no crash or transient fault that could explain one)", id)
 			}
-			nd.inCS = false
+			nd.inCS, nd.scrambled, nd.faults = false, false, faults
 			sum.Exits++
 		case Father:
 			if f := *l.Father; f != -1 {
@@ -290,7 +327,7 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 			if nd.down {
 				return fail("node %d's state is corrupted while down", id)
 			}
-			nd.corrupted = true
+			nd.corrupted, nd.scrambled = true, true
 		default:
 			return fail("unknown event %q", l.Ev)
 		}
@@ -304,6 +341,11 @@ func CheckWith(r io.Reader, opt Options) (Summary, error) {
 	sum.InFlight = int64(len(flight))
 	return sum, nil
 }
+
+// mayLeave reports whether a transient fault may have put the node in
+// the critical section since its last exit: a corruption of its state,
+// or a fault of the whole system (faults counts those seen so far).
+func (nd *traceNode) mayLeave(faults int) bool { return nd.scrambled || faults > nd.faults }
 
 // nodeID refuses a node number (the line's node, or a message's from or
 // to) outside 0..hypercube.MaxNodes−1 with an error wrapping ErrNotTrace.

@@ -175,3 +175,59 @@ func TestCheckTraceReissue(t *testing.T) {
 		t.Errorf("requests %d, entries %d; want 1 and 1", sum.Requests, sum.Entries)
 	}
 }
+
+// TestCheckTraceAutomaton: each node follows request → enter → exit; an
+// exit without an entry of the node's own is refused, naming the node and
+// the line, unless a crash ended a stay (its exit comes later) or a
+// transient fault may have invented one. A message numbered 0 is a message
+// like any other.
+func TestCheckTraceAutomaton(t *testing.T) {
+	const (
+		req   = `{"t":0,"node":0,"ev":"request"}`
+		enter = `{"t":1,"node":0,"ev":"enter"}`
+		exit  = `{"t":2,"node":0,"ev":"exit"}`
+		crash = `{"t":2,"node":0,"ev":"crash"}`
+		recov = `{"t":2,"node":0,"ev":"recover"}`
+		exit1 = `{"t":2,"node":1,"ev":"exit"}`
+	)
+	cases := []struct {
+		name  string
+		lines []string
+		want  string // "" for a trace that passes
+	}{
+		{"request, enter, exit", []string{req, enter, exit}, ""},
+		{"exit twice", []string{req, enter, exit, exit}, "trace line 4: node 0 exits the critical section without an entry"},
+		{"exit of a node never seen", []string{req, enter, exit, exit1}, "trace line 4: node 1 exits the critical section without an entry"},
+		{"exit before the entry", []string{req, exit}, "trace line 2: node 0 exits"},
+		{"exit alone", []string{exit}, "trace line 1: node 0 exits"},
+		{"a crash's stay ends after the recovery", []string{req, enter, crash, recov, exit}, ""},
+		{"a crash's stay ends while down", []string{req, enter, crash, exit}, ""},
+		{"one exit per crashed stay", []string{req, enter, crash, recov, exit, exit}, "trace line 6: node 0 exits"},
+		{"a crash while waiting owes no exit", []string{req, crash, recov, exit}, "trace line 4: node 0 exits"},
+		{"a stay after a crashed one", []string{req, enter, crash, recov, `{"t":3,"node":0,"ev":"request"}`, `{"t":3,"node":0,"ev":"enter"}`, `{"t":4,"node":0,"ev":"exit"}`, `{"t":4,"node":0,"ev":"exit"}`}, ""},
+		{"a corruption's invented stay", []string{`{"t":0,"node":0,"ev":"corrupt"}`, exit}, ""},
+		{"one exit per corruption", []string{`{"t":0,"node":0,"ev":"corrupt"}`, exit, exit}, "trace line 3: node 0 exits"},
+		{"an arbitrary initial configuration", []string{`{"t":0,"node":-1,"ev":"fault"}`, exit, exit1}, ""},
+		{"one exit per system fault", []string{`{"t":0,"node":-1,"ev":"fault"}`, exit, exit}, "trace line 3: node 0 exits"},
+		{"message 0", []string{req,
+			`{"t":1,"node":0,"ev":"send","type":"request","from":0,"to":1,"msg":0,"j":0,"tag":1}`,
+			`{"t":2,"node":1,"ev":"recv","type":"request","from":0,"to":1,"msg":0,"j":0,"tag":1}`}, ""},
+		{"message 0 received twice", []string{req,
+			`{"t":1,"node":0,"ev":"send","type":"request","from":0,"to":1,"msg":0,"j":0,"tag":1}`,
+			`{"t":2,"node":1,"ev":"recv","type":"request","from":0,"to":1,"msg":0,"j":0,"tag":1}`,
+			`{"t":2,"node":1,"ev":"recv","type":"request","from":0,"to":1,"msg":0,"j":0,"tag":1}`}, "line 4: message 0 received, dropped or destroyed twice"},
+		{"a send without msg", []string{req, `{"t":1,"node":0,"ev":"send","type":"request","from":0,"to":1,"j":0,"tag":1}`}, "a send needs type, from, to and msg"},
+		{"msg 0 on a request", []string{`{"t":0,"node":0,"ev":"request","msg":0}`}, "a request has message fields"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Check(strings.NewReader(strings.Join(c.lines, "\n") + "\n"))
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("got %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/ocbench/ocbench/internal/infile"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -22,7 +22,8 @@ and enter in a sensible order; and mutual exclusion (no node enters the
 critical section while another is in it; not with --k-exclusion, for the
 traces of k-out-of-ℓ algorithms). Prints a summary per file.
 Exit status: 0 if every trace passes, 1 if one breaks a check, 2 if a file
-is no trace at all: it cannot be read (a directory), it has no events, or a
+is no trace at all: it cannot be read, it is not a regular file (a
+directory, a device, a FIFO), it is larger than 1 GiB, it has no events, or a
 line names a node beyond the largest N (node ids are in 0..2^26−1); the
 check stops there, with one line on stderr.
 `
@@ -74,19 +75,17 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// openTraceFile opens a trace file for reading; a directory is refused (bad
-// input) before a read would fail on it.
-func openTraceFile(name string) (*os.File, error) {
-	f, err := os.Open(name)
+// openTraceFile opens a trace file for reading: a regular file (links
+// followed) of at most infile.TraceCap bytes; a directory, a device, a
+// FIFO or a socket is refused (bad input) before a read could block on it
+// or never end.
+func openTraceFile(name string) (*infile.File, error) {
+	f, err := infile.Open(name, infile.TraceCap)
+	if nr := (*infile.NotRegularError)(nil); errors.As(err, &nr) {
+		return nil, fmt.Errorf("%s is %s, not a trace file (give the file that --trace wrote)", name, infile.Kind(nr.Mode))
+	}
 	if err != nil {
 		return nil, err
-	}
-	if st, err := f.Stat(); err != nil || st.IsDir() {
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, fmt.Errorf("%s is a directory, not a trace file (give the file that --trace wrote)", name)
 	}
 	return f, nil
 }

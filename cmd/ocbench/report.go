@@ -18,6 +18,11 @@ Examples:
   ocbench report --format html --image png -o r/ a.json b.json
                                                        one self-contained r/report.html with PNG plots
 
+-o - --format html writes the page to the standard output. A report's file
+never replaces an input, whatever the path's spelling. A saved run reached
+twice (a directory named twice, a directory and a file in it, a link) counts
+once. Only regular files of at most 256 MiB are read: a device or a FIFO is
+refused when named and skipped, with a warning, in a directory.
 Every saved run is checked before use (N in 2..2^26, numbers finite and in range, names
 without markup): a file named that fails is refused (exit status 2); one in a directory is skipped, with a
 warning that names it and the field.
@@ -35,7 +40,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("ocbench report", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
-	fs.StringVarP(&dir, "output", "o", "ocbench-report", "directory to write the report into (created if needed; the report's files in it are replaced)")
+	fs.StringVarP(&dir, "output", "o", "ocbench-report", "directory to write the report into (created if needed; the report's files in it are replaced, never an input); - writes the page to stdout (--format html)")
 	fs.StringVar(&opt.Format, "format", report.Formats[0], "report format: md (Markdown, images beside it) or html (one self-contained file)")
 	fs.StringVar(&opt.Image, "image", report.Images[0], "image format of the plots: svg or png")
 	fs.StringVar(&opt.Title, "title", "ocbench report", "the report's title")
@@ -70,6 +75,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	for _, sk := range skipped {
 		fmt.Fprintf(stderr, "ocbench report: warning: skipping %v\n", sk.Err) // the error names the file
 	}
+	opt.Stdout = stdout
 	opt.Command = results.QuoteCommand(append([]string{"ocbench", "report"}, args...))
 	path, err := report.Write(dir, ins, opt)
 	if err != nil {
@@ -80,6 +86,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench report: %v\n", err)
 		return code
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", path)
+	if path != "-" { // else stdout is the page's alone
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+	}
 	return 0
 }

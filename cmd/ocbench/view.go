@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ocbench/ocbench/internal/outpath"
 	"github.com/ocbench/ocbench/view"
 )
 
@@ -22,9 +22,12 @@ the simulator or MPI: a space-time diagram (a line per node, an arrow per
 message coloured by type, critical sections, crashes and recoveries, the
 token's path), the father relation at the time under the cursor, play,
 step, zoom and a search box for a node, a message number or a type.
-PAGE is TRACE with its extension replaced by .html unless -o says; an
-existing PAGE is replaced. Exit status 2, with one line on stderr, if TRACE
-cannot be read or is no trace (a malformed line, named; no events).
+PAGE is TRACE with its extension replaced by .html unless -o says; -o -
+writes the page to the standard output. An existing PAGE is replaced whole
+(a device or a FIFO, such as /dev/stdout, is written in place), never the
+trace, whatever PAGE's spelling. Exit status 2, with one line on stderr, if
+TRACE cannot be read, is not a regular file or is larger than 1 GiB, or is
+no trace (a malformed line, named; no events), or if PAGE is the trace.
 `
 
 // runView is `ocbench view [-o PAGE] TRACE`.
@@ -63,8 +66,8 @@ func runView(args []string, stdout, stderr io.Writer) int {
 	if out == "" {
 		out = strings.TrimSuffix(in, filepath.Ext(in)) + ".html"
 	}
-	if out == "" || out == in {
-		return bad("the page would replace the trace %s: give -o PAGE", in)
+	if err := outpath.Check(out, in); err != nil {
+		return bad("%v (give another -o PAGE)", err)
 	}
 	f, err := openTraceFile(in)
 	if err != nil {
@@ -80,37 +83,14 @@ func runView(args []string, stdout, stderr io.Writer) int {
 	if err := view.Write(&page, d); err != nil {
 		return bad("%v", err)
 	}
-	if err := writeAtomic(out, page.Bytes()); err != nil {
+	if err := outpath.Write(out, page.Bytes(), stdout, in); err != nil {
 		return bad("%v", err)
 	}
-	fmt.Fprintf(stdout, "%s: %d nodes, %d events, %d messages, %d KiB; open it in a browser\n", out, d.Nodes, len(d.T), len(d.MsgID), (page.Len()+1023)/1024)
+	if !outpath.IsStdout(out, stdout) { // else stdout is the page's alone
+		fmt.Fprintf(stdout, "%s: %d nodes, %d events, %d messages, %d KiB; open it in a browser\n", out, d.Nodes, len(d.T), len(d.MsgID), (page.Len()+1023)/1024)
+	}
 	if d.Warning != "" {
 		fmt.Fprintf(stderr, "ocbench: view: %s breaks a check (drawn anyway; the page says so): %s\n", in, d.Warning)
 	}
 	return 0
-}
-
-// writeAtomic writes data to name through a temporary file in the same
-// directory, renamed over name: never a half-written page.
-func writeAtomic(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), name)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", name, werr)
-	}
-	return nil
 }
