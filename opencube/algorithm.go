@@ -61,7 +61,7 @@ func (a Algorithm) NewArray(n int) ([]proto.Node, proto.NodeArray) {
 	for i := range nodes {
 		nd := &nodes[i]
 		nd.core.Init(rule, proto.NodeID(i), n)
-		nd.rule, nd.cfg, nd.up, nd.holder, nd.reattachFrom = rule, *a.FT, true, proto.Nil, proto.Nil
+		nd.rule, nd.cfg, nd.holder, nd.reattachFrom = rule, *a.FT, proto.Nil, proto.Nil
 		out[i] = nd
 	}
 	return out, nodes
@@ -71,10 +71,13 @@ func (a Algorithm) NewArray(n int) ([]proto.Node, proto.NodeArray) {
 // (proto.NodeArray).
 type array []Node
 
-// StepView implements proto.NodeArray.
+// StepView implements proto.NodeArray, through the host's gate
+// (proto.AdmitArray).
 func (a array) StepView(i int, in *proto.Input, out *proto.Output) proto.View {
 	n := &a[i]
-	n.Step(*in, out)
+	if proto.AdmitArray(&n.Life, n, in, out) {
+		n.Step(*in, out)
+	}
 	return n.View()
 }
 

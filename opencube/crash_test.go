@@ -182,3 +182,83 @@ func (c crashCase) run(seed uint64) error {
 	}
 	return nil
 }
+
+// TestHostCrash: the host crashes and restarts an open-cube node, through
+// proto.Step and through the NodeArray alike. Node 6 of 8 asks, its son 7
+// asks through it, 6 crashes (7's queued request counts as lost), drops
+// what reaches it while down, ignores a second crash, and recovers into a
+// new incarnation that searches its father (test messages of phase 1 that
+// carry the incarnation) and arms its quiet window; both hosts give the
+// same outputs.
+func TestHostCrash(t *testing.T) {
+	const id = 6
+	script := []struct {
+		in           proto.Input
+		up           bool
+		msgs, timers int // sent in this step (-1: some)
+		lost         int32
+	}{
+		{proto.Input{Kind: proto.EnterCS, Tag: 1}, true, -1, -1, 0},
+		{proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: scheme.Request, From: 7, To: id, J: proto.RefTo(7), Src: proto.RefTo(7), Tag: 1}}, true, 0, 1, 0}, // queued, with a heartbeat timer
+		{proto.Input{Kind: proto.Crash}, false, 0, 0, 1},
+		{proto.Input{Kind: proto.EnterCS, Tag: 2}, false, 0, 0, 0},
+		{proto.Input{Kind: proto.Receive, Msg: proto.Message{Type: scheme.Request, From: 7, To: id, J: proto.RefTo(7), Src: proto.RefTo(7), Tag: 2}}, false, 0, 0, 0},
+		{proto.Input{Kind: proto.Fire, Timer: proto.Timer{Kind: timerSuspect, Seq: 1}}, false, 0, 0, 0},
+		{proto.Input{Kind: proto.Crash}, false, 0, 0, 0},
+		{proto.Input{Kind: proto.Recover}, true, -1, -1, 0},
+	}
+	algo := Algorithm{}.WithFailures(proto.Failures{CSEstimate: 1}).(Algorithm)
+	hosts := []struct {
+		name string
+		step func(in proto.Input, out *proto.Output) (proto.View, *Node)
+	}{
+		{"Step", func() func(proto.Input, *proto.Output) (proto.View, *Node) {
+			n := algo.NewNodes(8)[id].(*Node)
+			return func(in proto.Input, out *proto.Output) (proto.View, *Node) {
+				proto.Step(n, in, out)
+				return n.View(), n
+			}
+		}()},
+		{"NodeArray", func() func(proto.Input, *proto.Output) (proto.View, *Node) {
+			nodes, arr := algo.NewArray(8)
+			return func(in proto.Input, out *proto.Output) (proto.View, *Node) {
+				return arr.StepView(id, &in, out), nodes[id].(*Node)
+			}
+		}()},
+	}
+	var outs [2][]proto.Output
+	for h, host := range hosts {
+		for k, s := range script {
+			var out proto.Output
+			v, n := host.step(s.in, &out)
+			if v.Up != s.up {
+				t.Errorf("%s, input %d (%v): up %v, want %v", host.name, k, s.in.Kind, v.Up, s.up)
+			}
+			if s.msgs >= 0 && len(out.Msgs) != s.msgs || s.msgs < 0 && len(out.Msgs) == 0 {
+				t.Errorf("%s, input %d (%v): %d messages, want %d", host.name, k, s.in.Kind, len(out.Msgs), s.msgs)
+			}
+			if s.timers >= 0 && len(out.Timers) != s.timers || s.timers < 0 && len(out.Timers) == 0 {
+				t.Errorf("%s, input %d (%v): %d timers, want %d", host.name, k, s.in.Kind, len(out.Timers), s.timers)
+			}
+			if out.Events[EvRequestLost] != s.lost {
+				t.Errorf("%s, input %d (%v): %d requests lost, want %d", host.name, k, s.in.Kind, out.Events[EvRequestLost], s.lost)
+			}
+			outs[h] = append(outs[h], out)
+			if k < len(script)-1 {
+				continue
+			}
+			if n.inc != 1 || !n.searching || n.phase != 1 || n.quietSeq == 0 {
+				t.Errorf("%s: recovered in incarnation %d, searching %v in phase %d, quiet timer %d; want 1, true, 1, armed",
+					host.name, n.inc, n.searching, n.phase, n.quietSeq)
+			}
+			for _, m := range out.Msgs {
+				if m.Type != Test || m.Phase != 1 || m.Stamp != 1 {
+					t.Errorf("%s: recovery sent %+v, want tests of phase 1 from incarnation 1", host.name, m)
+				}
+			}
+		}
+	}
+	if fmt.Sprint(outs[0]) != fmt.Sprint(outs[1]) {
+		t.Errorf("the hosts' outputs differ:\n%v\n%v", outs[0], outs[1])
+	}
+}

@@ -57,12 +57,13 @@ type Config struct {
 // Node is an open-cube node with the failure protocol of §5: the general
 // scheme's node (with the open-cube rule) plus suspicion, the root's
 // enquiry, search_father, concurrent searches, recovery and anomalies.
-// Decisions where the paper is silent are in docs/failures.md.
+// Decisions where the paper is silent are in docs/failures.md. The host
+// crashes and restarts it (proto.Recoverer, proto.Crasher).
 type Node struct {
+	proto.Life
 	core scheme.Node
 	rule Rule
 	cfg  Config
-	up   bool
 
 	seq uint32 // source of timer sequence numbers; a timer is live iff its Seq is the one recorded
 	// inc is the node's incarnation: the number of times it recovered. It
@@ -167,8 +168,8 @@ func (n *Node) Power() int {
 // View implements proto.Node.
 func (n *Node) View() proto.View {
 	v := n.core.View()
-	v.Up = n.up
-	if !n.up {
+	v.Up = n.Up()
+	if !v.Up {
 		v.TokenHere, v.InCS, v.Asked = false, false, false
 	}
 	return v
@@ -197,17 +198,6 @@ func (n *Node) timer(out *proto.Output, kind uint8, after float64) uint32 {
 
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
-	switch in.Kind {
-	case proto.Crash:
-		n.crash(out)
-		return
-	case proto.Recover:
-		n.recover(out)
-		return
-	}
-	if !n.up {
-		return
-	}
 	start := len(out.Msgs)
 	// A request received in this step that the node still holds at its end
 	// gets heartbeats (watch.go).
@@ -727,12 +717,11 @@ func nextGen(gen uint64, id proto.NodeID) uint64 {
 	return (gen>>32+1)<<32 | uint64(id+1)
 }
 
-// crash wipes the node's volatile state. pmax and dist (the rule and the
-// id) survive, and so does the token generation (docs/failures.md).
-func (n *Node) crash(out *proto.Output) {
-	if !n.up {
-		return
-	}
+// Crash implements proto.Crasher: it wipes the node's volatile state and
+// counts the requests it held as lost. pmax and dist (the rule and the id)
+// survive, and so do the token generation (docs/failures.md), the
+// incarnation and the timer numbers.
+func (n *Node) Crash(out *proto.Output) {
 	out.Events[EvRequestLost] += int32(n.core.Queued())
 	gen := n.core.Gen
 	rule := n.core.Rule()
@@ -741,18 +730,15 @@ func (n *Node) crash(out *proto.Output) {
 	n.core.Init(rule, id, 1<<n.rule.PMax)
 	n.core.TokenHere, n.core.Lender, n.core.Father = false, proto.Nil, proto.Nil
 	n.core.Gen = gen
-	*n = Node{core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, inc: n.inc, announced: n.announced, holder: proto.Nil, againFor: proto.Nil, reattachFrom: proto.Nil}
+	*n = Node{Life: n.Life, core: n.core, rule: n.rule, cfg: n.cfg, seq: n.seq, inc: n.inc, announced: n.announced, holder: proto.Nil, againFor: proto.Nil, reattachFrom: proto.Nil}
 }
 
-// recover restarts the node as a leaf that searches its father from phase 1.
-// For 2δ it discards every token and issues no request of its own: a token
-// that reaches it then may have been sent before it recovered, while a
-// regeneration it did not hear of was being confirmed (docs/failures.md).
-func (n *Node) recover(out *proto.Output) {
-	if n.up {
-		return
-	}
-	n.up = true
+// Recover implements proto.Recoverer: the node restarts as a leaf, in a new
+// incarnation, that searches its father from phase 1. For 2δ it discards
+// every token and issues no request of its own: a token that reaches it
+// then may have been sent before it recovered, while a regeneration it did
+// not hear of was being confirmed (docs/failures.md).
+func (n *Node) Recover(out *proto.Output) {
 	n.inc++
 	if !n.cfg.Bare {
 		n.quietSeq = n.timer(out, timerQuiet, n.roundTrip())

@@ -62,6 +62,18 @@ func Admit(r Recoverer, in *Input, out *Output) bool {
 	return !l.down
 }
 
+// AdmitArray is Admit for a host that steps a node by its concrete type
+// (a NodeArray's StepView), l the node's own Life: an input other than
+// Crash and Recover to an up node, the one a run is made of, is admitted
+// by a test of the up bit inlined in the host, and every other input goes
+// through Admit.
+func AdmitArray(l *Life, r Recoverer, in *Input, out *Output) bool {
+	if !l.down && in.Kind != Crash && in.Kind != Recover {
+		return true
+	}
+	return Admit(r, in, out)
+}
+
 // Step steps node n with in as every host does: through Admit for a
 // Recoverer, and straight to n.Step for a node that handles its own
 // crashes (or has none).

@@ -26,10 +26,25 @@ type crashNode struct {
 
 func (n *crashNode) Crash(*Output) { n.crashes++; n.upAtCrash = n.Up() }
 
+// steppers are the two ways a host steps a Recoverer: Step, and a
+// NodeArray's AdmitArray before the node's own Step.
+var steppers = []struct {
+	name string
+	step func(n *crashNode, in Input, out *Output)
+}{
+	{"Step", func(n *crashNode, in Input, out *Output) { Step(n, in, out) }},
+	{"AdmitArray", func(n *crashNode, in Input, out *Output) {
+		if AdmitArray(&n.Life, n, &in, out) {
+			n.Step(in, out)
+		}
+	}},
+}
+
 // TestStep: the host's gate takes a node down and back up, drops a down
 // node's inputs, calls Recover once per recovery with the node's stable
 // fields, ignores a crash of a down node and a recovery of an up one, and
-// passes the inputs of an up node to its Step.
+// passes the inputs of an up node to its Step; AdmitArray's gate is the
+// same.
 func TestStep(t *testing.T) {
 	for _, c := range []struct {
 		name                     string
@@ -44,23 +59,25 @@ func TestStep(t *testing.T) {
 		{"recover up", []InputKind{Recover, EnterCS}, 1, 0, 0, true, 0},
 		{"crash recover", []InputKind{EnterCS, Crash, Receive, Recover, Recover, Receive}, 2, 1, 1, true, 1},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			n := &crashNode{lifeNode: lifeNode{stable: 5}}
-			var out Output
-			for _, k := range c.ins {
-				Step(n, Input{Kind: k}, &out)
-			}
-			if n.steps != c.steps || n.recovers != c.recovers || n.crashes != c.crashes || n.View().Up != c.up || len(out.Msgs) != c.msgs {
-				t.Errorf("steps %d recovers %d crashes %d up %v msgs %d, want %d %d %d %v %d",
-					n.steps, n.recovers, n.crashes, n.View().Up, len(out.Msgs), c.steps, c.recovers, c.crashes, c.up, c.msgs)
-			}
-			if c.crashes > 0 && !n.upAtCrash {
-				t.Errorf("Crash ran on a node already down")
-			}
-			if c.msgs > 0 && out.Msgs[0].Stamp != 5 {
-				t.Errorf("Recover saw stable %d, want 5", out.Msgs[0].Stamp)
-			}
-		})
+		for _, st := range steppers {
+			t.Run(st.name+"/"+c.name, func(t *testing.T) {
+				n := &crashNode{lifeNode: lifeNode{stable: 5}}
+				var out Output
+				for _, k := range c.ins {
+					st.step(n, Input{Kind: k}, &out)
+				}
+				if n.steps != c.steps || n.recovers != c.recovers || n.crashes != c.crashes || n.View().Up != c.up || len(out.Msgs) != c.msgs {
+					t.Errorf("steps %d recovers %d crashes %d up %v msgs %d, want %d %d %d %v %d",
+						n.steps, n.recovers, n.crashes, n.View().Up, len(out.Msgs), c.steps, c.recovers, c.crashes, c.up, c.msgs)
+				}
+				if c.crashes > 0 && !n.upAtCrash {
+					t.Errorf("Crash ran on a node already down")
+				}
+				if c.msgs > 0 && out.Msgs[0].Stamp != 5 {
+					t.Errorf("Recover saw stable %d, want 5", out.Msgs[0].Stamp)
+				}
+			})
+		}
 	}
 }
 

@@ -542,7 +542,8 @@ type Starter interface {
 // from the same call.
 type NodeArray interface {
 	// StepView steps node i with *in, as Step(nodes[i], *in, out) would
-	// (in is not kept), and returns nodes[i].View() after it.
+	// (in is not kept; a Recoverer through AdmitArray), and returns
+	// nodes[i].View() after it.
 	StepView(i int, in *Input, out *Output) View
 }
 
