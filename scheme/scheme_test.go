@@ -2,6 +2,7 @@ package scheme
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -33,7 +34,8 @@ func (r pathRule) OnToken(n *Node) Behavior {
 // message: node 8 requests; 12 messages; node 3 becomes the root.
 func TestRR1692Example(t *testing.T) {
 	rule := pathRule{proxy: map[proto.NodeID]bool{2: true, 4: true, 5: true}}
-	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{Rule: rule}.NewNodes(8)}
+	a := Algorithm{Rule: rule}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: a.NewNodes(8), Invariants: a.Invariants(false)}
 
 	net.Enter(8, "request(8) 8→7")
 	net.Deliver("request(8) 8→7", "request(8) 7→6")
@@ -202,5 +204,57 @@ func TestRemove(t *testing.T) {
 func TestNodeSize(t *testing.T) {
 	if s := unsafe.Sizeof(Node{}); s != 64 {
 		t.Errorf("scheme.Node is %d bytes, want 64 (one cache line)", s)
+	}
+}
+
+// TestProperties: Properties (RR-1692 §3.2) holds on the initial tree and
+// fires, naming the property, on a state that breaks each one.
+func TestProperties(t *testing.T) {
+	tok := func(from, to proto.NodeID) proto.Message {
+		return proto.Message{Type: Token, From: from, To: to, J: proto.RefTo(proto.Nil)}
+	}
+	cases := []struct {
+		name   string
+		change func(ns []*Node)
+		msgs   []proto.Message
+		want   string
+	}{
+		{name: "initial tree"},
+		{name: "token in flight to an asking node", change: func(ns []*Node) {
+			ns[0].TokenHere, ns[0].Lender, ns[0].Father = false, proto.Nil, 3
+			ns[3].Asked, ns[3].Mandator = true, 3
+		}, msgs: []proto.Message{tok(0, 3)}},
+		{name: "1: token in flight to an idle node", change: func(ns []*Node) {
+			ns[0].TokenHere, ns[0].Lender, ns[0].Father = false, proto.Nil, 3
+		}, msgs: []proto.Message{tok(0, 3)}, want: "property 1"},
+		{name: "2: two lenders", change: func(ns []*Node) { ns[2].Lender, ns[2].Asked = 2, true }, want: "property 2: nodes 0 and 2"},
+		{name: "2: lender with a father", change: func(ns []*Node) { ns[0].Father, ns[0].Asked = 1, true }, want: "property 2: node 0"},
+		{name: "2: lender with a mandator", change: func(ns []*Node) { ns[0].Mandator, ns[0].Asked = 1, true }, want: "property 2: node 0"},
+		{name: "3 (i): idle holder with a father", change: func(ns []*Node) {
+			ns[0].Lender = proto.Nil
+			ns[0].Father = 1
+		}, want: "property 3 (i)"},
+		{name: "3 (ii): idle root without the token", change: func(ns []*Node) {
+			ns[0].TokenHere = false
+		}, want: "property 3 (ii)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			nodes := Algorithm{Rule: Raymond{}}.NewNodes(4)
+			ns := make([]*Node, len(nodes))
+			for i, nd := range nodes {
+				ns[i] = nd.(*Node)
+			}
+			if c.change != nil {
+				c.change(ns)
+			}
+			err := Properties(steptest.System(nodes, c.msgs))
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("want no violation, got %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("got %v, want an error containing %q", err, c.want)
+			}
+		})
 	}
 }
