@@ -258,3 +258,60 @@ func TestProperties(t *testing.T) {
 		})
 	}
 }
+
+// TestLiftPolicy replays a small case of RR-1692 §4.1's lift policy on
+// Raymond's rule over the binomial tree of 8 nodes (0-based: 5→4, 6→4,
+// 4→0, token at 0). Node 5 asks, so node 4 is busy as its proxy when
+// node 6's request and then node 4's own enter_cs arrive. FIFO serves 6
+// first; the lift policy puts 4's own request at the head of its queue, so
+// 4 enters the critical section before 6. The Properties and the a_tree
+// check run after every step.
+func TestLiftPolicy(t *testing.T) {
+	for _, lift := range []bool{false, true} {
+		a := Algorithm{Rule: Raymond{}, Lift: lift}
+		t.Run(a.Name(), func(t *testing.T) {
+			net := &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(8), Invariants: a.Invariants(false)}
+			net.Enter(5, "request(5) 5→4")
+			net.Deliver("request(5) 5→4", "request(4) 4→0")
+			net.Enter(6, "request(6) 6→4")
+			net.Deliver("request(6) 6→4") // 4 is busy: it waits
+			net.Enter(4)                  // 4 is busy: it waits too
+			var waiting []proto.NodeID
+			net.Nodes[4].Waiting(func(j proto.NodeID) { waiting = append(waiting, j) })
+			want := "[6 4]"
+			if lift {
+				want = "[4 6]"
+			}
+			if fmt.Sprint(waiting) != want {
+				t.Fatalf("node 4's queue %v, want %s", waiting, want)
+			}
+			net.Deliver("request(4) 4→0", "token(nil) 0→4")
+			// 4 gives the token to its mandator 5 and serves the head of
+			// its queue: a request to its new father 5, as 6's proxy (FIFO)
+			// or for itself (lift).
+			net.Deliver("token(nil) 0→4", "token(nil) 4→5", "request(4) 4→5")
+			mandator := proto.NodeID(6)
+			if lift {
+				mandator = 4
+			}
+			if m := net.Nodes[4].(TreeNode).Tree().Mandator; m != mandator {
+				t.Fatalf("mandator of node 4 = %d, want %d", m, mandator)
+			}
+			net.Deliver("token(nil) 4→5")
+			net.InCS(5)
+			net.Deliver("request(4) 4→5") // 5 is in the critical section
+			net.Exit(5, "token(nil) 5→4")
+			if !lift {
+				net.Deliver("token(nil) 5→4", "token(nil) 4→6", "request(4) 4→6")
+				net.Deliver("token(nil) 4→6")
+				net.InCS(6)
+				return
+			}
+			net.Deliver("token(nil) 5→4")
+			net.InCS(4)
+			net.Exit(4, "token(nil) 4→6")
+			net.Deliver("token(nil) 4→6")
+			net.InCS(6)
+		})
+	}
+}
