@@ -23,7 +23,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return []proto.Invariant{{Name: "idle roots", When: proto.EveryStep, Check: IdleRoots}, atEnd}
 	}
-	return []proto.Invariant{scheme.ATreeInvariant, {Name: "open-cube", When: proto.Quiet, Check: Shape}, atEnd}
+	return []proto.Invariant{scheme.ATreeInvariant, scheme.PropertiesInvariant, {Name: "open-cube", When: proto.Quiet, Check: Shape}, atEnd}
 }
 
 // Shape checks, when no node is asking or searching, that the father

@@ -9,18 +9,69 @@ import (
 // Family implements proto.Algorithm: the general scheme is token-based.
 func (Algorithm) Family() proto.Family { return proto.TokenBased }
 
-// Invariants implements proto.Algorithm: without crashes the a_tree relation
-// is a rooted tree after every step (ATree). The scheme's instances have no
-// failure protocol, hence no invariant with crashes.
+// Invariants implements proto.Algorithm: without crashes, after every step,
+// the a_tree relation is a rooted tree (ATree) and Properties 1–3 of RR-1692
+// hold (Properties). The scheme's instances have no failure protocol, hence
+// no invariant with crashes.
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return nil
 	}
-	return []proto.Invariant{ATreeInvariant}
+	return []proto.Invariant{ATreeInvariant, PropertiesInvariant}
 }
 
 // ATreeInvariant is ATree, checked after every step.
 var ATreeInvariant = proto.Invariant{Name: "a_tree", When: proto.EveryStep, Check: ATree}
+
+// PropertiesInvariant is Properties, checked after every step.
+var PropertiesInvariant = proto.Invariant{Name: "properties 1-3", When: proto.EveryStep, Check: Properties}
+
+// Properties checks the three invariant properties of RR-1692 §3.2 on a
+// system of nodes of the general scheme's family (TreeNode):
+//
+//   - Property 1: any node i receiving the token satisfies asked_i. Checked
+//     as a state property: every token message in flight goes to an asking
+//     node.
+//   - Property 2: at most one node r has lender_r = r, and for it
+//     father_r = nil and mandator_r = nil.
+//   - Property 3: (i) ¬asked_i ∧ token_here_i ⇒ father_i = nil, and
+//     (ii) ¬asked_i ∧ father_i = nil ⇒ token_here_i.
+//
+// The report proves them for failure-free runs; crashed nodes break them,
+// so a runtime checks them only without crashes.
+func Properties(s proto.System) error {
+	nodes := s.Nodes()
+	lender := proto.Nil
+	for i, nd := range nodes {
+		id, v := proto.NodeID(i), nd.View()
+		t, ok := TreeOf(nd)
+		if !ok {
+			return fmt.Errorf("properties: node %d is not a node of the general scheme (%T)", i, nd)
+		}
+		if t.Lender == id {
+			if lender != proto.Nil {
+				return fmt.Errorf("property 2: nodes %d and %d are both their own lender", lender, id)
+			}
+			lender = id
+			if t.Father != proto.Nil || t.Mandator != proto.Nil {
+				return fmt.Errorf("property 2: node %d is its own lender with father %d and mandator %d (want nil, nil)", id, t.Father, t.Mandator)
+			}
+		}
+		if !v.Asked && v.TokenHere && t.Father != proto.Nil {
+			return fmt.Errorf("property 3 (i): node %d does not ask and holds the token, but its father is %d (want nil)", id, t.Father)
+		}
+		if !v.Asked && t.Father == proto.Nil && !v.TokenHere {
+			return fmt.Errorf("property 3 (ii): node %d neither asks nor holds the token, and its father is nil", id)
+		}
+	}
+	var err error
+	s.ForEachInFlight(func(m *proto.Message) {
+		if err == nil && m.Type == Token && !nodes[m.To].View().Asked {
+			err = fmt.Errorf("property 1: a token is in flight from %d to %d, which is not asking", m.From, m.To)
+		}
+	})
+	return err
+}
 
 // ATree checks Proposition 1 of RR-1692: the relation a_tree is a rooted
 // tree. (i, j) ∈ a_tree iff

@@ -2,6 +2,7 @@ package scheme
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -33,7 +34,8 @@ func (r pathRule) OnToken(n *Node) Behavior {
 // message: node 8 requests; 12 messages; node 3 becomes the root.
 func TestRR1692Example(t *testing.T) {
 	rule := pathRule{proxy: map[proto.NodeID]bool{2: true, 4: true, 5: true}}
-	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{Rule: rule}.NewNodes(8)}
+	a := Algorithm{Rule: rule}
+	net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: a.NewNodes(8), Invariants: a.Invariants(false)}
 
 	net.Enter(8, "request(8) 8→7")
 	net.Deliver("request(8) 8→7", "request(8) 7→6")
@@ -202,5 +204,114 @@ func TestRemove(t *testing.T) {
 func TestNodeSize(t *testing.T) {
 	if s := unsafe.Sizeof(Node{}); s != 64 {
 		t.Errorf("scheme.Node is %d bytes, want 64 (one cache line)", s)
+	}
+}
+
+// TestProperties: Properties (RR-1692 §3.2) holds on the initial tree and
+// fires, naming the property, on a state that breaks each one.
+func TestProperties(t *testing.T) {
+	tok := func(from, to proto.NodeID) proto.Message {
+		return proto.Message{Type: Token, From: from, To: to, J: proto.RefTo(proto.Nil)}
+	}
+	cases := []struct {
+		name   string
+		change func(ns []*Node)
+		msgs   []proto.Message
+		want   string
+	}{
+		{name: "initial tree"},
+		{name: "token in flight to an asking node", change: func(ns []*Node) {
+			ns[0].TokenHere, ns[0].Lender, ns[0].Father = false, proto.Nil, 3
+			ns[3].Asked, ns[3].Mandator = true, 3
+		}, msgs: []proto.Message{tok(0, 3)}},
+		{name: "1: token in flight to an idle node", change: func(ns []*Node) {
+			ns[0].TokenHere, ns[0].Lender, ns[0].Father = false, proto.Nil, 3
+		}, msgs: []proto.Message{tok(0, 3)}, want: "property 1"},
+		{name: "2: two lenders", change: func(ns []*Node) { ns[2].Lender, ns[2].Asked = 2, true }, want: "property 2: nodes 0 and 2"},
+		{name: "2: lender with a father", change: func(ns []*Node) { ns[0].Father, ns[0].Asked = 1, true }, want: "property 2: node 0"},
+		{name: "2: lender with a mandator", change: func(ns []*Node) { ns[0].Mandator, ns[0].Asked = 1, true }, want: "property 2: node 0"},
+		{name: "3 (i): idle holder with a father", change: func(ns []*Node) {
+			ns[0].Lender = proto.Nil
+			ns[0].Father = 1
+		}, want: "property 3 (i)"},
+		{name: "3 (ii): idle root without the token", change: func(ns []*Node) {
+			ns[0].TokenHere = false
+		}, want: "property 3 (ii)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			nodes := Algorithm{Rule: Raymond{}}.NewNodes(4)
+			ns := make([]*Node, len(nodes))
+			for i, nd := range nodes {
+				ns[i] = nd.(*Node)
+			}
+			if c.change != nil {
+				c.change(ns)
+			}
+			err := Properties(steptest.System(nodes, c.msgs))
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("want no violation, got %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestLiftPolicy replays a small case of RR-1692 §4.1's lift policy on
+// Raymond's rule over the binomial tree of 8 nodes (0-based: 5→4, 6→4,
+// 4→0, token at 0). Node 5 asks, so node 4 is busy as its proxy when
+// node 6's request and then node 4's own enter_cs arrive. FIFO serves 6
+// first; the lift policy puts 4's own request at the head of its queue, so
+// 4 enters the critical section before 6. The Properties and the a_tree
+// check run after every step.
+func TestLiftPolicy(t *testing.T) {
+	for _, lift := range []bool{false, true} {
+		a := Algorithm{Rule: Raymond{}, Lift: lift}
+		t.Run(a.Name(), func(t *testing.T) {
+			net := &steptest.Net{T: t, Types: messageTypes, Nodes: a.NewNodes(8), Invariants: a.Invariants(false)}
+			net.Enter(5, "request(5) 5→4")
+			net.Deliver("request(5) 5→4", "request(4) 4→0")
+			net.Enter(6, "request(6) 6→4")
+			net.Deliver("request(6) 6→4") // 4 is busy: it waits
+			net.Enter(4)                  // 4 is busy: it waits too
+			var waiting []proto.NodeID
+			net.Nodes[4].Waiting(func(j proto.NodeID) { waiting = append(waiting, j) })
+			want := "[6 4]"
+			if lift {
+				want = "[4 6]"
+			}
+			if fmt.Sprint(waiting) != want {
+				t.Fatalf("node 4's queue %v, want %s", waiting, want)
+			}
+			net.Deliver("request(4) 4→0", "token(nil) 0→4")
+			// 4 gives the token to its mandator 5 and serves the head of
+			// its queue: a request to its new father 5, as 6's proxy (FIFO)
+			// or for itself (lift).
+			net.Deliver("token(nil) 0→4", "token(nil) 4→5", "request(4) 4→5")
+			mandator := proto.NodeID(6)
+			if lift {
+				mandator = 4
+			}
+			if m := net.Nodes[4].(TreeNode).Tree().Mandator; m != mandator {
+				t.Fatalf("mandator of node 4 = %d, want %d", m, mandator)
+			}
+			net.Deliver("token(nil) 4→5")
+			net.InCS(5)
+			net.Deliver("request(4) 4→5") // 5 is in the critical section
+			net.Exit(5, "token(nil) 5→4")
+			if !lift {
+				net.Deliver("token(nil) 5→4", "token(nil) 4→6", "request(4) 4→6")
+				net.Deliver("token(nil) 4→6")
+				net.InCS(6)
+				return
+			}
+			net.Deliver("token(nil) 5→4")
+			net.InCS(4)
+			net.Exit(4, "token(nil) 4→6")
+			net.Deliver("token(nil) 4→6")
+			net.InCS(6)
+		})
 	}
 }

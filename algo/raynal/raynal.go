@@ -224,7 +224,9 @@ func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
 func (Algorithm) Events() []string { return nil }
 
 // StatedCost implements proto.CostAlgorithm: at most 2(N−1)² (survey,
-// Table 2, an upper bound; the survey states no least cost).
+// Table 2 and §4, "an upper bound of 2(N−1)²"). The survey states no least
+// cost: Low = 0 is ocbench's, so that the cost is a range whose upper end
+// mean/stated divides by.
 func (Algorithm) StatedCost(n int) proto.Cost {
 	c := float64(2 * (n - 1) * (n - 1))
 	return proto.Cost{Low: 0, High: c, Text: "≤ 2(N−1)²", Source: "survey T2", Kind: proto.Range}
