@@ -125,7 +125,11 @@ type fault struct {
 // outside an algorithm's fault model ("" if it does not): two nodes down
 // at once where the model allows one, recoveries where it has none.
 func (f *FaultPlan) Outside(m proto.FaultModel, seed uint64, nodes int, delta float64) string {
-	plan := f.plan(seed, nodes, delta)
+	return outside(m, f.plan(seed, nodes, delta))
+}
+
+// outside is Outside of the crashes planned, plan.
+func outside(m proto.FaultModel, plan []fault) string {
 	var broken []string
 	if m.OneAtATime {
 		type edge struct {

@@ -78,6 +78,15 @@ func WorkloadEnd(s Spec, plan []Fault) float64 {
 	return until
 }
 
+// workloadEnd is WorkloadEnd of a plan whose settle time is settle.
+func workloadEnd(settle float64, plan []fault) float64 {
+	until := 0.0
+	for _, f := range plan {
+		until = math.Max(until, math.Max(f.At, f.Up)+settle)
+	}
+	return until
+}
+
 // Duration estimates how long a run of s (filled) with the fault plan plan
 // lasts, in seconds of its clock: until the end of the plan, or the time
 // its workload needs if longer. A poisson workload's node issues its share

@@ -149,52 +149,39 @@ type Part struct {
 	needLegit bool
 }
 
-// NewPart returns the part of the run of spec (filled and valid) that
-// hosts the nodes owned says (nil: all of them), writing the trace of its
-// nodes' steps to trace (nil: none; with owned, indexed for MergeTraces);
-// with until ≥ 0 the workload issues requests until then (a crash-free
-// baseline).
-func NewPart(spec Spec, until float64, owned []bool, trace io.Writer) *Part {
-	return newPart(MustResolve(spec), until, owned, budgetFor, trace)
-}
-
-func newPart(plan *Plan, until float64, owned []bool, budgetOf budgeter, trace io.Writer) *Part {
-	spec, algo := plan.Spec, plan.Algorithm
+// newPart returns the part of the run of plan that hosts the nodes owned
+// says (nil: all of them), writing the trace of its nodes' steps to trace
+// (nil: none; with owned, indexed for MergeTraces).
+func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
+	spec, algo, sc := plan.Spec, plan.Algorithm, plan.schedule()
 	delta := spec.Delta
 	nodes, array := newArray(algo, spec.Nodes)
-	p := &Part{spec: spec, res: plan, nodes: nodes, owned: owned, width: Width(spec),
-		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
+	p := &Part{spec: spec, res: plan, nodes: nodes, owned: owned, width: plan.Width,
+		settle: plan.Settle, plan: sc.faults, tally: NewTally(),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
 	p.family = algo.Family()
-	if until < 0 {
-		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
-	}
-	ss, selfStab := algo.(proto.SelfStabilizingAlgorithm)
+	selfStab := plan.SelfStabilizing != nil
 	p.selfStab = selfStab
 	var junk []proto.Message
-	var corruptions []float64
 	if spec.Transient.On() {
 		p.tr = &transient{InventedCS: &InventedCS{nodes: p.nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
-			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
-		corruptions = spec.Transient.corruptionTimes(p.tr.rng, delta)
+			rng: plan.transientRand()}
 		if spec.Transient.Initial() {
 			junk = initialConfiguration(plan, p.nodes, p.tr.rng)
 		}
-		if k := len(corruptions); k > 0 {
-			until = max(until, corruptions[k-1]+p.settle)
-		}
 	}
+	corruptions, until := sc.corruptions, sc.until
 	p.until = until
 	p.mirrored = selfStab && owned != nil
 	var legit func(proto.System) error
 	if selfStab && !p.mirrored {
-		legit = ss.Legitimate
+		legit = plan.SelfStabilizing.Legitimate
 	}
-	if k, ok := kexclusion(algo); ok {
+	if k := plan.KExclusion; k != nil {
 		p.ell, _ = k.Units()
 	}
-	p.limit = budgetOf(spec, until)
+	p.limit = sc.limit
 	p.open = make([]int, spec.Nodes)
 	if owned == nil {
 		p.stays = make([]Stay, 0, capHint(spec.Requests))
@@ -214,8 +201,8 @@ func newPart(plan *Plan, until float64, owned []bool, budgetOf budgeter, trace i
 	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
-		Check: simCheck(spec.Check), Family: algo.Family(), Types: algo.MessageTypes(),
-		Invariants: algo.Invariants(spec.Faults.Crashes > 0), Trace: trace,
+		Check: plan.check, Family: p.family, Types: algo.MessageTypes(),
+		Invariants: plan.invariants, Trace: trace,
 		Crashes: spec.Faults.Crashes > 0, LateFraction: spec.LateFraction, LateFactor: spec.LateFactor,
 		KeepGoing: spec.LateFraction > 0, Units: p.ell, Legitimate: legit,
 		// The legitimacy predicate reads each link in delivery order.
@@ -279,7 +266,7 @@ func newPart(plan *Plan, until float64, owned []bool, budgetOf budgeter, trace i
 	}
 	p.s.At(until, func() {}) // a boundary at the workload's end
 	if spec.FT || selfStab {
-		p.wdPeriod = WatchPeriod(spec)
+		p.wdPeriod = plan.WatchPeriod
 		p.nextTick = p.wdPeriod
 		p.s.At(p.wdPeriod, p.tick)
 	}

@@ -2,13 +2,16 @@ package bench
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/sim"
 )
 
 // Plan is a run resolved once (Spec.Resolve): the spec with its defaults
@@ -33,6 +36,106 @@ type Plan struct {
 	// SelfStabilizing is Algorithm's self-stabilizing view, nil for an
 	// algorithm that is not.
 	SelfStabilizing proto.SelfStabilizingAlgorithm
+
+	// Settle is how long the run goes on after its workload (Settle),
+	// WatchPeriod the watchdog's period (WatchPeriod) and Width the width
+	// of its windows (Width), in seconds.
+	Settle, WatchPeriod, Width float64
+	// check is the simulator's check level, and invariants the
+	// algorithm's invariants for the run (with or without crashes);
+	// atEnd says whether some are checked at the end of the run.
+	check      sim.Check
+	invariants []proto.Invariant
+	atEnd      bool
+	// budgetOf gives the run's budget (budgetFor; tests give smaller
+	// ones).
+	budgetOf budgeter
+	// sched is what the run draws from its seed before it starts,
+	// computed once, when first needed (schedule).
+	sched *lazySchedule
+}
+
+// schedule is what a run of a plan draws from its seed before it starts,
+// and the bounds that follow from it.
+type schedule struct {
+	// faults are the crashes planned (FaultPlan.plan).
+	faults []fault
+	// corruptions are the times of the corruption events of a transient
+	// plan during the run (seconds), and transient the transient stream
+	// past them: the draws of the initial configuration or of the
+	// corruption events.
+	corruptions []float64
+	transient   rand.PCG
+	// until is the time until which the workload issues requests
+	// (WorkloadEnd; a crash-free baseline: its run's), and at least Settle
+	// past the last corruption event.
+	until float64
+	// limit is the run's budget (budgetOf at until).
+	limit budget
+}
+
+// lazySchedule computes a plan's schedule once: the fault plan of a large
+// run with many crashes costs O(N + crashes), which a plan that is only
+// validated, or only builds a record, does not pay.
+type lazySchedule struct {
+	once  sync.Once
+	until float64 // ≥ 0: given (a crash-free baseline)
+	s     schedule
+}
+
+// schedule returns the plan's schedule, computed on the first call.
+func (p *Plan) schedule() *schedule {
+	l := p.sched
+	l.once.Do(func() {
+		s, sc := &p.Spec, &l.s
+		sc.faults = s.Faults.plan(s.Seed, s.Nodes, s.Delta)
+		sc.until = l.until
+		if sc.until < 0 {
+			sc.until = workloadEnd(p.Settle, sc.faults)
+		}
+		pcg := rand.NewPCG(s.Seed, streamTransient)
+		if s.Transient.On() {
+			sc.corruptions = s.Transient.corruptionTimes(rand.New(pcg), s.Delta)
+			if k := len(sc.corruptions); k > 0 {
+				sc.until = max(sc.until, sc.corruptions[k-1]+p.Settle)
+			}
+		}
+		sc.transient = *pcg
+		sc.limit = p.budgetOf(*s, sc.until)
+	})
+	return &l.s
+}
+
+// transientRand returns the run's transient stream past the corruption
+// times: every part, and a split run's mirror, draws the same from it.
+func (p *Plan) transientRand() *rand.Rand {
+	pcg := p.schedule().transient
+	return rand.New(&pcg)
+}
+
+// derive fills in what the plan derives from its spec and algorithm.
+func (p *Plan) derive(until float64) {
+	s := &p.Spec
+	p.Settle, p.WatchPeriod, p.Width = Settle(*s), WatchPeriod(*s), Width(*s)
+	p.check = simCheck(s.Check)
+	p.invariants = p.Algorithm.Invariants(s.Faults.Crashes > 0)
+	p.atEnd = false
+	for _, inv := range p.invariants {
+		p.atEnd = p.atEnd || inv.When == proto.AtEnd
+	}
+	if p.budgetOf == nil {
+		p.budgetOf = budgetFor
+	}
+	p.sched = &lazySchedule{until: until}
+}
+
+// withBudget returns a copy of the plan whose run has the budget that
+// budgetOf gives it.
+func (p *Plan) withBudget(budgetOf budgeter) *Plan {
+	b := *p
+	b.budgetOf = budgetOf
+	b.sched = &lazySchedule{until: p.sched.until}
+	return &b
 }
 
 // Resolve fills in the defaults of s, validates it and resolves its
@@ -59,6 +162,7 @@ func newPlan(s Spec, reg proto.Algorithm) (*Plan, error) {
 	p := &Plan{Spec: s, Registered: reg, Algorithm: a}
 	p.KExclusion, _ = a.(proto.KExclusionAlgorithm)
 	p.SelfStabilizing, _ = a.(proto.SelfStabilizingAlgorithm)
+	p.derive(-1)
 	return p, nil
 }
 
@@ -341,10 +445,12 @@ func (s *Spec) validateTimeout(reg proto.Algorithm) error {
 }
 
 // baseline returns the plan of the crash-free baseline of a run of p: the
-// same algorithm, without the fault plan (baselineOf).
+// same algorithm, without the fault plan (baselineOf), its workload
+// issuing requests until p's does.
 func (p *Plan) baseline() *Plan {
 	b := *p
 	b.Spec = baselineOf(p.Spec)
+	b.derive(p.schedule().until)
 	return &b
 }
 

@@ -213,11 +213,11 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 		return runEach(plan)
 	}
 	start := time.Now()
-	o := simulate(plan, budgetOf)
+	o := simulate(plan.withBudget(budgetOf))
 	var bo *outcome
 	var v *sim.Violation
 	if NeedsBaseline(plan.Spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
-		bo = simulateUntil(plan.baseline(), o.until, baselineBudget)
+		bo = simulate(plan.baseline().withBudget(baselineBudget))
 	}
 	r, err := assemble(plan, o, bo)
 	if err != nil {
@@ -252,18 +252,14 @@ func baseline(base *Plan, o, bo *outcome, r *results.Run) {
 	r.BaselineMessages = bo.stats.MessagesTotal()
 }
 
-func simulate(plan *Plan, budgetOf budgeter) *outcome { return simulateUntil(plan, -1, budgetOf) }
-
 // budgeter returns the budget of a run of spec whose workload issues
 // requests until the time until (budgetFor; tests give smaller ones).
 type budgeter func(spec Spec, until float64) budget
 
-// simulateUntil runs one simulation within the budget budgetOf gives it;
-// with until ≥ 0, the workload issues requests until that time (a
-// crash-free baseline of a crash run).
-func simulateUntil(plan *Plan, until float64, budgetOf budgeter) *outcome {
+// simulate runs one simulation of plan, within its budget.
+func simulate(plan *Plan) *outcome {
 	spec := plan.Spec
-	p := newPart(plan, until, nil, budgetOf, spec.Trace)
+	p := newPart(plan, nil, spec.Trace)
 	err := p.Drive()
 	o := merge(plan, []*Result{p.Result(err)})
 	o.stab = p.s.Stab()
@@ -356,7 +352,7 @@ func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
 	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
 		m := ft.FaultModel()
 		r.FaultModel = m.Text
-		r.FaultModelBroken = spec.Faults.Outside(m, spec.Seed, spec.Nodes, spec.Delta)
+		r.FaultModelBroken = outside(m, plan.schedule().faults)
 	}
 	return r
 }

@@ -133,23 +133,13 @@ func (p *Part) Result(err error) *Result {
 	if !errors.As(err, &r.Violation) && err != nil {
 		r.Err = err.Error()
 	}
-	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.res) {
+	if p.spec.Faults.Crashes > 0 && p.res.atEnd {
 		for _, id := range p.hosted() {
 			t, _ := proto.TreeOf(p.nodes[id])
 			r.Views = append(r.Views, FrozenNode{ID: id, V: p.nodes[id].View(), T: t})
 		}
 	}
 	return r
-}
-
-// hasAtEnd reports whether the plan's algorithm has end-of-run invariants.
-func hasAtEnd(plan *Plan) bool {
-	for _, inv := range plan.Algorithm.Invariants(plan.Spec.Faults.Crashes > 0) {
-		if inv.When == proto.AtEnd {
-			return true
-		}
-	}
-	return false
 }
 
 // merge adds up the results of a run's parts into its outcome.
@@ -212,12 +202,12 @@ func merge(plan *Plan, parts []*Result) *outcome {
 	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
 	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
 		o.openCubeAtEnd = true
-		if hasAtEnd(plan) {
+		if plan.atEnd {
 			sys := make(frozen, spec.Nodes)
 			for k := range sum.Views {
 				sys[sum.Views[k].ID] = &sum.Views[k]
 			}
-			for _, inv := range plan.Algorithm.Invariants(true) {
+			for _, inv := range plan.invariants {
 				if inv.When == proto.AtEnd && inv.Check(sys) != nil {
 					o.openCubeAtEnd = false
 				}
@@ -227,11 +217,10 @@ func merge(plan *Plan, parts []*Result) *outcome {
 	return o
 }
 
-// assembleParts returns the record of a run of spec (filled) from its parts'
+// assembleParts returns the record of a run of plan from its parts'
 // results, and of its crash-free baseline from base (nil: none run).
 // Violations are in the record; the error is a part's own failure.
-func assembleParts(spec Spec, run, base []*Result) (*results.Run, error) {
-	plan := MustResolve(spec)
+func assembleParts(plan *Plan, run, base []*Result) (*results.Run, error) {
 	o := merge(plan, run)
 	var bo *outcome
 	if base != nil {
@@ -291,14 +280,11 @@ func Filled(spec Spec) (Spec, error) {
 // do, and the record is the simulator's (the test that splitting a run does
 // not change it).
 func RunSplit(spec Spec, owner []int) (*results.Run, error) {
-	spec, err := Filled(spec)
+	plan, err := spec.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	if err := Splittable(spec); err != nil {
-		return nil, err
-	}
-	recs, err := RunParts(Local{}, []Spec{spec}, [][]int{owner})
+	recs, err := RunParts(Local{}, []*Plan{plan}, [][]int{owner})
 	if err != nil {
 		return nil, err
 	}

@@ -152,9 +152,11 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 	}
 	wall := time.Now()
 	owners := make([][]int, len(norm))
+	plans := make([]*bench.Plan, len(norm))
 	ex := &exchange{comm: comm, digest: digest, cpu0: cpuSeconds(), nodes: make([]int, 2*len(norm)), sent: make([]int64, p)}
 	ex.rk.Inter, ex.rk.Hops = make([]int64, 2*len(norm)), make([]int64, 2*len(norm))
 	for k, s := range norm {
+		plans[k] = bench.MustResolve(s) // CheckVirtual validated s
 		owners[k] = make([]int, s.Nodes)
 		for r := range p {
 			for _, i := range places[k].Nodes(r) {
@@ -165,7 +167,7 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 	}
 	defer ex.shm.close()
 	stop := watchWindows(&ex.rk, me, p)
-	recs, err := bench.RunParts(ex, norm, owners)
+	recs, err := bench.RunParts(ex, plans, owners)
 	stop()
 	if err != nil || me != 0 {
 		return nil, err
