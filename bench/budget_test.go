@@ -92,10 +92,11 @@ func TestBudgetHeadroom(t *testing.T) {
 		}
 		s = plan.Spec
 		var b budget
-		o := simulate(plan.withBudget(func(s Spec, until float64) budget {
+		plan.budgetOf = func(s Spec, until float64) budget {
 			b = budgetFor(s, until)
 			return b
-		}))
+		}
+		o := simulate(plan)
 		if o.stuck != "" || o.err != nil || float64(o.stats.Steps) > float64(b.steps)/4 || o.now > b.virtual/4 {
 			t.Errorf("%s N=%d %s: %d steps of %d, %gs of %gs; stuck %q, err %v", s.Algorithm, s.Nodes, s.Workload,
 				o.stats.Steps, b.steps, o.now, b.virtual, o.stuck, o.err)

@@ -146,7 +146,11 @@ func RunParts(ex Exchange, plans []*Plan, owners [][]int) ([]*results.Run, error
 				x.traces[j] = &bytes.Buffer{}
 				tw = x.traces[j]
 			}
-			x.parts[j] = newPart(plan, owned, tw)
+			p := newPart(plan, owned, tw)
+			if p.mirrored && j == x.keeper {
+				p.mir = newMirror(plan, p.ell, tw != nil)
+			}
+			x.parts[j] = p
 			x.local = append(x.local, j)
 		}
 		runs[r] = x

@@ -196,9 +196,6 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 			return t.Father, ok
 		}
 	}
-	if p.mirrored && owned[0] {
-		p.mir = newMirror(plan, p.ell, trace != nil)
-	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
 		Check: plan.check, Family: p.family, Types: algo.MessageTypes(),
@@ -701,6 +698,23 @@ func (p *Part) finish() {
 	s.After(p.settle, s.Stop)
 }
 
+// simulate runs one simulation of plan, within its budget.
+func simulate(plan *Plan) *outcome {
+	spec := plan.Spec
+	p := newPart(plan, nil, spec.Trace)
+	err := p.Drive()
+	o := merge(plan, []*Result{p.Result(err)})
+	o.stab = p.s.Stab()
+	if p.repair != nil && o.err == nil && o.stuck == "" {
+		if !p.repair.done {
+			o.stuck = fmt.Sprintf("the repair pass after the run did not complete (node %d, seed %d)", p.repair.i, spec.Seed)
+		} else {
+			o.shape = p.repair.shape
+		}
+	}
+	return o
+}
+
 // Drive runs a run of one part (the simulator) to its end: at every
 // boundary, boundaryAt(ownReport()), the report written in place, but at an
 // idle one, where that would change nothing (sim.Windows goes on).
@@ -787,8 +801,3 @@ func (p *Part) end() error {
 	}
 	return err
 }
-
-// Width returns the width of the windows of a run of spec, in seconds: the
-// delay floor (Spec.MinDelay) when it is at least WindowWidth, else
-// WindowWidth (a run that only the simulator can host).
-func Width(spec Spec) float64 { return max(spec.MinDelay, WindowWidth) * spec.Delta }

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -78,9 +80,11 @@ type schedule struct {
 // run with many crashes costs O(N + crashes), which a plan that is only
 // validated, or only builds a record, does not pay.
 type lazySchedule struct {
-	once  sync.Once
-	until float64 // ≥ 0: given (a crash-free baseline)
-	s     schedule
+	once sync.Once
+	// run is, for a crash-free baseline, its run's schedule: the same
+	// transient faults and workload end, without the crashes.
+	run *schedule
+	s   schedule
 }
 
 // schedule returns the plan's schedule, computed on the first call.
@@ -88,19 +92,21 @@ func (p *Plan) schedule() *schedule {
 	l := p.sched
 	l.once.Do(func() {
 		s, sc := &p.Spec, &l.s
-		sc.faults = s.Faults.plan(s.Seed, s.Nodes, s.Delta)
-		sc.until = l.until
-		if sc.until < 0 {
+		if l.run != nil {
+			*sc = *l.run
+			sc.faults = nil
+		} else {
+			pcg := rand.NewPCG(s.Seed, streamTransient)
+			if s.Transient.On() {
+				sc.corruptions = s.Transient.corruptionTimes(rand.New(pcg), s.Delta)
+			}
+			sc.transient = *pcg
+			sc.faults = s.Faults.plan(s.Seed, s.Nodes, s.Delta)
 			sc.until = workloadEnd(p.Settle, sc.faults)
-		}
-		pcg := rand.NewPCG(s.Seed, streamTransient)
-		if s.Transient.On() {
-			sc.corruptions = s.Transient.corruptionTimes(rand.New(pcg), s.Delta)
 			if k := len(sc.corruptions); k > 0 {
 				sc.until = max(sc.until, sc.corruptions[k-1]+p.Settle)
 			}
 		}
-		sc.transient = *pcg
 		sc.limit = p.budgetOf(*s, sc.until)
 	})
 	return &l.s
@@ -114,28 +120,24 @@ func (p *Plan) transientRand() *rand.Rand {
 }
 
 // derive fills in what the plan derives from its spec and algorithm.
-func (p *Plan) derive(until float64) {
+func (p *Plan) derive() {
 	s := &p.Spec
 	p.Settle, p.WatchPeriod, p.Width = Settle(*s), WatchPeriod(*s), Width(*s)
 	p.check = simCheck(s.Check)
-	p.invariants = p.Algorithm.Invariants(s.Faults.Crashes > 0)
-	p.atEnd = false
-	for _, inv := range p.invariants {
-		p.atEnd = p.atEnd || inv.When == proto.AtEnd
-	}
-	if p.budgetOf == nil {
-		p.budgetOf = budgetFor
-	}
-	p.sched = &lazySchedule{until: until}
+	p.budgetOf = budgetFor
+	p.invariants, p.atEnd = invariants(p.Algorithm, s.Faults.Crashes > 0)
+	p.sched = &lazySchedule{}
 }
 
-// withBudget returns a copy of the plan whose run has the budget that
-// budgetOf gives it.
-func (p *Plan) withBudget(budgetOf budgeter) *Plan {
-	b := *p
-	b.budgetOf = budgetOf
-	b.sched = &lazySchedule{until: p.sched.until}
-	return &b
+// invariants returns a's invariants for a run with or without crashes,
+// and whether some are checked at the end of the run.
+func invariants(a proto.Algorithm, crashes bool) ([]proto.Invariant, bool) {
+	inv := a.Invariants(crashes)
+	atEnd := false
+	for _, x := range inv {
+		atEnd = atEnd || x.When == proto.AtEnd
+	}
+	return inv, atEnd
 }
 
 // Resolve fills in the defaults of s, validates it and resolves its
@@ -162,7 +164,7 @@ func newPlan(s Spec, reg proto.Algorithm) (*Plan, error) {
 	p := &Plan{Spec: s, Registered: reg, Algorithm: a}
 	p.KExclusion, _ = a.(proto.KExclusionAlgorithm)
 	p.SelfStabilizing, _ = a.(proto.SelfStabilizingAlgorithm)
-	p.derive(-1)
+	p.derive()
 	return p, nil
 }
 
@@ -450,9 +452,57 @@ func (s *Spec) validateTimeout(reg proto.Algorithm) error {
 func (p *Plan) baseline() *Plan {
 	b := *p
 	b.Spec = baselineOf(p.Spec)
-	b.derive(p.schedule().until)
+	b.invariants, b.atEnd = invariants(b.Algorithm, false)
+	b.sched = &lazySchedule{run: p.schedule()}
 	return &b
 }
+
+// Settle is how long a run goes on after its workload is over, in seconds:
+// time for the last messages to land (a lent token going back).
+func Settle(s Spec) float64 {
+	p := ceilLog2(s.Nodes)
+	return float64(4*p+10) * s.Delta
+}
+
+// ceilLog2 returns ⌈log2 n⌉ (log2 n for a power of two; 0 for n ≤ 1).
+func ceilLog2(n int) int { return bits.Len(uint(max(n, 1) - 1)) }
+
+// WatchPeriod is the watchdog's period (Watchdog), in seconds: a run in
+// which no request was served for a period while one waited for a whole
+// period is stuck (a liveness violation).
+func WatchPeriod(s Spec) float64 {
+	return math.Max(200, 4*float64(s.Nodes)*(s.CSTime+1)) * s.Delta
+}
+
+// Width returns the width of the windows of a run of spec, in seconds: the
+// delay floor (Spec.MinDelay) when it is at least WindowWidth, else
+// WindowWidth (a run that only the simulator can host).
+func Width(spec Spec) float64 { return max(spec.MinDelay, WindowWidth) * spec.Delta }
+
+// simCheck returns the simulator's check level for c.
+func simCheck(c Check) sim.Check {
+	if c == CheckFull {
+		return sim.CheckFull
+	}
+	return sim.CheckCounts
+}
+
+// baselineOf returns the spec of the crash-free baseline of a run of spec.
+func baselineOf(spec Spec) Spec {
+	base := spec
+	base.Faults = FaultPlan{}
+	base.Trace = nil
+	base.Progress = nil
+	return base
+}
+
+// NeedsBaseline reports whether a run of spec (filled) has a crash-free
+// baseline to run beside it.
+func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
+
+// Baseline returns the spec of the crash-free baseline of a run of spec
+// (NeedsBaseline): its workload issues requests until the run's does.
+func Baseline(spec Spec) Spec { return baselineOf(spec) }
 
 // num formats a number for a message (results.Number).
 func num(x float64) string { return results.Number(x) }

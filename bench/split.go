@@ -147,7 +147,7 @@ func merge(plan *Plan, parts []*Result) *outcome {
 	spec := plan.Spec
 	p0 := parts[0]
 	sum := results.SumCounts(parts)
-	o := &outcome{now: sum.Now, until: sum.Until, tally: NewTally(), stuck: sum.Stuck, stab: sim.Stab{Legit: true},
+	o := &outcome{plan: plan, now: sum.Now, until: sum.Until, tally: NewTally(), stuck: sum.Stuck, stab: sim.Stab{Legit: true},
 		issued: sum.Issued, served: sum.Served, abandoned: sum.Abandoned, waits: sum.Waits, tags: sum.Tags,
 		entriesStable: sum.EntriesStable, invented: sum.Invented}
 	if sum.Violation != nil {
@@ -228,44 +228,6 @@ func assembleParts(plan *Plan, run, base []*Result) (*results.Run, error) {
 	}
 	return assemble(plan, o, bo)
 }
-
-// assemble returns the record of the run o of spec and its baseline bo (nil:
-// none run).
-func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
-	spec := plan.Spec
-	var v *sim.Violation
-	if o.err != nil && !errors.As(o.err, &v) {
-		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
-	}
-	r := record(plan, o)
-	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
-		if bo.err != nil && !errors.As(bo.err, &v) {
-			return nil, fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
-		}
-		baseline(plan.baseline(), o, bo, r)
-	}
-	if r.Violation != "" {
-		r.Violation += "; replay: " + replay(spec, plan.Registered)
-	}
-	return r, nil
-}
-
-// baselineOf returns the spec of the crash-free baseline of a run of spec.
-func baselineOf(spec Spec) Spec {
-	base := spec
-	base.Faults = FaultPlan{}
-	base.Trace = nil
-	base.Progress = nil
-	return base
-}
-
-// NeedsBaseline reports whether a run of spec (filled) has a crash-free
-// baseline to run beside it.
-func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
-
-// Baseline returns the spec of the crash-free baseline of a run of spec
-// (NeedsBaseline): its workload issues requests until the run's does.
-func Baseline(spec Spec) Spec { return baselineOf(spec) }
 
 // Filled returns spec with its defaults filled in, and an error naming
 // its first bad field.
