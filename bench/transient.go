@@ -533,7 +533,8 @@ const streamEdit = 7
 // links node by node (as arbitrary makes them), and returns the new junk.
 func applyEdits(nodes []proto.Node, junk []proto.Message, edits []Edit, linkCap int) []proto.Message {
 	for _, e := range edits {
-		rng := rand.New(rand.NewPCG(e.Seed, streamEdit))
+		stream := rand.NewPCG(e.Seed, streamEdit)
+		rng := rand.New(stream)
 		c := nodes[e.Node].(proto.Corruptible)
 		if !e.Link {
 			c.Scramble(rng)
