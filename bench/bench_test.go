@@ -391,7 +391,7 @@ func popped(spec Spec) int64 {
 	if err != nil {
 		panic(err)
 	}
-	return simulate(plan, budgetFor).stats.Popped
+	return simulate(plan).stats.Popped
 }
 
 // bareSink keeps the bare loop's result alive.

@@ -54,7 +54,7 @@ func TestBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := simulate(plan, budgetFor)
+		o := simulate(plan)
 		if !strings.Contains(o.stuck, "end of its budget") {
 			t.Errorf("saturated: a loop at one instant was not stopped by the budget: stuck %q, err %v, t=%gs, %d steps", o.stuck, o.err, o.now, o.stats.Steps)
 		}
@@ -92,10 +92,11 @@ func TestBudgetHeadroom(t *testing.T) {
 		}
 		s = plan.Spec
 		var b budget
-		o := simulate(plan, func(s Spec, until float64) budget {
+		plan.budgetOf = func(s Spec, until float64) budget {
 			b = budgetFor(s, until)
 			return b
-		})
+		}
+		o := simulate(plan)
 		if o.stuck != "" || o.err != nil || float64(o.stats.Steps) > float64(b.steps)/4 || o.now > b.virtual/4 {
 			t.Errorf("%s N=%d %s: %d steps of %d, %gs of %gs; stuck %q, err %v", s.Algorithm, s.Nodes, s.Workload,
 				o.stats.Steps, b.steps, o.now, b.virtual, o.stuck, o.err)

@@ -98,6 +98,7 @@ func (Local) Gather(mine []Ending) ([]Ending, error) { return mine, nil }
 
 // split is one run of RunParts: this process's parts of it.
 type split struct {
+	plan   *Plan
 	spec   Spec
 	owner  []int   // the part of each node
 	parts  []*Part // this process's parts, by index (nil: another's)
@@ -110,22 +111,23 @@ type split struct {
 	snap   snapshot
 }
 
-// RunParts runs specs (filled and Splittable) at once, each with its
-// crash-free baseline beside it (NeedsBaseline), as parts hosted by the
-// processes of ex: node i of the run of spec k by part owners[k][i]. Every
-// process calls it with the same specs and owners; process 0 gets the
-// records, in the order of specs, the others nil. All runs advance window
-// by window together: one Swap per boundary, whatever their number.
-func RunParts(ex Exchange, specs []Spec, owners [][]int) ([]*results.Run, error) {
+// RunParts runs plans (Splittable) at once, each with its crash-free
+// baseline beside it (NeedsBaseline), as parts hosted by the processes of
+// ex: node i of the run of plan k by part owners[k][i]. Every process
+// calls it with the same plans and owners; process 0 gets the records, in
+// the order of plans, the others nil. All runs advance window by window
+// together: one Swap per boundary, whatever their number.
+func RunParts(ex Exchange, plans []*Plan, owners [][]int) ([]*results.Run, error) {
 	n, me := ex.Processes()
 	switch {
-	case len(specs) == 0:
+	case len(plans) == 0:
 		return nil, errors.New("split: no spec to run")
-	case len(owners) != len(specs):
-		return nil, fmt.Errorf("split: %d placements for %d specs", len(owners), len(specs))
+	case len(owners) != len(plans):
+		return nil, fmt.Errorf("split: %d placements for %d specs", len(owners), len(plans))
 	}
-	runs := make([]*split, 2*len(specs))
-	add := func(r int, spec Spec, until float64, owner []int) error {
+	runs := make([]*split, 2*len(plans))
+	add := func(r int, plan *Plan, owner []int) error {
+		spec := plan.Spec
 		if len(owner) != spec.Nodes {
 			return fmt.Errorf("split: %d owners for %d nodes", len(owner), spec.Nodes)
 		}
@@ -133,7 +135,7 @@ func RunParts(ex Exchange, specs []Spec, owners [][]int) ([]*results.Run, error)
 		if slices.Min(owner) < 0 || np < n {
 			return fmt.Errorf("split: parts 0 to %d for %d processes", np-1, n)
 		}
-		x := &split{spec: spec, owner: owner, parts: make([]*Part, np), traces: make([]*bytes.Buffer, np), keeper: owner[0]}
+		x := &split{plan: plan, spec: spec, owner: owner, parts: make([]*Part, np), traces: make([]*bytes.Buffer, np), keeper: owner[0]}
 		for j := me; j < np; j += n {
 			owned := make([]bool, spec.Nodes)
 			for i, o := range owner {
@@ -144,21 +146,25 @@ func RunParts(ex Exchange, specs []Spec, owners [][]int) ([]*results.Run, error)
 				x.traces[j] = &bytes.Buffer{}
 				tw = x.traces[j]
 			}
-			x.parts[j] = NewPart(spec, until, owned, tw)
+			p := newPart(plan, owned, tw)
+			if p.mirrored && j == x.keeper {
+				p.mir = newMirror(plan, p.ell, tw != nil)
+			}
+			x.parts[j] = p
 			x.local = append(x.local, j)
 		}
 		runs[r] = x
 		return nil
 	}
-	for k, s := range specs {
-		if err := Splittable(s); err != nil {
+	for k, p := range plans {
+		if err := Splittable(p.Spec); err != nil {
 			return nil, err
 		}
-		if err := add(2*k, s, -1, owners[k]); err != nil {
+		if err := add(2*k, p, owners[k]); err != nil {
 			return nil, err
 		}
-		if NeedsBaseline(s) {
-			if err := add(2*k+1, baselineOf(s), runs[2*k].parts[runs[2*k].local[0]].until, owners[k]); err != nil {
+		if NeedsBaseline(p.Spec) {
+			if err := add(2*k+1, p.baseline(), owners[k]); err != nil {
 				return nil, err
 			}
 		}
@@ -503,7 +509,7 @@ func (d *driver) end() ([]*results.Run, error) {
 				return nil, err
 			}
 		}
-		if recs[k], err = assembleParts(x.spec, run, base); err != nil {
+		if recs[k], err = assembleParts(x.plan, run, base); err != nil {
 			return nil, err
 		}
 	}

@@ -54,11 +54,11 @@ func TestRunPartsRefuses(t *testing.T) {
 			if c.fast {
 				s.MinDelay = 0.25
 			}
-			specs := []Spec{s}
+			plans := []*Plan{MustResolve(s)}
 			if c.owners != nil && len(c.owners) == 0 {
-				specs = nil
+				plans = nil
 			}
-			_, err := RunParts(c.ex, specs, c.owners)
+			_, err := RunParts(c.ex, plans, c.owners)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one with %q", err, c.want)
 			}

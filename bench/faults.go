@@ -125,7 +125,11 @@ type fault struct {
 // outside an algorithm's fault model ("" if it does not): two nodes down
 // at once where the model allows one, recoveries where it has none.
 func (f *FaultPlan) Outside(m proto.FaultModel, seed uint64, nodes int, delta float64) string {
-	plan := f.plan(seed, nodes, delta)
+	return outside(m, f.plan(seed, nodes, delta))
+}
+
+// outside is Outside of the crashes planned, plan.
+func outside(m proto.FaultModel, plan []fault) string {
 	var broken []string
 	if m.OneAtATime {
 		type edge struct {
@@ -199,7 +203,8 @@ func (f *FaultPlan) plan(seed uint64, nodes int, delta float64) []fault {
 	if f.Crashes <= 0 || nodes < MinUp+1 {
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(seed, streamFaults))
+	stream := rand.NewPCG(seed, streamFaults)
+	rng := rand.New(stream)
 	live := newLiveSet(nodes) // random targets: the nodes up at time t
 	var back recoveries       // random targets: the nodes down, by recovery time
 	maxPermanent, permanent := nodes-MinUp-1, 0
@@ -245,6 +250,15 @@ func (f *FaultPlan) plan(seed uint64, nodes int, delta float64) []fault {
 		out = append(out, fl)
 	}
 	return out
+}
+
+// workloadEnd is WorkloadEnd of a plan whose settle time is settle.
+func workloadEnd(settle float64, plan []fault) float64 {
+	until := 0.0
+	for _, f := range plan {
+		until = math.Max(until, math.Max(f.At, f.Up)+settle)
+	}
+	return until
 }
 
 // stepPast returns the first t + k·every (k ≥ 1) after u, the planner's wait

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"math"
-	"math/bits"
 	"math/rand/v2"
 
 	"github.com/ocbench/ocbench/proto"
@@ -57,16 +56,6 @@ func (f *FaultPlan) Schedule(seed uint64, nodes int, delta float64) []Fault {
 	return out
 }
 
-// Settle is how long a run goes on after its workload is over, in seconds:
-// time for the last messages to land (a lent token going back).
-func Settle(s Spec) float64 {
-	p := ceilLog2(s.Nodes)
-	return float64(4*p+10) * s.Delta
-}
-
-// ceilLog2 returns ⌈log2 n⌉ (log2 n for a power of two; 0 for n ≤ 1).
-func ceilLog2(n int) int { return bits.Len(uint(max(n, 1) - 1)) }
-
 // WorkloadEnd is the time, in seconds, until which a run with crashes keeps
 // issuing requests: the end of the last downtime of the plan, plus Settle.
 // It is 0 without crashes.
@@ -100,13 +89,6 @@ func Duration(s Spec, plan []Fault) float64 {
 	return max(end, work) + Settle(s)
 }
 
-// WatchPeriod is the watchdog's period (Watchdog), in seconds: a run in
-// which no request was served for a period while one waited for a whole
-// period is stuck (a liveness violation).
-func WatchPeriod(s Spec) float64 {
-	return math.Max(200, 4*float64(s.Nodes)*(s.CSTime+1)) * s.Delta
-}
-
 // ThinkTime returns the k-th think time (k = 0, 1, …) of node id in a
 // poisson workload of the given seed and mean (in any unit: the result is in
 // the same unit). It is a hash of (seed, id, k), so a node's requests come at
@@ -128,19 +110,4 @@ func SequentialOrder(seed uint64, n int) func() proto.NodeID {
 // NewRecord returns the record of a run of s with the fields every run has.
 func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served int64) *results.Run {
 	return newRecord(MustResolve(s), runtime, ranks, checks, issued, served)
-}
-
-// newRecord is NewRecord of a run of plan.
-func newRecord(plan *Plan, runtime string, ranks int, checks string, issued, served int64) *results.Run {
-	s := plan.Spec
-	r := newRun(plan, checks, issued, served)
-	r.Runtime, r.Ranks = runtime, ranks
-	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
-	if s.FT {
-		r.Protocol = string(s.Protocol) // filled: ProtocolOCBench unless paper
-	}
-	if s.Workload == "poisson" {
-		r.ThinkTime = s.Think
-	}
-	return r
 }

@@ -30,10 +30,10 @@ func kDistribution(a proto.KExclusionAlgorithm, tags []uint32) map[string]int64 
 func recordK(r *results.Run, plan *Plan, o *outcome) {
 	spec, algo := plan.Spec, plan.Algorithm
 	st := o.stab
-	total := o.stats.MessagesTotal()
 	if k := plan.KExclusion; k != nil {
 		r.Ell, r.KMax = k.Units()
 		r.KDistribution = kDistribution(k, o.tags)
+		total := r.MessagesTotal
 		// Messages serve no one request: count them per entry.
 		r.MsgsPerRequest = results.Summary{}
 		if r.RequestsServed > 0 {

@@ -90,13 +90,12 @@ func newMirror(plan *Plan, ell int, traced bool) *mirror {
 		kexcl: algo.Family() == proto.KExclusion, fly: map[uint64]flight{}, types: algo.MessageTypes(),
 		legit: plan.SelfStabilizing.Legitimate}
 	if spec.Transient.Mode == "during" {
-		m.rng = rand.New(rand.NewPCG(spec.Seed, streamTransient))
-		spec.Transient.corruptionTimes(m.rng, spec.Delta)
+		m.rng = plan.transientRand()
 	}
 	if spec.Transient.Initial() {
 		// The parts' draws: the transient stream's first (corruptionTimes
 		// draws nothing for these plans).
-		initialConfiguration(plan, m.nodes, rand.New(rand.NewPCG(spec.Seed, streamTransient)))
+		initialConfiguration(plan, m.nodes, plan.transientRand())
 		m.initFault = true
 	}
 	for i, n := range m.nodes {

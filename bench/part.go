@@ -149,52 +149,39 @@ type Part struct {
 	needLegit bool
 }
 
-// NewPart returns the part of the run of spec (filled and valid) that
-// hosts the nodes owned says (nil: all of them), writing the trace of its
-// nodes' steps to trace (nil: none; with owned, indexed for MergeTraces);
-// with until ≥ 0 the workload issues requests until then (a crash-free
-// baseline).
-func NewPart(spec Spec, until float64, owned []bool, trace io.Writer) *Part {
-	return newPart(MustResolve(spec), until, owned, budgetFor, trace)
-}
-
-func newPart(plan *Plan, until float64, owned []bool, budgetOf budgeter, trace io.Writer) *Part {
-	spec, algo := plan.Spec, plan.Algorithm
+// newPart returns the part of the run of plan that hosts the nodes owned
+// says (nil: all of them), writing the trace of its nodes' steps to trace
+// (nil: none; with owned, indexed for MergeTraces).
+func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
+	spec, algo, sc := plan.Spec, plan.Algorithm, plan.schedule()
 	delta := spec.Delta
 	nodes, array := newArray(algo, spec.Nodes)
-	p := &Part{spec: spec, res: plan, nodes: nodes, owned: owned, width: Width(spec),
-		settle: Settle(spec), plan: spec.Faults.plan(spec.Seed, spec.Nodes, delta), tally: NewTally(),
+	p := &Part{spec: spec, res: plan, nodes: nodes, owned: owned, width: plan.Width,
+		settle: plan.Settle, plan: sc.faults, tally: NewTally(),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
 	p.family = algo.Family()
-	if until < 0 {
-		until = WorkloadEnd(spec, spec.Faults.Schedule(spec.Seed, spec.Nodes, delta))
-	}
-	ss, selfStab := algo.(proto.SelfStabilizingAlgorithm)
+	selfStab := plan.SelfStabilizing != nil
 	p.selfStab = selfStab
 	var junk []proto.Message
-	var corruptions []float64
 	if spec.Transient.On() {
 		p.tr = &transient{InventedCS: &InventedCS{nodes: p.nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
-			rng: rand.New(rand.NewPCG(spec.Seed, streamTransient))}
-		corruptions = spec.Transient.corruptionTimes(p.tr.rng, delta)
+			rng: plan.transientRand()}
 		if spec.Transient.Initial() {
 			junk = initialConfiguration(plan, p.nodes, p.tr.rng)
 		}
-		if k := len(corruptions); k > 0 {
-			until = max(until, corruptions[k-1]+p.settle)
-		}
 	}
+	corruptions, until := sc.corruptions, sc.until
 	p.until = until
 	p.mirrored = selfStab && owned != nil
 	var legit func(proto.System) error
 	if selfStab && !p.mirrored {
-		legit = ss.Legitimate
+		legit = plan.SelfStabilizing.Legitimate
 	}
-	if k, ok := kexclusion(algo); ok {
+	if k := plan.KExclusion; k != nil {
 		p.ell, _ = k.Units()
 	}
-	p.limit = budgetOf(spec, until)
+	p.limit = sc.limit
 	p.open = make([]int, spec.Nodes)
 	if owned == nil {
 		p.stays = make([]Stay, 0, capHint(spec.Requests))
@@ -209,13 +196,10 @@ func newPart(plan *Plan, until float64, owned []bool, budgetOf budgeter, trace i
 			return t.Father, ok
 		}
 	}
-	if p.mirrored && owned[0] {
-		p.mir = newMirror(plan, p.ell, trace != nil)
-	}
 	p.s = sim.New(sim.Config{
 		Delta: delta, MinDelay: spec.MinDelay, FIFO: spec.FIFO, Seed: spec.Seed,
-		Check: simCheck(spec.Check), Family: algo.Family(), Types: algo.MessageTypes(),
-		Invariants: algo.Invariants(spec.Faults.Crashes > 0), Trace: trace,
+		Check: plan.check, Family: p.family, Types: algo.MessageTypes(),
+		Invariants: plan.invariants, Trace: trace,
 		Crashes: spec.Faults.Crashes > 0, LateFraction: spec.LateFraction, LateFactor: spec.LateFactor,
 		KeepGoing: spec.LateFraction > 0, Units: p.ell, Legitimate: legit,
 		// The legitimacy predicate reads each link in delivery order.
@@ -279,7 +263,7 @@ func newPart(plan *Plan, until float64, owned []bool, budgetOf budgeter, trace i
 	}
 	p.s.At(until, func() {}) // a boundary at the workload's end
 	if spec.FT || selfStab {
-		p.wdPeriod = WatchPeriod(spec)
+		p.wdPeriod = plan.WatchPeriod
 		p.nextTick = p.wdPeriod
 		p.s.At(p.wdPeriod, p.tick)
 	}
@@ -714,6 +698,23 @@ func (p *Part) finish() {
 	s.After(p.settle, s.Stop)
 }
 
+// simulate runs one simulation of plan, within its budget.
+func simulate(plan *Plan) *outcome {
+	spec := plan.Spec
+	p := newPart(plan, nil, spec.Trace)
+	err := p.Drive()
+	o := merge(plan, []*Result{p.Result(err)})
+	o.stab = p.s.Stab()
+	if p.repair != nil && o.err == nil && o.stuck == "" {
+		if !p.repair.done {
+			o.stuck = fmt.Sprintf("the repair pass after the run did not complete (node %d, seed %d)", p.repair.i, spec.Seed)
+		} else {
+			o.shape = p.repair.shape
+		}
+	}
+	return o
+}
+
 // Drive runs a run of one part (the simulator) to its end: at every
 // boundary, boundaryAt(ownReport()), the report written in place, but at an
 // idle one, where that would change nothing (sim.Windows goes on).
@@ -800,8 +801,3 @@ func (p *Part) end() error {
 	}
 	return err
 }
-
-// Width returns the width of the windows of a run of spec, in seconds: the
-// delay floor (Spec.MinDelay) when it is at least WindowWidth, else
-// WindowWidth (a run that only the simulator can host).
-func Width(spec Spec) float64 { return max(spec.MinDelay, WindowWidth) * spec.Delta }

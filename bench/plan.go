@@ -2,13 +2,18 @@ package bench
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/sim"
 )
 
 // Plan is a run resolved once (Spec.Resolve): the spec with its defaults
@@ -33,6 +38,106 @@ type Plan struct {
 	// SelfStabilizing is Algorithm's self-stabilizing view, nil for an
 	// algorithm that is not.
 	SelfStabilizing proto.SelfStabilizingAlgorithm
+
+	// Settle is how long the run goes on after its workload (Settle),
+	// WatchPeriod the watchdog's period (WatchPeriod) and Width the width
+	// of its windows (Width), in seconds.
+	Settle, WatchPeriod, Width float64
+	// check is the simulator's check level, and invariants the
+	// algorithm's invariants for the run (with or without crashes);
+	// atEnd says whether some are checked at the end of the run.
+	check      sim.Check
+	invariants []proto.Invariant
+	atEnd      bool
+	// budgetOf gives the run's budget (budgetFor; tests give smaller
+	// ones).
+	budgetOf budgeter
+	// sched is what the run draws from its seed before it starts,
+	// computed once, when first needed (schedule).
+	sched *lazySchedule
+}
+
+// schedule is what a run of a plan draws from its seed before it starts,
+// and the bounds that follow from it.
+type schedule struct {
+	// faults are the crashes planned (FaultPlan.plan).
+	faults []fault
+	// corruptions are the times of the corruption events of a transient
+	// plan during the run (seconds), and transient the transient stream
+	// past them: the draws of the initial configuration or of the
+	// corruption events.
+	corruptions []float64
+	transient   rand.PCG
+	// until is the time until which the workload issues requests
+	// (WorkloadEnd; a crash-free baseline: its run's), and at least Settle
+	// past the last corruption event.
+	until float64
+	// limit is the run's budget (budgetOf at until).
+	limit budget
+}
+
+// lazySchedule computes a plan's schedule once: the fault plan of a large
+// run with many crashes costs O(N + crashes), which a plan that is only
+// validated, or only builds a record, does not pay.
+type lazySchedule struct {
+	once sync.Once
+	// run is, for a crash-free baseline, its run's schedule: the same
+	// transient faults and workload end, without the crashes.
+	run *schedule
+	s   schedule
+}
+
+// schedule returns the plan's schedule, computed on the first call.
+func (p *Plan) schedule() *schedule {
+	l := p.sched
+	l.once.Do(func() {
+		s, sc := &p.Spec, &l.s
+		if l.run != nil {
+			*sc = *l.run
+			sc.faults = nil
+		} else {
+			pcg := rand.NewPCG(s.Seed, streamTransient)
+			if s.Transient.On() {
+				sc.corruptions = s.Transient.corruptionTimes(rand.New(pcg), s.Delta)
+			}
+			sc.transient = *pcg
+			sc.faults = s.Faults.plan(s.Seed, s.Nodes, s.Delta)
+			sc.until = workloadEnd(p.Settle, sc.faults)
+			if k := len(sc.corruptions); k > 0 {
+				sc.until = max(sc.until, sc.corruptions[k-1]+p.Settle)
+			}
+		}
+		sc.limit = p.budgetOf(*s, sc.until)
+	})
+	return &l.s
+}
+
+// transientRand returns the run's transient stream past the corruption
+// times: every part, and a split run's mirror, draws the same from it.
+func (p *Plan) transientRand() *rand.Rand {
+	pcg := p.schedule().transient
+	return rand.New(&pcg)
+}
+
+// derive fills in what the plan derives from its spec and algorithm.
+func (p *Plan) derive() {
+	s := &p.Spec
+	p.Settle, p.WatchPeriod, p.Width = Settle(*s), WatchPeriod(*s), Width(*s)
+	p.check = simCheck(s.Check)
+	p.budgetOf = budgetFor
+	p.invariants, p.atEnd = invariants(p.Algorithm, s.Faults.Crashes > 0)
+	p.sched = &lazySchedule{}
+}
+
+// invariants returns a's invariants for a run with or without crashes,
+// and whether some are checked at the end of the run.
+func invariants(a proto.Algorithm, crashes bool) ([]proto.Invariant, bool) {
+	inv := a.Invariants(crashes)
+	atEnd := false
+	for _, x := range inv {
+		atEnd = atEnd || x.When == proto.AtEnd
+	}
+	return inv, atEnd
 }
 
 // Resolve fills in the defaults of s, validates it and resolves its
@@ -59,6 +164,7 @@ func newPlan(s Spec, reg proto.Algorithm) (*Plan, error) {
 	p := &Plan{Spec: s, Registered: reg, Algorithm: a}
 	p.KExclusion, _ = a.(proto.KExclusionAlgorithm)
 	p.SelfStabilizing, _ = a.(proto.SelfStabilizingAlgorithm)
+	p.derive()
 	return p, nil
 }
 
@@ -341,12 +447,62 @@ func (s *Spec) validateTimeout(reg proto.Algorithm) error {
 }
 
 // baseline returns the plan of the crash-free baseline of a run of p: the
-// same algorithm, without the fault plan (baselineOf).
+// same algorithm, without the fault plan (baselineOf), its workload
+// issuing requests until p's does.
 func (p *Plan) baseline() *Plan {
 	b := *p
 	b.Spec = baselineOf(p.Spec)
+	b.invariants, b.atEnd = invariants(b.Algorithm, false)
+	b.sched = &lazySchedule{run: p.schedule()}
 	return &b
 }
+
+// Settle is how long a run goes on after its workload is over, in seconds:
+// time for the last messages to land (a lent token going back).
+func Settle(s Spec) float64 {
+	p := ceilLog2(s.Nodes)
+	return float64(4*p+10) * s.Delta
+}
+
+// ceilLog2 returns ⌈log2 n⌉ (log2 n for a power of two; 0 for n ≤ 1).
+func ceilLog2(n int) int { return bits.Len(uint(max(n, 1) - 1)) }
+
+// WatchPeriod is the watchdog's period (Watchdog), in seconds: a run in
+// which no request was served for a period while one waited for a whole
+// period is stuck (a liveness violation).
+func WatchPeriod(s Spec) float64 {
+	return math.Max(200, 4*float64(s.Nodes)*(s.CSTime+1)) * s.Delta
+}
+
+// Width returns the width of the windows of a run of spec, in seconds: the
+// delay floor (Spec.MinDelay) when it is at least WindowWidth, else
+// WindowWidth (a run that only the simulator can host).
+func Width(spec Spec) float64 { return max(spec.MinDelay, WindowWidth) * spec.Delta }
+
+// simCheck returns the simulator's check level for c.
+func simCheck(c Check) sim.Check {
+	if c == CheckFull {
+		return sim.CheckFull
+	}
+	return sim.CheckCounts
+}
+
+// baselineOf returns the spec of the crash-free baseline of a run of spec.
+func baselineOf(spec Spec) Spec {
+	base := spec
+	base.Faults = FaultPlan{}
+	base.Trace = nil
+	base.Progress = nil
+	return base
+}
+
+// NeedsBaseline reports whether a run of spec (filled) has a crash-free
+// baseline to run beside it.
+func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
+
+// Baseline returns the spec of the crash-free baseline of a run of spec
+// (NeedsBaseline): its workload issues requests until the run's does.
+func Baseline(spec Spec) Spec { return baselineOf(spec) }
 
 // num formats a number for a message (results.Number).
 func num(x float64) string { return results.Number(x) }

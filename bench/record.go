@@ -1,9 +1,14 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/ocbench/ocbench/internal/floatsort"
+	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/sim"
 )
 
 // Outcome is what a runtime observed of one run, whatever the runtime:
@@ -104,4 +109,151 @@ func recordOf(plan *Plan, o *Outcome) *results.Run {
 		r.Violation = why
 	}
 	return r
+}
+
+// newRecord is NewRecord of a run of plan.
+func newRecord(plan *Plan, runtime string, ranks int, checks string, issued, served int64) *results.Run {
+	s := plan.Spec
+	r := newRun(plan, checks, issued, served)
+	r.Runtime, r.Ranks = runtime, ranks
+	r.DeltaSeconds, r.CSTime, r.MinDelay, r.FIFO, r.FaultTolerant = s.Delta, s.CSTime, s.MinDelay, s.FIFO, s.FT
+	if s.FT {
+		r.Protocol = string(s.Protocol) // filled: ProtocolOCBench unless paper
+	}
+	if s.Workload == "poisson" {
+		r.ThinkTime = s.Think
+	}
+	return r
+}
+
+// newRun returns the record of a simulated run of spec, with the fields
+// every run has.
+func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
+	spec := plan.Spec
+	r := &results.Run{
+		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
+		Workload: string(spec.Workload), Checks: checks,
+		Requests: results.Requests{RequestsIssued: issued, RequestsServed: served,
+			MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{}},
+	}
+	algo := plan.Algorithm // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
+	if q, ok := algo.(proto.QuorumAlgorithm); ok {
+		r.QuorumSize = q.QuorumSize(spec.Nodes)
+	}
+	if c, ok := algo.(proto.CostAlgorithm); ok {
+		cost := c.StatedCost(spec.Nodes)
+		r.StatedCost, r.StatedCostLow, r.StatedCostHigh = cost.Text, cost.Low, cost.High
+		r.StatedCostSource, r.StatedCostKind = cost.Source, cost.Kind.String()
+	}
+	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
+		faults := plan.schedule().faults
+		m := ft.FaultModel()
+		r.FaultModel = m.Text
+		r.FaultModelBroken = outside(m, faults)
+	}
+	return r
+}
+
+// assemble returns the record of the run o of spec and its baseline bo (nil:
+// none run).
+func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
+	spec := plan.Spec
+	var v *sim.Violation
+	if o.err != nil && !errors.As(o.err, &v) {
+		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
+	}
+	r := record(plan, o)
+	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
+		if bo.err != nil && !errors.As(bo.err, &v) {
+			return nil, fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
+		}
+		baseline(o, bo, r)
+	}
+	if r.Violation != "" {
+		r.Violation += "; replay: " + replay(spec, plan.Registered)
+	}
+	return r, nil
+}
+
+// record turns an outcome of the simulator into the run's record (Record,
+// and what only the simulator measures).
+func record(plan *Plan, o *outcome) *results.Run {
+	spec := plan.Spec
+	st := &o.stats
+	t := o.tally
+	t.Waits = make([]float64, len(o.waits))
+	for k, w := range o.waits {
+		t.Waits[k] = w / spec.Delta
+	}
+	floatsort.Sort(t.Waits) // Summarize sums them in this order, the same in every runtime
+	for _, x := range SyncDelaysOf(o.stays) {
+		t.Sync = append(t.Sync, x/spec.Delta)
+	}
+	t.Abandoned = o.abandoned
+	tags := slices.Sorted(slices.Values(o.tags))
+	perReq := make([]float64, 0, len(tags))
+	for _, tag := range tags {
+		var c uint32
+		if int(tag) < len(st.PerTag) {
+			c = st.PerTag[tag]
+		}
+		perReq = append(perReq, float64(c))
+	}
+	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: spec.Check.String(), Issued: o.issued, Served: o.served,
+		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: o.falses,
+		FirstFalseSuspicion: o.firstFalse, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
+	if spec.LateFraction > 0 {
+		out.Safety = append(out.Safety, Finding{Count: int(st.OverlappingCS + st.DuplicateTokens)})
+	}
+	var v *sim.Violation
+	if errors.As(o.err, &v) {
+		out.Safety = append(out.Safety, Finding{Count: 1, Why: v.Error()})
+		out.Stopped = true
+	}
+	if o.shape != nil {
+		out.Safety = append(out.Safety, Finding{Count: 1, Why: "at the end of the run: " + o.shape.Error()})
+	}
+	if st.FirstBreach != "" {
+		out.Breach = fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
+	}
+	r := recordOf(plan, out)
+	r.VirtualSeconds = o.now
+	recordK(r, plan, o)
+	if spec.Faults.Crashes > 0 {
+		r.VictimPowers = o.victimPower
+		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(t.PerFailure, o.victimPower, spec.Nodes)
+		r.OpenCubeAtEnd = o.openCubeAtEnd || (spec.Repair && o.shape == nil)
+	}
+	if spec.LateFraction > 0 {
+		r.LateMessages = st.Late
+		r.OverlappingCS = st.OverlappingCS
+		r.DuplicateTokens = st.DuplicateTokens
+	}
+	return r
+}
+
+// baseline puts into r, the record of the crash run o, the differential
+// overhead against its crash-free baseline bo, run with the same workload
+// until the same time. A baseline that
+// ends with a violation (safety, liveness, or a budget spent) fails the
+// run: r gets the violation, prefixed "baseline: ", and no differential
+// (dividing by a partial baseline would give a wrong figure, silently).
+func baseline(o, bo *outcome, r *results.Run) {
+	br := record(bo.plan, bo)
+	if br.Violation != "" {
+		r.SafetyViolations += br.SafetyViolations
+		r.LivenessViolations += br.LivenessViolations
+		if br.SafetyViolations+br.LivenessViolations == 0 {
+			r.LivenessViolations++ // a violation always counts
+		}
+		why := "baseline: " + br.Violation
+		if r.Violation != "" {
+			why = r.Violation + "; " + why
+		}
+		r.Violation = why
+		return
+	}
+	diff := float64(r.MessagesTotal-br.MessagesTotal) / float64(o.tally.Crashes)
+	r.OverheadDifferential = results.Estimated([]float64{diff})
+	r.BaselineMessages = br.MessagesTotal
 }

@@ -50,7 +50,7 @@ func replay(s Spec, reg proto.Algorithm) string {
 	if s.LateFraction > 0 {
 		args = append(args, "--delay-violations", f(s.LateFraction), "--late-factor", f(s.LateFactor))
 	}
-	if _, ok := kexclusion(reg); ok {
+	if _, ok := reg.(proto.KExclusionAlgorithm); ok {
 		args = append(args, "--ell", strconv.Itoa(s.Ell), "--k-max", strconv.Itoa(s.KMax))
 	}
 	if t := s.Transient; t.On() {

@@ -25,11 +25,11 @@ func TestReportTo(t *testing.T) {
 			Faults: FaultPlan{Crashes: 3, Spacing: "exp", Every: 20, Down: 10, DownDist: "exp", Target: "token"}},
 	} {
 		t.Run(string(spec.Workload), func(t *testing.T) {
-			spec.fill()
-			if err := spec.Validate(); err != nil {
+			plan, err := spec.Resolve()
+			if err != nil {
 				t.Fatal(err)
 			}
-			p := NewPart(spec, -1, nil, nil)
+			p := newPart(plan, nil, nil)
 			boundaries, candidates := 0, 0
 			for next := p.boundaryAt(p.ownReport()); !math.IsInf(next, 1); next = p.boundaryAt(p.ownReport()) {
 				p.window(next)

@@ -2,12 +2,9 @@ package bench
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"slices"
 	"time"
 
-	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
@@ -119,6 +116,8 @@ const (
 // outcome is what a run leaves for the record: its parts' counts added
 // up.
 type outcome struct {
+	// plan is the run's.
+	plan  *Plan
 	err   error
 	stats sim.Stats
 	// tally holds the crashes, the attribution of failure-cause messages
@@ -213,11 +212,14 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 		return runEach(plan)
 	}
 	start := time.Now()
-	o := simulate(plan, budgetOf)
+	plan.budgetOf = budgetOf
+	o := simulate(plan)
 	var bo *outcome
 	var v *sim.Violation
 	if NeedsBaseline(plan.Spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
-		bo = simulateUntil(plan.baseline(), o.until, baselineBudget)
+		base := plan.baseline()
+		base.budgetOf = baselineBudget
+		bo = simulate(base)
 	}
 	r, err := assemble(plan, o, bo)
 	if err != nil {
@@ -227,144 +229,6 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 	return r, nil
 }
 
-// baseline puts into r, the record of the crash run o of spec, the
-// differential overhead against its crash-free baseline bo (base: its
-// spec), run with the same workload until the same time. A baseline that
-// ends with a violation (safety, liveness, or a budget spent) fails the
-// run: r gets the violation, prefixed "baseline: ", and no differential
-// (dividing by a partial baseline would give a wrong figure, silently).
-func baseline(base *Plan, o, bo *outcome, r *results.Run) {
-	if br := record(base, bo); br.Violation != "" {
-		r.SafetyViolations += br.SafetyViolations
-		r.LivenessViolations += br.LivenessViolations
-		if br.SafetyViolations+br.LivenessViolations == 0 {
-			r.LivenessViolations++ // a violation always counts
-		}
-		why := "baseline: " + br.Violation
-		if r.Violation != "" {
-			why = r.Violation + "; " + why
-		}
-		r.Violation = why
-		return
-	}
-	diff := float64(o.stats.MessagesTotal()-bo.stats.MessagesTotal()) / float64(o.tally.Crashes)
-	r.OverheadDifferential = results.Estimated([]float64{diff})
-	r.BaselineMessages = bo.stats.MessagesTotal()
-}
-
-func simulate(plan *Plan, budgetOf budgeter) *outcome { return simulateUntil(plan, -1, budgetOf) }
-
 // budgeter returns the budget of a run of spec whose workload issues
 // requests until the time until (budgetFor; tests give smaller ones).
 type budgeter func(spec Spec, until float64) budget
-
-// simulateUntil runs one simulation within the budget budgetOf gives it;
-// with until ≥ 0, the workload issues requests until that time (a
-// crash-free baseline of a crash run).
-func simulateUntil(plan *Plan, until float64, budgetOf budgeter) *outcome {
-	spec := plan.Spec
-	p := newPart(plan, until, nil, budgetOf, spec.Trace)
-	err := p.Drive()
-	o := merge(plan, []*Result{p.Result(err)})
-	o.stab = p.s.Stab()
-	if p.repair != nil && o.err == nil && o.stuck == "" {
-		if !p.repair.done {
-			o.stuck = fmt.Sprintf("the repair pass after the run did not complete (node %d, seed %d)", p.repair.i, spec.Seed)
-		} else {
-			o.shape = p.repair.shape
-		}
-	}
-	return o
-}
-
-// record turns an outcome of the simulator into the run's record (Record,
-// and what only the simulator measures).
-func record(plan *Plan, o *outcome) *results.Run {
-	spec := plan.Spec
-	st := &o.stats
-	t := o.tally
-	t.Waits = make([]float64, len(o.waits))
-	for k, w := range o.waits {
-		t.Waits[k] = w / spec.Delta
-	}
-	floatsort.Sort(t.Waits) // Summarize sums them in this order, the same in every runtime
-	for _, x := range SyncDelaysOf(o.stays) {
-		t.Sync = append(t.Sync, x/spec.Delta)
-	}
-	t.Abandoned = o.abandoned
-	tags := slices.Sorted(slices.Values(o.tags))
-	perReq := make([]float64, 0, len(tags))
-	for _, tag := range tags {
-		var c uint32
-		if int(tag) < len(st.PerTag) {
-			c = st.PerTag[tag]
-		}
-		perReq = append(perReq, float64(c))
-	}
-	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: spec.Check.String(), Issued: o.issued, Served: o.served,
-		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: o.falses,
-		FirstFalseSuspicion: o.firstFalse, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
-	if spec.LateFraction > 0 {
-		out.Safety = append(out.Safety, Finding{Count: int(st.OverlappingCS + st.DuplicateTokens)})
-	}
-	var v *sim.Violation
-	if errors.As(o.err, &v) {
-		out.Safety = append(out.Safety, Finding{Count: 1, Why: v.Error()})
-		out.Stopped = true
-	}
-	if o.shape != nil {
-		out.Safety = append(out.Safety, Finding{Count: 1, Why: "at the end of the run: " + o.shape.Error()})
-	}
-	if st.FirstBreach != "" {
-		out.Breach = fmt.Sprintf("with %d messages delayed beyond δ on purpose, %s (seed %d)", st.Late, st.FirstBreach, spec.Seed)
-	}
-	r := recordOf(plan, out)
-	r.VirtualSeconds = o.now
-	recordK(r, plan, o)
-	if spec.Faults.Crashes > 0 {
-		r.VictimPowers = o.victimPower
-		r.OverheadByVictimPower, r.OverheadStratified = results.ByPower(t.PerFailure, o.victimPower, spec.Nodes)
-		r.OpenCubeAtEnd = o.openCubeAtEnd || (spec.Repair && o.shape == nil)
-	}
-	if spec.LateFraction > 0 {
-		r.LateMessages = st.Late
-		r.OverlappingCS = st.OverlappingCS
-		r.DuplicateTokens = st.DuplicateTokens
-	}
-	return r
-}
-
-// newRun returns the record of a simulated run of spec, with the fields
-// every run has.
-func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
-	spec := plan.Spec
-	r := &results.Run{
-		Algorithm: spec.Algorithm, Nodes: spec.Nodes, Ranks: 1, Runtime: "sim", Seed: spec.Seed,
-		Workload: string(spec.Workload), Checks: checks,
-		Requests: results.Requests{RequestsIssued: issued, RequestsServed: served,
-			MessagesByType: map[string]int64{}, MessagesByCause: map[string]int64{}},
-	}
-	algo := plan.Algorithm // with the run's ℓ and K: a k-exclusion algorithm's quorums and cost depend on them
-	if q, ok := algo.(proto.QuorumAlgorithm); ok {
-		r.QuorumSize = q.QuorumSize(spec.Nodes)
-	}
-	if c, ok := algo.(proto.CostAlgorithm); ok {
-		cost := c.StatedCost(spec.Nodes)
-		r.StatedCost, r.StatedCostLow, r.StatedCostHigh = cost.Text, cost.Low, cost.High
-		r.StatedCostSource, r.StatedCostKind = cost.Source, cost.Kind.String()
-	}
-	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
-		m := ft.FaultModel()
-		r.FaultModel = m.Text
-		r.FaultModelBroken = spec.Faults.Outside(m, spec.Seed, spec.Nodes, spec.Delta)
-	}
-	return r
-}
-
-// simCheck returns the simulator's check level for c.
-func simCheck(c Check) sim.Check {
-	if c == CheckFull {
-		return sim.CheckFull
-	}
-	return sim.CheckCounts
-}

@@ -133,7 +133,7 @@ func (p *Part) Result(err error) *Result {
 	if !errors.As(err, &r.Violation) && err != nil {
 		r.Err = err.Error()
 	}
-	if p.spec.Faults.Crashes > 0 && hasAtEnd(p.res) {
+	if p.spec.Faults.Crashes > 0 && p.res.atEnd {
 		for _, id := range p.hosted() {
 			t, _ := proto.TreeOf(p.nodes[id])
 			r.Views = append(r.Views, FrozenNode{ID: id, V: p.nodes[id].View(), T: t})
@@ -142,22 +142,12 @@ func (p *Part) Result(err error) *Result {
 	return r
 }
 
-// hasAtEnd reports whether the plan's algorithm has end-of-run invariants.
-func hasAtEnd(plan *Plan) bool {
-	for _, inv := range plan.Algorithm.Invariants(plan.Spec.Faults.Crashes > 0) {
-		if inv.When == proto.AtEnd {
-			return true
-		}
-	}
-	return false
-}
-
 // merge adds up the results of a run's parts into its outcome.
 func merge(plan *Plan, parts []*Result) *outcome {
 	spec := plan.Spec
 	p0 := parts[0]
 	sum := results.SumCounts(parts)
-	o := &outcome{now: sum.Now, until: sum.Until, tally: NewTally(), stuck: sum.Stuck, stab: sim.Stab{Legit: true},
+	o := &outcome{plan: plan, now: sum.Now, until: sum.Until, tally: NewTally(), stuck: sum.Stuck, stab: sim.Stab{Legit: true},
 		issued: sum.Issued, served: sum.Served, abandoned: sum.Abandoned, waits: sum.Waits, tags: sum.Tags,
 		entriesStable: sum.EntriesStable, invented: sum.Invented}
 	if sum.Violation != nil {
@@ -212,12 +202,12 @@ func merge(plan *Plan, parts []*Result) *outcome {
 	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
 	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
 		o.openCubeAtEnd = true
-		if hasAtEnd(plan) {
+		if plan.atEnd {
 			sys := make(frozen, spec.Nodes)
 			for k := range sum.Views {
 				sys[sum.Views[k].ID] = &sum.Views[k]
 			}
-			for _, inv := range plan.Algorithm.Invariants(true) {
+			for _, inv := range plan.invariants {
 				if inv.When == proto.AtEnd && inv.Check(sys) != nil {
 					o.openCubeAtEnd = false
 				}
@@ -227,11 +217,10 @@ func merge(plan *Plan, parts []*Result) *outcome {
 	return o
 }
 
-// assembleParts returns the record of a run of spec (filled) from its parts'
+// assembleParts returns the record of a run of plan from its parts'
 // results, and of its crash-free baseline from base (nil: none run).
 // Violations are in the record; the error is a part's own failure.
-func assembleParts(spec Spec, run, base []*Result) (*results.Run, error) {
-	plan := MustResolve(spec)
+func assembleParts(plan *Plan, run, base []*Result) (*results.Run, error) {
 	o := merge(plan, run)
 	var bo *outcome
 	if base != nil {
@@ -239,44 +228,6 @@ func assembleParts(spec Spec, run, base []*Result) (*results.Run, error) {
 	}
 	return assemble(plan, o, bo)
 }
-
-// assemble returns the record of the run o of spec and its baseline bo (nil:
-// none run).
-func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
-	spec := plan.Spec
-	var v *sim.Violation
-	if o.err != nil && !errors.As(o.err, &v) {
-		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
-	}
-	r := record(plan, o)
-	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
-		if bo.err != nil && !errors.As(bo.err, &v) {
-			return nil, fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
-		}
-		baseline(plan.baseline(), o, bo, r)
-	}
-	if r.Violation != "" {
-		r.Violation += "; replay: " + replay(spec, plan.Registered)
-	}
-	return r, nil
-}
-
-// baselineOf returns the spec of the crash-free baseline of a run of spec.
-func baselineOf(spec Spec) Spec {
-	base := spec
-	base.Faults = FaultPlan{}
-	base.Trace = nil
-	base.Progress = nil
-	return base
-}
-
-// NeedsBaseline reports whether a run of spec (filled) has a crash-free
-// baseline to run beside it.
-func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoBaseline }
-
-// Baseline returns the spec of the crash-free baseline of a run of spec
-// (NeedsBaseline): its workload issues requests until the run's does.
-func Baseline(spec Spec) Spec { return baselineOf(spec) }
 
 // Filled returns spec with its defaults filled in, and an error naming
 // its first bad field.
@@ -291,14 +242,11 @@ func Filled(spec Spec) (Spec, error) {
 // do, and the record is the simulator's (the test that splitting a run does
 // not change it).
 func RunSplit(spec Spec, owner []int) (*results.Run, error) {
-	spec, err := Filled(spec)
+	plan, err := spec.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	if err := Splittable(spec); err != nil {
-		return nil, err
-	}
-	recs, err := RunParts(Local{}, []Spec{spec}, [][]int{owner})
+	recs, err := RunParts(Local{}, []*Plan{plan}, [][]int{owner})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ocbench/ocbench/proto"
@@ -348,13 +349,16 @@ func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
 // the messages for the links.
 func initialConfiguration(plan *Plan, nodes []proto.Node, rng *rand.Rand) []proto.Message {
 	s := &plan.Spec
+	var junk []proto.Message
 	if s.Transient.Mode != "adversarial" {
-		return applyEdits(nodes, arbitrary(nodes, rng, s.Transient.LinkCap), s.Transient.Edits, s.Transient.LinkCap)
-	}
-	algo := plan.Algorithm
-	junk, err := algo.(proto.AdversarialAlgorithm).Adversary(s.Transient.adversary(s.Seed, adversaries(algo)), nodes, rng, s.Transient.LinkCap)
-	if err != nil {
-		panic(err) // Validate checked the name
+		junk = arbitrary(nodes, rng, s.Transient.LinkCap)
+	} else {
+		algo := plan.Algorithm
+		var err error
+		junk, err = algo.(proto.AdversarialAlgorithm).Adversary(s.Transient.adversary(s.Seed, adversaries(algo)), nodes, rng, s.Transient.LinkCap)
+		if err != nil {
+			panic(err) // Validate checked the name
+		}
 	}
 	return applyEdits(nodes, junk, s.Transient.Edits, s.Transient.LinkCap)
 }
@@ -464,4 +468,92 @@ func awaitLegitimate(s *sim.Sim, stab func() sim.Stab, spec Spec, stuck *string)
 		}
 	}
 	look()
+}
+
+// Edit changes one part of an initial configuration (the initial and
+// adversarial plans) after it is made: the state of node Node re-drawn
+// (Scramble), or, with Link, the messages on the link out of node Node
+// re-drawn (0..LinkCap of them, by Junk); the draws come from a stream of
+// the edit's own Seed. A list of edits written "n3@17,l5@99" (node 3 from
+// seed 17, then the link out of node 5 from seed 99) is what the
+// worst-case climb (Climb) varies, and what replays the configuration it
+// found.
+type Edit struct {
+	Link bool
+	Node int
+	Seed uint64
+}
+
+// String writes the edit as "n3@17" or "l3@17".
+func (e Edit) String() string {
+	k := "n"
+	if e.Link {
+		k = "l"
+	}
+	return fmt.Sprintf("%s%d@%d", k, e.Node, e.Seed)
+}
+
+// FormatEdits writes edits as a comma-separated list (ParseEdits).
+func FormatEdits(edits []Edit) string {
+	out := make([]string, len(edits))
+	for k, e := range edits {
+		out[k] = e.String()
+	}
+	return strings.Join(out, ",")
+}
+
+// ParseEdits reads a list of edits written by FormatEdits ("" is none).
+func ParseEdits(s string) ([]Edit, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []Edit
+	for _, f := range strings.Split(s, ",") {
+		node, seed, ok := strings.Cut(f, "@")
+		if !ok || len(node) < 2 || (node[0] != 'n' && node[0] != 'l') {
+			return nil, fmt.Errorf("edit %q: want nK@S (node K's state from seed S) or lK@S (the link out of node K)", f)
+		}
+		k, err := strconv.Atoi(node[1:])
+		if err != nil || k < 0 {
+			return nil, fmt.Errorf("edit %q: %q is not a node", f, node[1:])
+		}
+		sd, err := strconv.ParseUint(seed, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("edit %q: %q is not a seed in 0..2^64−1", f, seed)
+		}
+		out = append(out, Edit{Link: node[0] == 'l', Node: k, Seed: sd})
+	}
+	return out, nil
+}
+
+// streamEdit is the seeded stream of an edit's draws.
+const streamEdit = 7
+
+// applyEdits applies edits to the nodes and to junk, the messages of the
+// links node by node (as arbitrary makes them), and returns the new junk.
+func applyEdits(nodes []proto.Node, junk []proto.Message, edits []Edit, linkCap int) []proto.Message {
+	for _, e := range edits {
+		stream := rand.NewPCG(e.Seed, streamEdit)
+		rng := rand.New(stream)
+		c := nodes[e.Node].(proto.Corruptible)
+		if !e.Link {
+			c.Scramble(rng)
+			continue
+		}
+		var out []proto.Message
+		done := false
+		for i := 0; i <= len(junk); i++ {
+			if !done && (i == len(junk) || int(junk[i].From) >= e.Node) {
+				for range rng.IntN(linkCap + 1) {
+					out = append(out, c.Junk(rng))
+				}
+				done = true
+			}
+			if i < len(junk) && int(junk[i].From) != e.Node {
+				out = append(out, junk[i])
+			}
+		}
+		junk = out
+	}
+	return junk
 }

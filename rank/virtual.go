@@ -52,17 +52,19 @@ func (v Virtual) Supports(s bench.Spec) error {
 	return err
 }
 
-// CheckVirtual returns the filled spec and placement for a run on p ranks
-// in virtual time, or a ValidationError around the bench.FieldError at
-// fault ("Ranks" for the number of ranks, "Placement" for the placement).
-func CheckVirtual(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Placement, error) {
-	bad := func(field, format string, args ...any) (bench.Spec, hypercube.Placement, error) {
-		return spec, nil, &ValidationError{&bench.FieldError{Field: field, Err: fmt.Errorf(format, args...)}}
+// CheckVirtual returns the plan of spec and the placement for a run on p
+// ranks in virtual time, or a ValidationError around the
+// bench.FieldError at fault ("Ranks" for the number of ranks, "Placement"
+// for the placement).
+func CheckVirtual(spec bench.Spec, placement string, p int) (*bench.Plan, hypercube.Placement, error) {
+	bad := func(field, format string, args ...any) (*bench.Plan, hypercube.Placement, error) {
+		return nil, nil, &ValidationError{&bench.FieldError{Field: field, Err: fmt.Errorf(format, args...)}}
 	}
-	s, err := bench.Filled(spec)
+	plan, err := spec.Resolve()
 	if err != nil {
-		return spec, nil, &ValidationError{err}
+		return nil, nil, &ValidationError{err}
 	}
+	s := plan.Spec
 	if placement == "" {
 		placement = hypercube.Placements[0]
 	}
@@ -80,9 +82,9 @@ func CheckVirtual(spec bench.Spec, placement string, p int) (bench.Spec, hypercu
 		return bad("Placement", "%s", strings.TrimPrefix(err.Error(), "placement: "))
 	}
 	if err := bench.Splittable(s); err != nil {
-		return spec, nil, &ValidationError{err}
+		return nil, nil, &ValidationError{err}
 	}
-	return s, pl, nil
+	return plan, pl, nil
 }
 
 // vrank is what one rank measured of the job, for the record.
@@ -137,11 +139,11 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 		return nil, &ValidationError{fmt.Errorf("rank: %d runs at once (1 to %d)", len(specs), MaxVirtualRuns)}
 	}
 	p, me := comm.Size(), comm.Rank()
-	norm := make([]bench.Spec, len(specs))
+	plans := make([]*bench.Plan, len(specs))
 	places := make([]hypercube.Placement, len(specs))
 	var bad error
 	for k, s := range specs {
-		if norm[k], places[k], bad = CheckVirtual(s, v.Placement, p); bad != nil {
+		if plans[k], places[k], bad = CheckVirtual(s, v.Placement, p); bad != nil {
 			break
 		}
 	}
@@ -151,10 +153,11 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 		return nil, err
 	}
 	wall := time.Now()
-	owners := make([][]int, len(norm))
-	ex := &exchange{comm: comm, digest: digest, cpu0: cpuSeconds(), nodes: make([]int, 2*len(norm)), sent: make([]int64, p)}
-	ex.rk.Inter, ex.rk.Hops = make([]int64, 2*len(norm)), make([]int64, 2*len(norm))
-	for k, s := range norm {
+	owners := make([][]int, len(plans))
+	ex := &exchange{comm: comm, digest: digest, cpu0: cpuSeconds(), nodes: make([]int, 2*len(plans)), sent: make([]int64, p)}
+	ex.rk.Inter, ex.rk.Hops = make([]int64, 2*len(plans)), make([]int64, 2*len(plans))
+	for k, plan := range plans {
+		s := plan.Spec
 		owners[k] = make([]int, s.Nodes)
 		for r := range p {
 			for _, i := range places[k].Nodes(r) {
@@ -165,7 +168,7 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 	}
 	defer ex.shm.close()
 	stop := watchWindows(&ex.rk, me, p)
-	recs, err := bench.RunParts(ex, norm, owners)
+	recs, err := bench.RunParts(ex, plans, owners)
 	stop()
 	if err != nil || me != 0 {
 		return nil, err

@@ -147,7 +147,7 @@ func combine(vecs [][]int64, nsum int) []int64 {
 // runGoroutines runs spec split as owner says over n goroutines, each a
 // process of bench.RunParts through a goroutine exchange.
 func runGoroutines(spec bench.Spec, owner []int, n int) (*results.Run, error) {
-	spec, err := bench.Filled(spec)
+	plan, err := spec.Resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func runGoroutines(spec bench.Spec, owner []int, n int) (*results.Run, error) {
 	var wg sync.WaitGroup
 	for me := range n {
 		wg.Go(func() {
-			recs[me], errs[me] = bench.RunParts(goroutine{h, me}, []bench.Spec{spec}, [][]int{owner})
+			recs[me], errs[me] = bench.RunParts(goroutine{h, me}, []*bench.Plan{plan}, [][]int{owner})
 			if errs[me] != nil {
 				h.once.Do(func() { close(h.aborted) })
 			}
