@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/sim"
 )
 
 // Outcome is what a runtime observed of one run, whatever the runtime:
@@ -19,21 +20,18 @@ type Outcome struct {
 	Checks  string
 	// Issued and Served count the run's critical-section requests.
 	Issued, Served int64
-	// Tally is what the run counted (the ranks' sum under MPI).
-	Tally Tally
+	// Counts are what the run counted (the ranks' sum under MPI).
+	// Counts.Suspicions are the failure detector's as the runtime judges
+	// them, read only for a run with a failure protocol.
+	Counts sim.Counts
 	// PerRequest is the normal messages of each issued request, in serial
 	// order.
 	PerRequest []float64
-	// Suspicions, FalseSuspicions and FirstFalseSuspicion are the failure
-	// detector's, as the runtime judges them (FalseSuspicions -1: not
-	// judged); read only for a run with a failure protocol.
-	Suspicions, FalseSuspicions int64
-	FirstFalseSuspicion         string
-	// Steps counts the nodes' steps, Dropped the messages that reached a
-	// node while it was down; MaxDelay is the longest delivery, in
-	// seconds.
-	Steps, Dropped int64
-	MaxDelay       float64
+	// FalseSuspicions and FirstFalseSuspicion are the failure detector's,
+	// as the runtime judges them (FalseSuspicions -1: not judged); read
+	// only for a run with a failure protocol.
+	FalseSuspicions     int64
+	FirstFalseSuspicion string
 	// Safety lists the safety violations found, in the order found.
 	Safety []Finding
 	// Stopped: the run ended at its first safety violation (the
@@ -67,19 +65,17 @@ func Record(spec Spec, o *Outcome) *results.Run { return recordOf(MustResolve(sp
 func recordOf(plan *Plan, o *Outcome) *results.Run {
 	spec := plan.Spec
 	r := newRecord(plan, o.Runtime, o.Ranks, o.Checks, o.Issued, o.Served)
-	r.Steps, r.MessagesDropped = o.Steps, o.Dropped
-	r.MaxDelayDelta = o.MaxDelay / spec.Delta
 	if spec.FT {
-		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = o.Suspicions, o.FalseSuspicions, o.FirstFalseSuspicion
+		r.FalseSuspicions, r.FirstFalseSuspicion = o.FalseSuspicions, o.FirstFalseSuspicion
 	}
-	o.Tally.fill(r, plan, o.PerRequest)
+	fill(&o.Counts, r, plan, o.PerRequest)
 	for _, f := range o.Safety {
 		r.SafetyViolations += f.Count
 		if r.Violation == "" {
 			r.Violation = f.Why
 		}
 	}
-	lost := o.Issued - o.Served - o.Tally.Abandoned
+	lost := o.Issued - o.Served - o.Counts.Abandoned
 	if !o.Stopped {
 		switch {
 		case o.Stuck != "":

@@ -119,23 +119,21 @@ const (
 // outcome is what a run leaves for the record: its parts' counts added
 // up.
 type outcome struct {
-	err   error
-	stats sim.Stats
-	// tally holds the crashes, the attribution of failure-cause messages
-	// to them and the recoveries.
-	tally                     Tally
-	now                       float64
-	until                     float64
-	issued, served, abandoned int64
-	waits                     []float64 // seconds
-	stays                     []Stay
-	tags                      []uint32 // the requests issued
-	falses                    int64
-	firstFalse                string
-	victimPower               []int // the power of each crash's victim when it crashed
-	shape                     error
-	stuck                     string
-	stab                      sim.Stab
+	err error
+	// stats are the run's counts, its crashes, the attribution of
+	// failure-cause messages to them and the recoveries included.
+	stats          sim.Stats
+	now            float64
+	until          float64
+	issued, served int64
+	stays          []Stay
+	tags           []uint32 // the requests issued
+	falses         int64
+	firstFalse     string
+	victimPower    []int // the power of each crash's victim when it crashed
+	shape          error
+	stuck          string
+	stab           sim.Stab
 	// openCubeAtEnd: the father relation was an open-cube when the run
 	// ended (without a repair pass, anomalies may be left unrepaired: §5).
 	openCubeAtEnd bool
@@ -216,7 +214,7 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 	o := simulate(plan, budgetOf)
 	var bo *outcome
 	var v *sim.Violation
-	if NeedsBaseline(plan.Spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
+	if NeedsBaseline(plan.Spec) && o.stats.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
 		bo = simulateUntil(plan.baseline(), o.until, baselineBudget)
 	}
 	r, err := assemble(plan, o, bo)
@@ -247,7 +245,7 @@ func baseline(base *Plan, o, bo *outcome, r *results.Run) {
 		r.Violation = why
 		return
 	}
-	diff := float64(o.stats.MessagesTotal()-bo.stats.MessagesTotal()) / float64(o.tally.Crashes)
+	diff := float64(o.stats.MessagesTotal()-bo.stats.MessagesTotal()) / float64(o.stats.Crashes)
 	r.OverheadDifferential = results.Estimated([]float64{diff})
 	r.BaselineMessages = bo.stats.MessagesTotal()
 }
@@ -282,16 +280,12 @@ func simulateUntil(plan *Plan, until float64, budgetOf budgeter) *outcome {
 func record(plan *Plan, o *outcome) *results.Run {
 	spec := plan.Spec
 	st := &o.stats
-	t := o.tally
-	t.Waits = make([]float64, len(o.waits))
-	for k, w := range o.waits {
-		t.Waits[k] = w / spec.Delta
-	}
+	t := st.Counts
+	t.Waits = slices.Clone(t.Waits)
 	floatsort.Sort(t.Waits) // Summarize sums them in this order, the same in every runtime
 	for _, x := range SyncDelaysOf(o.stays) {
 		t.Sync = append(t.Sync, x/spec.Delta)
 	}
-	t.Abandoned = o.abandoned
 	tags := slices.Sorted(slices.Values(o.tags))
 	perReq := make([]float64, 0, len(tags))
 	for _, tag := range tags {
@@ -302,8 +296,7 @@ func record(plan *Plan, o *outcome) *results.Run {
 		perReq = append(perReq, float64(c))
 	}
 	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: spec.Check.String(), Issued: o.issued, Served: o.served,
-		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: o.falses,
-		FirstFalseSuspicion: o.firstFalse, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
+		Counts: t, PerRequest: perReq, FalseSuspicions: o.falses, FirstFalseSuspicion: o.firstFalse, Stuck: o.stuck}
 	if spec.LateFraction > 0 {
 		out.Safety = append(out.Safety, Finding{Count: int(st.OverlappingCS + st.DuplicateTokens)})
 	}
