@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/results/mergetest"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -18,8 +19,8 @@ func TestCountsRules(t *testing.T) {
 			c.Crashed(1)
 			return &c
 		}
-		results.CheckCountsRules(t, bg, func(a, b *sim.Counts) *sim.Counts { a.Add(b); return a },
-			map[string]func(*sim.Counts){"FirstEntry": func(c *sim.Counts) { c.FirstEntry = []float64{2.5} }})
+		mergetest.CheckRules(t, bg, func(a, b *sim.Counts) *sim.Counts { a.Add(b); return a },
+			map[string]mergetest.Custom[sim.Counts]{"FirstEntry": {Set: func(c *sim.Counts) { c.FirstEntry = []float64{2.5} }}})
 	})
 	t.Run("sim.Stats", func(t *testing.T) {
 		bg := func() *sim.Stats {
@@ -27,8 +28,8 @@ func TestCountsRules(t *testing.T) {
 			st.Crashed(1)
 			return &st
 		}
-		results.CheckCountsRules(t, bg, func(a, b *sim.Stats) *sim.Stats { a.Add(b); return a },
-			map[string]func(*sim.Stats){"FirstEntry": func(st *sim.Stats) { st.FirstEntry = []float64{2.5} }})
+		mergetest.CheckRules(t, bg, func(a, b *sim.Stats) *sim.Stats { a.Add(b); return a },
+			map[string]mergetest.Custom[sim.Stats]{"FirstEntry": {Set: func(st *sim.Stats) { st.FirstEntry = []float64{2.5} }}})
 	})
 }
 
