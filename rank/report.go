@@ -18,7 +18,8 @@ import (
 // rankReport is what one rank sends rank 0 about one run: its counts, the
 // simulator's Counts, and what only the MPI runtime measures. Rank 0 adds
 // up the ranks' reports by the rule in each field's `merge` tag
-// (results.SumCounts); the custom ones are per rank (assemble).
+// (addReports); of the custom ones, the counts and the messages per
+// request are added up by hand, the others are per rank (assemble).
 type rankReport struct {
 	sim.Counts `merge:"custom"` // added up by Counts.Add, onto the plan's counts
 	Rank       int              `json:"rank" merge:"custom"`
@@ -27,17 +28,17 @@ type rankReport struct {
 	Inter      int64            `merge:"sum"`
 	Hops       int64            `merge:"sum"`
 	// PerTag counts the normal messages sent for each request serial.
-	PerTag    map[uint32]uint32 `merge:"custom"`
-	Issued    []uint32          `merge:"append"`
-	Served    int64             `merge:"sum"`
-	StuckWhy  string            `merge:"first"`
-	CS        []bench.Stay      `merge:"append"`
-	MinDelay  float64           `merge:"custom"` // below 0: this rank's clock is behind a sender's by at least as much
-	OverDelta int64             `merge:"sum"`
+	PerTag    map[uint32]int64 `merge:"custom"`
+	Issued    []uint32         `merge:"append"`
+	Served    int64            `merge:"sum"`
+	StuckWhy  string           `merge:"first"`
+	CS        []bench.Stay     `merge:"append"`
+	MinDelay  float64          `merge:"custom"` // below 0: this rank's clock is behind a sender's by at least as much
+	OverDelta int64            `merge:"sum"`
 	// Broken counts messages that nodes sent to no node, BrokenWhy says
 	// the first: safety violations.
-	Broken    int64   `merge:"custom"`
-	BrokenWhy string  `merge:"custom"`
+	Broken    int64   `merge:"sum"`
+	BrokenWhy string  `merge:"first"`
 	Malformed int64   `merge:"sum"`
 	BadFrame  string  `merge:"first"`
 	AfterStop int64   `merge:"sum"`
@@ -63,10 +64,10 @@ func (in *instance) report() *rankReport {
 			r.Waits[k] = w / in.delta
 		}
 	}
-	r.PerTag = map[uint32]uint32{}
+	r.PerTag = map[uint32]int64{}
 	for t, c := range in.perTag {
 		if c > 0 {
-			r.PerTag[uint32(t)] = c
+			r.PerTag[uint32(t)] = int64(c)
 		}
 	}
 	return r
@@ -107,19 +108,30 @@ func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 	return out, nil
 }
 
+// addReports returns the sum of the ranks' reports of one run of the
+// fault plan plan: by the merge tags of rankReport's fields
+// (results.SumCounts), the counts onto the plan's (Counts.Add), and the
+// messages per request serial; what is per rank (the rank, its host, its
+// CPU time, its earliest delivery) is zero, read from each report.
+func addReports(plan []bench.Fault, reps []*rankReport) *rankReport {
+	sum := results.SumCounts(reps)
+	sum.Counts = bench.PlannedCounts(plan)
+	sum.PerTag = map[uint32]int64{}
+	for _, rep := range reps {
+		sum.Counts.Add(&rep.Counts)
+		for tag, c := range rep.PerTag {
+			sum.PerTag[tag] += c
+		}
+	}
+	return sum
+}
+
 // assemble builds the run's record on rank 0 from every rank's report:
 // bench.Record of the ranks' sum, and what only the MPI runtime measures.
 func assemble(in *instance, reps []*rankReport) *results.Run {
 	s := in.spec
-	sum := results.SumCounts(reps)
-	perTag := map[uint32]int64{}
-	t := bench.PlannedCounts(in.plan)
-	for _, rep := range reps {
-		t.Add(&rep.Counts)
-		for tag, c := range rep.PerTag {
-			perTag[tag] += int64(c)
-		}
-	}
+	sum := addReports(in.plan, reps)
+	t, perTag := sum.Counts, sum.PerTag
 	out := &bench.Outcome{Runtime: "mpi", Ranks: len(reps), Checks: "cs-intervals", Stuck: sum.StuckWhy}
 	tags, cs := sum.Issued, sum.CS
 	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
@@ -148,10 +160,8 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	minDelay := measuredMinDelay(reps, s.Delta)
 	overlaps := overlapping(cs, s, minDelay)
 	out.Safety = append(out.Safety, overlaps...)
-	for _, rep := range reps {
-		if rep.Broken > 0 {
-			out.Safety = append(out.Safety, bench.Finding{Count: int(rep.Broken), Why: rep.BrokenWhy})
-		}
+	if sum.Broken > 0 {
+		out.Safety = append(out.Safety, bench.Finding{Count: int(sum.Broken), Why: sum.BrokenWhy})
 	}
 	r := bench.Record(s, out)
 	bench.FillKExclusion(r, s, tags)

@@ -101,10 +101,13 @@ func sum(a, b reflect.Value) reflect.Value {
 // A Custom case says how to see that a custom field is not dropped: what
 // the second value has (Set; default: the field non-zero) and which merged
 // field must then differ from the merge of two values without it (Shows;
-// default: the field).
+// default: the field). Kept declares a field the merge leaves out, which
+// the caller reads from each value (per part, per rank): it must then be
+// zero in the merge.
 type Custom[T any] struct {
 	Set   func(*T)
 	Shows string
+	Kept  bool
 }
 
 // Leaves returns the fields of struct type t that carry a merge rule: its
@@ -200,6 +203,15 @@ func CheckRules[T any](t *testing.T, bg func() *T, merge func(a, b *T) *T, custo
 				want(zero, zero, zero)
 			case "custom":
 				c := custom[f.Name]
+				if c.Kept {
+					a, b := bg(), bg()
+					reflect.ValueOf(a).Elem().FieldByIndex(i).Set(one)
+					reflect.ValueOf(b).Elem().FieldByIndex(i).Set(two)
+					if g := reflect.ValueOf(merge(a, b)).Elem().FieldByIndex(i); !g.IsZero() {
+						t.Errorf("kept per part, but merged to %v", show(g))
+					}
+					return
+				}
 				shows := f
 				if c.Shows != "" {
 					shows, _ = typ.FieldByName(c.Shows)
