@@ -16,13 +16,6 @@ import (
 // runtime's own bookkeeping (bench's TestCountsReachRecord checks both
 // tags). Adding a metric that every runtime counts is adding a field here.
 type Counts struct {
-	// Sent counts the messages sent by type and cause: Sent[type][cause].
-	Sent [proto.MaxMsgTypes][proto.NumCauses]int64 `merge:"sum" record:"messages_total"`
-	// Events counts the algorithm's events (proto.Output.Events, named by
-	// the algorithm). The simulator counts those of the steps up to the
-	// last call of End (or Fault, or the last step that made the
-	// legitimacy predicate hold, or 1024 steps before).
-	Events [proto.MaxEvents]int64 `merge:"sum" record:"events"`
 	// Steps counts the nodes' steps; Delivered the messages delivered,
 	// and Dropped those that reached a node while it was down.
 	Steps     int64 `merge:"sum" record:"steps"`
@@ -30,6 +23,13 @@ type Counts struct {
 	Dropped   int64 `merge:"sum" record:"messages_dropped"`
 	// MaxDelay is the largest delivery delay seen, in seconds.
 	MaxDelay float64 `merge:"max" record:"max_delay_delta"`
+	// Sent counts the messages sent by type and cause: Sent[type][cause].
+	Sent [proto.MaxMsgTypes][proto.NumCauses]int64 `merge:"sum" record:"messages_total"`
+	// Events counts the algorithm's events (proto.Output.Events, named by
+	// the algorithm). The simulator counts those of the steps up to the
+	// last call of End (or Fault, or the last step that made the
+	// legitimacy predicate hold, or 1024 steps before).
+	Events [proto.MaxEvents]int64 `merge:"sum" record:"events"`
 	// Suspicions counts the failures nodes suspected (proto.Suspicion).
 	Suspicions int64 `merge:"sum" record:"suspicions"`
 	// Waits are the waits of the served requests, from enter_cs to the

@@ -125,10 +125,10 @@ const (
 // that a counter reaches, or "-"; bench's TestCountsReachRecord checks
 // both tags.
 type Stats struct {
-	Counts
 	// Popped counts the events taken from the queue (steps, deliveries to
 	// nodes that are down, the workload's and the hooks' calls).
 	Popped int64 `merge:"sum" record:"-"`
+	Counts
 	// PerTag[t] counts the messages sent for the CS request of serial t.
 	PerTag []uint32 `merge:"sum" record:"msgs_per_request"`
 	// Late counts messages delayed beyond δ on purpose.
