@@ -36,15 +36,17 @@ func bump(t *testing.T, v reflect.Value) {
 	}
 }
 
-// reaches checks the record tag of every field of the counts type T:
-// made different in bg(), the field changes the record's JSON field the
-// tag names (record builds the record from a T); "-" declares a counter
-// the record does not show. A counter without the tag fails: adding one
-// says where it goes.
+// reaches checks the record tag of every field of the counts type T (and
+// of the structs it embeds): made different in bg(), the field changes the
+// record's JSON field the tag names (record builds the record from a T);
+// "-" declares a counter the record does not show. A counter without the
+// tag fails: adding one says where it goes.
 func reaches[T any](t *testing.T, bg func() *T, record func(*T) []byte) {
 	typ := reflect.TypeFor[T]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
+	for _, f := range reflect.VisibleFields(typ) {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue // embedded: its fields are listed
+		}
 		key, ok := f.Tag.Lookup("record")
 		if !ok {
 			t.Errorf("%s.%s has no record tag: name the record's JSON field it reaches, or \"-\"", typ, f.Name)
@@ -62,7 +64,7 @@ func reaches[T any](t *testing.T, bg func() *T, record func(*T) []byte) {
 				return m[key]
 			}
 			c := bg()
-			bump(t, reflect.ValueOf(c).Elem().Field(i))
+			bump(t, reflect.ValueOf(c).Elem().FieldByIndex(f.Index))
 			if before, after := field(bg()), field(c); bytes.Equal(before, after) {
 				t.Errorf("%s.%s does not reach the record's %q: %s whether it is set or not", typ, f.Name, key, before)
 			}
@@ -70,11 +72,12 @@ func reaches[T any](t *testing.T, bg func() *T, record func(*T) []byte) {
 	}
 }
 
-// TestCountsReachRecord: every counter of sim.Stats and of Tally reaches
-// the field of the record its record tag names (or is declared not
-// recorded), through the record builders the runtimes use: record (the
-// simulator's outcome) and Record (every runtime's Outcome). A counter
-// dropped between the counts and the record fails here.
+// TestCountsReachRecord: every counter of sim.Counts (every runtime's)
+// and of sim.Stats (the simulator's, which embeds them) reaches the field
+// of the record its record tag names (or is declared not recorded),
+// through the record builders the runtimes use: Record (every runtime's
+// Outcome) and record (the simulator's outcome). A counter dropped between
+// the counts and the record fails here.
 func TestCountsReachRecord(t *testing.T) {
 	spec := Spec{Algorithm: "opencube", Nodes: 8, Requests: 4, Workload: "poisson", Seed: 1, FT: true,
 		LateFraction: 0.1, Faults: FaultPlan{Crashes: 1, Spacing: "exp", Every: 10, Down: 5, DownDist: "exp", Target: "random"}}
@@ -91,19 +94,24 @@ func TestCountsReachRecord(t *testing.T) {
 		return b
 	}
 	t.Run("sim.Stats", func(t *testing.T) {
-		reaches(t, func() *sim.Stats { return &sim.Stats{} }, func(st *sim.Stats) []byte {
-			o := &outcome{stats: *st, tally: NewTally(), issued: 1, served: 1, tags: []uint32{0}, stab: sim.Stab{Legit: true}}
+		bg := func() *sim.Stats {
+			var st sim.Stats
+			st.Crashed(1)
+			return &st
+		}
+		reaches(t, bg, func(st *sim.Stats) []byte {
+			o := &outcome{stats: *st, issued: 1, served: 1, tags: []uint32{0}, stab: sim.Stab{Legit: true}}
 			return encode(record(plan, o))
 		})
 	})
-	t.Run("Tally", func(t *testing.T) {
-		bg := func() *Tally {
-			tl := NewTally()
-			tl.Crashed(1)
-			return &tl
+	t.Run("sim.Counts", func(t *testing.T) {
+		bg := func() *sim.Counts {
+			var c sim.Counts
+			c.Crashed(1)
+			return &c
 		}
-		reaches(t, bg, func(tl *Tally) []byte {
-			return encode(Record(spec, &Outcome{Runtime: "sim", Ranks: 1, Issued: 1, Served: 1, Tally: *tl}))
+		reaches(t, bg, func(c *sim.Counts) []byte {
+			return encode(Record(spec, &Outcome{Runtime: "sim", Ranks: 1, Issued: 1, Served: 1, Counts: *c}))
 		})
 	})
 }

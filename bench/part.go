@@ -109,8 +109,8 @@ type Part struct {
 	down     []bool
 	live     int
 	targets  *rand.Rand
-	tally    Tally
-	victims  []int // the power of each crash's victim (-1: another part knows it)
+	tally    *sim.Counts // the simulator's (s.Stats.Counts)
+	victims  []int       // the power of each crash's victim (-1: another part knows it)
 	snap     snapshot
 	limit    budget
 	over     string // the budget spent
@@ -157,7 +157,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 	delta := spec.Delta
 	nodes, array := newArray(algo, spec.Nodes)
 	p := &Part{spec: spec, res: plan, nodes: nodes, owned: owned, width: plan.Width,
-		settle: plan.Settle, plan: sc.faults, tally: NewTally(),
+		settle: plan.Settle, plan: sc.faults,
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
 	p.family = algo.Family()
@@ -213,6 +213,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 		Crash:       p.crashed,
 		Recover:     func(id proto.NodeID) { p.drv.Recovered(id) },
 	})
+	p.tally = &p.s.Stats.Counts
 	p.drv = NewWorkload(p.s, WorkloadConfig{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
 		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta, NeverQuiet: selfStab,
 		Hosted: p.hosted(), PerNode: spec.Workload != "sequential", NodeTags: true})

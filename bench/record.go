@@ -24,21 +24,18 @@ type Outcome struct {
 	Checks  string
 	// Issued and Served count the run's critical-section requests.
 	Issued, Served int64
-	// Tally is what the run counted (the ranks' sum under MPI).
-	Tally Tally
+	// Counts are what the run counted (the ranks' sum under MPI).
+	// Counts.Suspicions are the failure detector's as the runtime judges
+	// them, read only for a run with a failure protocol.
+	Counts sim.Counts
 	// PerRequest is the normal messages of each issued request, in serial
 	// order.
 	PerRequest []float64
-	// Suspicions, FalseSuspicions and FirstFalseSuspicion are the failure
-	// detector's, as the runtime judges them (FalseSuspicions -1: not
-	// judged); read only for a run with a failure protocol.
-	Suspicions, FalseSuspicions int64
-	FirstFalseSuspicion         string
-	// Steps counts the nodes' steps, Dropped the messages that reached a
-	// node while it was down; MaxDelay is the longest delivery, in
-	// seconds.
-	Steps, Dropped int64
-	MaxDelay       float64
+	// FalseSuspicions and FirstFalseSuspicion are the failure detector's,
+	// as the runtime judges them (FalseSuspicions -1: not judged); read
+	// only for a run with a failure protocol.
+	FalseSuspicions     int64
+	FirstFalseSuspicion string
 	// Safety lists the safety violations found, in the order found.
 	Safety []Finding
 	// Stopped: the run ended at its first safety violation (the
@@ -72,19 +69,17 @@ func Record(spec Spec, o *Outcome) *results.Run { return recordOf(MustResolve(sp
 func recordOf(plan *Plan, o *Outcome) *results.Run {
 	spec := plan.Spec
 	r := newRecord(plan, o.Runtime, o.Ranks, o.Checks, o.Issued, o.Served)
-	r.Steps, r.MessagesDropped = o.Steps, o.Dropped
-	r.MaxDelayDelta = o.MaxDelay / spec.Delta
 	if spec.FT {
-		r.Suspicions, r.FalseSuspicions, r.FirstFalseSuspicion = o.Suspicions, o.FalseSuspicions, o.FirstFalseSuspicion
+		r.FalseSuspicions, r.FirstFalseSuspicion = o.FalseSuspicions, o.FirstFalseSuspicion
 	}
-	o.Tally.fill(r, plan, o.PerRequest)
+	fill(&o.Counts, r, plan, o.PerRequest)
 	for _, f := range o.Safety {
 		r.SafetyViolations += f.Count
 		if r.Violation == "" {
 			r.Violation = f.Why
 		}
 	}
-	lost := o.Issued - o.Served - o.Tally.Abandoned
+	lost := o.Issued - o.Served - o.Counts.Abandoned
 	if !o.Stopped {
 		switch {
 		case o.Stuck != "":
@@ -163,7 +158,7 @@ func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
 		return nil, fmt.Errorf("simulating seed %d: %w", spec.Seed, o.err)
 	}
 	r := record(plan, o)
-	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.tally.Crashes > 0 {
+	if bo != nil && spec.Faults.Crashes > 0 && !spec.NoBaseline && o.stats.Crashes > 0 {
 		if bo.err != nil && !errors.As(bo.err, &v) {
 			return nil, fmt.Errorf("simulating the crash-free baseline of seed %d: %w", spec.Seed, bo.err)
 		}
@@ -180,16 +175,12 @@ func assemble(plan *Plan, o, bo *outcome) (*results.Run, error) {
 func record(plan *Plan, o *outcome) *results.Run {
 	spec := plan.Spec
 	st := &o.stats
-	t := o.tally
-	t.Waits = make([]float64, len(o.waits))
-	for k, w := range o.waits {
-		t.Waits[k] = w / spec.Delta
-	}
+	t := st.Counts
+	t.Waits = slices.Clone(t.Waits)
 	floatsort.Sort(t.Waits) // Summarize sums them in this order, the same in every runtime
 	for _, x := range SyncDelaysOf(o.stays) {
 		t.Sync = append(t.Sync, x/spec.Delta)
 	}
-	t.Abandoned = o.abandoned
 	tags := slices.Sorted(slices.Values(o.tags))
 	perReq := make([]float64, 0, len(tags))
 	for _, tag := range tags {
@@ -200,8 +191,7 @@ func record(plan *Plan, o *outcome) *results.Run {
 		perReq = append(perReq, float64(c))
 	}
 	out := &Outcome{Runtime: "sim", Ranks: 1, Checks: spec.Check.String(), Issued: o.issued, Served: o.served,
-		Tally: t, PerRequest: perReq, Suspicions: st.Suspicions, FalseSuspicions: o.falses,
-		FirstFalseSuspicion: o.firstFalse, Steps: st.Steps, Dropped: st.Dropped, MaxDelay: st.MaxDelay, Stuck: o.stuck}
+		Counts: t, PerRequest: perReq, FalseSuspicions: o.falses, FirstFalseSuspicion: o.firstFalse, Stuck: o.stuck}
 	if spec.LateFraction > 0 {
 		out.Safety = append(out.Safety, Finding{Count: int(st.OverlappingCS + st.DuplicateTokens)})
 	}
@@ -253,7 +243,7 @@ func baseline(o, bo *outcome, r *results.Run) {
 		r.Violation = why
 		return
 	}
-	diff := float64(r.MessagesTotal-br.MessagesTotal) / float64(o.tally.Crashes)
+	diff := float64(r.MessagesTotal-br.MessagesTotal) / float64(o.stats.Crashes)
 	r.OverheadDifferential = results.Estimated([]float64{diff})
 	r.BaselineMessages = br.MessagesTotal
 }

@@ -117,24 +117,22 @@ const (
 // up.
 type outcome struct {
 	// plan is the run's.
-	plan  *Plan
-	err   error
-	stats sim.Stats
-	// tally holds the crashes, the attribution of failure-cause messages
-	// to them and the recoveries.
-	tally                     Tally
-	now                       float64
-	until                     float64
-	issued, served, abandoned int64
-	waits                     []float64 // seconds
-	stays                     []Stay
-	tags                      []uint32 // the requests issued
-	falses                    int64
-	firstFalse                string
-	victimPower               []int // the power of each crash's victim when it crashed
-	shape                     error
-	stuck                     string
-	stab                      sim.Stab
+	plan *Plan
+	err  error
+	// stats are the run's counts, its crashes, the attribution of
+	// failure-cause messages to them and the recoveries included.
+	stats          sim.Stats
+	now            float64
+	until          float64
+	issued, served int64
+	stays          []Stay
+	tags           []uint32 // the requests issued
+	falses         int64
+	firstFalse     string
+	victimPower    []int // the power of each crash's victim when it crashed
+	shape          error
+	stuck          string
+	stab           sim.Stab
 	// openCubeAtEnd: the father relation was an open-cube when the run
 	// ended (without a repair pass, anomalies may be left unrepaired: §5).
 	openCubeAtEnd bool
@@ -216,7 +214,7 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 	o := simulate(plan)
 	var bo *outcome
 	var v *sim.Violation
-	if NeedsBaseline(plan.Spec) && o.tally.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
+	if NeedsBaseline(plan.Spec) && o.stats.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
 		base := plan.baseline()
 		base.budgetOf = baselineBudget
 		bo = simulate(base)

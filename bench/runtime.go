@@ -3,7 +3,7 @@ package bench
 import "github.com/ocbench/ocbench/results"
 
 // Runtime runs experiments: one implementation per way of hosting the
-// nodes. The experiment (Spec, its fault plan and workload, the tally, the
+// nodes. The experiment (Spec, its fault plan and workload, the counts, the
 // watchdog, the record) is this package's and the same in every runtime; a
 // runtime brings only its own way of stepping the nodes and carrying their
 // messages. Implementations: Simulator (one process, virtual time),

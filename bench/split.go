@@ -27,16 +27,14 @@ func (p *Part) hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id
 // exported, for a runtime that sends it to the process that assembles the
 // record (encoding/gob).
 type Result struct {
-	Stats                     sim.Stats  `merge:"custom"` // results.AddCounts, by its own tags
-	Tally                     Tally      `merge:"custom"` // the controller's crashes and recoveries, once
-	Now, Until                float64    `merge:"same"`
-	Issued, Served, Abandoned int64      `merge:"sum"`
-	Waits                     []float64  `merge:"append"` // seconds
-	Stays                     []Stay     `merge:"custom"` // the stays in the critical section that ended
-	Tags                      []uint32   `merge:"append"` // the requests booked
-	Victims                   []int      `merge:"custom"` // the power of each crash's victim (-1: another part's)
-	Notes                     []sim.Note `merge:"custom"` // sim.MergeNotes
-	Stuck                     string     `merge:"first"`
+	Stats          sim.Stats  `merge:"custom"` // Stats.Add; the controller's crashes and recoveries, once
+	Now, Until     float64    `merge:"same"`
+	Issued, Served int64      `merge:"sum"`
+	Stays          []Stay     `merge:"custom"` // the stays in the critical section that ended
+	Tags           []uint32   `merge:"append"` // the requests booked
+	Victims        []int      `merge:"custom"` // the power of each crash's victim (-1: another part's)
+	Notes          []sim.Note `merge:"custom"` // sim.MergeNotes
+	Stuck          string     `merge:"first"`
 	// Violation is the part's invariant violation, if any.
 	Violation *sim.Violation `merge:"first"`
 	// Err is the part's other error ("" if none); the last one is the
@@ -86,8 +84,8 @@ func (s frozen) Down(id proto.NodeID) bool            { return !s[id].View().Up 
 // Result returns the part's result, once its run is over (End).
 func (p *Part) Result(err error) *Result {
 	s := p.s
-	r := &Result{Stats: s.Stats, Tally: p.tally, Now: s.Now(), Until: p.until, Issued: p.drv.issued, Served: p.drv.served,
-		Abandoned: p.drv.abandoned, Waits: p.drv.waits, Tags: p.tags, Victims: p.victims, Notes: s.Notes, Stuck: p.stuck,
+	r := &Result{Stats: s.Stats, Now: s.Now(), Until: p.until, Issued: p.drv.issued, Served: p.drv.served,
+		Tags: p.tags, Victims: p.victims, Notes: s.Notes, Stuck: p.stuck,
 		EntriesStable: p.entriesStable}
 	if p.tr != nil {
 		r.Invented = p.tr.Invented()
@@ -101,12 +99,11 @@ func (p *Part) Result(err error) *Result {
 	}
 	st := &r.Stats
 	st.PerTag = slices.Clone(st.PerTag)
-	r.Tally.Sent = make([][]int64, len(st.Sent))
-	for k := range st.Sent {
-		r.Tally.Sent[k] = slices.Clone(st.Sent[k][:])
+	st.Abandoned = p.drv.abandoned
+	st.Waits = make([]float64, len(p.drv.waits))
+	for k, w := range p.drv.waits {
+		st.Waits[k] = w / p.spec.Delta
 	}
-	r.Tally.Events = slices.Clone(st.Events[:])
-	r.Tally.Abandoned = p.drv.abandoned
 	// The stays that ended, compacted in place: the part is over. The
 	// open ones are found from the nodes (p.open, in one pass), not by
 	// looking each stay's node up.
@@ -147,28 +144,26 @@ func merge(plan *Plan, parts []*Result) *outcome {
 	spec := plan.Spec
 	p0 := parts[0]
 	sum := results.SumCounts(parts)
-	o := &outcome{plan: plan, now: sum.Now, until: sum.Until, tally: NewTally(), stuck: sum.Stuck, stab: sim.Stab{Legit: true},
-		issued: sum.Issued, served: sum.Served, abandoned: sum.Abandoned, waits: sum.Waits, tags: sum.Tags,
+	o := &outcome{plan: plan, now: sum.Now, until: sum.Until, stuck: sum.Stuck, stab: sim.Stab{Legit: true},
+		issued: sum.Issued, served: sum.Served, tags: sum.Tags,
 		entriesStable: sum.EntriesStable, invented: sum.Invented}
 	if sum.Violation != nil {
 		o.err = sum.Violation
 	}
-	o.tally.Crashes, o.tally.CrashTimes, o.tally.Recoveries = 0, nil, 0
-	for _, t := range p0.Tally.CrashTimes {
-		o.tally.Crashed(t)
+	st := &o.stats
+	for _, t := range p0.Stats.CrashTimes {
+		st.Crashed(t)
 	}
-	o.tally.Recoveries = p0.Tally.Recoveries
+	st.Recoveries = p0.Stats.Recoveries
 	o.victimPower = make([]int, len(p0.Victims))
 	for k := range o.victimPower {
 		o.victimPower[k] = -1
 	}
-	st := &o.stats
 	var notes [][]sim.Note
 	for _, r := range parts {
-		t := r.Tally
-		t.Recoveries = 0 // the controller's: counted once
-		o.tally.Add(&t)
-		results.AddCounts(st, &r.Stats)
+		s := r.Stats
+		s.Recoveries = 0 // the controller's: counted once
+		st.Add(&s)
 		if o.stays == nil {
 			o.stays = r.Stays // one part (the simulator): no copy
 		} else {

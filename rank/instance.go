@@ -110,7 +110,7 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
 	algo := bench.MustResolve(s).Algorithm
 	in.names = algo.MessageTypes()
-	in.stats.Tally = bench.NewPlannedTally(plan)
+	in.stats.Counts = bench.PlannedCounts(plan)
 	return in
 }
 

@@ -10,38 +10,35 @@ import (
 	"syscall"
 
 	"github.com/ocbench/ocbench/bench"
-	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/safety"
+	"github.com/ocbench/ocbench/sim"
 )
 
-// rankReport is what one rank sends rank 0 about one run: its tally, as
-// the simulator's, and what only the MPI runtime measures. Rank 0 adds up
-// the ranks' reports by the rule in each field's `merge` tag
-// (results.SumCounts); the custom ones are per rank (assemble).
+// rankReport is what one rank sends rank 0 about one run: its counts, the
+// simulator's Counts, and what only the MPI runtime measures. Rank 0 adds
+// up the ranks' reports by the rule in each field's `merge` tag
+// (addReports); of the custom ones, the counts and the messages per
+// request are added up by hand, the others are per rank (assemble).
 type rankReport struct {
-	bench.Tally `merge:"custom"` // added up by Tally.Add, onto the plan's tally
-	Rank        int              `json:"rank" merge:"custom"`
-	Host        string           `json:"host" merge:"custom"`
-	Intra       int64            `merge:"sum"`
-	Inter       int64            `merge:"sum"`
-	Hops        int64            `merge:"sum"`
+	sim.Counts `merge:"custom"` // added up by Counts.Add, onto the plan's counts
+	Rank       int              `json:"rank" merge:"custom"`
+	Host       string           `json:"host" merge:"custom"`
+	Intra      int64            `merge:"sum"`
+	Inter      int64            `merge:"sum"`
+	Hops       int64            `merge:"sum"`
 	// PerTag counts the normal messages sent for each request serial.
-	PerTag    map[uint32]uint32 `merge:"custom"`
-	Issued    []uint32          `merge:"append"`
-	Served    int64             `merge:"sum"`
-	StuckWhy  string            `merge:"first"`
-	CS        []bench.Stay      `merge:"append"`
-	Steps     int64             `merge:"sum"`
-	Delivered int64             `merge:"sum"`
-	Dropped   int64             `merge:"sum"`
-	MaxDelay  float64           `merge:"max"`
-	MinDelay  float64           `merge:"custom"` // below 0: this rank's clock is behind a sender's by at least as much
-	OverDelta int64             `merge:"sum"`
+	PerTag    map[uint32]int64 `merge:"custom"`
+	Issued    []uint32         `merge:"append"`
+	Served    int64            `merge:"sum"`
+	StuckWhy  string           `merge:"first"`
+	CS        []bench.Stay     `merge:"append"`
+	MinDelay  float64          `merge:"custom"` // below 0: this rank's clock is behind a sender's by at least as much
+	OverDelta int64            `merge:"sum"`
 	// Broken counts messages that nodes sent to no node, BrokenWhy says
 	// the first: safety violations.
-	Broken    int64   `merge:"custom"`
-	BrokenWhy string  `merge:"custom"`
+	Broken    int64   `merge:"sum"`
+	BrokenWhy string  `merge:"first"`
 	Malformed int64   `merge:"sum"`
 	BadFrame  string  `merge:"first"`
 	AfterStop int64   `merge:"sum"`
@@ -51,24 +48,14 @@ type rankReport struct {
 	Skipped []int `json:",omitempty" merge:"append"`
 }
 
-func (r *rankReport) total() int64 {
-	var t int64
-	for _, row := range r.Sent {
-		for _, v := range row {
-			t += v
-		}
-	}
-	return t
-}
+// total returns the number of messages the rank's nodes sent.
+func (r *rankReport) total() int64 { return r.MessagesTotal() }
 
 func (in *instance) report() *rankReport {
 	r := &in.stats
 	r.Rank = in.j.rank
 	r.Host, _ = os.Hostname()
-	r.Sent = make([][]int64, proto.MaxMsgTypes)
-	for t := range r.Sent {
-		r.Sent[t] = append([]int64(nil), in.sent[t][:]...)
-	}
+	r.Sent = in.sent
 	r.Malformed, r.BadFrame, r.AfterStop, r.StuckWhy = in.malformed, in.malformedErr, in.afterStop, in.stuck
 	if in.wl != nil {
 		r.Served, r.Abandoned = in.wl.Served(), in.wl.Abandoned()
@@ -77,10 +64,10 @@ func (in *instance) report() *rankReport {
 			r.Waits[k] = w / in.delta
 		}
 	}
-	r.PerTag = map[uint32]uint32{}
+	r.PerTag = map[uint32]int64{}
 	for t, c := range in.perTag {
 		if c > 0 {
-			r.PerTag[uint32(t)] = c
+			r.PerTag[uint32(t)] = int64(c)
 		}
 	}
 	return r
@@ -121,21 +108,31 @@ func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 	return out, nil
 }
 
+// addReports returns the sum of the ranks' reports of one run of the
+// fault plan plan: by the merge tags of rankReport's fields
+// (results.SumCounts), the counts onto the plan's (Counts.Add), and the
+// messages per request serial; what is per rank (the rank, its host, its
+// CPU time, its earliest delivery) is zero, read from each report.
+func addReports(plan []bench.Fault, reps []*rankReport) *rankReport {
+	sum := results.SumCounts(reps)
+	sum.Counts = bench.PlannedCounts(plan)
+	sum.PerTag = map[uint32]int64{}
+	for _, rep := range reps {
+		sum.Counts.Add(&rep.Counts)
+		for tag, c := range rep.PerTag {
+			sum.PerTag[tag] += c
+		}
+	}
+	return sum
+}
+
 // assemble builds the run's record on rank 0 from every rank's report:
 // bench.Record of the ranks' sum, and what only the MPI runtime measures.
 func assemble(in *instance, reps []*rankReport) *results.Run {
 	s := in.spec
-	sum := results.SumCounts(reps)
-	perTag := map[uint32]int64{}
-	t := bench.NewPlannedTally(in.plan)
-	for _, rep := range reps {
-		t.Add(&rep.Tally)
-		for tag, c := range rep.PerTag {
-			perTag[tag] += int64(c)
-		}
-	}
-	out := &bench.Outcome{Runtime: "mpi", Ranks: len(reps), Checks: "cs-intervals",
-		Steps: sum.Steps, Dropped: sum.Dropped, MaxDelay: sum.MaxDelay, Stuck: sum.StuckWhy}
+	sum := addReports(in.plan, reps)
+	t, perTag := sum.Counts, sum.PerTag
+	out := &bench.Outcome{Runtime: "mpi", Ranks: len(reps), Checks: "cs-intervals", Stuck: sum.StuckWhy}
 	tags, cs := sum.Issued, sum.CS
 	sort.Slice(tags, func(a, b int) bool { return tags[a] < tags[b] })
 	// A request issued again after a transient fault wiped it out
@@ -149,9 +146,9 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		// Ranks cannot tell a false suspicion from a true one (the node
 		// suspected may be on another rank): without crashes every
 		// suspicion is false; with crashes they are not judged (-1).
-		out.Suspicions, out.FalseSuspicions = t.Event(s, "suspicions"), -1
+		t.Suspicions, out.FalseSuspicions = bench.Event(&t, s, "suspicions"), -1
 		if s.Faults.Crashes == 0 {
-			out.FalseSuspicions = out.Suspicions
+			out.FalseSuspicions = t.Suspicions
 		}
 	}
 	t.DropSkipped(sum.Skipped)
@@ -159,14 +156,12 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	for _, x := range bench.SyncDelaysOf(cs) {
 		t.Sync = append(t.Sync, x/s.Delta)
 	}
-	out.Issued, out.Served, out.Tally, out.PerRequest = int64(len(tags)), sum.Served, t, perReq
+	out.Issued, out.Served, out.Counts, out.PerRequest = int64(len(tags)), sum.Served, t, perReq
 	minDelay := measuredMinDelay(reps, s.Delta)
 	overlaps := overlapping(cs, s, minDelay)
 	out.Safety = append(out.Safety, overlaps...)
-	for _, rep := range reps {
-		if rep.Broken > 0 {
-			out.Safety = append(out.Safety, bench.Finding{Count: int(rep.Broken), Why: rep.BrokenWhy})
-		}
+	if sum.Broken > 0 {
+		out.Safety = append(out.Safety, bench.Finding{Count: int(sum.Broken), Why: sum.BrokenWhy})
 	}
 	r := bench.Record(s, out)
 	bench.FillKExclusion(r, s, tags)

@@ -102,7 +102,7 @@ func Merge(runs []*Run) *Run {
 }
 
 // AddCounts merges src into dst field by field by the merge tags of T, a
-// counts type (a runtime's counters: sim.Stats, bench.Tally, …), by the
+// counts type (a runtime's counters: sim.Counts, sim.Stats, …), by the
 // rules of Merge: each field of dst becomes the merge of dst's and src's,
 // in that order. Fields tagged custom are left for the caller; an embedded
 // struct without a tag is merged by its own tags. It panics if a field of

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -116,30 +117,20 @@ const (
 	CheckFull
 )
 
-// Stats are the counters of a run. A run split into parts adds up its
-// parts' Stats by the rule in each field's `merge` tag (results.AddCounts,
-// the reflection that merges records: sum, max, first, any). The `record`
-// tag names the field of the run's record (JSON) that a counter reaches,
-// or "-": Sent and Events reach it through bench.Tally, the others are the
-// simulator's own (the queue, the budget, storms, faults in the links).
-// bench's TestCountsReachRecord checks both tags.
+// Stats are the simulator's counters of a run: the Counts every runtime
+// keeps, and the simulator's own (the queue, the budget, the safety
+// violations it lets run on, storms, faults in the links). A run split
+// into parts adds up its parts' Stats by the rule in each field's `merge`
+// tag (Add). The `record` tag names the field of the run's record (JSON)
+// that a counter reaches, or "-"; bench's TestCountsReachRecord checks
+// both tags.
 type Stats struct {
 	// Popped counts the events taken from the queue (steps, deliveries to
-	// nodes that are down, the workload's and the hooks' calls); Steps the
-	// nodes' steps.
-	Popped    int64                                     `merge:"sum" record:"-"`
-	Steps     int64                                     `merge:"sum" record:"steps"`
-	Sent      [proto.MaxMsgTypes][proto.NumCauses]int64 `merge:"sum" record:"-"`
-	Delivered int64                                     `merge:"sum" record:"-"`
-	Dropped   int64                                     `merge:"sum" record:"messages_dropped"`
-	// Events counts the algorithm's events (proto.Output.Events) of the
-	// steps up to the last call of End (or Fault, or the last step that
-	// made the legitimacy predicate hold, or 1024 steps before).
-	Events [proto.MaxEvents]int64 `merge:"sum" record:"-"`
+	// nodes that are down, the workload's and the hooks' calls).
+	Popped int64 `merge:"sum" record:"-"`
+	Counts
 	// PerTag[t] counts the messages sent for the CS request of serial t.
 	PerTag []uint32 `merge:"sum" record:"msgs_per_request"`
-	// MaxDelay is the largest delivery delay seen, in seconds.
-	MaxDelay float64 `merge:"max" record:"max_delay_delta"`
 	// Late counts messages delayed beyond δ on purpose.
 	Late int64 `merge:"sum" record:"late_messages"`
 	// OverlappingCS and DuplicateTokens count safety violations when
@@ -158,10 +149,14 @@ type Stats struct {
 	// duplicates), and Destroyed those a fault took out of them.
 	Injected  int64 `merge:"sum" record:"-"`
 	Destroyed int64 `merge:"sum" record:"-"`
-	// Suspicions counts the failures nodes suspected (proto.Suspicion).
-	// The runtime judges them afterwards from Log (JudgeLog), in the order
-	// of the whole run.
-	Suspicions int64 `merge:"sum" record:"suspicions"`
+}
+
+// Add adds o, another part's Stats of the same run, to s by the rules of
+// the fields' merge tags (results.AddCounts), the Counts' custom ones as
+// Counts.Add does.
+func (s *Stats) Add(o *Stats) {
+	results.AddCounts(s, o)
+	s.addFirstEntries(&o.Counts)
 }
 
 // stormInFlight returns the number of messages in flight at which a run of
@@ -174,17 +169,6 @@ type Stats struct {
 // runs for ever at the same simulated instant.
 func stormInFlight(n int) int {
 	return 16*n*n + 65536
-}
-
-// MessagesTotal returns the number of messages sent.
-func (s *Stats) MessagesTotal() int64 {
-	var t int64
-	for _, byCause := range s.Sent {
-		for _, c := range byCause {
-			t += c
-		}
-	}
-	return t
 }
 
 // Hooks let a workload follow the run. Hooks run between steps and may

@@ -1,4 +1,4 @@
-package bench
+package sim
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// TestDropSkipped: a skipped crash leaves the tally, its messages going to
+// TestDropSkipped: a skipped crash leaves the counts, its messages going to
 // the crash before it.
 func TestDropSkipped(t *testing.T) {
 	for _, c := range []struct {
@@ -19,7 +19,7 @@ func TestDropSkipped(t *testing.T) {
 		{[]int{1}, []float64{3, 3}, []float64{.1, .3}, 0, 2},
 		{[]int{2, 0, 2}, []float64{5}, []float64{.2}, 1, 1},
 	} {
-		tl := NewPlannedTally([]Fault{{At: 1}, {At: 2}, {At: 3}})
+		tl := Planned([]float64{1, 2, 3})
 		tl.PerFailure, tl.FirstEntry = []float64{1, 2, 3}, []float64{.1, .2, .3}
 		tl.DropSkipped(c.skipped)
 		if fmt.Sprint(tl.PerFailure, tl.FirstEntry, tl.PreCrash, tl.Crashes) != fmt.Sprint(c.per, c.first, c.pre, c.crashes) {
@@ -33,9 +33,9 @@ func TestDropSkipped(t *testing.T) {
 // happen (Crashed), the ranks of a distributed runtime start from the
 // plan, each counting its own nodes' messages, and rank 0 sums them and
 // drops the crashes skipped at run time. For one sequence of crashes,
-// failure messages and entries, both give the same tally.
+// failure messages and entries, both give the same counts.
 func TestCrashAttributionBothWays(t *testing.T) {
-	plan := []Fault{{At: 1}, {At: 2}, {At: 3}, {At: 5}}
+	plan := []float64{1, 2, 3, 5}
 	type ev struct {
 		t     float64
 		rank  int  // the rank of the node that sends or enters
@@ -57,14 +57,14 @@ func TestCrashAttributionBothWays(t *testing.T) {
 				skip[k] = true
 			}
 			// The simulator: crashes recorded when they happen.
-			sim := NewTally()
+			var sim Counts
 			next := 0
-			ranks := []Tally{NewPlannedTally(plan), NewPlannedTally(plan)}
+			ranks := []Counts{Planned(plan), Planned(plan)}
 			m := &proto.Message{Type: 2, Cause: proto.Failure}
 			for _, e := range c.evs {
-				for next < len(plan) && plan[next].At <= e.t {
+				for next < len(plan) && plan[next] <= e.t {
 					if !skip[next] {
-						sim.Crashed(plan[next].At)
+						sim.Crashed(plan[next])
 					}
 					next++
 				}
@@ -78,10 +78,10 @@ func TestCrashAttributionBothWays(t *testing.T) {
 			}
 			for ; next < len(plan); next++ {
 				if !skip[next] {
-					sim.Crashed(plan[next].At)
+					sim.Crashed(plan[next])
 				}
 			}
-			sum := NewPlannedTally(plan)
+			sum := Planned(plan)
 			for k := range ranks {
 				sum.Add(&ranks[k])
 			}
