@@ -75,7 +75,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.ticks, "ticks", -1, "D, the ticks of δ, 1..20; 0 explores without time (no timers allowed); default 2 with a failure protocol or kofl, else 0")
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
-	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
+	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: 20, unit: "δ"}, true, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
 	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (20–30 bytes each, plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.maxMemory, "max-memory", "2G", "stop when the BFS levels being expanded take more than this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
@@ -85,7 +85,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.StringVar(&o.domain, "domain", "full", "--transient: the nodes' domain: full (every variable over its domain), idle (no request, no token held, MyT_c = MyT_a = 0 but at Root) or zero (every node at its zero state: the links' messages alone vary)")
 	fs.Uint64Var(&o.maxSeq, "max-seq", 1, "--transient: MaxSeq, the CToken's sequence numbers are 0..MaxSeq (1..15)")
 	fs.IntVar(&o.linkCap, "link-cap", 0, "--transient: 0 or 1 junk messages on each link (every message of Junk's domain)")
-	fs.Float64Var(&o.timeout, "timeout", 0, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
+	floatVar(fs, &o.timeout, "timeout", 0, floatRange{lo: 0, hi: 100, unit: "0: the algorithm's default"}, true, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
 	fs.StringVar(&o.reduce, "reduce", "none", "none (every interleaving) or por: a partial-order reduction by persistent sets of deliveries, untimed runs without crashes, fewer states stored but slower and the algorithm's every-step invariants checked only in the states visited (docs/explore.md)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
@@ -137,16 +137,12 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--crashes: %d is not in 0..8", o.crashes)
 	case o.ticks < -1 || o.ticks > 20:
 		return nil, fmt.Errorf("--ticks: %d is not in 0..20", o.ticks)
-	case o.csTime < 0 || o.csTime > 20:
-		return nil, fmt.Errorf("--cs-time: %g is not in [0, 20] (δ)", o.csTime)
 	case o.maxStates < 1 || o.maxStates > 4e9:
 		return nil, fmt.Errorf("--max-states: %d is not in 1..4000000000", o.maxStates)
 	case o.maxSeq < 1 || o.maxSeq > 15:
 		return nil, fmt.Errorf("--max-seq: %d is not in 1..15", o.maxSeq)
 	case o.linkCap < 0 || o.linkCap > 1:
 		return nil, fmt.Errorf("--link-cap: %d is not 0 or 1", o.linkCap)
-	case o.timeout < 0 || o.timeout > 100:
-		return nil, fmt.Errorf("--timeout: %g is not in [0, 100]", o.timeout)
 	case !o.transient && (fs.Changed("domain") || fs.Changed("max-seq") || fs.Changed("link-cap") || fs.Changed("timeout")):
 		return nil, errors.New("--domain, --max-seq, --link-cap, --timeout: they shape --transient; give it")
 	case o.reduce != "por" && o.reduce != "none":
