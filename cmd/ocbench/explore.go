@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/explore"
+	"github.com/ocbench/ocbench/internal/outpath"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -59,6 +61,7 @@ type exploreOptions struct {
 	timeout   float64
 	quiet     bool
 	reduce    string
+	force     bool
 }
 
 func exploreFlags(o *exploreOptions) *pflag.FlagSet {
@@ -79,6 +82,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (20–30 bytes each, plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.maxMemory, "max-memory", "2G", "stop when the BFS levels being expanded take more than this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
+	fs.BoolVar(&o.force, "force", false, "let a violation's trace overwrite an existing file (--trace, or explore-ALGO-N.jsonl; refused without it, before exploring)")
 	fs.IntVar(&o.ell, "ell", 0, "k-exclusion: ℓ, the units (0: the algorithm's default)")
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion: K, the most units a request asks for (0: ℓ)")
 	fs.BoolVar(&o.transient, "transient", false, "kofl: explore from every initial configuration within --domain, and compute the exact worst-case stabilization (rounds, traversals)")
@@ -110,6 +114,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	jobs, err := exploreJobs(&o, fs)
 	if err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
+		return 2
+	}
+	if err := checkExploreOutputs(jobs, &o); err != nil {
 		fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
 		return 2
 	}
@@ -257,7 +265,60 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			jobs = append(jobs, exploreJob{name: a, cfg: cfg, desc: desc, transient: o.transient})
 		}
 	}
+	if err := validateJobs(jobs); err != nil {
+		return nil, err
+	}
 	return jobs, nil
+}
+
+// validateJobs checks every job's configuration before any is explored: a
+// refusal is one line, naming the algorithm only when some jobs pass.
+func validateJobs(jobs []exploreJob) error {
+	var first error
+	failed := 0
+	for _, j := range jobs {
+		if err := j.cfg.Validate(); err != nil {
+			if first == nil {
+				first = fmt.Errorf("%s: %w", j.name, err)
+			}
+			failed++
+		}
+	}
+	if first != nil && failed == len(jobs) {
+		return errors.Unwrap(first) // every job's: the algorithm names nothing
+	}
+	return first
+}
+
+// traceName is the file a violation of j is written to ("-": none).
+func traceName(j exploreJob, o *exploreOptions) string {
+	if o.trace != "" {
+		return o.trace
+	}
+	return fmt.Sprintf("explore-%s-%d.jsonl", j.name, j.cfg.Nodes)
+}
+
+// checkExploreOutputs refuses, before anything is explored, an output a
+// violation would replace: an existing regular file unless --force (as the
+// main command's --trace), or a directory; a device or a FIFO is written in
+// place (outpath). One --trace FILE takes one job's trace.
+func checkExploreOutputs(jobs []exploreJob, o *exploreOptions) error {
+	if o.trace != "" && o.trace != "-" && len(jobs) > 1 {
+		return fmt.Errorf("--trace: one file takes one job's trace, and this command has %d jobs (one --algo, one --nodes; or leave --trace out: explore-ALGO-N.jsonl each)", len(jobs))
+	}
+	for _, j := range jobs {
+		name := traceName(j, o)
+		if name == "-" || j.transient { // --transient writes no trace
+			continue
+		}
+		if err := outpath.Check(name); err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() && !o.force {
+			return fmt.Errorf("--trace: %s exists (--force overwrites it)", name)
+		}
+	}
+	return nil
 }
 
 func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) int {
@@ -319,12 +380,8 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, "%s: VIOLATION after %d steps: %s\n  (%s)\n", j.desc, countSteps(v.Path), v.What, stats)
 		fmt.Fprintln(stdout, "  shortest run:")
 		explore.Describe(stdout, j.cfg.Algorithm, v.Path, j.cfg.Ticks)
-		name := o.trace
-		if name == "" {
-			name = fmt.Sprintf("explore-%s-%d.jsonl", j.name, j.cfg.Nodes)
-		}
-		if name != "-" {
-			if err := writeExploreTrace(name, j, v.Path); err != nil {
+		if name := traceName(j, o); name != "-" {
+			if err := writeExploreTrace(name, j, v.Path, stdout); err != nil {
 				fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
 				return 1
 			}
@@ -349,16 +406,17 @@ func countSteps(path []explore.Step) int {
 	return n
 }
 
-func writeExploreTrace(name string, j exploreJob, path []explore.Step) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("--trace: %w", err)
-	}
-	if err := explore.WriteTrace(f, j.cfg.Algorithm, path, j.cfg.Ticks, bench.DefaultDelta); err != nil {
-		f.Close()
+// writeExploreTrace writes the trace of a violation's path to name by
+// outpath's rule: a regular file whole or not at all, a device in place.
+func writeExploreTrace(name string, j exploreJob, path []explore.Step, stdout io.Writer) error {
+	var b bytes.Buffer
+	if err := explore.WriteTrace(&b, j.cfg.Algorithm, path, j.cfg.Ticks, bench.DefaultDelta); err != nil {
 		return fmt.Errorf("--trace: %s: %w", name, err)
 	}
-	return f.Close()
+	if err := outpath.Write(name, b.Bytes(), stdout); err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	return nil
 }
 
 // cpuSeconds is the CPU time the process has used, in seconds (0 if the
