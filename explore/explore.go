@@ -214,34 +214,48 @@ type Explorer struct {
 	roundEvent int
 }
 
-// New checks cfg and returns its explorer.
+// New checks cfg (Validate) and returns its explorer.
 func New(cfg Config) (*Explorer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return newExplorer(cfg)
+}
+
+// Validate checks cfg's bounds, without building anything: a caller with
+// several configurations checks them all before exploring one.
+func (cfg Config) Validate() error {
 	switch {
 	case cfg.Algorithm == nil:
-		return nil, errors.New("explore: no algorithm")
+		return errors.New("explore: no algorithm")
 	case cfg.Nodes < 2 || cfg.Nodes > 1023:
-		return nil, fmt.Errorf("explore: %d nodes: give 2..1023", cfg.Nodes)
+		return fmt.Errorf("explore: %d nodes: give 2..1023", cfg.Nodes)
 	case cfg.Requests < 0 || cfg.Requests > 200:
-		return nil, fmt.Errorf("explore: %d requests per node: give 0..200", cfg.Requests)
+		return fmt.Errorf("explore: %d requests per node: give 0..200", cfg.Requests)
 	case cfg.Requesters < 0 || cfg.Requesters > cfg.Nodes:
-		return nil, fmt.Errorf("explore: %d requesters: give 0 (every node) to %d", cfg.Requesters, cfg.Nodes)
+		return fmt.Errorf("explore: %d requesters: give 0 (every node) to %d", cfg.Requesters, cfg.Nodes)
 	case cfg.Crashes < 0 || cfg.Crashes > 200:
-		return nil, fmt.Errorf("explore: %d crashes: give 0..200", cfg.Crashes)
+		return fmt.Errorf("explore: %d crashes: give 0..200", cfg.Crashes)
 	case cfg.Ticks < 0 || cfg.Ticks > 100:
-		return nil, fmt.Errorf("explore: %d ticks per δ: give 0 (no time) or 1..100", cfg.Ticks)
+		return fmt.Errorf("explore: %d ticks per δ: give 0 (no time) or 1..100", cfg.Ticks)
 	case cfg.Ticks > 0 && (cfg.MinTicks < 0 || cfg.MinTicks > cfg.Ticks):
-		return nil, fmt.Errorf("explore: least delay %d ticks: give 0..%d", cfg.MinTicks, cfg.Ticks)
+		return fmt.Errorf("explore: least delay %d ticks: give 0..%d", cfg.MinTicks, cfg.Ticks)
 	case cfg.Ticks > 0 && (cfg.CSTicks < 0 || cfg.CSTicks > 250):
-		return nil, fmt.Errorf("explore: %d ticks in the critical section: give 0..250", cfg.CSTicks)
+		return fmt.Errorf("explore: %d ticks in the critical section: give 0..250", cfg.CSTicks)
 	case cfg.MaxStates < 1:
-		return nil, fmt.Errorf("explore: state limit %d: give at least 1", cfg.MaxStates)
+		return fmt.Errorf("explore: state limit %d: give at least 1", cfg.MaxStates)
 	}
 	if cfg.Crashes > 0 && cfg.Nodes <= MinUp {
-		return nil, fmt.Errorf("explore: crashes need N > %d (%d nodes stay up)", MinUp, MinUp)
+		return fmt.Errorf("explore: crashes need N > %d (%d nodes stay up)", MinUp, MinUp)
 	}
 	if cfg.Crashes > 0 && cfg.Ticks == 0 {
-		return nil, errors.New("explore: crashes need discrete time (ticks > 0): failure protocols rest on timers")
+		return errors.New("explore: crashes need discrete time (ticks > 0): failure protocols rest on timers")
 	}
+	return nil
+}
+
+// newExplorer returns the explorer of cfg, which Validate accepted.
+func newExplorer(cfg Config) (*Explorer, error) {
 	if cfg.Requesters == 0 {
 		cfg.Requesters = cfg.Nodes
 	}

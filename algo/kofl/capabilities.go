@@ -21,6 +21,59 @@ func (SelfStabilizing) StabilizationBound() (float64, string) { return 5, "trave
 // MySeq 0), for the effect of the messages on the links alone.
 var domains = []string{"full", "idle", "zero"}
 
+// mulCap is a × b, or limit + 1 when that is more than limit (a, b ≥ 0):
+// a count that stops growing once it is beyond the limit, without overflow.
+func mulCap(a, b, limit int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > (limit+1)/b {
+		return limit + 1
+	}
+	return min(a*b, limit+1)
+}
+
+// localCount is len(localStates(c, root, domain)), or limit + 1 when that
+// is more than limit, computed without listing a state.
+func localCount(c Config, root bool, domain string, limit int64) int64 {
+	if domain == "zero" {
+		return 1
+	}
+	maxVc := c.MaxVc
+	if maxVc == 0 {
+		maxVc = c.Ell
+	}
+	maxTa := min(2*maxVc, c.Ell)
+	modes, needs, ths := 3, c.K, c.K
+	tcs, tas := maxVc, maxTa
+	if domain == "idle" {
+		modes, needs, ths = 1, 1, 0
+		if !root {
+			tcs, tas = 0, 0
+		}
+	}
+	cs, dis := 0, 1
+	if root {
+		cs, dis = c.Ell+1, 2
+	}
+	total := int64(1)
+	for _, f := range []int64{int64(modes), int64(needs), int64(ths) + 1, int64(ths) + 1, int64(min(c.MaxSeq, 1<<62)) + 1,
+		int64(tcs) + 1, int64(tas) + 1, 2, int64(cs) + 1, int64(cs) + 1, int64(dis)} {
+		total = mulCap(total, f, limit)
+	}
+	return total
+}
+
+// junkCount is len(junk(c, from, to)), computed without listing a message.
+func junkCount(c Config) int64 {
+	maxVc := c.MaxVc
+	if maxVc == 0 {
+		maxVc = c.Ell
+	}
+	maxTa := min(2*maxVc, c.Ell)
+	return int64(min(c.MaxSeq, 1<<62)) + 1 + 3 + 2*int64(maxTa+1) + int64(maxVc+1)
+}
+
 // localStates returns every local state of node id within the domain.
 func localStates(c Config, root bool, domain string) []Local {
 	maxVc := c.MaxVc
@@ -118,21 +171,28 @@ func (a SelfStabilizing) Configurations(n int, domain string, linkCap int, limit
 	if domain == "zero" {
 		c.MaxSeq = 0 // MySeq 0 at every node; the junk CTokens keep 0..MaxSeq
 	}
+	// The size of the space first, from the domains' sizes alone: a space
+	// beyond limit is refused before a state is listed.
+	total := int64(1)
+	for _, nd := range nodes {
+		total = mulCap(total, localCount(c, nd.Root(), domain, limit), limit)
+		if linkCap > 0 {
+			total = mulCap(total, 1+junkCount(a.Config), limit)
+		}
+		if total > limit {
+			return nil, 0, fmt.Errorf("more than %d initial configurations in domain %s", limit, domain)
+		}
+	}
 	locals := make([][]Local, n)
 	links := make([][]proto.Message, n)
-	total := int64(1)
 	for i, nd := range nodes {
-		locals[i] = localStates(c, nd.Root(), domain)
-		if domain == "zero" {
-			locals[i] = []Local{{Need: 1}}
+		locals[i] = []Local{{Need: 1}}
+		if domain != "zero" {
+			locals[i] = localStates(c, nd.Root(), domain)
 		}
 		links[i] = []proto.Message{{Type: 255}} // 255: the link is empty
 		if linkCap > 0 {
 			links[i] = append(links[i], junk(a.Config, nd.ID(), nd.Next())...)
-		}
-		total *= int64(len(locals[i]) * len(links[i]))
-		if total > limit {
-			return nil, 0, fmt.Errorf("more than %d initial configurations in domain %s", limit, domain)
 		}
 	}
 	gen := func() ([]proto.Configuration, error) {

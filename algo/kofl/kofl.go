@@ -2,6 +2,7 @@ package kofl
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/hypercube"
@@ -108,7 +109,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("kofl: K = %d, want 1 ≤ K ≤ ℓ = %d", c.K, c.Ell)
 	case c.MaxVc != 0 && (c.MaxVc < c.K || c.MaxVc > c.Ell):
 		return fmt.Errorf("kofl: MaxV_c = %d, want K = %d ≤ MaxV_c ≤ ℓ = %d", c.MaxVc, c.K, c.Ell)
-	case c.Timeout < 0 || c.Timeout != 0 && c.Timeout < MinTimeout || c.Timeout > MaxTimeout:
+	case math.IsNaN(c.Timeout) || c.Timeout < 0 || c.Timeout != 0 && c.Timeout < MinTimeout || c.Timeout > MaxTimeout:
 		return fmt.Errorf("kofl: Root's time-out %g δ per ring node, want %g..%g", c.Timeout, MinTimeout, MaxTimeout)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package kofl
 
 import (
+	"math"
 	"testing"
 
 	"github.com/ocbench/ocbench/internal/steptest"
@@ -180,6 +181,9 @@ func TestValidate(t *testing.T) {
 		{Config{Ell: 2, K: 3}, false},
 		{Config{Ell: 5, K: 3, MaxVc: 2}, false},
 		{Config{Ell: 5, K: 3, MaxVc: 6}, false},
+		{Config{Ell: 1, K: 1, Timeout: MinTimeout}, true},
+		{Config{Ell: 1, K: 1, Timeout: math.NaN()}, false},
+		{Config{Ell: 1, K: 1, Timeout: math.Inf(1)}, false},
 	} {
 		if err := c.c.Validate(); (err == nil) != c.ok {
 			t.Errorf("%+v: %v", c.c, err)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/results"
@@ -32,6 +34,9 @@ func checkClimb(o *options, list []config) error {
 // that breaks a property ends the climb, and the command exits 1 with it.
 func runClimb(o *options, list []config, stdout, stderr io.Writer) (int, error) {
 	spec := list[0].spec
+	if o.json {
+		return runClimbJSON(o, spec, stdout)
+	}
 	w := bufio.NewWriter(stdout)
 	fmt.Fprintf(w, "# worst-case climb: %d edits of the initial configuration (%s), each kept if stabilization takes no fewer asynchronous rounds (then δ)\n", o.climb, spec.Transient.String())
 	fmt.Fprintln(w, "# the configurations kept: step, asynchronous rounds, traversals, δ, the number of edits and the last one")
@@ -80,4 +85,69 @@ func runClimb(o *options, list []config, stdout, stderr io.Writer) (int, error) 
 		return 1, fmt.Errorf("the climb reached a run that breaks a property: %s (replay: %s)", r.Violation, bench.Replay(worst))
 	}
 	return 0, nil
+}
+
+// climbJSON is --climb's record with --json: the worst run found, as the
+// main command prints its runs, and the climb that found it.
+type climbJSON struct {
+	Runs  []*results.Run `json:"runs"`
+	Climb struct {
+		Steps    int             `json:"steps"`
+		Measured int             `json:"measured"`
+		Kept     []climbStepJSON `json:"kept"`
+		Edits    string          `json:"worst_edits"`
+		Replay   string          `json:"replay"`
+	} `json:"climb"`
+}
+
+// climbStepJSON is a configuration the climb kept.
+type climbStepJSON struct {
+	Step        int     `json:"step"`
+	AsyncRounds float64 `json:"async_rounds"`
+	Traversals  float64 `json:"traversals"`
+	Delta       float64 `json:"delta"`
+	Edits       string  `json:"edits"`
+}
+
+// runClimbJSON is runClimb with --json: one JSON object on stdout, nothing
+// else; a run that breaks a property exits 1, as without --json.
+func runClimbJSON(o *options, spec bench.Spec, stdout io.Writer) (int, error) {
+	r, trail, err := bench.Climb(spec, o.climb, nil)
+	if err != nil {
+		return 1, flagError(err)
+	}
+	var out climbJSON
+	out.Runs = []*results.Run{r}
+	out.Climb.Steps, out.Climb.Measured = o.climb, len(trail)
+	worst := spec
+	worst.Transient.Edits = trail[0].Edits
+	for k, s := range trail {
+		if s.Accepted {
+			worst.Transient.Edits = s.Edits
+			out.Climb.Kept = append(out.Climb.Kept, climbStepJSON{Step: k, AsyncRounds: s.Rounds, Traversals: s.Traverse, Delta: s.Delta, Edits: editsString(s.Edits)})
+		}
+	}
+	out.Climb.Edits, out.Climb.Replay = editsString(worst.Transient.Edits), bench.Replay(worst)
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return 1, fmt.Errorf("writing JSON: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return 1, err
+	}
+	if r.Violation != "" {
+		return 1, fmt.Errorf("the climb reached a run that breaks a property: %s (replay: %s)", r.Violation, out.Climb.Replay)
+	}
+	return 0, nil
+}
+
+// editsString is edits as --edits takes them: comma-separated.
+func editsString(edits []bench.Edit) string {
+	s := make([]string, len(edits))
+	for i, e := range edits {
+		s[i] = e.String()
+	}
+	return strings.Join(s, ",")
 }

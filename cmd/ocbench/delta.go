@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -29,9 +30,12 @@ func (d deltaFlag) Set(s string) error {
 		*d.auto = true
 		return nil
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	if _, err := strconv.ParseFloat(s, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		return &flagValueError{fmt.Sprintf("%q is neither seconds nor auto", s)}
+	}
+	f, err := parseFloat(s, floatRange{lo: bench.MinDelta, hi: bench.MaxDelta, unit: "seconds"}, false)
 	if err != nil {
-		return fmt.Errorf("%q is neither seconds nor auto", s)
+		return err
 	}
 	*d.v, *d.auto = f, false
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/explore"
+	"github.com/ocbench/ocbench/internal/outpath"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -59,6 +61,7 @@ type exploreOptions struct {
 	timeout   float64
 	quiet     bool
 	reduce    string
+	force     bool
 }
 
 func exploreFlags(o *exploreOptions) *pflag.FlagSet {
@@ -75,17 +78,18 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.ticks, "ticks", -1, "D, the ticks of δ, 1..20; 0 explores without time (no timers allowed); default 2 with a failure protocol or kofl, else 0")
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
-	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
+	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: 20, unit: "δ"}, true, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
 	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (20–30 bytes each, plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.maxMemory, "max-memory", "2G", "stop when the BFS levels being expanded take more than this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
+	fs.BoolVar(&o.force, "force", false, "let a violation's trace overwrite an existing file (--trace, or explore-ALGO-N.jsonl; refused without it, before exploring)")
 	fs.IntVar(&o.ell, "ell", 0, "k-exclusion: ℓ, the units (0: the algorithm's default)")
 	fs.IntVar(&o.kMax, "k-max", 0, "k-exclusion: K, the most units a request asks for (0: ℓ)")
 	fs.BoolVar(&o.transient, "transient", false, "kofl: explore from every initial configuration within --domain, and compute the exact worst-case stabilization (rounds, traversals)")
 	fs.StringVar(&o.domain, "domain", "full", "--transient: the nodes' domain: full (every variable over its domain), idle (no request, no token held, MyT_c = MyT_a = 0 but at Root) or zero (every node at its zero state: the links' messages alone vary)")
 	fs.Uint64Var(&o.maxSeq, "max-seq", 1, "--transient: MaxSeq, the CToken's sequence numbers are 0..MaxSeq (1..15)")
 	fs.IntVar(&o.linkCap, "link-cap", 0, "--transient: 0 or 1 junk messages on each link (every message of Junk's domain)")
-	fs.Float64Var(&o.timeout, "timeout", 0, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
+	floatVar(fs, &o.timeout, "timeout", 0, floatRange{lo: 0, hi: 100, unit: "0: the algorithm's default"}, true, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
 	fs.StringVar(&o.reduce, "reduce", "none", "none (every interleaving) or por: a partial-order reduction by persistent sets of deliveries, untimed runs without crashes, fewer states stored but slower and the algorithm's every-step invariants checked only in the states visited (docs/explore.md)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
@@ -113,6 +117,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
 		return 2
 	}
+	if err := checkExploreOutputs(jobs, &o); err != nil {
+		fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
+		return 2
+	}
 	code := 0
 	for _, j := range jobs {
 		if c := runExploreJob(j, &o, stdout, stderr); c > code {
@@ -137,16 +145,12 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--crashes: %d is not in 0..8", o.crashes)
 	case o.ticks < -1 || o.ticks > 20:
 		return nil, fmt.Errorf("--ticks: %d is not in 0..20", o.ticks)
-	case o.csTime < 0 || o.csTime > 20:
-		return nil, fmt.Errorf("--cs-time: %g is not in [0, 20] (δ)", o.csTime)
 	case o.maxStates < 1 || o.maxStates > 4e9:
 		return nil, fmt.Errorf("--max-states: %d is not in 1..4000000000", o.maxStates)
 	case o.maxSeq < 1 || o.maxSeq > 15:
 		return nil, fmt.Errorf("--max-seq: %d is not in 1..15", o.maxSeq)
 	case o.linkCap < 0 || o.linkCap > 1:
 		return nil, fmt.Errorf("--link-cap: %d is not 0 or 1", o.linkCap)
-	case o.timeout < 0 || o.timeout > 100:
-		return nil, fmt.Errorf("--timeout: %g is not in [0, 100]", o.timeout)
 	case !o.transient && (fs.Changed("domain") || fs.Changed("max-seq") || fs.Changed("link-cap") || fs.Changed("timeout")):
 		return nil, errors.New("--domain, --max-seq, --link-cap, --timeout: they shape --transient; give it")
 	case o.reduce != "por" && o.reduce != "none":
@@ -261,7 +265,60 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			jobs = append(jobs, exploreJob{name: a, cfg: cfg, desc: desc, transient: o.transient})
 		}
 	}
+	if err := validateJobs(jobs); err != nil {
+		return nil, err
+	}
 	return jobs, nil
+}
+
+// validateJobs checks every job's configuration before any is explored: a
+// refusal is one line, naming the algorithm only when some jobs pass.
+func validateJobs(jobs []exploreJob) error {
+	var first error
+	failed := 0
+	for _, j := range jobs {
+		if err := j.cfg.Validate(); err != nil {
+			if first == nil {
+				first = fmt.Errorf("%s: %w", j.name, err)
+			}
+			failed++
+		}
+	}
+	if first != nil && failed == len(jobs) {
+		return errors.Unwrap(first) // every job's: the algorithm names nothing
+	}
+	return first
+}
+
+// traceName is the file a violation of j is written to ("-": none).
+func traceName(j exploreJob, o *exploreOptions) string {
+	if o.trace != "" {
+		return o.trace
+	}
+	return fmt.Sprintf("explore-%s-%d.jsonl", j.name, j.cfg.Nodes)
+}
+
+// checkExploreOutputs refuses, before anything is explored, an output a
+// violation would replace: an existing regular file unless --force (as the
+// main command's --trace), or a directory; a device or a FIFO is written in
+// place (outpath). One --trace FILE takes one job's trace.
+func checkExploreOutputs(jobs []exploreJob, o *exploreOptions) error {
+	if o.trace != "" && o.trace != "-" && len(jobs) > 1 {
+		return fmt.Errorf("--trace: one file takes one job's trace, and this command has %d jobs (one --algo, one --nodes; or leave --trace out: explore-ALGO-N.jsonl each)", len(jobs))
+	}
+	for _, j := range jobs {
+		name := traceName(j, o)
+		if name == "-" || j.transient { // --transient writes no trace
+			continue
+		}
+		if err := outpath.Check(name); err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() && !o.force {
+			return fmt.Errorf("--trace: %s exists (--force overwrites it)", name)
+		}
+	}
+	return nil
 }
 
 func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) int {
@@ -323,12 +380,8 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, "%s: VIOLATION after %d steps: %s\n  (%s)\n", j.desc, countSteps(v.Path), v.What, stats)
 		fmt.Fprintln(stdout, "  shortest run:")
 		explore.Describe(stdout, j.cfg.Algorithm, v.Path, j.cfg.Ticks)
-		name := o.trace
-		if name == "" {
-			name = fmt.Sprintf("explore-%s-%d.jsonl", j.name, j.cfg.Nodes)
-		}
-		if name != "-" {
-			if err := writeExploreTrace(name, j, v.Path); err != nil {
+		if name := traceName(j, o); name != "-" {
+			if err := writeExploreTrace(name, j, v.Path, stdout); err != nil {
 				fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
 				return 1
 			}
@@ -353,16 +406,17 @@ func countSteps(path []explore.Step) int {
 	return n
 }
 
-func writeExploreTrace(name string, j exploreJob, path []explore.Step) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("--trace: %w", err)
-	}
-	if err := explore.WriteTrace(f, j.cfg.Algorithm, path, j.cfg.Ticks, bench.DefaultDelta); err != nil {
-		f.Close()
+// writeExploreTrace writes the trace of a violation's path to name by
+// outpath's rule: a regular file whole or not at all, a device in place.
+func writeExploreTrace(name string, j exploreJob, path []explore.Step, stdout io.Writer) error {
+	var b bytes.Buffer
+	if err := explore.WriteTrace(&b, j.cfg.Algorithm, path, j.cfg.Ticks, bench.DefaultDelta); err != nil {
 		return fmt.Errorf("--trace: %s: %w", name, err)
 	}
-	return f.Close()
+	if err := outpath.Write(name, b.Bytes(), stdout); err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	return nil
 }
 
 // cpuSeconds is the CPU time the process has used, in seconds (0 if the

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,4 +63,71 @@ func TestExploreCommand(t *testing.T) {
 	if code := run([]string{"check-trace", tr}, &out, &out); code != 0 {
 		t.Fatalf("check-trace of the explorer's trace: exit %d: %s", code, out.String())
 	}
+}
+
+// TestExploreOutputs: explore refuses, before exploring, to replace an
+// existing trace (--trace FILE or explore-ALGO-N.jsonl) unless --force, in
+// the main command's words; a directory is refused, a device written in
+// place, one --trace FILE takes one job (issue 40, defect 3).
+func TestExploreOutputs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	const old = "an earlier trace\n"
+	existing := filepath.Join(dir, "old.jsonl")
+	if err := os.WriteFile(existing, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("explore-opencube-4.jsonl", []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// §5 as written makes a second token after one crash at N = 4 (a
+	// violation, so a trace) in well under a second.
+	paper := []string{"explore", "--algo", "opencube", "--nodes", "4", "--crashes", "1", "--protocol", "paper", "--quiet"}
+	with := func(args ...string) []string { return append(append([]string{}, paper...), args...) }
+	for _, c := range []struct {
+		args    []string
+		code    int
+		errs    string // a one-line refusal, when code is 2
+		changed string // the file the run replaces, "" if none
+	}{
+		{with("--trace", existing), 2, "ocbench explore: --trace: " + existing + " exists (--force overwrites it)", ""},
+		{with(), 2, "ocbench explore: --trace: explore-opencube-4.jsonl exists (--force overwrites it)", ""},
+		{with("--trace", dir), 2, "is a directory", ""},
+		{[]string{"explore", "--algo", "opencube,centralized", "--nodes", "4", "--trace", "x.jsonl"}, 2, "--trace: one file takes one job's trace", ""},
+		{with("--trace", "-"), 1, "", ""},
+		{with("--trace", os.DevNull), 1, "", ""},
+		{with("--trace", existing, "--force"), 1, "", existing},
+		{with("--force"), 1, "", "explore-opencube-4.jsonl"},
+	} {
+		var out, errs strings.Builder
+		code := run(c.args, &out, &errs)
+		if code != c.code || c.code == 2 && (strings.Count(errs.String(), "\n") != 1 || !strings.Contains(errs.String(), c.errs) || out.Len() > 0) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out.String(), errs.String(), c.code, c.errs)
+		}
+		for _, f := range []string{existing, "explore-opencube-4.jsonl"} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if replaced := string(b) != old; replaced != (f == c.changed) {
+				t.Errorf("%q: %s replaced: %v", c.args, f, replaced)
+			}
+			if f == c.changed {
+				if code := run([]string{"check-trace", f}, io.Discard, io.Discard); code != 0 {
+					t.Errorf("%q: check-trace of %s: exit %d", c.args, f, code)
+				}
+				os.WriteFile(f, []byte(old), 0o644)
+			}
+		}
+	}
+}
+
+// TestExploreRefusalOnce: a refusal that applies to every job of
+// --algo all is one line, without an algorithm's name (issue 40, defect
+// 15); one that applies to some names the first.
+func TestExploreRefusalOnce(t *testing.T) {
+	checkRefusals(t, []refusal{
+		{[]string{"explore", "--algo", "all", "--nodes", "2", "--cs-time", "20", "--ticks", "20"}, "ocbench explore: explore: 400 ticks in the critical section"},
+		{[]string{"explore", "--algo", "all", "--nodes", "2,4", "--requesters", "3"}, "--requesters: 3 is not in 0..2"},
+	})
 }

@@ -136,23 +136,23 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it); ocbench check-trace checks it, ocbench view draws it")
 	o.delta = bench.DefaultDelta
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
-	fs.Float64Var(&o.csTime, "cs-time", bench.DefaultCSTime, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
-	fs.Float64Var(&o.think, "think", 0, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
-	fs.Float64Var(&o.minDelay, "min-delay", bench.DefaultMinDelay, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ]; MPI in virtual time needs at least 0.5)")
+	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: bench.MaxTime, unit: "δ"}, false, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
+	floatVar(fs, &o.think, "think", 0, floatRange{lo: bench.MinThink, hi: bench.MaxTime, unit: "δ; 0: N × cs-time"}, false, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
+	floatVar(fs, &o.minDelay, "min-delay", bench.DefaultMinDelay, floatRange{lo: 0, hi: 1, unit: "a fraction of δ"}, false, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ]; MPI in virtual time needs at least 0.5)")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, as the papers allow)")
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
 	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject, 0..1000000 (algorithms with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+"; 2 nodes stay up at all times, so N ≥ 4: a crash waits for a recovery while only 2 are up)")
 	fs.StringVar(&o.crashSpacing, "crash-spacing", "exp", "gaps between crashes: exp (exponential, mean --crash-every) or fixed")
-	fs.Float64Var(&o.crashEvery, "crash-every", 200, "mean (or fixed) gap between crashes, in δ, in [0.001, 1e6]")
-	fs.Float64Var(&o.crashStart, "crash-start", 0, "time from which crash gaps are counted, in δ, in [0, 1e6]")
-	fs.Float64Var(&o.downtime, "downtime", 20, "downtime of a crashed node, in δ, in [0.001, 1e6]: mean (exp) or exact (fixed)")
+	floatVar(fs, &o.crashEvery, "crash-every", 200, floatRange{lo: bench.MinGap, hi: bench.MaxTime, unit: "δ"}, false, "mean (or fixed) gap between crashes, in δ, in [0.001, 1e6]")
+	floatVar(fs, &o.crashStart, "crash-start", 0, floatRange{lo: 0, hi: bench.MaxTime, unit: "δ"}, false, "time from which crash gaps are counted, in δ, in [0, 1e6]")
+	floatVar(fs, &o.downtime, "downtime", 20, floatRange{lo: bench.MinGap, hi: bench.MaxTime, unit: "δ"}, false, "downtime of a crashed node, in δ, in [0.001, 1e6]: mean (exp) or exact (fixed)")
 	fs.StringVar(&o.downtimeDist, "downtime-dist", "exp", "downtime distribution: exp or fixed")
-	fs.Float64Var(&o.permanent, "permanent", 0, "fraction of crashes from which the node never recovers, in [0, 1]; at most N−3 nodes go down for good (so 2 stay up and a third can recover): a plan that expects more is refused, and a crash drawn permanent beyond that recovers after its downtime")
+	floatVar(fs, &o.permanent, "permanent", 0, floatRange{lo: 0, hi: 1, unit: "a fraction"}, false, "fraction of crashes from which the node never recovers, in [0, 1]; at most N−3 nodes go down for good (so 2 stay up and a third can recover): a plan that expects more is refused, and a crash drawn permanent beyond that recovers after its downtime")
 	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+bench.Join(bench.Targets))
-	fs.Float64Var(&o.csEstimate, "cs-estimate", 0, "the root's estimate e of a critical section, in δ, in [0, 1e6] (0: cs-time)")
+	floatVar(fs, &o.csEstimate, "cs-estimate", 0, floatRange{lo: 0, hi: bench.MaxTime, unit: "δ; 0: cs-time"}, false, "the root's estimate e of a critical section, in δ, in [0, 1e6] (0: cs-time)")
 	fs.BoolVar(&o.ft, "ft", false, "run the algorithm's failure protocol (its timers, searches, detection traffic) even without crashes (fault-tolerant algorithms only)")
-	fs.Float64Var(&o.late, "delay-violations", 0, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
-	fs.Float64Var(&o.lateFactor, "late-factor", 10, "a late message's delay is uniform in (δ, late-factor·δ]; late-factor in (1, 1e6]")
+	floatVar(fs, &o.late, "delay-violations", 0, floatRange{lo: 0, hi: 1, unit: "a fraction"}, false, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
+	floatVar(fs, &o.lateFactor, "late-factor", 10, floatRange{lo: 1, hi: bench.MaxTime, openLo: true, unit: "a multiple of δ"}, false, "a late message's delay is uniform in (δ, late-factor·δ]; late-factor in (1, 1e6]")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
 	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench (the project's: requesters watch the holders of their requests, confirmed regeneration) or paper (§5 as written: suspicion on a 2·pmax·δ clock, regeneration at once; can make two tokens, docs/failures.md)")
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
@@ -162,9 +162,9 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.adversary, "adversary", "", "--transient adversarial: the configuration ("+adversaryHelp()+"); unset, each seed takes its turn among them")
 	fs.StringVar(&o.edits, "edits", "", "--transient initial or adversarial: edits of the initial configuration, nK@S (node K's state re-drawn from seed S) or lK@S (the link out of node K), comma-separated: what --climb prints to replay the worst configuration it found")
 	fs.IntVar(&o.climb, "climb", 0, "worst-case climb: this many edits of the initial configuration (--transient initial or adversarial), each kept if stabilization takes no fewer asynchronous rounds; prints the worst found with its replay command")
-	fs.Float64Var(&o.timeout, "timeout", 0, "the time-out of an algorithm that takes one as a parameter ("+timeoutHelp()+")")
+	floatVar(fs, &o.timeout, "timeout", 0, floatRange{text: "the algorithm's range (" + timeoutHelp() + ")"}, false, "the time-out of an algorithm that takes one as a parameter ("+timeoutHelp()+")")
 	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
-	fs.Float64Var(&o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
+	floatVar(fs, &o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, floatRange{lo: 0, hi: bench.MaxTime, openLo: true, unit: "δ"}, false, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
 	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
 	fs.IntVar(&o.linkCap, "link-cap", bench.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", bench.MaxLinkCap))
 	fs.IntVar(&o.search, "search", 0, "worst-case search: run this many seeds from --seed (each a different arbitrary configuration or fault plan) and report the worst stabilization with its seed and replay command (a random search; like --repeat, with the worst run singled out)")
@@ -907,6 +907,11 @@ func allFaultTolerant(algos []string) bool {
 // line that names the flag and what it takes; other errors are returned as
 // they are.
 func parseError(err error) error {
+	var ive *pflag.InvalidValueError
+	var fve *flagValueError
+	if errors.As(err, &ive) && errors.As(err, &fve) {
+		return fmt.Errorf("--%s: %w", ive.GetFlag().Name, fve)
+	}
 	msg := err.Error()
 	var value, flag string
 	if _, e := fmt.Sscanf(msg, "invalid argument %q for %q flag:", &value, &flag); e != nil {
