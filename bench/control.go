@@ -37,6 +37,7 @@ type Controller struct {
 	// neverQuiet: the algorithm's rounds never stop (self-stabilizing),
 	// so the sequential turn does not wait for quiet.
 	neverQuiet bool
+	wall       bool  // ControlOptions.WallClock
 	served     int64 // served at the watchdog's previous tick (-1: afresh)
 	over       bool  // the workload is over
 }
@@ -50,7 +51,25 @@ type ControlOptions struct {
 	// NeverQuiet: the run never goes quiet (a self-stabilizing
 	// algorithm's rounds): the sequential turn does not wait for quiet.
 	NeverQuiet bool
+	// WallClock: the run is in wall-clock time (rank.Runtime), which
+	// realises the controller's observations otherwise; this is where
+	// they differ:
+	//   - the controller does not see the crashes of other ranks as they
+	//     happen: a targeted crash's victim is chosen from the nodes'
+	//     states its ranks report (CrashSeen), on rank 0;
+	//   - the sequential turn's quiet is what rank 0's message-count
+	//     probes find (Mattern's four-counter test), and the end of the
+	//     workload every rank's note that its own is over, each rank
+	//     judging Until on its own clock (Ending does not test it again);
+	//   - the watchdog watches each rank's own nodes, over WallWatch
+	//     periods: a rank descheduled for a while is not a stalled
+	//     algorithm.
+	WallClock bool
 }
+
+// WallWatch is how many watchdog periods (WatchPeriod) a wall-clock run's
+// watchdog waits before it calls a run stuck (ControlOptions.WallClock).
+const WallWatch = 4
 
 // NewController returns the controller of a run of spec (filled and
 // valid), with its fault plan drawn from the seed (FaultPlan.Schedule).
@@ -58,9 +77,12 @@ func NewController(spec Spec, o ControlOptions) *Controller {
 	c := &Controller{target: spec.Faults.Target, plan: spec.Faults.plan(spec.Seed, spec.Nodes, spec.Delta),
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed),
 		until: o.Until, settle: Settle(spec), delta: spec.Delta, seed: spec.Seed,
-		neverQuiet: o.NeverQuiet, served: -1}
+		neverQuiet: o.NeverQuiet, wall: o.WallClock, served: -1}
 	if o.Watch {
 		c.period = WatchPeriod(spec)
+		if o.WallClock {
+			c.period *= WallWatch
+		}
 	}
 	return c
 }
@@ -120,6 +142,20 @@ func (c *Controller) Crash(k int, cands []proto.NodeID, tokenDest proto.NodeID) 
 	return v
 }
 
+// CrashSeen is Crash where the controller does not see crashes as they
+// happen (ControlOptions.WallClock): down says which nodes are down now, as
+// the world view reports them.
+func (c *Controller) CrashSeen(k int, cands []proto.NodeID, tokenDest proto.NodeID, down []bool) proto.NodeID {
+	copy(c.down, down)
+	c.live = 0
+	for _, d := range c.down {
+		if !d {
+			c.live++
+		}
+	}
+	return c.Crash(k, cands, tokenDest)
+}
+
 // Recovered brings node id, which a crash took down, back up.
 func (c *Controller) Recovered(id proto.NodeID) {
 	c.down[id] = false
@@ -137,10 +173,11 @@ func (c *Controller) Turn(o *Observation) bool {
 }
 
 // Ending reports whether the workload may be over at time now: not over
-// yet, past Until, and every issued request served or abandoned (whether
-// requests are still to be issued, WorkloadOver decides).
+// yet, past Until (in wall-clock time, judged by the ranks), and every
+// issued request served or abandoned (whether requests are still to be
+// issued, WorkloadOver decides).
 func (c *Controller) Ending(o *Observation, now float64) bool {
-	return !c.over && o.Served+o.Abandoned == o.Issued && now >= c.until
+	return !c.over && o.Served+o.Abandoned == o.Issued && (now >= c.until || c.wall)
 }
 
 // WorkloadOver decides, at time now, whether the workload is over (once):
