@@ -100,7 +100,7 @@ func Duration(s Spec, plan []Fault) float64 {
 	return max(end, work) + Settle(s)
 }
 
-// WatchPeriod is the watchdog's period (Watchdog), in seconds: a run in
+// WatchPeriod is the watchdog's period (Controller.Tick), in seconds: a run in
 // which no request was served for a period while one waited for a whole
 // period is stuck (a liveness violation).
 func WatchPeriod(s Spec) float64 {

@@ -363,15 +363,26 @@ func (in *instance) start() {
 		in.wl.Start()
 		in.at(in.until, in.wl.Check)
 	}
-	(&bench.Watchdog{Host: in, Work: in.wl, Period: bench.WallWatch * bench.WatchPeriod(s), Delta: in.delta,
-		Over: func() bool { return in.stopped || in.doneSent },
-		Stuck: func(why string) {
-			in.stuck = fmt.Sprintf("rank %d: %s", in.j.rank, why)
-			in.doneSent = true
-			in.j.control(ctlDone, in.id, 0, 0, 0)
-		},
-	}).Start()
+	in.After(in.ctl.Period(), in.tick)
 	in.startKExclusion()
+}
+
+// tick is the watchdog's: the controller's Tick on the hosted nodes'
+// requests, every period (bench.WallWatch watch periods), until this
+// rank's workload is over or the run stops. A stuck rank tells rank 0,
+// as if its workload were over.
+func (in *instance) tick() {
+	if in.stopped || in.doneSent {
+		return
+	}
+	o := in.wl.Observe()
+	if why := in.ctl.Tick(&o, in.j.now(), true); why != "" {
+		in.stuck = fmt.Sprintf("rank %d: %s", in.j.rank, why)
+		in.doneSent = true
+		in.j.control(ctlDone, in.id, 0, 0, 0)
+		return
+	}
+	in.After(in.ctl.Period(), in.tick)
 }
 
 // Input implements bench.Host: node id is stepped with an input of kind
