@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/ocbench/ocbench/hypercube"
@@ -102,22 +101,14 @@ type Part struct {
 	width  float64
 	until  float64
 	settle float64
-	plan   []fault
-	inject int // the next crash of plan
-	// down is the controller's view of which nodes are crashed: it
-	// crashes and recovers them.
-	down     []bool
-	live     int
-	targets  *rand.Rand
+	// ctl is the run's controller, observing the snapshot at boundaries.
+	ctl      *Controller
 	tally    *sim.Counts // the simulator's (s.Stats.Counts)
 	victims  []int       // the power of each crash's victim (-1: another part knows it)
 	snap     snapshot
 	limit    budget
 	over     string // the budget spent
 	stuck    string
-	done     bool
-	wdLast   int64 // served at the watchdog's previous tick (-1: afresh)
-	wdPeriod float64
 	nextTick float64 // the time of the watchdog's next tick
 	stays    []Stay
 	open     []int // index in stays of each hosted node's open stay (-1)
@@ -157,8 +148,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 	delta := spec.Delta
 	nodes, array := newArray(algo, spec.Nodes)
 	p := &Part{spec: spec, res: plan, nodes: nodes, owned: owned, width: plan.Width,
-		settle: plan.Settle, plan: sc.faults,
-		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed), wdLast: -1}
+		settle: plan.Settle}
 	p.pmax, _ = hypercube.Log2(spec.Nodes)
 	p.family = algo.Family()
 	selfStab := plan.SelfStabilizing != nil
@@ -173,6 +163,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 	}
 	corruptions, until := sc.corruptions, sc.until
 	p.until = until
+	p.ctl = newController(spec, sc.faults, ControlOptions{Until: until, Watch: spec.FT || selfStab, NeverQuiet: selfStab})
 	p.mirrored = selfStab && owned != nil
 	var legit func(proto.System) error
 	if selfStab && !p.mirrored {
@@ -218,11 +209,11 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta, NeverQuiet: selfStab,
 		Hosted: p.hosted(), PerNode: spec.Workload != "sequential", NodeTags: true})
 	p.drv.OnExit = func(id proto.NodeID, _ uint32) { p.exited(id, false) }
-	p.drv.ctlDown = func(id proto.NodeID) bool { return p.down[id] }
+	p.drv.ctlDown = p.ctl.Down
 	if spec.Progress != nil && owned == nil {
 		p.report = func(done bool) {
 			spec.Progress(Progress{Served: p.snap.Served, Issued: p.snap.Issued, Requests: spec.Requests,
-				Failures: p.tally.Crashes, FailuresPlanned: len(p.plan), Virtual: p.s.Now(), Done: done})
+				Failures: p.tally.Crashes, FailuresPlanned: p.ctl.Crashes(), Virtual: p.s.Now(), Done: done})
 		}
 	}
 	if p.tr != nil {
@@ -259,14 +250,13 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 		next(0)
 		p.corr = corruptions
 	}
-	for k := range p.plan {
-		p.s.At(p.plan[k].At, func() { p.crash(k) })
+	for k := range p.ctl.Crashes() {
+		p.s.At(p.ctl.Fault(k).At, func() { p.crash(k) })
 	}
 	p.s.At(until, func() {}) // a boundary at the workload's end
-	if spec.FT || selfStab {
-		p.wdPeriod = plan.WatchPeriod
-		p.nextTick = p.wdPeriod
-		p.s.At(p.wdPeriod, p.tick)
+	if period := p.ctl.Period(); period > 0 {
+		p.nextTick = period
+		p.s.At(period, p.tick)
 	}
 	p.sequential = spec.Workload == "sequential"
 	if p.sequential {
@@ -334,17 +324,11 @@ func (p *Part) crashed(id proto.NodeID) {
 
 // crash is the controller's call that injects crash k of the plan.
 func (p *Part) crash(k int) {
-	p.inject = k + 1
-	f := p.plan[k]
-	victim := proto.NodeID(f.Node)
-	if victim < 0 {
-		if victim = ChooseVictim(p.spec.Faults.Target, p.snap.Candidates, p.down, p.live, p.snap.TokenDest, p.targets); victim == proto.Nil {
-			return
-		}
-	}
-	if p.down[victim] {
+	victim := p.ctl.Crash(k, p.snap.Candidates, p.snap.TokenDest)
+	if victim == proto.Nil {
 		return
 	}
+	f := p.ctl.Fault(k)
 	power := -1
 	if p.owned == nil || p.owned[victim] {
 		t, _ := proto.TreeOf(p.nodes[victim])
@@ -352,14 +336,11 @@ func (p *Part) crash(k int) {
 	}
 	p.victims = append(p.victims, power)
 	p.tally.Crashed(p.s.Now())
-	p.down[victim] = true
-	p.live--
 	p.s.Input(0, victim, proto.Crash, 0)
 	if f.Up >= 0 {
 		p.s.After(f.Up-f.At, func() {
 			p.tally.Recoveries++
-			p.down[victim] = false
-			p.live++
+			p.ctl.Recovered(victim)
 			p.s.Input(0, victim, proto.Recover, 0)
 		})
 	}
@@ -368,30 +349,32 @@ func (p *Part) crash(k int) {
 	}
 }
 
-// tick is the watchdog's call (Watchdog's rule, on the snapshot).
+// tick is the watchdog's call: the controller's Tick on the snapshot.
 func (p *Part) tick() {
-	if p.done || p.stopped() {
+	if p.ctl.Over() || p.stopped() {
 		return
 	}
-	p.nextTick = p.s.Now() + p.wdPeriod
-	if p.selfStab && !p.stab().Legit {
-		p.wdLast = -1
-		p.s.After(p.wdPeriod, p.tick)
-		return
-	}
-	if why := p.stalled(); why != "" {
+	period := p.ctl.Period()
+	p.nextTick = p.s.Now() + period
+	o := p.observation()
+	if why := p.ctl.Tick(&o, p.s.Now(), !p.selfStab || p.stab().Legit); why != "" {
 		p.stuck = why
 		p.s.Stop()
 		return
 	}
-	p.wdLast = p.snap.Served
-	p.s.After(p.wdPeriod, p.tick)
+	p.s.After(period, p.tick)
 }
 
-// stalled is the watchdog's rule (stall) on the snapshot.
-func (p *Part) stalled() string {
-	sn := &p.snap
-	return stall(sn.Issued, sn.Served, sn.Abandoned, p.wdLast, sn.WaitingSince, sn.Waiting, p.s.Now(), p.wdPeriod, p.spec.Delta, p.spec.Seed)
+// observation is the controller's Observation of the snapshot.
+func (p *Part) observation() Observation {
+	sn, d := &p.snap, p.drv
+	more := d.seqIssued < d.requests // sequential: the controller's count
+	if d.quota > 0 {
+		more = sn.QuotaLeft > 0
+	}
+	return Observation{Issued: sn.Issued, Served: sn.Served, Abandoned: sn.Abandoned, Busy: sn.Busy,
+		Quiet: sn.InFlight == 0 && sn.InCS == 0, Pending: p.sequential && d.pending, More: more,
+		WaitingSince: sn.WaitingSince, Waiting: sn.Waiting}
 }
 
 // stopped reports whether the run is over: stopped, or a violation.
@@ -426,8 +409,8 @@ func (p *Part) reportTo(r *snapshot) {
 	r.Issued, r.Served, r.Abandoned = p.drv.issued, p.drv.served, p.drv.abandoned
 	r.QuotaLeft, r.Busy = p.drv.quotaLeft(), p.drv.busyNodes()
 	r.Steps = s.Stats.Steps
-	if p.wdPeriod > 0 && p.nextTick == s.NextControl() {
-		r.WaitingSince, r.Waiting = p.drv.waitingAt(p.nextTick - p.wdPeriod) // for the watchdog's tick
+	if period := p.ctl.Period(); period > 0 && p.nextTick == s.NextControl() {
+		r.WaitingSince, r.Waiting = p.drv.waitingAt(p.nextTick - period) // for the watchdog's tick
 	}
 	for k := range s.Outbox {
 		m := &s.Outbox[k]
@@ -437,7 +420,7 @@ func (p *Part) reportTo(r *snapshot) {
 			r.Tokens++
 		}
 	}
-	p.world = p.inject < len(p.plan) && p.plan[p.inject].Node < 0 && p.plan[p.inject].At == s.NextControl()
+	p.world = p.ctl.TargetedDue(s.NextControl())
 	if p.owned != nil && p.tr != nil {
 		due := p.tr.dueAt(s.NextControl())
 		for _, id := range due {
@@ -638,27 +621,19 @@ func (p *Part) observe() {
 		p.lastReported = sn.Served
 		p.report(false)
 	}
-	quiet := sn.InFlight == 0 && sn.InCS == 0
+	o := p.observation()
 	if p.repair != nil {
-		if quiet {
+		if o.Quiet {
 			p.repair.quiet()
 		}
 		return
 	}
-	d := p.drv
-	if p.sequential && d.pending && sn.Busy == 0 && (quiet || d.neverQuiet) {
-		d.pending = false
-		s.After(0, d.nextFn)
+	if p.ctl.Turn(&o) {
+		p.drv.pending = false
+		s.After(0, p.drv.nextFn)
 	}
-	if !p.done && sn.Served+sn.Abandoned == sn.Issued && now >= p.until {
-		more := d.seqIssued < d.requests // sequential: the controller's count
-		if d.quota > 0 {
-			more = sn.QuotaLeft > 0
-		}
-		if !more {
-			p.done = true
-			p.finish()
-		}
+	if p.ctl.WorkloadOver(&o, now) {
+		p.finish()
 	}
 }
 
@@ -749,7 +724,7 @@ func (p *Part) idle() bool {
 		return false // a progress report
 	case p.sequential && d.pending && d.nbusy == 0:
 		return false // the next request may be due
-	case !p.done && d.served+d.abandoned == d.issued && now >= p.until:
+	case p.ctl.Ending(&Observation{Issued: d.issued, Served: d.served, Abandoned: d.abandoned}, now):
 		return false // the workload may be over
 	}
 	if verifyIdle {
@@ -776,7 +751,7 @@ func (p *Part) checkIdle(next float64) {
 		control, inputs float64
 	}
 	now := func() state {
-		return state{p.over, p.stuck, p.done, p.drv.pending, p.stopped(), p.lastReported, p.s.NextControl(), p.s.ControlInputs()}
+		return state{p.over, p.stuck, p.ctl.Over(), p.drv.pending, p.stopped(), p.lastReported, p.s.NextControl(), p.s.ControlInputs()}
 	}
 	before := now()
 	p.reportTo(&p.snap)

@@ -467,7 +467,7 @@ func Settle(s Spec) float64 {
 // ceilLog2 returns ⌈log2 n⌉ (log2 n for a power of two; 0 for n ≤ 1).
 func ceilLog2(n int) int { return bits.Len(uint(max(n, 1) - 1)) }
 
-// WatchPeriod is the watchdog's period (Watchdog), in seconds: a run in
+// WatchPeriod is the watchdog's period (Controller.Tick), in seconds: a run in
 // which no request was served for a period while one waited for a whole
 // period is stuck (a liveness violation).
 func WatchPeriod(s Spec) float64 {

@@ -41,9 +41,10 @@ func TestStalledCountNeverCloses(t *testing.T) {
 			if c.issue {
 				d.issue(1)
 			}
-			got := d.Stalled(c.lastServed, period, delta)
+			o := d.Observe()
+			got := stall(o.Issued, o.Served, o.Abandoned, c.lastServed, o.WaitingSince, o.Waiting, h.now, period, delta, 1)
 			if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
-				t.Errorf("Stalled = %q, want %q", got, c.want)
+				t.Errorf("stall of Observe = %q, want %q", got, c.want)
 			}
 		})
 	}

@@ -469,21 +469,21 @@ func (d *Workload) oldestWait() (proto.NodeID, float64) {
 	return id, at
 }
 
-// Stalled is the watchdog's test, made every period seconds: it returns why
-// the workload is stuck — nothing served since the previous test (served
-// then was lastServed), and a request waiting for at least a period — or
-// "" if it is not.
-func (d *Workload) Stalled(lastServed int64, period, delta float64) string {
+// Observe returns what the controller reads of the hosted nodes' requests
+// now (a wall-clock rank's watchdog tick, Controller.Tick): the counts, the
+// busy nodes, and the request that has waited longest (WaitingSince +Inf:
+// none waits).
+func (d *Workload) Observe() Observation {
 	id, at := d.oldestWait()
 	if id == proto.Nil {
 		at = math.Inf(1)
 	}
-	return stall(d.issued, d.served, d.abandoned, lastServed, at, id, d.host.Now(), period, delta, d.seed)
+	return Observation{Issued: d.issued, Served: d.served, Abandoned: d.abandoned, Busy: d.nbusy, WaitingSince: at, Waiting: id}
 }
 
-// stall is the watchdog's rule, one for every runtime (the controller's
-// tick on the snapshot of a run in virtual time, Workload.Stalled on a
-// rank's nodes in wall-clock time): a run is stuck if nothing was served
+// stall is the watchdog's rule, one for every runtime (Controller.Tick: on
+// the snapshot of a run in virtual time, on a rank's nodes, Workload.Observe,
+// in wall-clock time): a run is stuck if nothing was served
 // since the previous tick (served then: lastServed) and a request has
 // waited a whole period (the oldest issued at since, +Inf if none waits;
 // node waiting among them), or if nothing waits yet the count does not

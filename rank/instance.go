@@ -38,17 +38,20 @@ type instance struct {
 	counts  []int    // records in batches[r]
 	listed  []bool   // r is in the job's list of frames to flush
 
-	until, settle, watch float64
-	sequential           bool // the sequential workload
-	stopped              bool
-	doneSent             bool
-	doneRanks            int // rank 0: ranks whose workload is over
+	until      float64
+	sequential bool // the sequential workload
+	stopped    bool
+	doneSent   bool
+	doneRanks  int // rank 0: ranks whose workload is over
+	// ctl is the run's controller (bench.Controller, in its wall-clock
+	// realisation): every rank runs it on the fault plan's crashes with a
+	// fixed victim, rank 0 on targeted crashes, the sequential turn and
+	// the end of the workload; each rank's watchdog ticks through it.
+	ctl *bench.Controller
 
-	// neverQuiet: the algorithm's rounds never stop (self-stabilizing),
-	// so the sequential turn does not wait for quiet; invented ends the critical
-	// sections a transient fault invented (kexclusion.go).
-	neverQuiet bool
-	invented   *bench.InventedCS
+	// invented ends the critical sections a transient fault invented
+	// (kexclusion.go).
+	invented *bench.InventedCS
 
 	// wl is the workload of the hosted nodes (bench.Workload, which the
 	// simulator runs too); the instance is its bench.Host.
@@ -83,11 +86,6 @@ type instance struct {
 	afterStop    int64
 }
 
-// wallWatch is how many watchdog periods (bench.WatchPeriod) a rank waits
-// in wall-clock time before it calls a run stuck: a rank descheduled for
-// a while is not a stalled algorithm.
-const wallWatch = 4
-
 type queued struct {
 	m    proto.Message
 	sent float64
@@ -97,7 +95,6 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan, place: pl, owner: make([]int32, s.Nodes),
 		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
 		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
-		settle: bench.Settle(s), watch: bench.WatchPeriod(s),
 		sequential: s.Workload == "sequential"}
 	for i := range in.owner {
 		in.owner[i] = int32(pl.Rank(i))
@@ -336,24 +333,19 @@ func (in *instance) flushTo(r int) {
 // failures returns the number of planned crashes at or before t.
 func (in *instance) failures(t float64) int { return in.stats.CrashesBy(t) }
 
-// start schedules the workload and the crashes of the hosted nodes.
+// start schedules the workload and the controller's crashes.
 func (in *instance) start() {
-	for k, f := range in.plan {
-		f := f
+	s := in.spec
+	in.ctl = bench.NewController(s, bench.ControlOptions{Until: in.until, Watch: true,
+		NeverQuiet: bench.MustResolve(s).SelfStabilizing != nil, WallClock: true})
+	for k := range in.ctl.Crashes() {
+		f := in.ctl.Fault(k)
 		if f.Node < 0 {
 			in.planTarget(k, f)
 			continue
 		}
-		if !in.hosts(proto.NodeID(f.Node)) {
-			continue
-		}
-		id := proto.NodeID(f.Node)
-		in.at(f.At, func() { in.crash(id) })
-		if f.Up >= 0 {
-			in.at(f.Up, func() { in.recover(id) })
-		}
+		in.planCrash(k, f)
 	}
-	s := in.spec
 	in.wl = bench.NewWorkload(in, bench.WorkloadConfig{Kind: s.Workload, Seed: s.Seed, Nodes: s.Nodes, Requests: s.Requests,
 		Until: in.until, CSTime: s.CSTime * in.delta, Think: s.Think * in.delta, Hosted: in.local, PerNode: true,
 		TagBase: uint32(in.j.rank) + 1, TagStride: uint32(in.j.size)})
@@ -371,15 +363,26 @@ func (in *instance) start() {
 		in.wl.Start()
 		in.at(in.until, in.wl.Check)
 	}
-	(&bench.Watchdog{Host: in, Work: in.wl, Period: wallWatch * in.watch, Delta: in.delta,
-		Over: func() bool { return in.stopped || in.doneSent },
-		Stuck: func(why string) {
-			in.stuck = fmt.Sprintf("rank %d: %s", in.j.rank, why)
-			in.doneSent = true
-			in.j.control(ctlDone, in.id, 0, 0, 0)
-		},
-	}).Start()
+	in.After(in.ctl.Period(), in.tick)
 	in.startKExclusion()
+}
+
+// tick is the watchdog's: the controller's Tick on the hosted nodes'
+// requests, every period (bench.WallWatch watch periods), until this
+// rank's workload is over or the run stops. A stuck rank tells rank 0,
+// as if its workload were over.
+func (in *instance) tick() {
+	if in.stopped || in.doneSent {
+		return
+	}
+	o := in.wl.Observe()
+	if why := in.ctl.Tick(&o, in.j.now(), true); why != "" {
+		in.stuck = fmt.Sprintf("rank %d: %s", in.j.rank, why)
+		in.doneSent = true
+		in.j.control(ctlDone, in.id, 0, 0, 0)
+		return
+	}
+	in.After(in.ctl.Period(), in.tick)
 }
 
 // Input implements bench.Host: node id is stepped with an input of kind
@@ -416,6 +419,28 @@ func (in *instance) nodeOf(k uint32) proto.NodeID {
 		in.drawn++
 	}
 	return in.lastNode
+}
+
+// planCrash schedules crash k of the plan, f, whose victim is fixed: every
+// rank's controller decides it at its time, and the rank that hosts the
+// victim crashes it, and recovers it at f.Up.
+func (in *instance) planCrash(k int, f bench.Fault) {
+	id, took := proto.NodeID(f.Node), false
+	in.at(f.At, func() {
+		if took = in.ctl.Crash(k, nil, proto.Nil) == id; took && in.hosts(id) {
+			in.crash(id)
+		}
+	})
+	if f.Up >= 0 {
+		in.at(f.Up, func() {
+			if took {
+				in.ctl.Recovered(id)
+				if in.hosts(id) {
+					in.recover(id)
+				}
+			}
+		})
+	}
 }
 
 func (in *instance) crash(id proto.NodeID) {
@@ -462,10 +487,12 @@ func (in *instance) counted(sent, recv uint32) {
 	if in.replies < in.j.size {
 		return
 	}
-	quiet := in.neverQuiet || in.sumSent == in.sumRecv && in.rounds > 0 && in.sumSent == in.lastSent && in.sumRecv == in.lastRecv
+	quiet := in.sumSent == in.sumRecv && in.rounds > 0 && in.sumSent == in.lastSent && in.sumRecv == in.lastRecv
 	in.lastSent, in.lastRecv = in.sumSent, in.sumRecv
 	in.rounds++
-	if !quiet {
+	// The request has left the critical section (ctlExited): no node is
+	// busy, and the next waits for its turn.
+	if !in.ctl.Turn(&bench.Observation{Pending: true, Quiet: quiet}) {
 		in.at(in.j.now()+in.delta/4, in.probe)
 		return
 	}

@@ -18,7 +18,6 @@ import (
 // circulates for ever.
 func (in *instance) startKExclusion() {
 	s := in.spec
-	in.neverQuiet = bench.MustResolve(s).SelfStabilizing != nil
 	var junk []proto.Message
 	if s.Transient.Initial() {
 		junk = bench.ArbitraryConfiguration(s, in.nodes)

@@ -862,8 +862,11 @@ func (j *job) handleControl(c []byte, src int) {
 			return
 		}
 		in.doneRanks++
-		if in.doneRanks == j.size || in.spec.Workload == "sequential" {
-			in.at(j.now()+in.settle, func() {
+		// The sequential workload's end is rank 0's turn (counted), or a
+		// stuck rank's note: either ends it.
+		o := bench.Observation{More: in.doneRanks < j.size && !in.sequential}
+		if in.ctl.WorkloadOver(&o, j.now()) {
+			in.at(j.now()+in.ctl.Settle(), func() {
 				for r := 0; r < j.size; r++ {
 					j.control(ctlStop, in.id, 0, 0, r)
 				}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/ocbench/ocbench/bench"
@@ -68,8 +67,7 @@ type targeting struct {
 	token   proto.MsgType
 	tokenTo proto.NodeID // the destination of the last token this rank sent to another rank
 	tokenAt float64      // and when
-	// rank 0: the draws, and the reports of each crash being decided.
-	rng    *rand.Rand
+	// rank 0: the reports of each crash being decided.
 	rounds map[uint32]*targetRound
 }
 
@@ -86,7 +84,6 @@ func (in *instance) planTarget(k int, f bench.Fault) {
 	if in.tgt == nil {
 		in.tgt = &targeting{token: proto.TokenType(in.names), tokenTo: proto.Nil}
 		if in.j.rank == 0 {
-			in.tgt.rng = bench.TargetRand(in.spec.Seed)
 			in.tgt.rounds = map[uint32]*targetRound{}
 		}
 	}
@@ -193,7 +190,7 @@ func (in *instance) reported(k uint32, src int, b []byte) {
 		return
 	}
 	delete(t.rounds, k)
-	v := in.chooseTarget(r)
+	v := in.chooseTarget(k, r)
 	if v == proto.Nil {
 		in.stats.Skipped = append(in.stats.Skipped, int(k))
 		return
@@ -205,10 +202,10 @@ func (in *instance) reported(k uint32, src int, b []byte) {
 	in.j.sendTarget(b, in.rankOf(v))
 }
 
-// chooseTarget draws the victim from every rank's report by the
-// controller's rule (bench.ChooseVictim), or returns proto.Nil to skip the
-// crash.
-func (in *instance) chooseTarget(r *targetRound) proto.NodeID {
+// chooseTarget is the controller's decision of targeted crash k from
+// every rank's report (bench.Controller.CrashSeen: the rule of
+// bench.ChooseVictim): the victim, or proto.Nil to skip the crash.
+func (in *instance) chooseTarget(k uint32, r *targetRound) proto.NodeID {
 	state := make([]byte, in.n)
 	for rk, s := range r.states {
 		for x, i := range in.place.Nodes(rk) {
@@ -217,17 +214,13 @@ func (in *instance) chooseTarget(r *targetRound) proto.NodeID {
 	}
 	down := make([]bool, in.n)
 	var cands []proto.NodeID
-	live := 0
 	for i, s := range state {
 		down[i] = s == nodeDown
-		if !down[i] {
-			live++
-		}
 		if s == nodeCandidate {
 			cands = append(cands, proto.NodeID(i))
 		}
 	}
-	return bench.ChooseVictim(in.spec.Faults.Target, cands, down, live, r.tokenTo, in.tgt.rng)
+	return in.ctl.CrashSeen(int(k), cands, r.tokenTo, down)
 }
 
 // crashTarget crashes node v, the victim rank 0 chose for crash k, and

@@ -61,11 +61,17 @@ func TestChooseTarget(t *testing.T) {
 		{"root", "00000011", proto.Nil, nil}, // MinUp nodes up: skipped
 	} {
 		t.Run(fmt.Sprintf("%s/%s", c.target, c.states), func(t *testing.T) {
+			const crashes = 20
+			spec, err := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 1, FT: true,
+				Faults: bench.FaultPlan{Crashes: crashes, Spacing: "fixed", Every: 10, Down: 1, DownDist: "fixed", Target: c.target}}.Normalized()
+			if err != nil {
+				t.Fatal(err)
+			}
 			j := newJob(Local(1)[0], 0, p)
-			in := &instance{j: j, n: n, place: pl, spec: bench.Spec{Seed: 1, Faults: bench.FaultPlan{Target: c.target}},
-				tgt: &targeting{rng: bench.TargetRand(1)}}
-			for range 20 {
-				v := in.chooseTarget(round(c.states, c.tokenTo))
+			in := &instance{j: j, n: n, place: pl, spec: spec, tgt: &targeting{},
+				ctl: bench.NewController(spec, bench.ControlOptions{WallClock: true})}
+			for k := range crashes {
+				v := in.chooseTarget(uint32(k), round(c.states, c.tokenTo))
 				ok := v == proto.Nil && c.want == nil
 				for _, w := range c.want {
 					ok = ok || v == w

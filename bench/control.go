@@ -1,0 +1,224 @@
+package bench
+
+import (
+	"math/rand/v2"
+
+	"github.com/ocbench/ocbench/proto"
+)
+
+// Controller is a run's controller: its decisions (which crash of the
+// fault plan takes which node, whether the sequential workload's next
+// request may go, when the workload is over and the run ends Settle
+// later, whether the watchdog's tick finds the run stalled), made from
+// observations of the whole run. It owns no time: a runtime calls it when
+// a decision is due and carries the decision out. Where the observations
+// come from is the runtime's realisation:
+//
+//   - in virtual time (Part: the simulator and MPI in virtual time) at
+//     window boundaries, from the snapshot of every part's report, in
+//     every part alike;
+//   - in wall-clock time (rank.Runtime) on every rank for the fault plan's
+//     crashes at their planned times (a targeted crash's world view from
+//     every rank's report, on rank 0), and on rank 0 for the sequential
+//     turn and the end of the workload, from the ranks' message-count
+//     probes and their notes that their workload is over.
+type Controller struct {
+	target  Target
+	plan    []fault
+	next    int // the next crash of plan
+	down    []bool
+	live    int
+	targets *rand.Rand
+	until   float64
+	settle  float64
+	period  float64 // the watchdog's (0: none)
+	delta   float64
+	seed    uint64
+	// neverQuiet: the algorithm's rounds never stop (self-stabilizing),
+	// so the sequential turn does not wait for quiet.
+	neverQuiet bool
+	wall       bool  // ControlOptions.WallClock
+	served     int64 // served at the watchdog's previous tick (-1: afresh)
+	over       bool  // the workload is over
+}
+
+// ControlOptions are what a Controller needs beyond the spec.
+type ControlOptions struct {
+	// Until is when the workload stops issuing requests (WorkloadEnd).
+	Until float64
+	// Watch: the run has a watchdog, ticking every WatchPeriod.
+	Watch bool
+	// NeverQuiet: the run never goes quiet (a self-stabilizing
+	// algorithm's rounds): the sequential turn does not wait for quiet.
+	NeverQuiet bool
+	// WallClock: the run is in wall-clock time (rank.Runtime), which
+	// realises the controller's observations otherwise; this is where
+	// they differ:
+	//   - the controller does not see the crashes of other ranks as they
+	//     happen: a targeted crash's victim is chosen from the nodes'
+	//     states its ranks report (CrashSeen), on rank 0;
+	//   - the sequential turn's quiet is what rank 0's message-count
+	//     probes find (Mattern's four-counter test), and the end of the
+	//     workload every rank's note that its own is over, each rank
+	//     judging Until on its own clock (Ending does not test it again);
+	//   - the watchdog watches each rank's own nodes, over WallWatch
+	//     periods: a rank descheduled for a while is not a stalled
+	//     algorithm.
+	WallClock bool
+}
+
+// WallWatch is how many watchdog periods (WatchPeriod) a wall-clock run's
+// watchdog waits before it calls a run stuck (ControlOptions.WallClock).
+const WallWatch = 4
+
+// NewController returns the controller of a run of spec (filled and
+// valid), with its fault plan drawn from the seed (FaultPlan.Schedule).
+func NewController(spec Spec, o ControlOptions) *Controller {
+	return newController(spec, spec.Faults.plan(spec.Seed, spec.Nodes, spec.Delta), o)
+}
+
+// newController is NewController with the fault plan already drawn (a
+// Plan's schedule).
+func newController(spec Spec, faults []fault, o ControlOptions) *Controller {
+	c := &Controller{target: spec.Faults.Target, plan: faults,
+		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed),
+		until: o.Until, settle: Settle(spec), delta: spec.Delta, seed: spec.Seed,
+		neverQuiet: o.NeverQuiet, wall: o.WallClock, served: -1}
+	if o.Watch {
+		c.period = WatchPeriod(spec)
+		if o.WallClock {
+			c.period *= WallWatch
+		}
+	}
+	return c
+}
+
+// Observation is what the controller reads of the whole run when it
+// decides.
+type Observation struct {
+	// Issued, Served and Abandoned count the requests; Busy the nodes
+	// with a request not yet over.
+	Issued, Served, Abandoned, Busy int64
+	// Quiet: no message is in flight and no node is in the critical
+	// section.
+	Quiet bool
+	// Pending: the sequential workload's next request waits for its turn.
+	Pending bool
+	// More: requests are still to be issued (per-node quotas left, or the
+	// sequential workload's count not reached).
+	More bool
+	// At a watchdog tick: WaitingSince is when the request that has
+	// waited longest was issued (+Inf: none waits), and Waiting the
+	// smallest node whose request has waited a whole period.
+	WaitingSince float64
+	Waiting      proto.NodeID
+}
+
+// Crashes returns the number of crashes in the fault plan.
+func (c *Controller) Crashes() int { return len(c.plan) }
+
+// Fault returns crash k of the plan: when it is due, its victim (-1: a
+// targeted crash, whose victim Crash chooses) and its recovery.
+func (c *Controller) Fault(k int) Fault { return Fault(c.plan[k]) }
+
+// TargetedDue reports whether the plan's next crash is a targeted one due
+// at time at: its victim needs the world view (the candidates and the
+// token in flight).
+func (c *Controller) TargetedDue(at float64) bool {
+	return c.next < len(c.plan) && c.plan[c.next].Node < 0 && c.plan[c.next].At == at
+}
+
+// Crash decides crash k of the plan, due now: it returns the victim, or
+// proto.Nil if the crash is skipped (its victim down, or for a targeted
+// crash no victim by ChooseVictim's rule from the candidates and the
+// destination of the token in flight), and takes the victim down.
+func (c *Controller) Crash(k int, cands []proto.NodeID, tokenDest proto.NodeID) proto.NodeID {
+	c.next = k + 1
+	v := proto.NodeID(c.plan[k].Node)
+	if v < 0 {
+		if v = ChooseVictim(c.target, cands, c.down, c.live, tokenDest, c.targets); v == proto.Nil {
+			return proto.Nil
+		}
+	}
+	if c.down[v] {
+		return proto.Nil
+	}
+	c.down[v] = true
+	c.live--
+	return v
+}
+
+// CrashSeen is Crash where the controller does not see crashes as they
+// happen (ControlOptions.WallClock): down says which nodes are down now, as
+// the world view reports them.
+func (c *Controller) CrashSeen(k int, cands []proto.NodeID, tokenDest proto.NodeID, down []bool) proto.NodeID {
+	copy(c.down, down)
+	c.live = 0
+	for _, d := range c.down {
+		if !d {
+			c.live++
+		}
+	}
+	return c.Crash(k, cands, tokenDest)
+}
+
+// Recovered brings node id, which a crash took down, back up.
+func (c *Controller) Recovered(id proto.NodeID) {
+	c.down[id] = false
+	c.live++
+}
+
+// Down reports whether node id is down, as far as the controller knows.
+func (c *Controller) Down(id proto.NodeID) bool { return c.down[id] }
+
+// Turn reports whether the sequential workload's next request may go: it
+// waits for its turn, no node is busy, and the run is quiet (or never
+// goes quiet).
+func (c *Controller) Turn(o *Observation) bool {
+	return o.Pending && o.Busy == 0 && (o.Quiet || c.neverQuiet)
+}
+
+// Ending reports whether the workload may be over at time now: not over
+// yet, past Until (in wall-clock time, judged by the ranks), and every
+// issued request served or abandoned (whether requests are still to be
+// issued, WorkloadOver decides).
+func (c *Controller) Ending(o *Observation, now float64) bool {
+	return !c.over && o.Served+o.Abandoned == o.Issued && (now >= c.until || c.wall)
+}
+
+// WorkloadOver decides, at time now, whether the workload is over (once):
+// Ending, and no request is still to be issued. The run then ends Settle
+// later.
+func (c *Controller) WorkloadOver(o *Observation, now float64) bool {
+	if !c.Ending(o, now) || o.More {
+		return false
+	}
+	c.over = true
+	return true
+}
+
+// Over reports whether the workload is over (WorkloadOver).
+func (c *Controller) Over() bool { return c.over }
+
+// Settle is how long the run goes on once the workload is over.
+func (c *Controller) Settle() float64 { return c.settle }
+
+// Period is the watchdog's period (0: the run has no watchdog).
+func (c *Controller) Period() float64 { return c.period }
+
+// Tick is the watchdog's tick at time now: the stall rule (stall) on the
+// observation, over the period since the previous tick. It returns the
+// stall's description, or "". A run that cannot be judged now (judged
+// false: a self-stabilizing algorithm not yet stabilized) is judged afresh
+// at the next tick.
+func (c *Controller) Tick(o *Observation, now float64, judged bool) string {
+	if !judged {
+		c.served = -1
+		return ""
+	}
+	if why := stall(o.Issued, o.Served, o.Abandoned, c.served, o.WaitingSince, o.Waiting, now, c.period, c.delta, c.seed); why != "" {
+		return why
+	}
+	c.served = o.Served
+	return ""
+}
