@@ -71,21 +71,17 @@ type ControlOptions struct {
 // watchdog waits before it calls a run stuck (ControlOptions.WallClock).
 const WallWatch = 4
 
-// NewController returns the controller of a run of spec (filled and
-// valid), with its fault plan drawn from the seed (FaultPlan.Schedule).
-func NewController(spec Spec, o ControlOptions) *Controller {
-	return newController(spec, spec.Faults.plan(spec.Seed, spec.Nodes, spec.Delta), o)
-}
-
-// newController is NewController with the fault plan already drawn (a
-// Plan's schedule).
-func newController(spec Spec, faults []fault, o ControlOptions) *Controller {
-	c := &Controller{target: spec.Faults.Target, plan: faults,
+// NewController returns the controller of a run of plan, with the plan's
+// fault schedule (FaultPlan.Schedule, drawn once from the seed), settle
+// time and watchdog period.
+func NewController(plan *Plan, o ControlOptions) *Controller {
+	spec := &plan.Spec
+	c := &Controller{target: spec.Faults.Target, plan: plan.schedule().faults,
 		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed),
-		until: o.Until, settle: Settle(spec), delta: spec.Delta, seed: spec.Seed,
+		until: o.Until, settle: plan.Settle, delta: spec.Delta, seed: spec.Seed,
 		neverQuiet: o.NeverQuiet, wall: o.WallClock, served: -1}
 	if o.Watch {
-		c.period = WatchPeriod(spec)
+		c.period = plan.WatchPeriod
 		if o.WallClock {
 			c.period *= WallWatch
 		}

@@ -8,10 +8,10 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-func controlSpec(t *testing.T, target Target) Spec {
+func controlPlan(t *testing.T, target Target) *Plan {
 	t.Helper()
 	s, err := Spec{Algorithm: "opencube", Nodes: 8, Requests: 16, Workload: "poisson", Seed: 3, FT: true,
-		Faults: FaultPlan{Crashes: 3, Spacing: "fixed", Every: 10, Down: 5, DownDist: "fixed", Target: target}}.Normalized()
+		Faults: FaultPlan{Crashes: 3, Spacing: "fixed", Every: 10, Down: 5, DownDist: "fixed", Target: target}}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func controlSpec(t *testing.T, target Target) Spec {
 // victims taken down and brought back, a crash of a node already down
 // skipped, and a targeted crash's victim chosen among the candidates.
 func TestControllerCrash(t *testing.T) {
-	c := NewController(controlSpec(t, "random"), ControlOptions{Until: 100})
+	c := NewController(controlPlan(t, "random"), ControlOptions{Until: 100})
 	if c.Crashes() != 3 {
 		t.Fatalf("Crashes() = %d, want 3", c.Crashes())
 	}
@@ -43,7 +43,7 @@ func TestControllerCrash(t *testing.T) {
 		t.Errorf("after Recovered(%d): down %v, live %d", v, c.Down(v), c.live)
 	}
 
-	c = NewController(controlSpec(t, "token"), ControlOptions{Until: 100})
+	c = NewController(controlPlan(t, "token"), ControlOptions{Until: 100})
 	f = c.Fault(0)
 	if f.Node >= 0 || !c.TargetedDue(f.At) || c.TargetedDue(f.At+1) {
 		t.Fatalf("token plan: crash 0 is %+v; TargetedDue at its time %v, later %v", f, c.TargetedDue(f.At), c.TargetedDue(f.At+1))
@@ -62,7 +62,7 @@ func TestControllerCrash(t *testing.T) {
 // TestControllerDecisions checks the sequential turn, the end of the
 // workload and the watchdog's tick on observations.
 func TestControllerDecisions(t *testing.T) {
-	spec := controlSpec(t, "random")
+	spec := controlPlan(t, "random")
 	tests := []struct {
 		name       string
 		neverQuiet bool
@@ -97,8 +97,8 @@ func TestControllerDecisions(t *testing.T) {
 
 	c := NewController(spec, ControlOptions{Until: 100, Watch: true})
 	p := c.Period()
-	if p != WatchPeriod(spec) {
-		t.Fatalf("Period() = %v, want WatchPeriod %v", p, WatchPeriod(spec))
+	if p != WatchPeriod(spec.Spec) {
+		t.Fatalf("Period() = %v, want WatchPeriod %v", p, WatchPeriod(spec.Spec))
 	}
 	waits := Observation{Issued: 2, Served: 1, WaitingSince: 0, Waiting: 3}
 	if why := c.Tick(&waits, p, true); why != "" {

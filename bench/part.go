@@ -163,7 +163,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 	}
 	corruptions, until := sc.corruptions, sc.until
 	p.until = until
-	p.ctl = newController(spec, sc.faults, ControlOptions{Until: until, Watch: spec.FT || selfStab, NeverQuiet: selfStab})
+	p.ctl = NewController(plan, ControlOptions{Until: until, Watch: spec.FT || selfStab, NeverQuiet: selfStab})
 	p.mirrored = selfStab && owned != nil
 	var legit func(proto.System) error
 	if selfStab && !p.mirrored {

@@ -24,8 +24,11 @@ type instance struct {
 	local []proto.NodeID
 	down  []bool
 	plan  []bench.Fault
-	tgt   *targeting // targeted crashes (target.go)
-	tr    *tracer    // --trace (trace.go)
+	// res is the run's plan, resolved once (the controller's and the
+	// algorithm's).
+	res *bench.Plan
+	tgt *targeting // targeted crashes (target.go)
+	tr  *tracer    // --trace (trace.go)
 
 	events  eventq.Queue // the timed actions, in (time, scheduling order) …
 	actions []func()     // … by eventq.Item.Idx; free lists the unused
@@ -105,8 +108,8 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	}
 	in.until = bench.WorkloadEnd(s, plan)
 	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
-	algo := bench.MustResolve(s).Algorithm
-	in.names = algo.MessageTypes()
+	in.res = bench.MustResolve(s)
+	in.names = in.res.Algorithm.MessageTypes()
 	in.stats.Counts = bench.PlannedCounts(plan)
 	return in
 }
@@ -335,9 +338,9 @@ func (in *instance) failures(t float64) int { return in.stats.CrashesBy(t) }
 
 // start schedules the workload and the controller's crashes.
 func (in *instance) start() {
+	in.ctl = bench.NewController(in.res, bench.ControlOptions{Until: in.until, Watch: true,
+		NeverQuiet: in.res.SelfStabilizing != nil, WallClock: true})
 	s := in.spec
-	in.ctl = bench.NewController(s, bench.ControlOptions{Until: in.until, Watch: true,
-		NeverQuiet: bench.MustResolve(s).SelfStabilizing != nil, WallClock: true})
 	for k := range in.ctl.Crashes() {
 		f := in.ctl.Fault(k)
 		if f.Node < 0 {

@@ -69,7 +69,7 @@ func TestChooseTarget(t *testing.T) {
 			}
 			j := newJob(Local(1)[0], 0, p)
 			in := &instance{j: j, n: n, place: pl, spec: spec, tgt: &targeting{},
-				ctl: bench.NewController(spec, bench.ControlOptions{WallClock: true})}
+				ctl: bench.NewController(bench.MustResolve(spec), bench.ControlOptions{WallClock: true})}
 			for k := range crashes {
 				v := in.chooseTarget(uint32(k), round(c.states, c.tokenTo))
 				ok := v == proto.Nil && c.want == nil
