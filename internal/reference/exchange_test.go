@@ -209,26 +209,8 @@ func TestGoroutinesEqualSimulator(t *testing.T) {
 			place             string
 		}{{3, 3, "cyclic"}, {4, 2, "block"}} {
 			t.Run(fmt.Sprintf("%s/%d-parts-%d-goroutines-%s", name, c.parts, c.goroutines, c.place), func(t *testing.T) {
-				var trace bytes.Buffer
-				spec := spec
-				spec.Trace = &trace
 				owner := placements(spec.Nodes, c.parts)[c.place]
-				got := record(t, name, func() (any, error) { return runGoroutines(spec, owner, c.goroutines) })
-				if violated(t, want) {
-					// As in TestSplitEqualsSimulator: the parts see the
-					// violation at the next boundary.
-					if !violated(t, got) {
-						t.Errorf("the simulator's run fails, the goroutines' does not: %s", got)
-					}
-					return
-				}
-				if got != want {
-					t.Errorf("record differs:\n got %s\nwant %s", firstDiff(got, want), firstDiff(want, got))
-				}
-				if !bytes.Equal(trace.Bytes(), wantTrace.Bytes()) {
-					g, w := trace.String(), wantTrace.String()
-					t.Errorf("merged trace differs (%d bytes, the simulator's %d):\n got %s\nwant %s", len(g), len(w), firstDiff(g, w), firstDiff(w, g))
-				}
+				sameAsSimulator(t, name, spec, want, wantTrace.Bytes(), func(s bench.Spec) (any, error) { return runGoroutines(s, owner, c.goroutines) })
 			})
 		}
 	}

@@ -53,27 +53,7 @@ func TestSplitEqualsSimulator(t *testing.T) {
 		for _, p := range parts {
 			for place, owner := range placements(spec.Nodes, p) {
 				t.Run(fmt.Sprintf("%s/%d-%s", name, p, place), func(t *testing.T) {
-					var trace bytes.Buffer
-					spec := spec
-					spec.Trace = &trace
-					got := record(t, name, func() (any, error) { return bench.RunSplit(spec, owner) })
-					if violated(t, want) {
-						// The simulator stops at the step that breaks an
-						// invariant; the parts see the whole run at the next
-						// window boundary, so the records part there. Both
-						// must report the run as failed.
-						if !violated(t, got) {
-							t.Errorf("the simulator's run fails, the split one does not: %s", got)
-						}
-						return
-					}
-					if got != want {
-						t.Errorf("split record differs:\n got %s\nwant %s", firstDiff(got, want), firstDiff(want, got))
-					}
-					if !bytes.Equal(trace.Bytes(), wantTrace.Bytes()) {
-						g, w := trace.String(), wantTrace.String()
-						t.Errorf("merged trace differs (%d bytes, the simulator's %d):\n got %s\nwant %s", len(g), len(w), firstDiff(g, w), firstDiff(w, g))
-					}
+					sameAsSimulator(t, name, spec, want, wantTrace.Bytes(), func(s bench.Spec) (any, error) { return bench.RunSplit(s, owner) })
 				})
 			}
 		}
@@ -84,6 +64,30 @@ func TestSplitEqualsSimulator(t *testing.T) {
 }
 
 // record runs f and returns its record as JSON without wall-clock time.
+// sameAsSimulator runs spec through run, with a trace, and requires the
+// simulator's record want and trace wantTrace. When the simulator's run
+// breaks an invariant, the parts see it at the next window boundary, so
+// the records part there: run's must fail too.
+func sameAsSimulator(t *testing.T, name string, spec bench.Spec, want string, wantTrace []byte, run func(bench.Spec) (any, error)) {
+	t.Helper()
+	var trace bytes.Buffer
+	spec.Trace = &trace
+	got := record(t, name, func() (any, error) { return run(spec) })
+	if violated(t, want) {
+		if !violated(t, got) {
+			t.Errorf("the simulator's run fails, this one does not: %s", got)
+		}
+		return
+	}
+	if got != want {
+		t.Errorf("record differs:\n got %s\nwant %s", firstDiff(got, want), firstDiff(want, got))
+	}
+	if !bytes.Equal(trace.Bytes(), wantTrace) {
+		g, w := trace.String(), string(wantTrace)
+		t.Errorf("merged trace differs (%d bytes, the simulator's %d):\n got %s\nwant %s", len(g), len(w), firstDiff(g, w), firstDiff(w, g))
+	}
+}
+
 func record(t *testing.T, name string, f func() (any, error)) string {
 	t.Helper()
 	r, err := f()
