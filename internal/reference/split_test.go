@@ -26,22 +26,37 @@ func placements(n, p int) map[string][]int {
 // requires the record to be the simulator's, field for field (wall-clock
 // time aside): a seed is one run, whichever way its nodes are hosted.
 func TestSplitEqualsSimulator(t *testing.T) {
-	names := []string{}
-	all := cases()
-	for name := range all {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	parts := []int{2, 3, 4}
 	if testing.Short() {
 		parts = []int{3}
 	}
+	eachSplittable(t, func(name string, spec bench.Spec, want string, wantTrace []byte) {
+		for _, p := range parts {
+			for place, owner := range placements(spec.Nodes, p) {
+				t.Run(fmt.Sprintf("%s/%d-%s", name, p, place), func(t *testing.T) {
+					sameAsSimulator(t, name, spec, want, wantTrace, func(s bench.Spec) (any, error) { return bench.RunSplit(s, owner) })
+				})
+			}
+		}
+	})
+}
+
+// eachSplittable calls f with every reference case that a split run can
+// host (its min-delay raised to bench.MinVirtualDelay; bench.Splittable),
+// in name order, with the simulator's record and trace of it; at least 20
+// cases must be splittable.
+func eachSplittable(t *testing.T, f func(name string, spec bench.Spec, want string, wantTrace []byte)) {
+	t.Helper()
+	all := cases()
+	names := make([]string, 0, len(all))
+	for name := range all {
+		names = append(names, name)
+	}
+	sort.Strings(names)
 	tested := 0
 	for _, name := range names {
 		spec := all[name]
-		if spec.MinDelay < bench.MinVirtualDelay {
-			spec.MinDelay = bench.MinVirtualDelay
-		}
+		spec.MinDelay = max(spec.MinDelay, bench.MinVirtualDelay)
 		filled, err := bench.Filled(spec)
 		if err != nil || bench.Splittable(filled) != nil {
 			continue
@@ -50,20 +65,13 @@ func TestSplitEqualsSimulator(t *testing.T) {
 		var wantTrace bytes.Buffer
 		spec.Trace = &wantTrace
 		want := record(t, name, func() (any, error) { return bench.Run(spec) })
-		for _, p := range parts {
-			for place, owner := range placements(spec.Nodes, p) {
-				t.Run(fmt.Sprintf("%s/%d-%s", name, p, place), func(t *testing.T) {
-					sameAsSimulator(t, name, spec, want, wantTrace.Bytes(), func(s bench.Spec) (any, error) { return bench.RunSplit(s, owner) })
-				})
-			}
-		}
+		f(name, spec, want, wantTrace.Bytes())
 	}
 	if tested < 20 {
 		t.Errorf("only %d reference cases can be split", tested)
 	}
 }
 
-// record runs f and returns its record as JSON without wall-clock time.
 // sameAsSimulator runs spec through run, with a trace, and requires the
 // simulator's record want and trace wantTrace. When the simulator's run
 // breaks an invariant, the parts see it at the next window boundary, so
