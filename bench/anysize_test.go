@@ -3,6 +3,8 @@ package bench
 import (
 	"strings"
 	"testing"
+
+	"github.com/ocbench/ocbench/algo"
 )
 
 // TestAnySize: every algorithm that needs no hypercube runs on N = 3, 6
@@ -10,7 +12,7 @@ import (
 // checked; an algorithm that needs one (opencube, neilsen-mizuno) refuses
 // N = 6 naming --nodes' field; N = 1 is refused for all.
 func TestAnySize(t *testing.T) {
-	names := AnySizeNames()
+	names := algo.AnySizeNames()
 	if len(names) < 10 {
 		t.Fatalf("%d algorithms run on any N: %v", len(names), names)
 	}
@@ -30,7 +32,7 @@ func TestAnySize(t *testing.T) {
 		}
 	}
 	for _, a := range []string{"opencube", "neilsen-mizuno"} {
-		if AnySize(a) {
+		if algo.AnySize(a) {
 			t.Errorf("%s runs on any N", a)
 		}
 		err := (&Spec{Algorithm: a, Nodes: 6, Requests: 1, Workload: "sequential"}).Validate()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
@@ -26,33 +27,33 @@ var seeds = flag.Int("seeds", 300, "seeds per configuration in TestSeedSweep (th
 // TestSeedSweep runs every rule on poisson and saturated workloads over many
 // seeds, with every invariant checked after every step.
 func TestSeedSweep(t *testing.T) {
-	for _, algo := range AlgorithmNames() {
+	for _, alg := range algo.Ordered() {
 		for _, wl := range []WorkloadKind{"poisson", "saturated"} {
 			for _, n := range []int{2, 4, 8, 32, 64} {
-				t.Run(fmt.Sprintf("%s/%s/N=%d", algo, wl, n), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/N=%d", alg, wl, n), func(t *testing.T) {
 					t.Parallel()
 					// Algorithms that send O(N) or O(√N) messages per
 					// request where the token trees send O(log N) get a
 					// tenth of the seeds, which costs about as much.
 					count := shortened("seeds", *seeds, 50) // -short: 50, so 5 where a tenth run (seed 5: FIFO)
-					if costly(algo) || IsKExclusion(algo) {
+					if costly(alg) || algo.IsKExclusion(alg) {
 						count = max(1, count/10)
 					}
-					if quadratic(algo, n) {
+					if quadratic(alg, n) {
 						count = 1 // raynal: 2(N−1)² messages per request
 					}
 					for seed := uint64(1); seed <= uint64(count); seed++ {
-						spec := Spec{Algorithm: algo, Nodes: n, Requests: int64(2 * n), Workload: wl, Seed: seed,
+						spec := Spec{Algorithm: alg, Nodes: n, Requests: int64(2 * n), Workload: wl, Seed: seed,
 							CSTime: 0.5, Think: float64(n) / 4, FIFO: seed%5 == 0, Check: CheckFull}
-						if IsSelfStabilizing(algo) {
+						if algo.IsSelfStabilizing(alg) {
 							// Transient faults: none, an arbitrary initial
 							// configuration, or corruption events, by seed.
 							spec.Transient.Mode = TransientModes[seed%3]
 						}
-						if IsKExclusion(algo) {
+						if algo.IsKExclusion(alg) {
 							spec.Ell = 1 + int(seed%5)
 							spec.KMax = 1 + int(seed/5%uint64(spec.Ell))
-							if m, ok := lookup(algo).(interface{ MaxK() int }); ok {
+							if m, ok := lookup(alg).(interface{ MaxK() int }); ok {
 								spec.KMax = min(spec.KMax, m.MaxK())
 							}
 						}
@@ -87,8 +88,8 @@ func TestSeedSweep(t *testing.T) {
 // request: its stated cost at N = 64 is above the token trees' (Raymond's
 // 2D = 22), or an order of growth of a permission-based algorithm (a
 // quorum's: Agrawal–El Abbadi's).
-func costly(algo string) bool {
-	a := lookup(algo)
+func costly(alg string) bool {
+	a := lookup(alg)
 	c, ok := a.(proto.CostAlgorithm)
 	if !ok {
 		return false
@@ -100,8 +101,8 @@ func costly(algo string) bool {
 // quadratic reports whether an algorithm's stated cost at n ≥ 32 nodes is
 // above N²/4 messages per request (Raynal's 2(N−1)²): a run of 2N
 // requests sends millions of messages, so the sweep runs one seed there.
-func quadratic(algo string, n int) bool {
-	c, ok := lookup(algo).(proto.CostAlgorithm)
+func quadratic(alg string, n int) bool {
+	c, ok := lookup(alg).(proto.CostAlgorithm)
 	return ok && n >= 32 && c.StatedCost(n).High > float64(n*n)/4
 }
 
@@ -113,21 +114,21 @@ func TestSequentialAttribution(t *testing.T) {
 	if testing.Short() {
 		requests = 400
 	}
-	for _, algo := range AlgorithmNames() {
-		if IsKExclusion(algo) {
+	for _, alg := range algo.Ordered() {
+		if algo.IsKExclusion(alg) {
 			continue // anonymous tokens: no message serves one request (TestKofl)
 		}
 		for _, n := range []int{2, 16, 64} {
-			r, err := Run(Spec{Algorithm: algo, Nodes: n, Requests: requests, Workload: "sequential", Seed: 3, CSTime: 1, Check: CheckFull})
+			r, err := Run(Spec{Algorithm: alg, Nodes: n, Requests: requests, Workload: "sequential", Seed: 3, CSTime: 1, Check: CheckFull})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.Violation != "" {
-				t.Fatalf("%s N=%d: %s", algo, n, r.Violation)
+				t.Fatalf("%s N=%d: %s", alg, n, r.Violation)
 			}
 			sum := r.MsgsPerRequest.Mean * float64(r.MsgsPerRequest.Count)
 			if int64(r.MsgsPerRequest.Count) != requests || int64(sum+0.5) != r.MessagesTotal {
-				t.Errorf("%s N=%d: %d requests carry %.0f messages, the run sent %d", algo, n, r.MsgsPerRequest.Count, sum, r.MessagesTotal)
+				t.Errorf("%s N=%d: %d requests carry %.0f messages, the run sent %d", alg, n, r.MsgsPerRequest.Count, sum, r.MessagesTotal)
 			}
 		}
 	}
@@ -165,7 +166,7 @@ func TestSpecValidate(t *testing.T) {
 		edit func(*Spec)
 		flag string
 	}{
-		{"algo", func(s *Spec) { s.Algorithm = "bakery" }, "Algorithm"},
+		{"alg", func(s *Spec) { s.Algorithm = "bakery" }, "Algorithm"},
 		{"not pow2", func(s *Spec) { s.Nodes = 12 }, "Nodes"},
 		{"one node", func(s *Spec) { s.Nodes = 1 }, "Nodes"},
 		{"negative", func(s *Spec) { s.Nodes = -8 }, "Nodes"},
@@ -191,7 +192,7 @@ func TestSpecValidate(t *testing.T) {
 // against values worked out by hand.
 func TestInitialCosts(t *testing.T) {
 	cases := []struct {
-		algo string
+		alg  string
 		n    int
 		want []int
 	}{
@@ -205,12 +206,12 @@ func TestInitialCosts(t *testing.T) {
 		{"raymond", 4, []int{0, 2, 2, 4}},
 	}
 	for _, c := range cases {
-		got, err := InitialCosts(c.algo, c.n)
+		got, err := InitialCosts(c.alg, c.n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
-			t.Errorf("%s N=%d: c(i) = %v, want %v", c.algo, c.n, got, c.want)
+			t.Errorf("%s N=%d: c(i) = %v, want %v", c.alg, c.n, got, c.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ocbench/ocbench/algo"
 )
 
 // TestCapabilities checks that what bench learns of an algorithm comes
@@ -26,22 +28,22 @@ func TestCapabilities(t *testing.T) {
 		{name: "suzuki-kasami"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := IsReference(tc.name); got != tc.reference {
+			if got := algo.IsReference(tc.name); got != tc.reference {
 				t.Errorf("IsReference = %v, want %v", got, tc.reference)
 			}
-			if b, u := StabilizationBound(tc.name); b != tc.bound || u != tc.unit {
+			if b, u := algo.StabilizationBound(tc.name); b != tc.bound || u != tc.unit {
 				t.Errorf("StabilizationBound = %g %q, want %g %q", b, u, tc.bound, tc.unit)
 			}
-			if got := slices.Contains(Enumerable(), tc.name); got != tc.enumerable {
-				t.Errorf("in Enumerable() = %v, want %v", got, tc.enumerable)
+			if got := slices.Contains(algo.Enumerable(), tc.name); got != tc.enumerable {
+				t.Errorf("in algo.Enumerable() = %v, want %v", got, tc.enumerable)
 			}
 			if got := offers(lookup(tc.name), ProtocolPaper); got != tc.paper {
 				t.Errorf("offers paper = %v, want %v", got, tc.paper)
 			}
 		})
 	}
-	if names := AlgorithmNames(); names[0] != "opencube" {
-		t.Errorf("AlgorithmNames()[0] = %q, want the reference algorithm first", names[0])
+	if names := algo.Ordered(); names[0] != "opencube" {
+		t.Errorf("algo.Ordered()[0] = %q, want the reference algorithm first", names[0])
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -44,9 +45,9 @@ func TestOutside(t *testing.T) {
 // TestFaultTolerantRuns: every algorithm with a failure protocol runs
 // crashes with its fault model in the record; one without is refused.
 func TestFaultTolerantRuns(t *testing.T) {
-	names := FaultTolerant()
+	names := algo.FaultTolerant()
 	if len(names) == 0 || names[0] != "opencube" {
-		t.Fatalf("FaultTolerant() = %v, want opencube first", names)
+		t.Fatalf("algo.FaultTolerant() = %v, want opencube first", names)
 	}
 	for _, a := range names {
 		r, err := Run(Spec{Algorithm: a, Nodes: 16, Requests: 200, Workload: "poisson", Seed: 1, CSTime: 1,
@@ -74,7 +75,7 @@ var ftSeeds = flag.Int("ft-seeds", 60, "seeds per configuration in TestFaultMode
 // with no violation and no request of a node that stayed up lost. Plans
 // outside the model run too, and must say so in the record.
 func TestFaultModelSweep(t *testing.T) {
-	for _, a := range FaultTolerant() {
+	for _, a := range algo.FaultTolerant() {
 		m := lookup(a).(proto.FaultTolerantAlgorithm).FaultModel()
 		perm := 0.0
 		if m.NoRecovery {

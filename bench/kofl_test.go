@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ocbench/ocbench/algo"
 )
 
 // TestKofl runs kofl on every workload that suits it, without transient
@@ -144,7 +146,7 @@ func TestKoflCorruptions(t *testing.T) {
 // with every request served and no violation; its record names it, and
 // its replay command names the configuration and the time-out.
 func TestKoflAdversarial(t *testing.T) {
-	for _, name := range Adversaries("kofl") {
+	for _, name := range algo.Adversaries("kofl") {
 		for _, n := range []int{4, 8, 16} {
 			for _, timeout := range []float64{0, 1.5} {
 				spec := Spec{Algorithm: "kofl", Nodes: n, Requests: 30, Workload: "poisson", Seed: 7, CSTime: 1, Ell: 3, KMax: 2,

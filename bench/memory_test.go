@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -25,7 +26,7 @@ func liveHeap(f func() any) float64 {
 // within a factor of 2 of it, and an algorithm without one takes no more
 // than NodeBytes (else it needs one).
 func TestMemoryEstimates(t *testing.T) {
-	for _, name := range AlgorithmNames() {
+	for _, name := range algo.Ordered() {
 		a := lookup(name)
 		for _, n := range []int{256, 1024, 4096} {
 			if testing.Short() && n > 1024 {

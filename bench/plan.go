@@ -190,7 +190,7 @@ func MustResolve(s Spec) *Plan {
 // keep is true, comma-separated.
 func namesWhere(keep func(proto.Algorithm) bool) string {
 	var out []string
-	for _, n := range AlgorithmNames() {
+	for _, n := range algo.Ordered() {
 		if keep(lookup(n)) {
 			out = append(out, n)
 		}
@@ -203,7 +203,7 @@ func namesWhere(keep func(proto.Algorithm) bool) string {
 func registered(name string) (proto.Algorithm, error) {
 	a, ok := algo.Lookup(name)
 	if !ok {
-		return nil, fieldErr("Algorithm", "unknown algorithm %q (allowed: %s)", name, strings.Join(AlgorithmNames(), ", "))
+		return nil, fieldErr("Algorithm", "unknown algorithm %q (allowed: %s)", name, strings.Join(algo.Ordered(), ", "))
 	}
 	return a, nil
 }
@@ -320,7 +320,7 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 		return fieldErr("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
 	}
 	if _, ok := reg.(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
-		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(FaultTolerant(), ", "))
+		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(algo.FaultTolerant(), ", "))
 	}
 	if s.Repair && s.Faults.Crashes == 0 {
 		return fieldErr("Repair", "the repair pass follows a run with crashes")
@@ -409,9 +409,9 @@ func (s *Spec) validateUnits(reg proto.Algorithm) error {
 	if !ok {
 		switch {
 		case s.Ell != 0:
-			return fieldErr("Ell", "only k-exclusion algorithms (%s) have units; %s has none", kexclusionNames(), s.Algorithm)
+			return fieldErr("Ell", "only k-exclusion algorithms (%s) have units; %s has none", algo.KExclusionNames(), s.Algorithm)
 		case s.KMax != 0:
-			return fieldErr("KMax", "only k-exclusion algorithms (%s) take requests of k units; %s has none", kexclusionNames(), s.Algorithm)
+			return fieldErr("KMax", "only k-exclusion algorithms (%s) take requests of k units; %s has none", algo.KExclusionNames(), s.Algorithm)
 		}
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/ocbench/ocbench/algo"
 )
 
 // TestStampDocumented: every message type that carries a Stamp says what
@@ -15,10 +17,10 @@ func TestStampDocumented(t *testing.T) {
 		t.Skip("runs every algorithm")
 	}
 	specs := map[string]Spec{}
-	for _, a := range AlgorithmNames() {
+	for _, a := range algo.Ordered() {
 		specs[a] = Spec{Algorithm: a, Nodes: 8, Workload: "poisson", Requests: 30, Seed: 7, CSTime: DefaultCSTime}
 	}
-	for _, a := range FaultTolerant() {
+	for _, a := range algo.FaultTolerant() {
 		s := specs[a]
 		s.Faults = FaultPlan{Crashes: 2, Spacing: "exp", Every: 200, Start: 50, Down: 100, DownDist: "exp", Target: "random"}
 		specs[a+"/crashes"] = s

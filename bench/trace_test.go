@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -19,7 +20,7 @@ func TestTracesCheck(t *testing.T) {
 		crashes  int
 	}
 	var cases []tc
-	for _, a := range AlgorithmNames() {
+	for _, a := range algo.Ordered() {
 		for _, w := range []WorkloadKind{"sequential", "poisson", "saturated"} {
 			cases = append(cases, tc{a, w, "", 0})
 		}
@@ -38,7 +39,7 @@ func TestTracesCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum, err := trace.CheckWith(&buf, trace.Options{KExclusion: IsKExclusion(c.algo)})
+			sum, err := trace.CheckWith(&buf, trace.Options{KExclusion: algo.IsKExclusion(c.algo)})
 			if err != nil {
 				t.Fatalf("%v (%+v)", err, sum)
 			}

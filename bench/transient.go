@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
 )
@@ -177,8 +178,8 @@ func (p TransientPlan) String() string {
 
 func selfStabilizingNames() string {
 	var out []string
-	for _, n := range AlgorithmNames() {
-		if IsSelfStabilizing(n) {
+	for _, n := range algo.Ordered() {
+		if algo.IsSelfStabilizing(n) {
 			out = append(out, n)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
@@ -49,8 +50,8 @@ func TestMPIParity(t *testing.T) {
 	// Every algorithm of the registry, placements and nodes per rank
 	// alternating; the open-cube twice.
 	cases := []parity{{"opencube", 4, "cyclic"}}
-	for k, a := range bench.AlgorithmNames() {
-		if bench.IsSelfStabilizing(a) {
+	for k, a := range algo.Ordered() {
+		if algo.IsSelfStabilizing(a) {
 			continue // its rounds never stop: messages follow real time (TestMPIKofl)
 		}
 		cases = append(cases, parity{a, 1 + k%2, hypercube.Placements[k%len(hypercube.Placements)]})

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/results"
@@ -85,7 +86,7 @@ func TestMPIVirtualKofl(t *testing.T) {
 	cases := virtualCases()
 	var names []string
 	for name := range cases {
-		if bench.IsSelfStabilizing(cases[name].Algorithm) {
+		if algo.IsSelfStabilizing(cases[name].Algorithm) {
 			names = append(names, name)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
@@ -116,7 +117,7 @@ func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Plac
 		return bad("Ranks", "%d ranks: the number of ranks must be a power of two (1, 2, 4, …, 32, …)", p)
 	}
 	if _, ok := hypercube.Log2(s.Nodes); !ok {
-		return bad("Nodes", "%d nodes: MPI runs spread nodes over ranks by hypercube placements and need N a power of two (any N ≥ 2 runs in the simulator for %s)", s.Nodes, strings.Join(bench.AnySizeNames(), ", "))
+		return bad("Nodes", "%d nodes: MPI runs spread nodes over ranks by hypercube placements and need N a power of two (any N ≥ 2 runs in the simulator for %s)", s.Nodes, strings.Join(algo.AnySizeNames(), ", "))
 	}
 	if s.Nodes < p || s.Nodes%p != 0 {
 		return bad("Nodes", "%d nodes cannot be spread over %d ranks (need N ≥ ranks; both powers of two)", s.Nodes, p)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/results"
@@ -72,7 +73,7 @@ func CheckVirtual(spec bench.Spec, placement string, p int) (*bench.Plan, hyperc
 		return bad("Ranks", "%d ranks: the number of ranks must be a power of two (1, 2, 4, …, 32, …)", p)
 	}
 	if _, ok := hypercube.Log2(s.Nodes); !ok {
-		return bad("Nodes", "%d nodes: MPI runs spread nodes over ranks by hypercube placements and need N a power of two (any N ≥ 2 runs in the simulator for %s)", s.Nodes, strings.Join(bench.AnySizeNames(), ", "))
+		return bad("Nodes", "%d nodes: MPI runs spread nodes over ranks by hypercube placements and need N a power of two (any N ≥ 2 runs in the simulator for %s)", s.Nodes, strings.Join(algo.AnySizeNames(), ", "))
 	}
 	if s.Nodes < p {
 		return bad("Nodes", "%d nodes cannot be spread over %d ranks (need N ≥ ranks; both powers of two)", s.Nodes, p)

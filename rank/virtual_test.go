@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/results"
 )
@@ -61,14 +62,14 @@ func virtualCases() map[string]bench.Spec {
 		return bench.Spec{Algorithm: algo, Nodes: n, Workload: wl, Requests: req, Seed: 5, CSTime: 1, MinDelay: bench.DefaultMinDelay}
 	}
 	out := map[string]bench.Spec{}
-	for _, a := range bench.AlgorithmNames() {
-		if bench.IsSelfStabilizing(a) {
+	for _, a := range algo.Ordered() {
+		if algo.IsSelfStabilizing(a) {
 			continue // below
 		}
 		out[a+"/poisson"] = base(a, 16, "poisson", 48)
 		out[a+"/sequential"] = base(a, 8, "sequential", 20)
 	}
-	for _, a := range bench.FaultTolerant() {
+	for _, a := range algo.FaultTolerant() {
 		s := base(a, 16, "poisson", 40)
 		s.Faults = bench.FaultPlan{Crashes: 4, Spacing: "exp", Every: 100, Start: 20, Down: 50, DownDist: "exp", Target: "random"}
 		out[a+"/crashes"] = s

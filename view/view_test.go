@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/trace"
 )
@@ -177,14 +178,14 @@ func TestFatherLines(t *testing.T) {
 // passes the checker and is read; the algorithms of the general scheme
 // have father lines, and a page.
 func TestEveryAlgorithm(t *testing.T) {
-	for _, a := range bench.AlgorithmNames() {
+	for _, a := range algo.Ordered() {
 		t.Run(a, func(t *testing.T) {
 			var buf bytes.Buffer
 			s := bench.Spec{Algorithm: a, Nodes: 8, Requests: 40, Workload: "poisson", Seed: 2, CSTime: 1, Trace: &buf, TraceTree: true, NoBaseline: true}
 			if _, err := bench.Run(s); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := trace.CheckWith(bytes.NewReader(buf.Bytes()), trace.Options{KExclusion: bench.IsKExclusion(a)}); err != nil {
+			if _, err := trace.CheckWith(bytes.NewReader(buf.Bytes()), trace.Options{KExclusion: algo.IsKExclusion(a)}); err != nil {
 				t.Fatal(err)
 			}
 			d, err := Read(bytes.NewReader(buf.Bytes()))

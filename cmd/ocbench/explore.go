@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/explore"
 	"github.com/ocbench/ocbench/internal/outpath"
@@ -67,7 +68,7 @@ type exploreOptions struct {
 func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench explore", pflag.ContinueOnError)
 	fs.SortFlags = false
-	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; or all, survey, ft, kexclusion")
+	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(algo.Ordered(), ", ")+"; or all, survey, ft, kexclusion")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{4}, "numbers of nodes N, comma-separated, each a power of two in 2..64")
 	fs.IntVar(&o.requests, "requests", 1, "critical-section requests per node, 0..20")
 	fs.IntVar(&o.reqNodes, "requesters", 0, "how many nodes request: nodes 0 to K−1 (0: every node); a bound on the runs explored, not a reduction")
@@ -167,7 +168,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 	}
 	algos := expandAlgos(o.algos)
 	if len(algos) == 0 {
-		return nil, fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, survey, ft, kexclusion)", strings.Join(bench.AlgorithmNames(), ", "))
+		return nil, fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, survey, ft, kexclusion)", strings.Join(algo.Ordered(), ", "))
 	}
 	ft := o.ft || o.crashes > 0
 	if fs.Changed("protocol") && !ft {
@@ -187,13 +188,13 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		for _, a := range algos {
 			spec := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: o.csTime, FT: ft,
 				Protocol: bench.Protocol(o.protocol), Ell: o.ell, KMax: o.kMax}
-			if !slices.Contains(bench.AlgorithmNames(), a) {
-				return nil, fmt.Errorf("--algo: unknown algorithm %q (allowed: %s)", a, strings.Join(bench.AlgorithmNames(), ", "))
+			if !slices.Contains(algo.Ordered(), a) {
+				return nil, fmt.Errorf("--algo: unknown algorithm %q (allowed: %s)", a, strings.Join(algo.Ordered(), ", "))
 			}
-			if ft && !slices.Contains(bench.FaultTolerant(), a) {
-				return nil, fmt.Errorf("--algo: %s has no failure protocol, so no --crashes or --ft (with a failure protocol: %s, or ft)", a, strings.Join(bench.FaultTolerant(), ", "))
+			if ft && !slices.Contains(algo.FaultTolerant(), a) {
+				return nil, fmt.Errorf("--algo: %s has no failure protocol, so no --crashes or --ft (with a failure protocol: %s, or ft)", a, strings.Join(algo.FaultTolerant(), ", "))
 			}
-			if !bench.IsKExclusion(a) && (fs.Changed("ell") || fs.Changed("k-max")) {
+			if !algo.IsKExclusion(a) && (fs.Changed("ell") || fs.Changed("k-max")) {
 				return nil, fmt.Errorf("--ell, --k-max: %s is no k-exclusion algorithm", a)
 			}
 			plan, err := spec.Resolve()
@@ -227,7 +228,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 				return nil, fmt.Errorf("--min-ticks: %d is not in 0..%d (--ticks)", minTicks, ticks)
 			}
 			csTicks := int(o.csTime*float64(ticks) + 0.999999)
-			fifo := o.fifo || bench.NeedsFIFO(a)
+			fifo := o.fifo || algo.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
 				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: int64(maxBytes),
 				Reduce: o.reduce == "por", Initial: initial}
@@ -498,7 +499,7 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 func enumerable(alg proto.Algorithm, n int, o *exploreOptions) (proto.Algorithm, float64, func() ([]explore.Configuration, error), error) {
 	en, ok := alg.(proto.EnumerableAlgorithm)
 	if !ok {
-		return nil, 0, nil, fmt.Errorf("--transient: the explorer does not enumerate the initial configurations of %s (only those of: %s)", alg.Name(), strings.Join(bench.Enumerable(), ", "))
+		return nil, 0, nil, fmt.Errorf("--transient: the explorer does not enumerate the initial configurations of %s (only those of: %s)", alg.Name(), strings.Join(algo.Enumerable(), ", "))
 	}
 	if !slices.Contains(en.Domains(), o.domain) {
 		return nil, 0, nil, fmt.Errorf("--domain: unknown domain %q (allowed: %s)", o.domain, strings.Join(en.Domains(), ", "))

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/results"
 	"github.com/spf13/pflag"
 )
@@ -91,8 +91,8 @@ func whatRan(list []config, ri *runtimeInfo) string {
 // "kofl: a, b, c".
 func adversaryHelp() string {
 	var out []string
-	for _, a := range bench.AlgorithmNames() {
-		if names := bench.Adversaries(a); len(names) > 0 {
+	for _, a := range algo.Ordered() {
+		if names := algo.Adversaries(a); len(names) > 0 {
 			out = append(out, a+": "+strings.Join(names, ", "))
 		}
 	}
@@ -104,8 +104,8 @@ func adversaryHelp() string {
 // δ per ring node, default 4".
 func timeoutHelp() string {
 	var out []string
-	for _, a := range bench.AlgorithmNames() {
-		if t, unit := bench.DefaultTimeout(a); unit != "" {
+	for _, a := range algo.Ordered() {
+		if t, unit := algo.DefaultTimeout(a); unit != "" {
 			out = append(out, fmt.Sprintf("%s: in %s, default %g", a, unit, t))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/results"
 	"github.com/spf13/pflag"
@@ -63,8 +64,8 @@ func TestNoInputHangs(t *testing.T) {
 			"--downtime", "100", "--permanent", "0.005", "--requests", "50"}, "", ""},
 		{[]string{"--nodes", "8", "--workload", "saturated", "--cs-time", "0", "--requests", "2000"}, "", ""},
 		// k-exclusion and transient faults: refused where they do not apply.
-		{[]string{"--nodes", "8", "--ell", "3"}, "--ell", "only k-exclusion algorithms (" + bench.KExclusionNames() + ")"},
-		{[]string{"--nodes", "8", "--k-max", "3"}, "--k-max", "only k-exclusion algorithms (" + bench.KExclusionNames() + ")"},
+		{[]string{"--nodes", "8", "--ell", "3"}, "--ell", "only k-exclusion algorithms (" + algo.KExclusionNames() + ")"},
+		{[]string{"--nodes", "8", "--k-max", "3"}, "--k-max", "only k-exclusion algorithms (" + algo.KExclusionNames() + ")"},
 		{[]string{"--nodes", "8", "--transient", "initial"}, "--transient", "not self-stabilizing"},
 		{[]string{"--algo", "kofl", "--nodes", "8", "--ell", "5", "--k-max", "6"}, "--k-max", "1..ℓ = 5"},
 		{[]string{"--algo", "kofl", "--nodes", "8", "--ell", "70000"}, "--ell", "1..65536"},

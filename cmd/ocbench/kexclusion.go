@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/results"
 )
@@ -14,7 +15,7 @@ func kexclusionLines(list []config, mpi bool) []string {
 	var h []string
 	for _, c := range list {
 		s := c.spec
-		if !bench.IsKExclusion(s.Algorithm) {
+		if !algo.IsKExclusion(s.Algorithm) {
 			continue
 		}
 		n, _ := s.Normalized()
@@ -28,7 +29,7 @@ func kexclusionLines(list []config, mpi bool) []string {
 			h = append(h, "transient faults: "+n.Transient.String()+"; under MPI the stabilization time is not measured (the legitimacy predicate reads the whole system) and the units check is off (safety holds only after stabilization, which ranks cannot see): the simulator measures both")
 		}
 		if n.Transient.On() && !mpi {
-			bound, unit := bench.StabilizationBound(s.Algorithm)
+			bound, unit := algo.StabilizationBound(s.Algorithm)
 			h = append(h, "transient faults: "+n.Transient.String()+"; FIFO links (the algorithm needs them)",
 				fmt.Sprintf("stabilization: from the last fault until the legitimacy predicate holds for good, in rounds (CToken traversals: Root's STARTs), in asynchronous rounds (async: a round ends when every message in flight at its start is received), in CToken hops / N and in δ; bound: the paper's %g %s, 5n asynchronous rounds; Root's time-out: --timeout; after it, ≤ ℓ units in use and none held twice after every step, every request served, and a request served within the watchdog period while one waits (docs/algorithms/kofl.md)", bound, unit))
 		}

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"github.com/ocbench/ocbench/algo"
 	_ "github.com/ocbench/ocbench/algo/all" // every algorithm, registered
 
 	"bufio"
@@ -124,8 +125,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringVar(&o.preset, "preset", "", "a named experiment: ipsc2 (the open-cube paper's iPSC/2 runs; the default with no flags, and with --algo naming only fault-tolerant algorithms, e.g. --algo ft)")
-	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(bench.AlgorithmNames(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+bench.KExclusionNames()+"), survey (the survey's: "+strings.Join(bench.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+")")
-	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2; in the simulator, any N ≥ 2 for the algorithms that need no hypercube ("+strings.Join(bench.AnySizeNames(), ", ")+")")
+	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(algo.Ordered(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+algo.KExclusionNames()+"), survey (the survey's: "+strings.Join(algo.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(algo.FaultTolerant(), ", ")+")")
+	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2; in the simulator, any N ≥ 2 for the algorithms that need no hypercube ("+strings.Join(algo.AnySizeNames(), ", ")+")")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+bench.Join(bench.Workloads))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
@@ -141,7 +142,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	floatVar(fs, &o.minDelay, "min-delay", bench.DefaultMinDelay, floatRange{lo: 0, hi: 1, unit: "a fraction of δ"}, false, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ]; MPI in virtual time needs at least 0.5)")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, as the papers allow)")
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
-	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject, 0..1000000 (algorithms with a failure protocol: "+strings.Join(bench.FaultTolerant(), ", ")+"; 2 nodes stay up at all times, so N ≥ 4: a crash waits for a recovery while only 2 are up)")
+	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject, 0..1000000 (algorithms with a failure protocol: "+strings.Join(algo.FaultTolerant(), ", ")+"; 2 nodes stay up at all times, so N ≥ 4: a crash waits for a recovery while only 2 are up)")
 	fs.StringVar(&o.crashSpacing, "crash-spacing", "exp", "gaps between crashes: exp (exponential, mean --crash-every) or fixed")
 	floatVar(fs, &o.crashEvery, "crash-every", 200, floatRange{lo: bench.MinGap, hi: bench.MaxTime, unit: "δ"}, false, "mean (or fixed) gap between crashes, in δ, in [0.001, 1e6]")
 	floatVar(fs, &o.crashStart, "crash-start", 0, floatRange{lo: 0, hi: bench.MaxTime, unit: "δ"}, false, "time from which crash gaps are counted, in δ, in [0, 1e6]")
@@ -408,8 +409,8 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		algos := expandAlgos(o.algos)
 		for _, a := range algos {
-			if !slices.Contains(bench.FaultTolerant(), a) {
-				return nil, usageError{fmt.Errorf("--algo: the ipsc2 preset injects crashes, and %s has no failure protocol (fault-tolerant: %s, or ft for all)", a, strings.Join(bench.FaultTolerant(), ", "))}
+			if !slices.Contains(algo.FaultTolerant(), a) {
+				return nil, usageError{fmt.Errorf("--algo: the ipsc2 preset injects crashes, and %s has no failure protocol (fault-tolerant: %s, or ft for all)", a, strings.Join(algo.FaultTolerant(), ", "))}
 			}
 		}
 		for _, a := range algos {
@@ -422,7 +423,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		return nil, usageError{fmt.Errorf("--preset: unknown preset %q (allowed: ipsc2)", o.preset)}
 	}
 	if len(expandAlgos(o.algos)) == 0 { // --algo "": nothing to run
-		return nil, usageError{fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, kexclusion, survey, ft)", strings.Join(bench.AlgorithmNames(), ", "))}
+		return nil, usageError{fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, kexclusion, survey, ft)", strings.Join(algo.Ordered(), ", "))}
 	}
 	kind := runKind{workload: o.workload, protocol: o.ft, late: o.late != 0, mpi: o.runtimeInfo != nil, transient: o.transient, trace: o.trace != ""}
 	for _, sh := range shapes {
@@ -459,10 +460,10 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair, Protocol: bench.Protocol(o.protocol)}
 		// --ell, --k-max and --transient go to the algorithms that take
 		// them, and to any algorithm named (which Validate then refuses).
-		if named[sh.algo] || bench.IsKExclusion(sh.algo) {
+		if named[sh.algo] || algo.IsKExclusion(sh.algo) {
 			s.Ell, s.KMax = o.ell, o.kMax
 		}
-		if named[sh.algo] || bench.IsSelfStabilizing(sh.algo) {
+		if named[sh.algo] || algo.IsSelfStabilizing(sh.algo) {
 			edits, err := bench.ParseEdits(o.edits)
 			if err != nil {
 				return nil, usageError{fmt.Errorf("--edits: %w", err)}
@@ -658,7 +659,7 @@ func header(o *options, list []config) []string {
 	channels := "non-FIFO"
 	var forced []string
 	for _, c := range list {
-		if a := c.spec.Algorithm; bench.NeedsFIFO(a) && !slices.Contains(forced, a) {
+		if a := c.spec.Algorithm; algo.NeedsFIFO(a) && !slices.Contains(forced, a) {
 			forced = append(forced, a)
 		}
 	}
@@ -716,7 +717,7 @@ func header(o *options, list []config) []string {
 			rt += fmt.Sprintf(", %d runs at once in %d job(s)", len(b[0]), len(b))
 		}
 		checks := "no two nodes in the CS (from every entry and exit)"
-		if bench.IsKExclusion(s.Algorithm) {
+		if algo.IsKExclusion(s.Algorithm) {
 			checks = "at most ℓ units in use (from every entry and exit; off with transient faults)"
 		}
 		timing = fmt.Sprintf("δ = %gs (wall-clock timers), real delays (measured), FIFO between ranks, checks: %s", s.Delta, checks)
@@ -726,7 +727,7 @@ func header(o *options, list []config) []string {
 		if o.virtualMPI() {
 			timing = fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: counts after every step of a rank's nodes, and the whole run's critical sections and tokens at every window boundary (%gδ)",
 				s.Delta, s.MinDelay, channels, bench.Width(s)/s.Delta)
-			if bench.IsSelfStabilizing(s.Algorithm) {
+			if algo.IsSelfStabilizing(s.Algorithm) {
 				timing = fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: the legitimacy predicate and ≤ ℓ units in use after every step of the whole run, on rank 0's mirror of it",
 					s.Delta, s.MinDelay, channels)
 			}
@@ -789,22 +790,22 @@ func expandAlgos(given []string) []string {
 		switch a {
 		case "all":
 			group = nil // mutual exclusion: the k-exclusion algorithms have their own group
-			for _, n := range bench.AlgorithmNames() {
-				if !bench.IsKExclusion(n) {
+			for _, n := range algo.Ordered() {
+				if !algo.IsKExclusion(n) {
 					group = append(group, n)
 				}
 			}
 		case "kexclusion":
 			group = nil
-			for _, n := range bench.AlgorithmNames() {
-				if bench.IsKExclusion(n) {
+			for _, n := range algo.Ordered() {
+				if algo.IsKExclusion(n) {
 					group = append(group, n)
 				}
 			}
 		case "survey":
-			group = bench.Survey
+			group = algo.Survey
 		case "ft":
-			group = bench.FaultTolerant()
+			group = algo.FaultTolerant()
 		}
 		for _, g := range group {
 			if !slices.Contains(algos, g) {
@@ -895,7 +896,7 @@ func defaultsToPreset(fs *pflag.FlagSet, algos []string) bool {
 // protocol: --algo alone then runs the ipsc2 experiment for them.
 func allFaultTolerant(algos []string) bool {
 	for _, a := range expandAlgos(algos) {
-		if !slices.Contains(bench.FaultTolerant(), a) {
+		if !slices.Contains(algo.FaultTolerant(), a) {
 			return false
 		}
 	}
@@ -941,21 +942,21 @@ func parseError(err error) error {
 func printAlgorithms(w io.Writer) {
 	fmt.Fprintln(w, "algorithms (--algo NAME[,NAME…]), with their groups:")
 	width := 0
-	for _, n := range bench.AlgorithmNames() {
+	for _, n := range algo.Ordered() {
 		width = max(width, len(n))
 	}
-	for _, n := range bench.AlgorithmNames() {
+	for _, n := range algo.Ordered() {
 		var groups []string
-		if !bench.IsKExclusion(n) {
+		if !algo.IsKExclusion(n) {
 			groups = append(groups, "all")
 		}
-		if slices.Contains(bench.Survey, n) {
+		if slices.Contains(algo.Survey, n) {
 			groups = append(groups, "survey")
 		}
-		if slices.Contains(bench.FaultTolerant(), n) {
+		if slices.Contains(algo.FaultTolerant(), n) {
 			groups = append(groups, "ft")
 		}
-		if bench.IsKExclusion(n) {
+		if algo.IsKExclusion(n) {
 			groups = append(groups, "kexclusion")
 		}
 		fmt.Fprintf(w, "  %-*s %s\n", width, n, strings.Join(groups, ", "))

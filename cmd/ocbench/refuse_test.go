@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/algo"
 )
 
 // refusal is a command line that must be refused: exit status 2, exactly
@@ -219,7 +219,7 @@ func TestHelpVersionList(t *testing.T) {
 	}
 	var out strings.Builder
 	run([]string{"--algo", "list"}, &out, io.Discard)
-	for _, n := range bench.AlgorithmNames() {
+	for _, n := range algo.Ordered() {
 		if !strings.Contains(out.String(), "  "+n+" ") {
 			t.Errorf("--algo list does not name %s", n)
 		}
@@ -236,7 +236,7 @@ func TestHelpVersionList(t *testing.T) {
 			t.Errorf("--help does not show %q", usage)
 		}
 	}
-	for _, a := range bench.FaultTolerant() { // --crashes takes every algorithm with a failure protocol
+	for _, a := range algo.FaultTolerant() { // --crashes takes every algorithm with a failure protocol
 		if line := help.String()[strings.Index(help.String(), "--crashes int"):]; !strings.Contains(line[:strings.Index(line, "\n")], a) {
 			t.Errorf("--help: --crashes does not name %s", a)
 		}

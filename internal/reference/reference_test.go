@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 )
 
@@ -32,7 +33,7 @@ func cases() map[string]bench.Spec {
 		return bench.FaultPlan{Crashes: k, Spacing: "exp", Every: 200, Start: 50, Down: 100, DownDist: "exp", Target: target}
 	}
 	out := map[string]bench.Spec{}
-	for _, a := range bench.AlgorithmNames() {
+	for _, a := range algo.Ordered() {
 		out[a+"/poisson"] = base(a, 16, "poisson", 40)
 		s := base(a, 8, "saturated", 30)
 		s.MinDelay = 0.5
@@ -52,7 +53,7 @@ func cases() map[string]bench.Spec {
 		s.Protocol = p
 		out["opencube/protocol-"+string(p)] = s
 	}
-	for _, a := range bench.FaultTolerant() {
+	for _, a := range algo.FaultTolerant() {
 		s := base(a, 16, "poisson", 40)
 		s.Faults = crashes(3, "random")
 		out[a+"/crashes"] = s
