@@ -180,10 +180,4 @@ func IsSelfStabilizing(name string) bool {
 
 // Adversaries returns the names of the adversarial configurations of the
 // algorithm called name (none if it builds none).
-func Adversaries(name string) []string {
-	a, ok := lookup(name).(proto.AdversarialAlgorithm)
-	if !ok {
-		return nil
-	}
-	return a.Adversaries()
-}
+func Adversaries(name string) []string { return proto.AdversariesOf(lookup(name)) }

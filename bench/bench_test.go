@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
@@ -48,7 +49,7 @@ func TestSeedSweep(t *testing.T) {
 						if algo.IsSelfStabilizing(alg) {
 							// Transient faults: none, an arbitrary initial
 							// configuration, or corruption events, by seed.
-							spec.Transient.Mode = TransientModes[seed%3]
+							spec.Transient.Mode = faults.TransientModes[seed%3]
 						}
 						if algo.IsKExclusion(alg) {
 							spec.Ell = 1 + int(seed%5)
@@ -460,7 +461,7 @@ func TestDelayViolations(t *testing.T) {
 	} {
 		s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 1, Workload: "poisson", Seed: 1, Think: 10 * float64(c.nodes), CSTime: 1,
 			LateFraction: c.late, LateFactor: c.far, NoBaseline: true,
-			Faults: FaultPlan{Crashes: 200, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+			Faults: faults.FaultPlan{Crashes: 200, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 		r, err := Run(s)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/timebox"
 )
 
 // TestBudget: a run that spends its budget, of steps or of virtual time, is
@@ -13,7 +16,7 @@ import (
 // Validate refuses, loops at one instant until the budget stops it.
 func TestBudget(t *testing.T) {
 	spec := Spec{Algorithm: "opencube", Nodes: 16, Requests: 500, Workload: "poisson", Seed: 3, CSTime: 1, Think: 64,
-		Faults: FaultPlan{Crashes: 10, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+		Faults: faults.FaultPlan{Crashes: 10, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 	for _, c := range []struct {
 		name string
 		b    budget
@@ -22,7 +25,7 @@ func TestBudget(t *testing.T) {
 		{"steps", budget{steps: 2000, virtual: math.Inf(1)}, "2000 steps"},
 		{"virtual time", budget{steps: math.MaxInt64, virtual: 0.1}, "a virtual time of"},
 	} {
-		within(t, 60*time.Second, func() {
+		timebox.Within(t, 60*time.Second, func() {
 			small := func(Spec, float64) budget { return c.b }
 			r, err := runWithin(spec, small, budgetFor)
 			if err != nil {
@@ -44,11 +47,11 @@ func TestBudget(t *testing.T) {
 	// holding the token enters again at the same instant until the budget
 	// stops it.
 	zeno := Spec{Algorithm: "opencube", Nodes: 8, Requests: 10, Workload: "saturated", Seed: 1, CSTime: 0,
-		Faults: FaultPlan{Crashes: 3, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+		Faults: faults.FaultPlan{Crashes: 3, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 	if zeno.Validate() == nil {
 		t.Fatal("Validate takes a CS time of 0 in the saturated workload with crashes")
 	}
-	within(t, 60*time.Second, func() {
+	timebox.Within(t, 60*time.Second, func() {
 		zeno.fill()
 		plan, err := newPlan(zeno, lookup(zeno.Algorithm)) // Resolve refuses it
 		if err != nil {
@@ -60,7 +63,7 @@ func TestBudget(t *testing.T) {
 		}
 	})
 	zeno.Workload = "poisson"
-	within(t, 60*time.Second, func() {
+	timebox.Within(t, 60*time.Second, func() {
 		r, err := Run(zeno)
 		if err != nil {
 			t.Error(err)
@@ -78,11 +81,11 @@ func TestBudget(t *testing.T) {
 func TestBudgetHeadroom(t *testing.T) {
 	ipsc := func(n, crashes int) Spec {
 		return Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 1, CSTime: 1, Think: 10 * float64(n),
-			Faults: FaultPlan{Crashes: crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+			Faults: faults.FaultPlan{Crashes: crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 	}
 	specs := []Spec{ipsc(32, 300), ipsc(64, 200), crashConfigs[2].spec(1), crashConfigs[3].spec(2),
 		{Algorithm: "opencube", Nodes: 32, Requests: 3000, Workload: "poisson", Seed: 1, CSTime: 1, Think: 32,
-			Faults: FaultPlan{Crashes: 100, Spacing: "exp", Every: 100, Down: 20, DownDist: "exp", Target: "random"}},
+			Faults: faults.FaultPlan{Crashes: 100, Spacing: "exp", Every: 100, Down: 20, DownDist: "exp", Target: "random"}},
 		{Algorithm: "naimi-trehel", Nodes: 2, Requests: 5000, Workload: "saturated", Seed: 1, CSTime: 1},
 		{Algorithm: "opencube", Nodes: 64, Requests: 5000, Workload: "sequential", Seed: 1, CSTime: 1}}
 	for _, s := range specs {
@@ -110,7 +113,7 @@ func TestBudgetHeadroom(t *testing.T) {
 // gives no differential overhead.
 func TestBaselineViolation(t *testing.T) {
 	spec := Spec{Algorithm: "opencube", Nodes: 16, Requests: 100, Workload: "poisson", Seed: 5, CSTime: 1, Think: 64,
-		Faults: FaultPlan{Crashes: 10, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+		Faults: faults.FaultPlan{Crashes: 10, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 	good, err := Run(spec)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/internal/field"
 )
 
 // TestCapabilities checks that what bench learns of an algorithm comes
@@ -52,7 +53,7 @@ func TestCapabilities(t *testing.T) {
 func TestProtocolOffered(t *testing.T) {
 	s := Spec{Algorithm: "nishio", Nodes: 8, Requests: 10, Workload: Sequential, CSTime: 1, FT: true, Protocol: ProtocolPaper}
 	_, err := s.Normalized()
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Field != "Protocol" || !strings.Contains(err.Error(), "only opencube") {
 		t.Fatalf("Normalized() = %v, want a Protocol error naming opencube", err)
 	}

@@ -3,12 +3,15 @@ package bench
 import (
 	"math/rand/v2"
 
+	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/results"
 )
 
 // ClimbStep is one configuration the climb measured.
 type ClimbStep struct {
-	Edits    []Edit
+	Edits    []faults.Edit
 	Rounds   float64 // asynchronous rounds from the fault to legitimacy
 	Traverse float64 // the algorithm's rounds (kofl: traversals)
 	Delta    float64
@@ -25,10 +28,10 @@ type ClimbStep struct {
 // Violation set) — a finding, with the edits that reach it.
 func Climb(spec Spec, steps int, each func(k int, s ClimbStep)) (*results.Run, []ClimbStep, error) {
 	if !spec.Transient.Initial() {
-		return nil, nil, fieldErr("Transient.Mode", "the climb edits an initial configuration: give the initial or the adversarial plan")
+		return nil, nil, field.Errorf("Transient.Mode", "the climb edits an initial configuration: give the initial or the adversarial plan")
 	}
-	rng := rand.New(rand.NewPCG(spec.Seed, streamClimb))
-	measure := func(edits []Edit) (*results.Run, ClimbStep, error) {
+	rng := rand.New(rand.NewPCG(spec.Seed, stream.Climb))
+	measure := func(edits []faults.Edit) (*results.Run, ClimbStep, error) {
 		s := spec
 		s.Transient.Edits = edits
 		r, err := Run(s)
@@ -52,8 +55,8 @@ func Climb(spec Spec, steps int, each func(k int, s ClimbStep)) (*results.Run, [
 		each(0, cur)
 	}
 	for k := 1; k <= steps && best.Violation == ""; k++ {
-		e := Edit{Link: rng.IntN(2) == 1, Node: rng.IntN(spec.Nodes), Seed: rng.Uint64N(1 << 20)}
-		edits := append([]Edit(nil), cur.Edits...)
+		e := faults.Edit{Link: rng.IntN(2) == 1, Node: rng.IntN(spec.Nodes), Seed: rng.Uint64N(1 << 20)}
+		edits := append([]faults.Edit(nil), cur.Edits...)
 		replaced := false
 		for i := range edits {
 			if edits[i].Link == e.Link && edits[i].Node == e.Node {
@@ -78,6 +81,3 @@ func Climb(spec Spec, steps int, each func(k int, s ClimbStep)) (*results.Run, [
 	}
 	return best, trail, nil
 }
-
-// streamClimb is the seeded stream of the climb's edits.
-const streamClimb = 8

@@ -3,27 +3,29 @@ package bench
 import (
 	"reflect"
 	"testing"
+
+	"github.com/ocbench/ocbench/faults"
 )
 
 // TestParseEdits: edits written by FormatEdits read back the same, and
 // malformed ones are refused.
 func TestParseEdits(t *testing.T) {
-	edits := []Edit{{Node: 3, Seed: 17}, {Link: true, Node: 0, Seed: 1<<64 - 1}}
-	got, err := ParseEdits(FormatEdits(edits))
+	edits := []faults.Edit{{Node: 3, Seed: 17}, {Link: true, Node: 0, Seed: 1<<64 - 1}}
+	got, err := faults.ParseEdits(faults.FormatEdits(edits))
 	if err != nil || !reflect.DeepEqual(got, edits) {
 		t.Errorf("round trip: %v %v", got, err)
 	}
 	for _, bad := range []string{"x3@1", "n@1", "n3", "n-1@2", "l3@-1", "n3@1,", "n3@1@2"} {
-		if _, err := ParseEdits(bad); err == nil {
+		if _, err := faults.ParseEdits(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
 	s := Spec{Algorithm: "kofl", Nodes: 4, Requests: 1, Workload: "sequential", Seed: 1,
-		Transient: TransientPlan{Mode: "initial", Edits: []Edit{{Node: 4}}}}
+		Transient: faults.TransientPlan{Mode: "initial", Edits: []faults.Edit{{Node: 4}}}}
 	if err := s.Validate(); err == nil {
 		t.Error("an edit of node 4 of 4 accepted")
 	}
-	s.Transient = TransientPlan{Mode: "during", Edits: []Edit{{Node: 1}}}
+	s.Transient = faults.TransientPlan{Mode: "during", Edits: []faults.Edit{{Node: 1}}}
 	if err := s.Validate(); err == nil {
 		t.Error("edits with the during plan accepted")
 	}
@@ -34,7 +36,7 @@ func TestParseEdits(t *testing.T) {
 // the measure at least once, and the worst one replays: the spec with its
 // edits gives the same record.
 func TestClimb(t *testing.T) {
-	for _, tr := range []TransientPlan{{Mode: "initial"}, {Mode: "adversarial", Adversary: "excess"}} {
+	for _, tr := range []faults.TransientPlan{{Mode: "initial"}, {Mode: "adversarial", Adversary: "excess"}} {
 		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 50, Workload: "poisson", Seed: 4, CSTime: 1, Ell: 3, KMax: 2, Transient: tr}
 		r, trail, err := Climb(spec, 30, nil)
 		if err != nil {

@@ -3,6 +3,7 @@ package bench
 import (
 	"math/rand/v2"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -23,8 +24,8 @@ import (
 //     turn and the end of the workload, from the ranks' message-count
 //     probes and their notes that their workload is over.
 type Controller struct {
-	target  Target
-	plan    []fault
+	target  faults.Target
+	plan    []faults.Fault
 	next    int // the next crash of plan
 	down    []bool
 	live    int
@@ -72,12 +73,12 @@ type ControlOptions struct {
 const WallWatch = 4
 
 // NewController returns the controller of a run of plan, with the plan's
-// fault schedule (FaultPlan.Schedule, drawn once from the seed), settle
+// fault schedule (faults.FaultPlan.Schedule, drawn once from the seed), settle
 // time and watchdog period.
 func NewController(plan *Plan, o ControlOptions) *Controller {
 	spec := &plan.Spec
 	c := &Controller{target: spec.Faults.Target, plan: plan.schedule().faults,
-		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: TargetRand(spec.Seed),
+		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: faults.TargetRand(spec.Seed),
 		until: o.Until, settle: plan.Settle, delta: spec.Delta, seed: spec.Seed,
 		neverQuiet: o.NeverQuiet, wall: o.WallClock, served: -1}
 	if o.Watch {
@@ -115,7 +116,7 @@ func (c *Controller) Crashes() int { return len(c.plan) }
 
 // Fault returns crash k of the plan: when it is due, its victim (-1: a
 // targeted crash, whose victim Crash chooses) and its recovery.
-func (c *Controller) Fault(k int) Fault { return Fault(c.plan[k]) }
+func (c *Controller) Fault(k int) faults.Fault { return c.plan[k] }
 
 // TargetedDue reports whether the plan's next crash is a targeted one due
 // at time at: its victim needs the world view (the candidates and the
@@ -132,7 +133,7 @@ func (c *Controller) Crash(k int, cands []proto.NodeID, tokenDest proto.NodeID) 
 	c.next = k + 1
 	v := proto.NodeID(c.plan[k].Node)
 	if v < 0 {
-		if v = ChooseVictim(c.target, cands, c.down, c.live, tokenDest, c.targets); v == proto.Nil {
+		if v = faults.ChooseVictim(c.target, cands, c.down, c.live, tokenDest, c.targets); v == proto.Nil {
 			return proto.Nil
 		}
 	}

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 )
 
-func controlPlan(t *testing.T, target Target) *Plan {
+func controlPlan(t *testing.T, target faults.Target) *Plan {
 	t.Helper()
 	s, err := Spec{Algorithm: "opencube", Nodes: 8, Requests: 16, Workload: "poisson", Seed: 3, FT: true,
-		Faults: FaultPlan{Crashes: 3, Spacing: "fixed", Every: 10, Down: 5, DownDist: "fixed", Target: target}}.Resolve()
+		Faults: faults.FaultPlan{Crashes: 3, Spacing: "fixed", Every: 10, Down: 5, DownDist: "fixed", Target: target}}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

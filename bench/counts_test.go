@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -80,7 +81,7 @@ func reaches[T any](t *testing.T, bg func() *T, record func(*T) []byte) {
 // the counts and the record fails here.
 func TestCountsReachRecord(t *testing.T) {
 	spec := Spec{Algorithm: "opencube", Nodes: 8, Requests: 4, Workload: "poisson", Seed: 1, FT: true,
-		LateFraction: 0.1, Faults: FaultPlan{Crashes: 1, Spacing: "exp", Every: 10, Down: 5, DownDist: "exp", Target: "random"}}
+		LateFraction: 0.1, Faults: faults.FaultPlan{Crashes: 1, Spacing: "exp", Every: 10, Down: 5, DownDist: "exp", Target: "random"}}
 	plan, err := spec.Resolve()
 	if err != nil {
 		t.Fatal(err)

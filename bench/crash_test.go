@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"testing"
+
+	"github.com/ocbench/ocbench/faults"
 )
 
 var crashSeeds = flag.Int("crash-seeds", 2000, "seeds in TestCrashSweep")
@@ -16,7 +18,7 @@ type crashConfig struct {
 	every   float64
 	down    float64
 	perm    float64
-	target  Target
+	target  faults.Target
 }
 
 // crashConfigs are the configurations of TestCrashSweep and TestShapeSweep.
@@ -39,7 +41,7 @@ var delayFloors = [3]float64{0, 0.5, 1}
 func (c crashConfig) spec(seed uint64) Spec {
 	return Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: int64(10 * c.nodes), Workload: "poisson",
 		Seed: seed, CSTime: 1, Think: c.think, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3], NoBaseline: true, Check: CheckFull,
-		Faults: FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp",
+		Faults: faults.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp",
 			Permanent: c.perm, Target: c.target}}
 }
 
@@ -92,13 +94,13 @@ func TestCrashReplays(t *testing.T) {
 		spec Spec
 	}{
 		{"two tokens, N=8 seed 1735", Spec{Nodes: 8, Requests: 80, Think: 16, Seed: 1735,
-			Faults: FaultPlan{Crashes: 12, Every: 30, Down: 10, Target: "random"}}},
+			Faults: faults.FaultPlan{Crashes: 12, Every: 30, Down: 10, Target: "random"}}},
 		{"two tokens, N=16 seed 2548", Spec{Nodes: 16, Requests: 160, Think: 32, Seed: 2548, FIFO: true,
-			Faults: FaultPlan{Crashes: 20, Every: 20, Down: 40, Target: "random"}}},
+			Faults: faults.FaultPlan{Crashes: 20, Every: 20, Down: 40, Target: "random"}}},
 		{"two tokens, N=16 root seed 4393", Spec{Nodes: 16, Requests: 160, Think: 64, Seed: 4393,
-			Faults: FaultPlan{Crashes: 15, Every: 50, Down: 10, Target: "root"}}},
+			Faults: faults.FaultPlan{Crashes: 15, Every: 50, Down: 10, Target: "root"}}},
 		{"light load, N=32 think 3200 seed 1", Spec{Nodes: 32, Requests: 1100, Think: 3200, Seed: 1,
-			Faults: FaultPlan{Crashes: 100, Every: 100, Down: 20, Target: "random"}}},
+			Faults: faults.FaultPlan{Crashes: 100, Every: 100, Down: 20, Target: "random"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,7 +127,7 @@ func TestCrashReplays(t *testing.T) {
 // about as often, and the record splits the overhead by victim power.
 func TestPowerTarget(t *testing.T) {
 	s := Spec{Algorithm: "opencube", Nodes: 16, Requests: 100, Workload: "poisson", Seed: 1, CSTime: 1, Think: 160, NoBaseline: true,
-		Faults: FaultPlan{Crashes: 50, Spacing: "exp", Every: 200, Down: 20, DownDist: "exp", Target: "power"}}
+		Faults: faults.FaultPlan{Crashes: 50, Spacing: "exp", Every: 200, Down: 20, DownDist: "exp", Target: "power"}}
 	r, err := Run(s)
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,5 @@
 package bench
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
-
 // The enumerated fields of a Spec: each a type of its own, so that a value
 // of one cannot be put in another, with the list of its values (flags'
 // help and errors print it) and the check that a value is one of them.
@@ -56,40 +50,3 @@ const (
 
 // Protocols lists the failure protocols; the first is the default.
 var Protocols = []Protocol{ProtocolOCBench, ProtocolPaper}
-
-// Target names how crash victims are chosen (Targets).
-type Target string
-
-// Dist names a distribution of crash gaps or downtimes: "exp"
-// (exponential of the given mean) or "fixed" (exactly the value).
-type Dist string
-
-// The distributions.
-const (
-	Exp   Dist = "exp"
-	Fixed Dist = "fixed"
-)
-
-// Dists lists the distributions.
-var Dists = []Dist{Exp, Fixed}
-
-// TransientMode names a transient-fault plan (TransientModes).
-type TransientMode string
-
-// oneOf returns nil if v is one of allowed, else an error that lists them
-// ("unknown what "v" (allowed: a, b)").
-func oneOf[T ~string](what string, v T, allowed []T) error {
-	if slices.Contains(allowed, v) {
-		return nil
-	}
-	return fmt.Errorf("unknown %s %q (allowed: %s)", what, v, Join(allowed))
-}
-
-// Join returns the values of an enumeration separated by ", ".
-func Join[T ~string](xs []T) string {
-	s := make([]string, len(xs))
-	for k, x := range xs {
-		s[k] = string(x)
-	}
-	return strings.Join(s, ", ")
-}

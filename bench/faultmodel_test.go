@@ -7,20 +7,21 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 )
 
 // TestOutside: a plan is outside a fault model when it has two nodes down
 // at once for a one-at-a-time model, or recoveries for a model without.
 func TestOutside(t *testing.T) {
-	plan := func(every, down, permanent float64) FaultPlan {
-		return FaultPlan{Crashes: 5, Spacing: "fixed", Every: every, Down: down, DownDist: "fixed", Permanent: permanent, Target: "random"}
+	plan := func(every, down, permanent float64) faults.FaultPlan {
+		return faults.FaultPlan{Crashes: 5, Spacing: "fixed", Every: every, Down: down, DownDist: "fixed", Permanent: permanent, Target: "random"}
 	}
 	one := proto.FaultModel{OneAtATime: true}
 	never := proto.FaultModel{NoRecovery: true}
 	for _, c := range []struct {
 		name  string
-		plan  FaultPlan
+		plan  faults.FaultPlan
 		model proto.FaultModel
 		want  string // in the result; "" for none
 	}{
@@ -34,7 +35,7 @@ func TestOutside(t *testing.T) {
 		{"recoveries, every node must recover", plan(100, 10, 0), proto.FaultModel{AllRecover: true}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := c.plan.Outside(c.model, 1, 16, 1e-3)
+			got := faults.Outside(c.model, c.plan.Schedule(1, 16, 1e-3))
 			if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 				t.Errorf("Outside = %q, want %q", got, c.want)
 			}
@@ -51,7 +52,7 @@ func TestFaultTolerantRuns(t *testing.T) {
 	}
 	for _, a := range names {
 		r, err := Run(Spec{Algorithm: a, Nodes: 16, Requests: 200, Workload: "poisson", Seed: 1, CSTime: 1,
-			Faults: FaultPlan{Crashes: 5, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}})
+			Faults: faults.FaultPlan{Crashes: 5, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}})
 		if err != nil {
 			t.Fatalf("%s: %v", a, err)
 		}
@@ -60,7 +61,7 @@ func TestFaultTolerantRuns(t *testing.T) {
 		}
 	}
 	_, err := Run(Spec{Algorithm: "raymond", Nodes: 16, Requests: 200, Workload: "poisson", Seed: 1, CSTime: 1,
-		Faults: FaultPlan{Crashes: 5, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}})
+		Faults: faults.FaultPlan{Crashes: 5, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}})
 	if err == nil || !strings.Contains(err.Error(), "no failure protocol") {
 		t.Errorf("raymond with crashes: error %v, want a refusal", err)
 	}
@@ -84,7 +85,7 @@ func TestFaultModelSweep(t *testing.T) {
 		for _, c := range []struct {
 			nodes  int
 			think  float64
-			target Target
+			target faults.Target
 		}{{8, 16, "random"}, {16, 160, "random"}, {16, 16, "token"}, {32, 320, "random"}} {
 			t.Run(fmt.Sprintf("%s/N=%d/think=%g/%s", a, c.nodes, c.think, c.target), func(t *testing.T) {
 				t.Parallel()
@@ -92,7 +93,7 @@ func TestFaultModelSweep(t *testing.T) {
 				for seed := uint64(1); seed <= uint64(shortened("ft-seeds", *ftSeeds, 12)); seed++ {
 					s := Spec{Algorithm: a, Nodes: c.nodes, Requests: int64(10 * c.nodes), Workload: "poisson", Seed: seed,
 						CSTime: 1, Think: c.think, NoBaseline: true, Check: CheckFull, FIFO: seed%4 == 0, MinDelay: delayFloors[seed%3],
-						Faults: FaultPlan{Crashes: crashes, Spacing: "fixed", Every: 100, Down: 20, DownDist: "fixed", Permanent: perm, Target: c.target}}
+						Faults: faults.FaultPlan{Crashes: crashes, Spacing: "fixed", Every: 100, Down: 20, DownDist: "fixed", Permanent: perm, Target: c.target}}
 					r, err := Run(s)
 					if err != nil {
 						t.Fatal(err)
@@ -108,7 +109,7 @@ func TestFaultModelSweep(t *testing.T) {
 		}
 		t.Run(a+"/outside", func(t *testing.T) {
 			s := Spec{Algorithm: a, Nodes: 16, Requests: 160, Workload: "poisson", Seed: 1, CSTime: 1, Think: 32, NoBaseline: true,
-				Faults: FaultPlan{Crashes: 10, Spacing: "exp", Every: 10, Down: 40, DownDist: "exp", Target: "random"}}
+				Faults: faults.FaultPlan{Crashes: 10, Spacing: "exp", Every: 10, Down: 40, DownDist: "exp", Target: "random"}}
 			r, err := Run(s)
 			if err != nil {
 				t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 )
@@ -13,7 +15,7 @@ import (
 // plan, the workload's random choices and the timing constants.
 
 // Normalized returns s with the defaults of zero fields filled in, or the
-// *FieldError naming its first bad field.
+// *field.Error naming its first bad field.
 func (s Spec) Normalized() (Spec, error) {
 	s.fill()
 	return s, s.Validate()
@@ -36,30 +38,10 @@ func newArray(algo proto.Algorithm, n int) ([]proto.Node, proto.NodeArray) {
 	return algo.NewNodes(n), nil
 }
 
-// Fault is one planned crash: the victim crashes At and recovers Up seconds
-// after the start of the run (Up < 0: never).
-type Fault struct {
-	At, Up float64
-	Node   int
-}
-
-// Schedule returns the crashes of the plan for a run of the given seed and
-// size, with δ = delta seconds; every rank of an MPI job computes the same
-// schedule. Victims are drawn only for the random target (Node is -1 for the
-// targeted ones, which need a view of the whole run).
-func (f *FaultPlan) Schedule(seed uint64, nodes int, delta float64) []Fault {
-	plan := f.plan(seed, nodes, delta)
-	out := make([]Fault, len(plan))
-	for k, p := range plan {
-		out[k] = Fault(p)
-	}
-	return out
-}
-
 // WorkloadEnd is the time, in seconds, until which a run with crashes keeps
 // issuing requests: the end of the last downtime of the plan, plus Settle.
 // It is 0 without crashes.
-func WorkloadEnd(s Spec, plan []Fault) float64 {
+func WorkloadEnd(s Spec, plan []faults.Fault) float64 {
 	until := 0.0
 	for _, f := range plan {
 		until = math.Max(until, math.Max(f.At, f.Up)+Settle(s))
@@ -74,7 +56,7 @@ func WorkloadEnd(s Spec, plan []Fault) float64 {
 // critical section; the other workloads serve the requests one critical
 // section after another, the sequential one with a few message delays
 // between them. The MPI runtime's runs last as long in wall-clock time.
-func Duration(s Spec, plan []Fault) float64 {
+func Duration(s Spec, plan []faults.Fault) float64 {
 	end := WorkloadEnd(s, plan)
 	var work float64
 	switch s.Workload {
@@ -103,7 +85,7 @@ func ThinkTime(seed uint64, id proto.NodeID, k uint32, mean float64) float64 {
 // requesters: its k-th call returns the node of the k-th request when no node
 // is down (the simulator draws again when the node drawn is down).
 func SequentialOrder(seed uint64, n int) func() proto.NodeID {
-	rng := rand.New(rand.NewPCG(seed, streamWorkload))
+	rng := rand.New(rand.NewPCG(seed, stream.Workload))
 	return func() proto.NodeID { return proto.NodeID(rng.IntN(n)) }
 }
 

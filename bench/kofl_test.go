@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/field"
 )
 
 // TestKofl runs kofl on every workload that suits it, without transient
@@ -15,11 +17,11 @@ import (
 // the messages per entry, and, with faults, a stabilization within the
 // run.
 func TestKofl(t *testing.T) {
-	for _, tr := range TransientModes {
+	for _, tr := range faults.TransientModes {
 		for _, wl := range []WorkloadKind{"sequential", "poisson", "saturated"} {
 			for _, n := range []int{2, 16} {
 				spec := Spec{Algorithm: "kofl", Nodes: n, Requests: 40, Workload: wl, Seed: 3, CSTime: 1, Ell: 5, KMax: 3,
-					Check: CheckFull, Transient: TransientPlan{Mode: tr}}
+					Check: CheckFull, Transient: faults.TransientPlan{Mode: tr}}
 				name := fmt.Sprintf("%s/%s/N=%d", tr, wl, n)
 				r, err := Run(spec)
 				if err != nil {
@@ -53,9 +55,9 @@ func TestKofl(t *testing.T) {
 // seed, and another seed another arbitrary configuration; Replay names
 // every flag of the transient plan.
 func TestKoflReplay(t *testing.T) {
-	for _, tr := range []TransientMode{"initial", "during"} {
+	for _, tr := range []faults.TransientMode{"initial", "during"} {
 		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 30, Workload: "poisson", Seed: 11, CSTime: 2, Ell: 4, KMax: 2,
-			Transient: TransientPlan{Mode: tr}}
+			Transient: faults.TransientPlan{Mode: tr}}
 		a, err := Run(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -94,12 +96,12 @@ func TestKoflInputs(t *testing.T) {
 		{"k over ℓ", func(s *Spec) { s.Ell, s.KMax = 2, 3 }, "KMax"},
 		{"negative ℓ", func(s *Spec) { s.Ell = -1 }, "Ell"},
 		{"unknown plan", func(s *Spec) { s.Transient.Mode = "sometimes" }, "Transient.Mode"},
-		{"link cap", func(s *Spec) { s.Transient = TransientPlan{Mode: "initial", LinkCap: MaxLinkCap + 1} }, "Transient.LinkCap"},
-		{"corruptions", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Events: -2} }, "Transient.Events"},
-		{"corrupt every", func(s *Spec) { s.Transient = TransientPlan{Mode: "during", Every: -1} }, "Transient.Every"},
+		{"link cap", func(s *Spec) { s.Transient = faults.TransientPlan{Mode: "initial", LinkCap: faults.MaxLinkCap + 1} }, "Transient.LinkCap"},
+		{"corruptions", func(s *Spec) { s.Transient = faults.TransientPlan{Mode: "during", Events: -2} }, "Transient.Events"},
+		{"corrupt every", func(s *Spec) { s.Transient = faults.TransientPlan{Mode: "during", Every: -1} }, "Transient.Every"},
 		{"each", func(s *Spec) { s.Workload = "each" }, "Workload"},
 		{"crashes", func(s *Spec) {
-			s.Faults = FaultPlan{Crashes: 1, Spacing: "exp", Every: 1, Down: 1, DownDist: "exp", Target: "random"}
+			s.Faults = faults.FaultPlan{Crashes: 1, Spacing: "exp", Every: 1, Down: 1, DownDist: "exp", Target: "random"}
 		}, "Faults.Crashes"},
 	}
 	if err := good.Validate(); err != nil {
@@ -123,7 +125,7 @@ func TestKoflCorruptions(t *testing.T) {
 	var invented, injected, destroyed int64
 	for seed := uint64(1); seed <= 12; seed++ {
 		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 40, Workload: "saturated", Seed: seed, CSTime: 1, Ell: 3, KMax: 2,
-			Check: CheckFull, Transient: TransientPlan{Mode: "during", Events: 8, Every: 10}}
+			Check: CheckFull, Transient: faults.TransientPlan{Mode: "during", Events: 8, Every: 10}}
 		r, err := Run(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -150,7 +152,7 @@ func TestKoflAdversarial(t *testing.T) {
 		for _, n := range []int{4, 8, 16} {
 			for _, timeout := range []float64{0, 1.5} {
 				spec := Spec{Algorithm: "kofl", Nodes: n, Requests: 30, Workload: "poisson", Seed: 7, CSTime: 1, Ell: 3, KMax: 2,
-					Check: CheckFull, Timeout: timeout, Transient: TransientPlan{Mode: "adversarial", Adversary: name}}
+					Check: CheckFull, Timeout: timeout, Transient: faults.TransientPlan{Mode: "adversarial", Adversary: name}}
 				label := fmt.Sprintf("%s/N=%d/timeout=%g", name, n, timeout)
 				r, err := Run(spec)
 				if err != nil {
@@ -185,7 +187,7 @@ func TestKoflTimeout(t *testing.T) {
 	delta := map[float64]float64{}
 	for _, timeout := range []float64{1, 4, 16} {
 		spec := Spec{Algorithm: "kofl", Nodes: 8, Requests: 20, Workload: "sequential", Seed: 2, CSTime: 1, Ell: 3, KMax: 2,
-			Timeout: timeout, Transient: TransientPlan{Mode: "initial"}}
+			Timeout: timeout, Transient: faults.TransientPlan{Mode: "initial"}}
 		r, err := Run(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -204,7 +206,7 @@ func TestKoflTimeout(t *testing.T) {
 	}{{"kofl", 0.5}, {"kofl", -1}, {"kofl", 1e5}, {"opencube", 4}} {
 		s := Spec{Algorithm: c.algo, Nodes: 8, Requests: 1, Workload: "sequential", Seed: 1, Timeout: c.timeout}
 		err := s.Validate()
-		var fe *FieldError
+		var fe *field.Error
 		if !errors.As(err, &fe) || fe.Field != "Timeout" {
 			t.Errorf("%s timeout %g: %v", c.algo, c.timeout, err)
 		}

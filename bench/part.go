@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/safety"
@@ -439,7 +440,7 @@ func (p *Part) reportTo(r *snapshot) {
 	}
 	if p.world {
 		for _, id := range p.hosted() {
-			if IsTarget(p.spec.Faults.Target, int(id), p.nodes[id], p.tally.Crashes, p.pmax) {
+			if faults.IsTarget(p.spec.Faults.Target, int(id), p.nodes[id], p.tally.Crashes, p.pmax) {
 				r.Candidates = append(r.Candidates, id)
 			}
 		}

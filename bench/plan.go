@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -10,9 +9,11 @@ import (
 	"sync"
 
 	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
 )
 
@@ -60,8 +61,8 @@ type Plan struct {
 // schedule is what a run of a plan draws from its seed before it starts,
 // and the bounds that follow from it.
 type schedule struct {
-	// faults are the crashes planned (FaultPlan.plan).
-	faults []fault
+	// faults are the crashes planned (faults.FaultPlan.plan).
+	faults []faults.Fault
 	// corruptions are the times of the corruption events of a transient
 	// plan during the run (seconds), and transient the transient stream
 	// past them: the draws of the initial configuration or of the
@@ -96,13 +97,13 @@ func (p *Plan) schedule() *schedule {
 			*sc = *l.run
 			sc.faults = nil
 		} else {
-			pcg := rand.NewPCG(s.Seed, streamTransient)
+			pcg := rand.NewPCG(s.Seed, stream.Transient)
 			if s.Transient.On() {
-				sc.corruptions = s.Transient.corruptionTimes(rand.New(pcg), s.Delta)
+				sc.corruptions = s.Transient.CorruptionTimes(rand.New(pcg), s.Delta)
 			}
 			sc.transient = *pcg
-			sc.faults = s.Faults.plan(s.Seed, s.Nodes, s.Delta)
-			sc.until = workloadEnd(p.Settle, sc.faults)
+			sc.faults = s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
+			sc.until = faults.WorkloadEnd(sc.faults, p.Settle)
 			if k := len(sc.corruptions); k > 0 {
 				sc.until = max(sc.until, sc.corruptions[k-1]+p.Settle)
 			}
@@ -141,7 +142,7 @@ func invariants(a proto.Algorithm, crashes bool) ([]proto.Invariant, bool) {
 }
 
 // Resolve fills in the defaults of s, validates it and resolves its
-// algorithm, once: the plan everything after it reads, or the *FieldError
+// algorithm, once: the plan everything after it reads, or the *field.Error
 // naming the first bad field.
 func (s Spec) Resolve() (*Plan, error) {
 	reg, err := registered(s.Algorithm)
@@ -198,12 +199,12 @@ func namesWhere(keep func(proto.Algorithm) bool) string {
 	return strings.Join(out, ", ")
 }
 
-// registered returns the algorithm registered as name, or the *FieldError
+// registered returns the algorithm registered as name, or the *field.Error
 // of the spec's Algorithm.
 func registered(name string) (proto.Algorithm, error) {
 	a, ok := algo.Lookup(name)
 	if !ok {
-		return nil, fieldErr("Algorithm", "unknown algorithm %q (allowed: %s)", name, strings.Join(algo.Ordered(), ", "))
+		return nil, field.Errorf("Algorithm", "unknown algorithm %q (allowed: %s)", name, strings.Join(algo.Ordered(), ", "))
 	}
 	return a, nil
 }
@@ -217,14 +218,14 @@ func configure(s Spec, reg proto.Algorithm) (proto.Algorithm, error) {
 		ell, kmax := s.unitsWith(reg)
 		c, err := k.WithUnits(ell, kmax, s.Seed)
 		if err != nil {
-			return nil, fieldErr("KMax", "ℓ = %d, K = %d: %w", ell, kmax, err)
+			return nil, field.Errorf("KMax", "ℓ = %d, K = %d: %w", ell, kmax, err)
 		}
 		a = c
 	}
 	if t, ok := a.(proto.TimeoutAlgorithm); ok && s.Timeout != 0 {
 		c, err := t.WithTimeout(s.Timeout)
 		if err != nil {
-			return nil, fieldErr("Timeout", "%w", err)
+			return nil, field.Errorf("Timeout", "%w", err)
 		}
 		a = c
 	}
@@ -241,7 +242,7 @@ func configure(s Spec, reg proto.Algorithm) (proto.Algorithm, error) {
 // fill fills in the defaults of the zero fields of s.
 func (s *Spec) fill() { s.fillWith(lookup(s.Algorithm)) }
 
-// Validate returns an error naming the first bad field of s (a *FieldError).
+// Validate returns an error naming the first bad field of s (a *field.Error).
 func (s *Spec) Validate() error {
 	reg, err := registered(s.Algorithm)
 	if err != nil {
@@ -254,19 +255,19 @@ func (s *Spec) Validate() error {
 func (s *Spec) validateWith(reg proto.Algorithm) error {
 	if a, ok := reg.(proto.AnySizeAlgorithm); ok && a.AnySize() {
 		if s.Nodes < 2 {
-			return fieldErr("Nodes", "%d is not ≥ 2", s.Nodes)
+			return field.Errorf("Nodes", "%d is not ≥ 2", s.Nodes)
 		}
 	} else if err := hypercube.Validate(s.Nodes, 2); err != nil {
-		return fieldErr("Nodes", "%w", err)
+		return field.Errorf("Nodes", "%w", err)
 	}
 	if s.Nodes > hypercube.MaxNodes {
-		return fieldErr("Nodes", "%d is more than the supported 2^26", s.Nodes)
+		return field.Errorf("Nodes", "%d is more than the supported 2^26", s.Nodes)
 	}
 	if s.Requests <= 0 || s.Requests >= 1<<32-1 {
-		return fieldErr("Requests", "%d is not in 1..2^32-2", s.Requests)
+		return field.Errorf("Requests", "%d is not in 1..2^32-2", s.Requests)
 	}
 	if err := ValidWorkload(s.Workload); err != nil {
-		return fieldErr("Workload", "%w", err)
+		return field.Errorf("Workload", "%w", err)
 	}
 	if err := s.validateTimeout(reg); err != nil {
 		return err
@@ -279,35 +280,35 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 	}
 	for _, e := range s.Transient.Edits {
 		if e.Node >= s.Nodes {
-			return fieldErr("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
+			return field.Errorf("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
 		}
 	}
 	if _, ok := kexclusion(reg); ok && s.Workload == "each" {
-		return fieldErr("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
+		return field.Errorf("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
 	}
 	if s.Workload == "each" && s.Nodes > EachMaxNodes {
-		return fieldErr("Nodes", "the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
+		return field.Errorf("Nodes", "the each workload costs N² and stops at %d nodes, got %d", EachMaxNodes, s.Nodes)
 	}
-	if err := inRange("Delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
+	if err := field.InRange("Delta", s.Delta, MinDelta, MaxDelta, false, "seconds"); err != nil {
 		return err
 	}
-	if err := inRange("CSTime", s.CSTime, 0, MaxTime, false, "δ"); err != nil {
+	if err := field.InRange("CSTime", s.CSTime, 0, field.MaxTime, false, "δ"); err != nil {
 		return err
 	}
-	if err := inRange("Think", s.Think, MinThink, MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
+	if err := field.InRange("Think", s.Think, MinThink, field.MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
 		return err // only the poisson workload thinks
 	}
 	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {
-		return fieldErr("MinDelay", "%g is not in [0, 1] (a fraction of δ)", s.MinDelay)
+		return field.Errorf("MinDelay", "%g is not in [0, 1] (a fraction of δ)", s.MinDelay)
 	}
-	if err := inRange("CSEstimate", s.CSEstimate, 0, MaxTime, false, "δ; 0: cs-time"); err != nil {
+	if err := field.InRange("CSEstimate", s.CSEstimate, 0, field.MaxTime, false, "δ; 0: cs-time"); err != nil {
 		return err
 	}
 	if !(s.LateFraction >= 0 && s.LateFraction <= 1) {
-		return fieldErr("LateFraction", "%g is not a fraction in [0, 1]", s.LateFraction)
+		return field.Errorf("LateFraction", "%g is not a fraction in [0, 1]", s.LateFraction)
 	}
 	if s.LateFraction > 0 && s.LateFactor != 0 {
-		if err := inRange("LateFactor", s.LateFactor, 1, MaxTime, true, "a multiple of δ"); err != nil {
+		if err := field.InRange("LateFactor", s.LateFactor, 1, field.MaxTime, true, "a multiple of δ"); err != nil {
 			return err
 		}
 	}
@@ -317,23 +318,23 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 	if s.Faults.Crashes > 0 && s.Workload == "saturated" && s.CSTime < MinThink {
 		// It issues requests until the fault plan is over; with a CS time
 		// of 0 the node holding the token enters again at the same instant.
-		return fieldErr("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", num(s.CSTime), num(MinThink), num(MaxTime))
+		return field.Errorf("CSTime", "%s is not in [%s, %s] (δ), which the saturated workload with crashes needs", field.Num(s.CSTime), field.Num(MinThink), field.Num(field.MaxTime))
 	}
 	if _, ok := reg.(proto.FaultTolerantAlgorithm); (s.Faults.Crashes > 0 || s.FT) && !ok {
-		return fieldErr("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(algo.FaultTolerant(), ", "))
+		return field.Errorf("Faults.Crashes", "%s has no failure protocol and would lose the token or a permission for good (fault-tolerant: %s)", s.Algorithm, strings.Join(algo.FaultTolerant(), ", "))
 	}
 	if s.Repair && s.Faults.Crashes == 0 {
-		return fieldErr("Repair", "the repair pass follows a run with crashes")
+		return field.Errorf("Repair", "the repair pass follows a run with crashes")
 	}
 	if s.Faults.Crashes > 0 && s.Workload == "each" {
-		return fieldErr("Workload", "each runs lone requests from the initial configuration and takes no crashes")
+		return field.Errorf("Workload", "each runs lone requests from the initial configuration and takes no crashes")
 	}
 	if s.Protocol != "" && s.Protocol != ProtocolOCBench {
 		if !slices.Contains(Protocols, s.Protocol) {
-			return fieldErr("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
+			return field.Errorf("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
 		}
 		if !offers(reg, s.Protocol) {
-			return fieldErr("Protocol", "only %s has a failure protocol", namesWhere(func(a proto.Algorithm) bool { return offers(a, s.Protocol) }))
+			return field.Errorf("Protocol", "only %s has a failure protocol", namesWhere(func(a proto.Algorithm) bool { return offers(a, s.Protocol) }))
 		}
 	}
 	return nil
@@ -371,7 +372,7 @@ func (s *Spec) fillWith(reg proto.Algorithm) {
 		s.Ell, s.KMax = s.unitsWith(reg)
 	}
 	if _, ok := reg.(proto.SelfStabilizingAlgorithm); ok {
-		s.Transient = s.Transient.filled()
+		s.Transient = s.Transient.Filled()
 	}
 	if s.FT && s.Protocol == "" {
 		s.Protocol = ProtocolOCBench
@@ -409,21 +410,21 @@ func (s *Spec) validateUnits(reg proto.Algorithm) error {
 	if !ok {
 		switch {
 		case s.Ell != 0:
-			return fieldErr("Ell", "only k-exclusion algorithms (%s) have units; %s has none", algo.KExclusionNames(), s.Algorithm)
+			return field.Errorf("Ell", "only k-exclusion algorithms (%s) have units; %s has none", algo.KExclusionNames(), s.Algorithm)
 		case s.KMax != 0:
-			return fieldErr("KMax", "only k-exclusion algorithms (%s) take requests of k units; %s has none", algo.KExclusionNames(), s.Algorithm)
+			return field.Errorf("KMax", "only k-exclusion algorithms (%s) take requests of k units; %s has none", algo.KExclusionNames(), s.Algorithm)
 		}
 		return nil
 	}
 	if s.Ell < 0 || s.Ell > MaxEll {
-		return fieldErr("Ell", "%d is not in 1..%d", s.Ell, MaxEll)
+		return field.Errorf("Ell", "%d is not in 1..%d", s.Ell, MaxEll)
 	}
 	ell, k := s.unitsWith(reg)
 	if k < 1 || k > ell {
-		return fieldErr("KMax", "%d is not in 1..ℓ = %d", s.KMax, ell)
+		return field.Errorf("KMax", "%d is not in 1..ℓ = %d", s.KMax, ell)
 	}
 	if _, err := a.WithUnits(ell, k, s.Seed); err != nil {
-		return fieldErr("KMax", "ℓ = %d, K = %d: %w", ell, k, err)
+		return field.Errorf("KMax", "ℓ = %d, K = %d: %w", ell, k, err)
 	}
 	return nil
 }
@@ -435,13 +436,13 @@ func (s *Spec) validateTimeout(reg proto.Algorithm) error {
 	}
 	t, ok := reg.(proto.TimeoutAlgorithm)
 	if !ok {
-		return fieldErr("Timeout", "%s has no time-out to set (algorithms with one: %s)", s.Algorithm, namesWhere(func(a proto.Algorithm) bool {
+		return field.Errorf("Timeout", "%s has no time-out to set (algorithms with one: %s)", s.Algorithm, namesWhere(func(a proto.Algorithm) bool {
 			_, ok := a.(proto.TimeoutAlgorithm)
 			return ok
 		}))
 	}
 	if _, err := t.WithTimeout(s.Timeout); err != nil {
-		return fieldErr("Timeout", "%w", err)
+		return field.Errorf("Timeout", "%w", err)
 	}
 	return nil
 }
@@ -490,7 +491,7 @@ func simCheck(c Check) sim.Check {
 // baselineOf returns the spec of the crash-free baseline of a run of spec.
 func baselineOf(spec Spec) Spec {
 	base := spec
-	base.Faults = FaultPlan{}
+	base.Faults = faults.FaultPlan{}
 	base.Trace = nil
 	base.Progress = nil
 	return base
@@ -503,39 +504,3 @@ func NeedsBaseline(spec Spec) bool { return spec.Faults.Crashes > 0 && !spec.NoB
 // Baseline returns the spec of the crash-free baseline of a run of spec
 // (NeedsBaseline): its workload issues requests until the run's does.
 func Baseline(spec Spec) Spec { return baselineOf(spec) }
-
-// num formats a number for a message (results.Number).
-func num(x float64) string { return results.Number(x) }
-
-// FieldError is a spec that cannot run, for a reason that belongs to one
-// of its fields: Field names it as a Go path in Spec ("Nodes",
-// "Faults.Crashes", "Transient.Mode"; "Placement" for a runtime's
-// placement). A program maps it to its own words (cmd/ocbench: the flag).
-type FieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-
-// Unwrap returns the reason.
-func (e *FieldError) Unwrap() error { return e.Err }
-
-// fieldErr returns a FieldError of field, its reason formatted as by
-// fmt.Errorf.
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
-}
-
-// inRange returns an error naming field unless lo ≤ x ≤ hi (lo < x when
-// open), with what the accepted range is and its unit.
-func inRange(field string, x, lo, hi float64, open bool, unit string) error {
-	if (open && x > lo || !open && x >= lo) && x <= hi {
-		return nil
-	}
-	left := "["
-	if open {
-		left = "("
-	}
-	return fieldErr(field, "%s is not in %s%s, %s] (%s)", num(x), left, num(lo), num(hi), unit)
-}

@@ -1,6 +1,10 @@
 package bench
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ocbench/ocbench/faults"
+)
 
 // TestProgress: the progress callback is called now and then (not per
 // event), counts never go back, and the last call is marked done with the
@@ -12,7 +16,7 @@ func TestProgress(t *testing.T) {
 	}{
 		{"failure-free", Spec{Algorithm: "opencube", Nodes: 16, Requests: 3000, Workload: "sequential", Seed: 1, CSTime: 1}},
 		{"crashes", Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: 1, CSTime: 1,
-			Faults: FaultPlan{Crashes: 20, Spacing: "exp", Every: 100, Down: 20, DownDist: "exp", Target: "random"}}},
+			Faults: faults.FaultPlan{Crashes: 20, Spacing: "exp", Every: 100, Down: 20, DownDist: "exp", Target: "random"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -141,10 +142,9 @@ func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
 		r.StatedCostSource, r.StatedCostKind = cost.Source, cost.Kind.String()
 	}
 	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
-		faults := plan.schedule().faults
 		m := ft.FaultModel()
 		r.FaultModel = m.Text
-		r.FaultModelBroken = outside(m, faults)
+		r.FaultModelBroken = faults.Outside(m, plan.schedule().faults)
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -59,12 +60,12 @@ func replay(s Spec, reg proto.Algorithm) string {
 		case "initial":
 			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
 		case "adversarial":
-			args = append(args, "--adversary", t.adversary(s.Seed, adversaries(reg)), "--link-cap", strconv.Itoa(t.LinkCap))
+			args = append(args, "--adversary", t.AdversaryFor(s.Seed, proto.AdversariesOf(reg)), "--link-cap", strconv.Itoa(t.LinkCap))
 		case "during":
 			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
 		}
 		if len(t.Edits) > 0 {
-			args = append(args, "--edits", FormatEdits(t.Edits))
+			args = append(args, "--edits", faults.FormatEdits(t.Edits))
 		}
 	}
 	if s.Timeout != 0 {

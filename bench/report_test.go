@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
 )
@@ -22,7 +23,7 @@ func TestReportTo(t *testing.T) {
 	for _, spec := range []Spec{
 		{Algorithm: "opencube", Nodes: 16, Requests: 40, Workload: "sequential", Seed: 1, CSTime: 1},
 		{Algorithm: "opencube", Nodes: 16, Requests: 60, Workload: "poisson", Seed: 2, CSTime: 1, Think: 4, FT: true,
-			Faults: FaultPlan{Crashes: 3, Spacing: "exp", Every: 20, Down: 10, DownDist: "exp", Target: "token"}},
+			Faults: faults.FaultPlan{Crashes: 3, Spacing: "exp", Every: 20, Down: 10, DownDist: "exp", Target: "token"}},
 	} {
 		t.Run(string(spec.Workload), func(t *testing.T) {
 			plan, err := spec.Resolve()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -14,7 +16,7 @@ func TestResolve(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		spec  Spec
-		field string // the FieldError's field; "" if the spec resolves
+		field string // the field.Error's field; "" if the spec resolves
 		check func(t *testing.T, p *Plan)
 	}{
 		{name: "kofl units", spec: Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: Sequential, Ell: 5, KMax: 3},
@@ -27,7 +29,7 @@ func TestResolve(t *testing.T) {
 				}
 			}},
 		{name: "opencube with crashes", spec: Spec{Algorithm: "opencube", Nodes: 8, Requests: 10, Workload: Sequential, CSTime: 1,
-			Faults: FaultPlan{Crashes: 1, Spacing: "fixed", Every: 50, Down: 20, DownDist: "fixed", Target: "random"}},
+			Faults: faults.FaultPlan{Crashes: 1, Spacing: "fixed", Every: 50, Down: 20, DownDist: "fixed", Target: "random"}},
 			check: func(t *testing.T, p *Plan) {
 				if !p.Spec.FT {
 					t.Error("a spec with crashes resolves without FT")
@@ -47,9 +49,9 @@ func TestResolve(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := c.spec.Resolve()
 			if c.field != "" {
-				var fe *FieldError
+				var fe *field.Error
 				if !errors.As(err, &fe) || fe.Field != c.field {
-					t.Fatalf("Resolve() = %v, %v; want a *FieldError of %s", p, err, c.field)
+					t.Fatalf("Resolve() = %v, %v; want a *field.Error of %s", p, err, c.field)
 				}
 				return
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
@@ -40,7 +41,7 @@ type Spec struct {
 	TraceTree bool
 
 	// Faults is the fault plan (no crashes if Faults.Crashes is 0).
-	Faults FaultPlan
+	Faults faults.FaultPlan
 	// FT runs the algorithm's failure protocol (proto.FaultTolerantAlgorithm)
 	// even without crashes.
 	FT bool
@@ -65,7 +66,7 @@ type Spec struct {
 	Ell, KMax int
 	// Transient is the transient-fault plan of a self-stabilizing
 	// algorithm (proto.SelfStabilizingAlgorithm).
-	Transient TransientPlan
+	Transient faults.TransientPlan
 	// Timeout is the algorithm's time-out, for an algorithm that takes one
 	// as a parameter (proto.TimeoutAlgorithm: kofl's Root, in δ per ring
 	// node); 0 means the algorithm's own.
@@ -104,14 +105,6 @@ const (
 // FullCheckMaxNodes is the largest N for which the automatic check level
 // runs the O(N) structural invariants after every step.
 const FullCheckMaxNodes = 256
-
-// Streams of the seeded generators: each part of a run draws from its own
-// stream, so that adding crashes to a run does not change its workload.
-const (
-	streamWorkload = 1
-	streamFaults   = 3
-	streamTargets  = 4
-)
 
 // outcome is what a run leaves for the record: its parts' counts added
 // up.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
@@ -254,15 +255,15 @@ func RunSplit(spec Spec, owner []int) (*results.Run, error) {
 func Splittable(spec Spec) error {
 	switch {
 	case spec.MinDelay < MinVirtualDelay:
-		return fieldErr("MinDelay", "%s is below %s: the parts of a run in virtual time exchange messages once per window of %sδ, so no message may take less", num(spec.MinDelay), num(MinVirtualDelay), num(WindowWidth))
+		return field.Errorf("MinDelay", "%s is below %s: the parts of a run in virtual time exchange messages once per window of %sδ, so no message may take less", field.Num(spec.MinDelay), field.Num(MinVirtualDelay), field.Num(WindowWidth))
 	case spec.Workload == "each":
-		return fieldErr("Workload", "each is computed in one process; run it without mpirun")
+		return field.Errorf("Workload", "each is computed in one process; run it without mpirun")
 	case spec.Check == CheckFull:
-		return fieldErr("Check", "full checks read every node after every step, which only the simulator can; the parts check the critical sections and tokens at every window boundary")
+		return field.Errorf("Check", "full checks read every node after every step, which only the simulator can; the parts check the critical sections and tokens at every window boundary")
 	case spec.LateFraction > 0:
-		return fieldErr("LateFraction", "messages delayed beyond δ on purpose are counted by the simulator's checks after every step; run them in the simulator")
+		return field.Errorf("LateFraction", "messages delayed beyond δ on purpose are counted by the simulator's checks after every step; run them in the simulator")
 	case spec.Repair:
-		return fieldErr("Repair", "the repair pass reads every node; run it in the simulator")
+		return field.Errorf("Repair", "the repair pass reads every node; run it in the simulator")
 	}
 	return nil
 }

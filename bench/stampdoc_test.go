@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/faults"
 )
 
 // TestStampDocumented: every message type that carries a Stamp says what
@@ -22,7 +23,7 @@ func TestStampDocumented(t *testing.T) {
 	}
 	for _, a := range algo.FaultTolerant() {
 		s := specs[a]
-		s.Faults = FaultPlan{Crashes: 2, Spacing: "exp", Every: 200, Start: 50, Down: 100, DownDist: "exp", Target: "random"}
+		s.Faults = faults.FaultPlan{Crashes: 2, Spacing: "exp", Every: 200, Start: 50, Down: 100, DownDist: "exp", Target: "random"}
 		specs[a+"/crashes"] = s
 	}
 	for name, s := range specs {

@@ -1,6 +1,10 @@
 package bench
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ocbench/ocbench/faults"
+)
 
 // TestSuspicionReplays replays the three crash runs that issue 27 (item 5)
 // reported with one false suspicion each, with every invariant checked
@@ -38,7 +42,7 @@ func TestSuspicionReplays(t *testing.T) {
 			t.Parallel()
 			s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 10000, Workload: Poisson, Seed: c.seed, CSTime: 1,
 				Think: c.think, MinDelay: c.minDelay, FIFO: c.fifo, Check: CheckFull, NoBaseline: true,
-				Faults: FaultPlan{Crashes: 50, Spacing: "exp", Every: 200, Down: 20, DownDist: "exp", Target: "random"}}
+				Faults: faults.FaultPlan{Crashes: 50, Spacing: "exp", Every: 200, Down: 20, DownDist: "exp", Target: "random"}}
 			r, err := Run(s)
 			if err != nil {
 				t.Fatal(err)

@@ -8,17 +8,6 @@ import (
 	"github.com/ocbench/ocbench/sim"
 )
 
-// PlannedCounts returns the empty counts of one rank of a distributed
-// runtime (sim.Planned): every crash of the plan is taken to happen at its
-// planned time.
-func PlannedCounts(plan []Fault) sim.Counts {
-	times := make([]float64, len(plan))
-	for k, f := range plan {
-		times[k] = f.At
-	}
-	return sim.Planned(times)
-}
-
 // fill writes the counts t into r, the record of a run of plan made by
 // newRecord (requests issued and served set): messages by type and cause,
 // messages per request (perRequest: the normal messages of each issued

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -16,7 +17,7 @@ func TestTracesCheck(t *testing.T) {
 	type tc struct {
 		algo     string
 		workload WorkloadKind
-		target   Target
+		target   faults.Target
 		crashes  int
 	}
 	var cases []tc
@@ -25,7 +26,7 @@ func TestTracesCheck(t *testing.T) {
 			cases = append(cases, tc{a, w, "", 0})
 		}
 	}
-	for _, target := range Targets {
+	for _, target := range faults.Targets {
 		cases = append(cases, tc{"opencube", "poisson", target, 20}, tc{"opencube", "saturated", target, 20})
 	}
 	for _, c := range cases {
@@ -33,7 +34,7 @@ func TestTracesCheck(t *testing.T) {
 			var buf bytes.Buffer
 			s := Spec{Algorithm: c.algo, Nodes: 16, Requests: 300, Workload: c.workload, Seed: 3, CSTime: 1, Trace: &buf}
 			if c.crashes > 0 {
-				s.Faults = FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: c.target}
+				s.Faults = faults.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: c.target}
 			}
 			r, err := Run(s)
 			if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -22,7 +24,7 @@ import (
 var Workloads = []WorkloadKind{Sequential, Poisson, Saturated, Each}
 
 // ValidWorkload returns an error unless name is a workload.
-func ValidWorkload(name WorkloadKind) error { return oneOf("workload", name, Workloads) }
+func ValidWorkload(name WorkloadKind) error { return field.OneOf("workload", name, Workloads) }
 
 // Host is what a workload drives: a runtime hosting the nodes. Times are in
 // seconds.
@@ -142,7 +144,7 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 		c.TagStride = 1
 	}
 	n := c.Nodes
-	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, streamWorkload)), n: n,
+	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, stream.Workload)), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
 		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, nd: make([]nodeLoad, n)}
 	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited

@@ -22,7 +22,7 @@ import (
 )
 
 // MinUp is how many nodes stay up whatever the crash budget (the
-// simulator's rule, bench.MinUp: a crash waits while only 2 are up).
+// simulator's rule, faults.MinUp: a crash waits while only 2 are up).
 const MinUp = 2
 
 // Config is a system to explore.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	_ "github.com/ocbench/ocbench/opencube" // registers the algorithm
 )
 
@@ -37,7 +38,7 @@ func TestStallReplays(t *testing.T) {
 			t.Parallel()
 			s := bench.Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 1, Workload: c.load, Think: c.think,
 				Seed: c.seed, CSTime: 1, MinDelay: 0.5, Check: bench.CheckFull, NoBaseline: true,
-				Faults: bench.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+				Faults: faults.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 			r, err := bench.Run(s)
 			if err != nil {
 				t.Fatal(err)

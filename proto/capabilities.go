@@ -97,3 +97,13 @@ type EnumerableAlgorithm interface {
 	// DescribeConfiguration writes a configuration on one line.
 	DescribeConfiguration(c Configuration) string
 }
+
+// AdversariesOf returns the names of a's adversarial configurations
+// (AdversarialAlgorithm), none if it builds none.
+func AdversariesOf(a Algorithm) []string {
+	v, ok := a.(AdversarialAlgorithm)
+	if !ok {
+		return nil
+	}
+	return v.Adversaries()
+}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/opencube"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -135,7 +137,7 @@ func TestParity(t *testing.T) {
 func TestCheckRejects(t *testing.T) {
 	ok := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 10, Workload: "poisson", Seed: 1}
 	crash := ok
-	crash.Faults = bench.FaultPlan{Crashes: 3, Spacing: "exp", Every: 50, Down: 10, DownDist: "exp", Target: "random"}
+	crash.Faults = faults.FaultPlan{Crashes: 3, Spacing: "exp", Every: 50, Down: 10, DownDist: "exp", Target: "random"}
 	cases := []struct {
 		name  string
 		edit  func(*bench.Spec)
@@ -175,7 +177,7 @@ func TestCheckRejects(t *testing.T) {
 func TestCrashes(t *testing.T) {
 	spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: 3,
 		Delta: 4e-3, CSTime: 1, Think: 80,
-		Faults: bench.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}}
+		Faults: faults.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}}
 	r := runTimely(t, 4, spec, nil)
 	if r.Failures != 6 || r.Recoveries != 6 {
 		t.Errorf("failures %d recoveries %d, want 6 and 6", r.Failures, r.Recoveries)
@@ -346,7 +348,7 @@ func TestMixedRuns(t *testing.T) {
 	}
 	crash := bench.Spec{Algorithm: "opencube", Nodes: 32, Requests: 1, Workload: "poisson", Seed: 3,
 		Delta: 2e-3, CSTime: 1, Think: 80,
-		Faults: bench.FaultPlan{Crashes: 4, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}}
+		Faults: faults.FaultPlan{Crashes: 4, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}}
 	specs := []bench.Spec{seq("opencube", 16), crash, seq("naimi-trehel", 32), seq("raymond", 8)}
 	recs := runSeedsLocal(t, 4, specs)
 	if len(recs) != len(specs) {
@@ -414,7 +416,7 @@ func TestUnrequestedEntry(t *testing.T) {
 func TestMinDelta(t *testing.T) {
 	s := bench.Spec{Algorithm: "opencube", Nodes: 2, Requests: 1, Workload: "sequential", Seed: 1, Delta: 1e-9}
 	_, _, err := Check(s, "", 2)
-	var fe *bench.FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Field != "Delta" {
 		t.Errorf("δ = 1 ns: error %v, want a refusal of Delta", err)
 	}

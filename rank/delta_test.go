@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/results"
 )
 
@@ -78,7 +79,7 @@ func TestRunSeeds(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		specs = append(specs, bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: seed,
 			Delta: 4e-3, CSTime: 1, Think: 80,
-			Faults: bench.FaultPlan{Crashes: 4 + int(seed), Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}})
+			Faults: faults.FaultPlan{Crashes: 4 + int(seed), Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: "random"}})
 	}
 	const p = 4
 	recs := runSeedsLocal(t, p, specs)

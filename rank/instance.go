@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
@@ -23,7 +24,7 @@ type instance struct {
 	nodes []proto.Node // all N; only the hosted ones are stepped
 	local []proto.NodeID
 	down  []bool
-	plan  []bench.Fault
+	plan  []faults.Fault
 	// res is the run's plan, resolved once (the controller's and the
 	// algorithm's).
 	res *bench.Plan
@@ -94,7 +95,7 @@ type queued struct {
 	sent float64
 }
 
-func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []bench.Fault) *instance {
+func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []faults.Fault) *instance {
 	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan, place: pl, owner: make([]int32, s.Nodes),
 		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
 		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
@@ -110,7 +111,7 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
 	in.res = bench.MustResolve(s)
 	in.names = in.res.Algorithm.MessageTypes()
-	in.stats.Counts = bench.PlannedCounts(plan)
+	in.stats.Counts = faults.PlannedCounts(plan)
 	return in
 }
 
@@ -427,7 +428,7 @@ func (in *instance) nodeOf(k uint32) proto.NodeID {
 // planCrash schedules crash k of the plan, f, whose victim is fixed: every
 // rank's controller decides it at its time, and the rank that hosts the
 // victim crashes it, and recovers it at f.Up.
-func (in *instance) planCrash(k int, f bench.Fault) {
+func (in *instance) planCrash(k int, f faults.Fault) {
 	id, took := proto.NodeID(f.Node), false
 	in.at(f.At, func() {
 		if took = in.ctl.Crash(k, nil, proto.Nil) == id; took && in.hosts(id) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/mpi"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestMPIKofl(t *testing.T) {
 	p := mpi.WorldSize()
 	spec := bench.Spec{Algorithm: "kofl", Nodes: max(4, 2*p), Requests: 100, Workload: "poisson", Seed: 3, Delta: 2e-3, CSTime: 1,
-		Ell: 3, KMax: 2, Transient: bench.TransientPlan{Mode: "initial"}}
+		Ell: 3, KMax: 2, Transient: faults.TransientPlan{Mode: "initial"}}
 	got, err := Run(MPI{}, spec, Options{Placement: "block"})
 	if err != nil {
 		t.Fatalf("rank %d: %v", mpi.WorldRank(), err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 )
 
 // TestKofl: kofl runs on goroutine ranks — Start at time 0, an arbitrary
@@ -17,7 +18,7 @@ func TestKofl(t *testing.T) {
 	for _, c := range []struct {
 		nodes, p  int
 		workload  bench.WorkloadKind
-		transient bench.TransientMode
+		transient faults.TransientMode
 	}{
 		{16, 4, "poisson", "none"},
 		{16, 4, "saturated", "initial"},
@@ -26,7 +27,7 @@ func TestKofl(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("N%d/P%d/%s/%s", c.nodes, c.p, c.workload, c.transient), func(t *testing.T) {
 			spec := bench.Spec{Algorithm: "kofl", Nodes: c.nodes, Requests: 64, Workload: c.workload, Seed: 5,
-				Delta: 2e-3, CSTime: 1, Ell: 4, KMax: 2, Transient: bench.TransientPlan{Mode: c.transient}}
+				Delta: 2e-3, CSTime: 1, Ell: 4, KMax: 2, Transient: faults.TransientPlan{Mode: c.transient}}
 			got := runLocal(t, c.p, spec, Options{Placement: "block"})
 			var byK int64
 			for _, n := range got.KDistribution {
@@ -67,7 +68,7 @@ func TestCheckUnits(t *testing.T) {
 // simulator's view of the links.
 func TestCheckRejectsCorruptions(t *testing.T) {
 	spec := bench.Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: "poisson", Seed: 1, CSTime: 1,
-		Transient: bench.TransientPlan{Mode: "during"}}
+		Transient: faults.TransientPlan{Mode: "during"}}
 	if _, _, err := Check(spec, "block", 2); err == nil || !strings.HasPrefix(err.Error(), "Transient.Mode: under MPI only initial") {
 		t.Errorf("got %v", err)
 	}

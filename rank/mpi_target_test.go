@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/mpi"
 )
 
@@ -21,9 +22,9 @@ func TestMPITargetedCrashes(t *testing.T) {
 	if n < 4 {
 		n = 4
 	}
-	for _, target := range []bench.Target{"token", "root"} {
+	for _, target := range []faults.Target{"token", "root"} {
 		spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 1, Delta: 4e-3, CSTime: 1,
-			Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: 40, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: target}}
+			Think: 10 * float64(n), Faults: faults.FaultPlan{Crashes: 40, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: target}}
 		r, err := Run(MPI{}, spec, Options{})
 		if err != nil {
 			t.Fatalf("rank %d: %s: %v", mpi.WorldRank(), target, err)

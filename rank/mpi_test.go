@@ -17,6 +17,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/proto"
@@ -113,7 +114,7 @@ func TestMPICrashes(t *testing.T) {
 			continue
 		}
 		spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 5, Delta: 4e-3, CSTime: 1,
-			Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+			Think: 10 * float64(n), Faults: faults.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 		r, err := Run(MPI{}, spec, Options{})
 		if err != nil {
 			t.Fatalf("rank %d: N=%d: %v", mpi.WorldRank(), n, err)
@@ -414,7 +415,7 @@ func TestMPIParityOverhead(t *testing.T) {
 	var specs []bench.Spec
 	for seed := uint64(1); seed <= 3; seed++ {
 		specs = append(specs, bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: seed, Delta: 4e-3, CSTime: 1,
-			Think: 10 * float64(n), Faults: bench.FaultPlan{Crashes: 30, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}})
+			Think: 10 * float64(n), Faults: faults.FaultPlan{Crashes: 30, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}})
 	}
 	var recs []*results.Run
 	err := mpi.OnThread(func() error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/trace"
 )
@@ -28,7 +29,7 @@ func TestMPITrace(t *testing.T) {
 	}
 	spec := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 1, Delta: 4e-3, CSTime: 1,
 		Think: 10 * float64(n), Trace: w,
-		Faults: bench.FaultPlan{Crashes: 40, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+		Faults: faults.FaultPlan{Crashes: 40, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 	r, err := Run(MPI{}, spec, Options{})
 	if err != nil {
 		t.Fatalf("rank %d: %v", mpi.WorldRank(), err)

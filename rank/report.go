@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/safety"
 	"github.com/ocbench/ocbench/sim"
@@ -113,9 +114,9 @@ func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 // (results.SumCounts), the counts onto the plan's (Counts.Add), and the
 // messages per request serial; what is per rank (the rank, its host, its
 // CPU time, its earliest delivery) is zero, read from each report.
-func addReports(plan []bench.Fault, reps []*rankReport) *rankReport {
+func addReports(plan []faults.Fault, reps []*rankReport) *rankReport {
 	sum := results.SumCounts(reps)
-	sum.Counts = bench.PlannedCounts(plan)
+	sum.Counts = faults.PlannedCounts(plan)
 	sum.PerTag = map[uint32]int64{}
 	for _, rep := range reps {
 		sum.Counts.Add(&rep.Counts)

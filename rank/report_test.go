@@ -3,7 +3,7 @@ package rank
 import (
 	"testing"
 
-	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/results/mergetest"
 )
 
@@ -13,8 +13,8 @@ import (
 // checks) and the messages per request are not dropped, and what is per
 // rank is declared so and left to assemble.
 func TestReportRules(t *testing.T) {
-	plan := []bench.Fault{{At: 1}}
-	bg := func() *rankReport { return &rankReport{Counts: bench.PlannedCounts(plan)} }
+	plan := []faults.Fault{{At: 1}}
+	bg := func() *rankReport { return &rankReport{Counts: faults.PlannedCounts(plan)} }
 	merge := func(a, b *rankReport) *rankReport { return addReports(plan, []*rankReport{a, b}) }
 	mergetest.CheckRules(t, bg, merge, map[string]mergetest.Custom[rankReport]{
 		"Rank":     {Kept: true},

@@ -13,6 +13,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/mpi"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -100,11 +101,11 @@ func (e *ValidationError) Unwrap() error { return e.Err }
 const MinDelta = DeltaFloor
 
 // Check returns the normalized spec and placement for a run on p ranks, or
-// a ValidationError around the bench.FieldError at fault ("Ranks" for the
+// a ValidationError around the field.Error at fault ("Ranks" for the
 // number of ranks, "Placement" for the placement).
 func Check(spec bench.Spec, placement string, p int) (bench.Spec, hypercube.Placement, error) {
-	bad := func(field, format string, args ...any) (bench.Spec, hypercube.Placement, error) {
-		return spec, nil, &ValidationError{&bench.FieldError{Field: field, Err: fmt.Errorf(format, args...)}}
+	bad := func(name, format string, args ...any) (bench.Spec, hypercube.Placement, error) {
+		return spec, nil, &ValidationError{field.Errorf(name, format, args...)}
 	}
 	s, err := spec.Normalized()
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -16,11 +16,11 @@ import (
 // victim is chosen at the crash time from the state of the run, which no
 // rank sees whole. At the planned time of crash k, every rank sends rank 0
 // a report: for each node it hosts, whether it is down, up, or up and a
-// candidate (bench.IsTarget: holds the token, is on a request's path, is
+// candidate (faults.IsTarget: holds the token, is on a request's path, is
 // the root), and, for the token, the destination of the last token it sent
 // to another rank (a token in flight). Once rank 0 has every rank's report
-// of crash k, it chooses as the simulator does (bench.ChooseVictim, the controller's rule): a
-// candidate drawn with the seed's target generator (bench.TargetRand) from
+// of crash k, it chooses as the simulator does (faults.ChooseVictim, the controller's rule): a
+// candidate drawn with the seed's target generator (faults.TargetRand) from
 // the candidates in node order; for the token with no holder reported, the
 // destination of the latest token sent (if up); with no candidate, a node
 // up. It sends the choice to the rank hosting the victim, which crashes it
@@ -80,7 +80,7 @@ type targetRound struct {
 }
 
 // planTarget schedules this rank's report for targeted crash k.
-func (in *instance) planTarget(k int, f bench.Fault) {
+func (in *instance) planTarget(k int, f faults.Fault) {
 	if in.tgt == nil {
 		in.tgt = &targeting{token: proto.TokenType(in.names), tokenTo: proto.Nil}
 		if in.j.rank == 0 {
@@ -105,7 +105,7 @@ func (in *instance) reportTargets(k uint32) {
 		s := byte(nodeDown)
 		switch {
 		case in.down[id]:
-		case bench.IsTarget(in.spec.Faults.Target, int(id), in.nodes[id], 0, 0):
+		case faults.IsTarget(in.spec.Faults.Target, int(id), in.nodes[id], 0, 0):
 			s = nodeCandidate
 		default:
 			s = nodeUp
@@ -204,7 +204,7 @@ func (in *instance) reported(k uint32, src int, b []byte) {
 
 // chooseTarget is the controller's decision of targeted crash k from
 // every rank's report (bench.Controller.CrashSeen: the rule of
-// bench.ChooseVictim): the victim, or proto.Nil to skip the crash.
+// faults.ChooseVictim): the victim, or proto.Nil to skip the crash.
 func (in *instance) chooseTarget(k uint32, r *targetRound) proto.NodeID {
 	state := make([]byte, in.n)
 	for rk, s := range r.states {

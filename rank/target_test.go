@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -13,11 +14,11 @@ import (
 // planned crashes happen (or are counted as skipped), and no two nodes are
 // ever in the critical section.
 func TestTargetedCrashes(t *testing.T) {
-	for _, target := range []bench.Target{"token", "path", "root"} {
+	for _, target := range []faults.Target{"token", "path", "root"} {
 		t.Run(string(target), func(t *testing.T) {
 			spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 1, Workload: "poisson", Seed: 3,
 				Delta: 4e-3, CSTime: 1, Think: 80,
-				Faults: bench.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: target}}
+				Faults: faults.FaultPlan{Crashes: 6, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: target}}
 			r := runTimely(t, 4, spec, nil)
 			if r.Failures < 5 || r.Failures > 6 || r.OverheadPerFailure.N != r.Failures {
 				t.Errorf("failures %d (overhead samples %d), want 6 (5 if one was skipped)", r.Failures, r.OverheadPerFailure.N)
@@ -48,7 +49,7 @@ func TestChooseTarget(t *testing.T) {
 		return r
 	}
 	for _, c := range []struct {
-		target  bench.Target
+		target  faults.Target
 		states  string
 		tokenTo proto.NodeID
 		want    []proto.NodeID // the victims allowed; none: skipped
@@ -63,7 +64,7 @@ func TestChooseTarget(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%s", c.target, c.states), func(t *testing.T) {
 			const crashes = 20
 			spec, err := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Workload: "poisson", Seed: 1, FT: true,
-				Faults: bench.FaultPlan{Crashes: crashes, Spacing: "fixed", Every: 10, Down: 1, DownDist: "fixed", Target: c.target}}.Normalized()
+				Faults: faults.FaultPlan{Crashes: crashes, Spacing: "fixed", Every: 10, Down: 1, DownDist: "fixed", Target: c.target}}.Normalized()
 			if err != nil {
 				t.Fatal(err)
 			}

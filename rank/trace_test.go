@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/trace"
 )
@@ -17,7 +18,7 @@ func TestTrace(t *testing.T) {
 	for _, c := range []struct {
 		algo       string
 		workload   bench.WorkloadKind
-		target     bench.Target
+		target     faults.Target
 		crashes, p int
 	}{
 		{"opencube", "poisson", "random", 8, 4},
@@ -31,7 +32,7 @@ func TestTrace(t *testing.T) {
 				Delta: 4e-3, CSTime: 1, Think: 80}
 			if c.crashes > 0 {
 				spec.Requests = 1
-				spec.Faults = bench.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: c.target}
+				spec.Faults = faults.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 40, Down: 10, DownDist: "exp", Target: c.target}
 			}
 			r := runTimely(t, c.p, spec, func(s *bench.Spec) {
 				buf.Reset()

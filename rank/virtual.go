@@ -15,6 +15,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
 )
@@ -55,11 +56,11 @@ func (v Virtual) Supports(s bench.Spec) error {
 
 // CheckVirtual returns the plan of spec and the placement for a run on p
 // ranks in virtual time, or a ValidationError around the
-// bench.FieldError at fault ("Ranks" for the number of ranks, "Placement"
+// field.Error at fault ("Ranks" for the number of ranks, "Placement"
 // for the placement).
 func CheckVirtual(spec bench.Spec, placement string, p int) (*bench.Plan, hypercube.Placement, error) {
-	bad := func(field, format string, args ...any) (*bench.Plan, hypercube.Placement, error) {
-		return nil, nil, &ValidationError{&bench.FieldError{Field: field, Err: fmt.Errorf(format, args...)}}
+	bad := func(name, format string, args ...any) (*bench.Plan, hypercube.Placement, error) {
+		return nil, nil, &ValidationError{field.Errorf(name, format, args...)}
 	}
 	plan, err := spec.Resolve()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/results"
 )
 
@@ -71,7 +72,7 @@ func virtualCases() map[string]bench.Spec {
 	}
 	for _, a := range algo.FaultTolerant() {
 		s := base(a, 16, "poisson", 40)
-		s.Faults = bench.FaultPlan{Crashes: 4, Spacing: "exp", Every: 100, Start: 20, Down: 50, DownDist: "exp", Target: "random"}
+		s.Faults = faults.FaultPlan{Crashes: 4, Spacing: "exp", Every: 100, Start: 20, Down: 50, DownDist: "exp", Target: "random"}
 		out[a+"/crashes"] = s
 		q := base(a, 8, "sequential", 30)
 		q.Faults = s.Faults
@@ -84,24 +85,24 @@ func virtualCases() map[string]bench.Spec {
 		name string
 		wl   bench.WorkloadKind
 		n    int
-		tr   bench.TransientPlan
+		tr   faults.TransientPlan
 		to   float64
 	}{
-		{"kofl/none-poisson", "poisson", 16, bench.TransientPlan{Mode: "none"}, 0},
-		{"kofl/initial-sequential", "sequential", 8, bench.TransientPlan{Mode: "initial"}, 0},
-		{"kofl/initial-poisson", "poisson", 16, bench.TransientPlan{Mode: "initial"}, 0},
-		{"kofl/adversarial-saturated", "saturated", 16, bench.TransientPlan{Mode: "adversarial"}, 0},
-		{"kofl/initial-timeout", "poisson", 8, bench.TransientPlan{Mode: "initial"}, 3},
-		{"kofl/during-poisson", "poisson", 16, bench.TransientPlan{Mode: "during", Events: 12, Every: 8}, 0},
-		{"kofl/during-sequential", "sequential", 8, bench.TransientPlan{Mode: "during", Events: 8, Every: 10}, 0},
+		{"kofl/none-poisson", "poisson", 16, faults.TransientPlan{Mode: "none"}, 0},
+		{"kofl/initial-sequential", "sequential", 8, faults.TransientPlan{Mode: "initial"}, 0},
+		{"kofl/initial-poisson", "poisson", 16, faults.TransientPlan{Mode: "initial"}, 0},
+		{"kofl/adversarial-saturated", "saturated", 16, faults.TransientPlan{Mode: "adversarial"}, 0},
+		{"kofl/initial-timeout", "poisson", 8, faults.TransientPlan{Mode: "initial"}, 3},
+		{"kofl/during-poisson", "poisson", 16, faults.TransientPlan{Mode: "during", Events: 12, Every: 8}, 0},
+		{"kofl/during-sequential", "sequential", 8, faults.TransientPlan{Mode: "during", Events: 8, Every: 10}, 0},
 	} {
 		s := base("kofl", c.n, c.wl, 40)
 		s.Ell, s.KMax, s.FIFO, s.Transient, s.Timeout = 3, 2, true, c.tr, c.to
 		out[c.name] = s
 	}
-	for _, target := range bench.Targets {
+	for _, target := range faults.Targets {
 		s := base("opencube", 32, "saturated", 64)
-		s.Faults = bench.FaultPlan{Crashes: 5, Spacing: "exp", Every: 60, Start: 10, Down: 30, DownDist: "exp", Target: target}
+		s.Faults = faults.FaultPlan{Crashes: 5, Spacing: "exp", Every: 60, Start: 10, Down: 30, DownDist: "exp", Target: target}
 		out["opencube/saturated-crash-"+string(target)] = s
 	}
 	return out
@@ -158,7 +159,7 @@ func TestVirtualBatch(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, n := range []int{16, 32} {
 			s := bench.Spec{Algorithm: "opencube", Nodes: n, Workload: "poisson", Requests: 1, Seed: seed, CSTime: 1, Think: 10 * float64(n),
-				MinDelay: bench.DefaultMinDelay, Faults: bench.FaultPlan{Crashes: 10 + n/4, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
+				MinDelay: bench.DefaultMinDelay, Faults: faults.FaultPlan{Crashes: 10 + n/4, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Target: "random"}}
 			specs = append(specs, s)
 		}
 	}
@@ -182,9 +183,9 @@ func TestVirtualProgress(t *testing.T) {
 	var calls []bench.Progress
 	specs := []bench.Spec{
 		{Algorithm: "opencube", Nodes: 8, Requests: 1, Workload: "poisson", Think: 80, MinDelay: 0.5, Seed: 1,
-			Faults: bench.FaultPlan{Crashes: 5, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
+			Faults: faults.FaultPlan{Crashes: 5, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
 		{Algorithm: "opencube", Nodes: 8, Requests: 1, Workload: "poisson", Think: 80, MinDelay: 0.5, Seed: 2,
-			Faults: bench.FaultPlan{Crashes: 20, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
+			Faults: faults.FaultPlan{Crashes: 20, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
 	}
 	specs[0].Progress = func(p bench.Progress) { calls = append(calls, p) }
 	recs := runVirtual(t, 2, "block", specs)

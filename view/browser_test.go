@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 )
 
 var screenshot = flag.String("screenshot", "", "write a PNG of the crash trace's page to this file (make view-png: published/view.png)")
@@ -395,10 +396,10 @@ func TestBrowserKinds(t *testing.T) {
 		tree  bool
 	}{
 		{"kofl, transient faults", run(bench.Spec{Algorithm: "kofl", Nodes: 8, Requests: 60, Workload: "poisson",
-			Transient: bench.TransientPlan{Mode: "during", Events: 2}}), false},
+			Transient: faults.TransientPlan{Mode: "during", Events: 2}}), false},
 		{"ricart-agrawala", run(bench.Spec{Algorithm: "ricart-agrawala", Nodes: 8, Requests: 40, Workload: "poisson"}), false},
 		{"opencube without father lines", noFathers(run(bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 40, Workload: "poisson",
-			Faults: bench.FaultPlan{Crashes: 2, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}})), false},
+			Faults: faults.FaultPlan{Crashes: 2, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}})), false},
 		{"one node", []byte(`{"t":0,"node":0,"ev":"request"}` + "\n" + `{"t":0,"node":0,"ev":"enter"}` + "\n" + `{"t":0.001,"node":0,"ev":"exit"}` + "\n"), false},
 	}
 	for _, c := range cases {

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/ocbench/ocbench/algo/all" // registers the algorithms
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 )
 
 // crashTrace runs the open-cube in the simulator (N = 8, poisson, two
@@ -20,7 +21,7 @@ func crashTrace(t testing.TB, nodes, requests, crashes int) []byte {
 	s := bench.Spec{Algorithm: "opencube", Nodes: nodes, Requests: int64(requests), Workload: "poisson", Seed: 1, CSTime: 1,
 		Trace: &buf, TraceTree: true, NoBaseline: true}
 	if crashes > 0 {
-		s.Faults = bench.FaultPlan{Crashes: crashes, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}
+		s.Faults = faults.FaultPlan{Crashes: crashes, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}
 	}
 	if _, err := bench.Run(s); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -209,7 +210,7 @@ func TestEveryAlgorithm(t *testing.T) {
 // robin, the same lines with the initial fathers in another order.
 func TestFatherLinesSplit(t *testing.T) {
 	spec := bench.Spec{Algorithm: "opencube", Nodes: 16, Requests: 100, Workload: "poisson", Seed: 4, CSTime: 1, MinDelay: bench.MinVirtualDelay,
-		TraceTree: true, NoBaseline: true, Faults: bench.FaultPlan{Crashes: 2, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}}
+		TraceTree: true, NoBaseline: true, Faults: faults.FaultPlan{Crashes: 2, Spacing: "exp", Every: 30, Down: 10, DownDist: "exp", Target: "random"}}
 	var want bytes.Buffer
 	spec.Trace = &want
 	if _, err := bench.Run(spec); err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 )
 
 // TestCrashes runs the algorithm with its failure protocol on the
@@ -18,7 +19,7 @@ func TestCrashes(t *testing.T) {
 	for _, c := range []struct {
 		n        int
 		workload bench.WorkloadKind
-		target   bench.Target
+		target   faults.Target
 		seeds    int
 	}{
 		{4, "poisson", "token", 60},
@@ -31,7 +32,7 @@ func TestCrashes(t *testing.T) {
 			for seed := 1; seed <= c.seeds; seed++ {
 				spec := bench.Spec{Algorithm: "mishra-srimani", Nodes: c.n, Requests: 100, Workload: c.workload,
 					Seed: uint64(seed), CSTime: 1, Check: bench.CheckFull, NoBaseline: true,
-					Faults: bench.FaultPlan{Crashes: 20, Spacing: "fixed", Every: 100, Down: 20, DownDist: "fixed", Target: c.target}}
+					Faults: faults.FaultPlan{Crashes: 20, Spacing: "fixed", Every: 100, Down: 20, DownDist: "fixed", Target: c.target}}
 				r, err := bench.Run(spec)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 )
 
 // TestCrashes runs the failure protocol in the simulator with crashes and
@@ -18,7 +19,7 @@ func TestCrashes(t *testing.T) {
 		n           int
 		workload    bench.WorkloadKind
 		every, down float64
-		target      bench.Target
+		target      faults.Target
 		seeds       int
 	}{
 		{"one at a time", 8, "poisson", 300, 20, "random", 20},
@@ -31,7 +32,7 @@ func TestCrashes(t *testing.T) {
 			for seed := 1; seed <= c.seeds; seed++ {
 				r, err := bench.Run(bench.Spec{Algorithm: "nishio", Nodes: c.n, Requests: 300, Workload: c.workload, Seed: uint64(seed),
 					CSTime: 1, Check: bench.CheckFull, NoBaseline: true,
-					Faults: bench.FaultPlan{Crashes: 30, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp", Target: c.target}})
+					Faults: faults.FaultPlan{Crashes: 30, Spacing: "exp", Every: c.every, Down: c.down, DownDist: "exp", Target: c.target}})
 				if err != nil {
 					t.Fatal(err)
 				}

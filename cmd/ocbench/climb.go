@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/results"
 )
 
@@ -144,7 +145,7 @@ func runClimbJSON(o *options, spec bench.Spec, stdout io.Writer) (int, error) {
 }
 
 // editsString is edits as --edits takes them: comma-separated.
-func editsString(edits []bench.Edit) string {
+func editsString(edits []faults.Edit) string {
 	s := make([]string, len(edits))
 	for i, e := range edits {
 		s[i] = e.String()

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/internal/field"
 )
 
-// flagOf maps the fields of bench.Spec (bench.FieldError's paths) to the
+// flagOf maps the fields of bench.Spec (field.Error's paths) to the
 // flags that set them; "Ranks" is mpirun's -np.
 var flagOf = map[string]string{
 	"Algorithm":           "--algo",
@@ -51,10 +51,10 @@ var flagOf = map[string]string{
 }
 
 // flagError returns err in the words of the command line: a
-// bench.FieldError (alone, or wrapped in a runtime's validation error)
+// field.Error (alone, or wrapped in a runtime's validation error)
 // becomes "--flag: reason"; any other error is returned as it is.
 func flagError(err error) error {
-	var fe *bench.FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) {
 		return err
 	}

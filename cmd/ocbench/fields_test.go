@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/rank"
 )
 
-// specFields returns the paths of t's fields, nested structs of the bench
-// package walked into ("Faults.Crashes").
+// specFields returns the paths of t's fields, nested structs of ocbench's
+// packages walked into ("Faults.Crashes").
 func specFields(t reflect.Type, prefix string) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Type.Kind() == reflect.Struct && f.Type.PkgPath() == t.PkgPath() {
+		if f.Type.Kind() == reflect.Struct && strings.HasPrefix(f.Type.PkgPath(), "github.com/ocbench/ocbench/") {
 			out = append(out, specFields(f.Type, prefix+f.Name+".")...)
 			continue
 		}
@@ -57,7 +58,7 @@ func TestFlagError(t *testing.T) {
 	}{
 		{bad.Validate(), "--nodes: "},
 		{mpiErr, "--workload: each is computed in one process"},
-		{&bench.FieldError{Field: "Ranks", Err: errors.New("3 ranks")}, "mpirun -np: 3 ranks"},
+		{&field.Error{Field: "Ranks", Err: errors.New("3 ranks")}, "mpirun -np: 3 ranks"},
 		{errors.New("plain"), "plain"},
 	} {
 		if got := flagError(c.err); got == nil || !strings.HasPrefix(got.Error(), c.want) {

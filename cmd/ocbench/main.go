@@ -9,6 +9,8 @@ package main
 import (
 	"github.com/ocbench/ocbench/algo"
 	_ "github.com/ocbench/ocbench/algo/all" // every algorithm, registered
+	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/field"
 
 	"bufio"
 	"errors"
@@ -128,7 +130,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(algo.Ordered(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+algo.KExclusionNames()+"), survey (the survey's: "+strings.Join(algo.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(algo.FaultTolerant(), ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2; in the simulator, any N ≥ 2 for the algorithms that need no hypercube ("+strings.Join(algo.AnySizeNames(), ", ")+")")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
-	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+bench.Join(bench.Workloads))
+	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+field.Join(bench.Workloads))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
@@ -137,23 +139,23 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it); ocbench check-trace checks it, ocbench view draws it")
 	o.delta = bench.DefaultDelta
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
-	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: bench.MaxTime, unit: "δ"}, false, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
-	floatVar(fs, &o.think, "think", 0, floatRange{lo: bench.MinThink, hi: bench.MaxTime, unit: "δ; 0: N × cs-time"}, false, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
+	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: field.MaxTime, unit: "δ"}, false, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
+	floatVar(fs, &o.think, "think", 0, floatRange{lo: bench.MinThink, hi: field.MaxTime, unit: "δ; 0: N × cs-time"}, false, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
 	floatVar(fs, &o.minDelay, "min-delay", bench.DefaultMinDelay, floatRange{lo: 0, hi: 1, unit: "a fraction of δ"}, false, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ]; MPI in virtual time needs at least 0.5)")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, as the papers allow)")
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
 	fs.IntVar(&o.crashes, "crashes", 0, "node crashes to inject, 0..1000000 (algorithms with a failure protocol: "+strings.Join(algo.FaultTolerant(), ", ")+"; 2 nodes stay up at all times, so N ≥ 4: a crash waits for a recovery while only 2 are up)")
 	fs.StringVar(&o.crashSpacing, "crash-spacing", "exp", "gaps between crashes: exp (exponential, mean --crash-every) or fixed")
-	floatVar(fs, &o.crashEvery, "crash-every", 200, floatRange{lo: bench.MinGap, hi: bench.MaxTime, unit: "δ"}, false, "mean (or fixed) gap between crashes, in δ, in [0.001, 1e6]")
-	floatVar(fs, &o.crashStart, "crash-start", 0, floatRange{lo: 0, hi: bench.MaxTime, unit: "δ"}, false, "time from which crash gaps are counted, in δ, in [0, 1e6]")
-	floatVar(fs, &o.downtime, "downtime", 20, floatRange{lo: bench.MinGap, hi: bench.MaxTime, unit: "δ"}, false, "downtime of a crashed node, in δ, in [0.001, 1e6]: mean (exp) or exact (fixed)")
+	floatVar(fs, &o.crashEvery, "crash-every", 200, floatRange{lo: faults.MinGap, hi: field.MaxTime, unit: "δ"}, false, "mean (or fixed) gap between crashes, in δ, in [0.001, 1e6]")
+	floatVar(fs, &o.crashStart, "crash-start", 0, floatRange{lo: 0, hi: field.MaxTime, unit: "δ"}, false, "time from which crash gaps are counted, in δ, in [0, 1e6]")
+	floatVar(fs, &o.downtime, "downtime", 20, floatRange{lo: faults.MinGap, hi: field.MaxTime, unit: "δ"}, false, "downtime of a crashed node, in δ, in [0.001, 1e6]: mean (exp) or exact (fixed)")
 	fs.StringVar(&o.downtimeDist, "downtime-dist", "exp", "downtime distribution: exp or fixed")
 	floatVar(fs, &o.permanent, "permanent", 0, floatRange{lo: 0, hi: 1, unit: "a fraction"}, false, "fraction of crashes from which the node never recovers, in [0, 1]; at most N−3 nodes go down for good (so 2 stay up and a third can recover): a plan that expects more is refused, and a crash drawn permanent beyond that recovers after its downtime")
-	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+bench.Join(bench.Targets))
-	floatVar(fs, &o.csEstimate, "cs-estimate", 0, floatRange{lo: 0, hi: bench.MaxTime, unit: "δ; 0: cs-time"}, false, "the root's estimate e of a critical section, in δ, in [0, 1e6] (0: cs-time)")
+	fs.StringVar(&o.crashTarget, "crash-target", "random", "crash victims: "+field.Join(faults.Targets))
+	floatVar(fs, &o.csEstimate, "cs-estimate", 0, floatRange{lo: 0, hi: field.MaxTime, unit: "δ; 0: cs-time"}, false, "the root's estimate e of a critical section, in δ, in [0, 1e6] (0: cs-time)")
 	fs.BoolVar(&o.ft, "ft", false, "run the algorithm's failure protocol (its timers, searches, detection traffic) even without crashes (fault-tolerant algorithms only)")
 	floatVar(fs, &o.late, "delay-violations", 0, floatRange{lo: 0, hi: 1, unit: "a fraction"}, false, "fraction of messages delayed beyond δ on purpose (safety rests on δ: this shows what breaks)")
-	floatVar(fs, &o.lateFactor, "late-factor", 10, floatRange{lo: 1, hi: bench.MaxTime, openLo: true, unit: "a multiple of δ"}, false, "a late message's delay is uniform in (δ, late-factor·δ]; late-factor in (1, 1e6]")
+	floatVar(fs, &o.lateFactor, "late-factor", 10, floatRange{lo: 1, hi: field.MaxTime, openLo: true, unit: "a multiple of δ"}, false, "a late message's delay is uniform in (δ, late-factor·δ]; late-factor in (1, 1e6]")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the crash-free baseline run (no differential overhead)")
 	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench (the project's: requesters watch the holders of their requests, confirmed regeneration) or paper (§5 as written: suspicion on a 2·pmax·δ clock, regeneration at once; can make two tokens, docs/failures.md)")
 	fs.BoolVar(&o.repair, "repair", false, "with crashes: after the workload every live node requests once more, one at a time, and the father relation must then be an open-cube (a broken one is a violation)")
@@ -164,10 +166,10 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.edits, "edits", "", "--transient initial or adversarial: edits of the initial configuration, nK@S (node K's state re-drawn from seed S) or lK@S (the link out of node K), comma-separated: what --climb prints to replay the worst configuration it found")
 	fs.IntVar(&o.climb, "climb", 0, "worst-case climb: this many edits of the initial configuration (--transient initial or adversarial), each kept if stabilization takes no fewer asynchronous rounds; prints the worst found with its replay command")
 	floatVar(fs, &o.timeout, "timeout", 0, floatRange{text: "the algorithm's range (" + timeoutHelp() + ")"}, false, "the time-out of an algorithm that takes one as a parameter ("+timeoutHelp()+")")
-	fs.IntVar(&o.corruptions, "corruptions", bench.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
-	floatVar(fs, &o.corruptEvery, "corrupt-every", bench.DefaultCorruptEvery, floatRange{lo: 0, hi: bench.MaxTime, openLo: true, unit: "δ"}, false, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
+	fs.IntVar(&o.corruptions, "corruptions", faults.DefaultCorruptions, "--transient during: the number of corruption events, in 1..1000000")
+	floatVar(fs, &o.corruptEvery, "corrupt-every", faults.DefaultCorruptEvery, floatRange{lo: 0, hi: field.MaxTime, openLo: true, unit: "δ"}, false, "--transient during: mean gap between corruption events (exponential), in δ, in (0, 1e6]")
 	fs.StringVar(&o.maxMemory, "max-memory", "", "memory budget of a run: one estimated to need more is refused (bytes, or with K, M, G, T; default half the machine's memory, MemTotal in /proc/meminfo, else 4G)")
-	fs.IntVar(&o.linkCap, "link-cap", bench.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", bench.MaxLinkCap))
+	fs.IntVar(&o.linkCap, "link-cap", faults.DefaultLinkCap, fmt.Sprintf("--transient initial: a link's capacity: 0..link-cap junk messages on each link, link-cap in 1..%d", faults.MaxLinkCap))
 	fs.IntVar(&o.search, "search", 0, "worst-case search: run this many seeds from --seed (each a different arbitrary configuration or fault plan) and report the worst stabilization with its seed and replay command (a random search; like --repeat, with the worst run singled out)")
 	fs.StringVar(&o.clock, "clock", "virtual", "under mpirun: virtual (the ranks replay the simulator's run of the seed exactly, on any machine) or wall (real time and delays, δ verdicts, --delta auto; for a core per rank)")
 	fs.BoolVar(&o.verify, "verify", true, "under mpirun in virtual time: replay every run in the simulator on rank 0 and require the same record (--verify=false skips it)")
@@ -180,7 +182,7 @@ func newFlags(o *options) *pflag.FlagSet {
 }
 
 // limits is the help's paragraph on the bounds of the flags and the budget
-// of a run (bench.MaxTime, bench.MinThink, bench.MinUp, budgetFor).
+// of a run (field.MaxTime, bench.MinThink, faults.MinUp, budgetFor).
 const limits = `
 Bounds and budget:
   A value out of its range (given with each flag above) is refused: one line naming the flag and the
@@ -377,11 +379,11 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	// The spec reads 0 as the default: refuse an explicit 0.
 	switch {
 	case o.corruptions == 0:
-		return nil, usageError{fmt.Errorf("--corruptions: 0 is not in 1..%d", bench.MaxCrashes)}
+		return nil, usageError{fmt.Errorf("--corruptions: 0 is not in 1..%d", faults.MaxCrashes)}
 	case o.corruptEvery == 0:
-		return nil, usageError{fmt.Errorf("--corrupt-every: 0 is not in (0, %s] (δ)", num(bench.MaxTime))}
+		return nil, usageError{fmt.Errorf("--corrupt-every: 0 is not in (0, %s] (δ)", num(field.MaxTime))}
 	case o.linkCap == 0:
-		return nil, usageError{fmt.Errorf("--link-cap: 0 is not in 1..%d", bench.MaxLinkCap)}
+		return nil, usageError{fmt.Errorf("--link-cap: 0 is not in 1..%d", faults.MaxLinkCap)}
 	}
 	named := map[string]bool{} // algorithms named, not from a group
 	for _, a := range o.algos {
@@ -434,7 +436,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		return nil, usageError{err}
 	}
 	if o.lateFactor == 0 { // the spec reads 0 as the default, 10
-		return nil, usageError{fmt.Errorf("--late-factor: 0 is not in (1, %s] (a multiple of δ)", num(bench.MaxTime))}
+		return nil, usageError{fmt.Errorf("--late-factor: 0 is not in (1, %s] (a multiple of δ)", num(field.MaxTime))}
 	}
 	var out []config
 	budget := bench.DefaultMaxMemory()
@@ -455,8 +457,8 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: bench.WorkloadKind(o.workload), Seed: o.seed,
 			Delta: o.delta, CSTime: o.csTime, Think: think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
-			Faults: bench.FaultPlan{Crashes: sh.crashes, Spacing: bench.Dist(o.crashSpacing), Every: o.crashEvery, Start: o.crashStart,
-				Down: o.downtime, DownDist: bench.Dist(o.downtimeDist), Permanent: o.permanent, Target: bench.Target(o.crashTarget)},
+			Faults: faults.FaultPlan{Crashes: sh.crashes, Spacing: faults.Dist(o.crashSpacing), Every: o.crashEvery, Start: o.crashStart,
+				Down: o.downtime, DownDist: faults.Dist(o.downtimeDist), Permanent: o.permanent, Target: faults.Target(o.crashTarget)},
 			FT: o.ft, CSEstimate: o.csEstimate, LateFraction: o.late, LateFactor: o.lateFactor, NoBaseline: o.noBaseline, Repair: o.repair, Protocol: bench.Protocol(o.protocol)}
 		// --ell, --k-max and --transient go to the algorithms that take
 		// them, and to any algorithm named (which Validate then refuses).
@@ -464,11 +466,11 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			s.Ell, s.KMax = o.ell, o.kMax
 		}
 		if named[sh.algo] || algo.IsSelfStabilizing(sh.algo) {
-			edits, err := bench.ParseEdits(o.edits)
+			edits, err := faults.ParseEdits(o.edits)
 			if err != nil {
 				return nil, usageError{fmt.Errorf("--edits: %w", err)}
 			}
-			s.Transient = bench.TransientPlan{Mode: bench.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap, Adversary: o.adversary, Edits: edits}
+			s.Transient = faults.TransientPlan{Mode: faults.TransientMode(o.transient), Events: o.corruptions, Every: o.corruptEvery, LinkCap: o.linkCap, Adversary: o.adversary, Edits: edits}
 			s.Timeout = o.timeout
 		}
 		if o.check == "auto" && sh.nodes <= bench.FullCheckMaxNodes && !o.virtualMPI() {
@@ -514,11 +516,11 @@ func checkThink(o *options, nodes int, think float64) error {
 	} else {
 		think = float64(nodes) * o.csTime
 	}
-	if think >= bench.MinThink && think <= bench.MaxTime {
+	if think >= bench.MinThink && think <= field.MaxTime {
 		return nil
 	}
 	return fmt.Errorf("--think: %s = %sδ is not in [%s, %s] (δ); give --think, or a --cs-time that puts it in range",
-		what, num(think), num(bench.MinThink), num(bench.MaxTime))
+		what, num(think), num(bench.MinThink), num(field.MaxTime))
 }
 
 // applyIPSC2 sets the ipsc2 preset's parameters, except those given as flags.

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 )
 
 // TestProgressDescribe: the text before the bar says which run it is, or
@@ -33,8 +34,8 @@ func TestProgressDescribe(t *testing.T) {
 // takes at most width−1 columns, so that the terminal never wraps it and
 // redraws never stack; a resize between redraws is followed.
 func TestProgressFitsTerminal(t *testing.T) {
-	list := []config{{spec: bench.Spec{Nodes: 32, Requests: 1, Faults: bench.FaultPlan{Crashes: 300}}},
-		{spec: bench.Spec{Nodes: 64, Requests: 1, Faults: bench.FaultPlan{Crashes: 200}}}}
+	list := []config{{spec: bench.Spec{Nodes: 32, Requests: 1, Faults: faults.FaultPlan{Crashes: 300}}},
+		{spec: bench.Spec{Nodes: 64, Requests: 1, Faults: faults.FaultPlan{Crashes: 200}}}}
 	for _, width := range []int{1, 10, 40, 80, 100, 200} {
 		var b strings.Builder
 		clock := time.Unix(0, 0)

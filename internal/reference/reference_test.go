@@ -18,6 +18,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/reference.json")
@@ -29,8 +30,8 @@ func cases() map[string]bench.Spec {
 	base := func(algo string, n int, wl bench.WorkloadKind, req int64) bench.Spec {
 		return bench.Spec{Algorithm: algo, Nodes: n, Workload: wl, Requests: req, Seed: 7, CSTime: bench.DefaultCSTime}
 	}
-	crashes := func(k int, target bench.Target) bench.FaultPlan {
-		return bench.FaultPlan{Crashes: k, Spacing: "exp", Every: 200, Start: 50, Down: 100, DownDist: "exp", Target: target}
+	crashes := func(k int, target faults.Target) faults.FaultPlan {
+		return faults.FaultPlan{Crashes: k, Spacing: "exp", Every: 200, Start: 50, Down: 100, DownDist: "exp", Target: target}
 	}
 	out := map[string]bench.Spec{}
 	for _, a := range algo.Ordered() {
@@ -42,7 +43,7 @@ func cases() map[string]bench.Spec {
 	out["opencube/sequential-256"] = base("opencube", 256, "sequential", 300)
 	out["opencube/each"] = base("opencube", 32, "each", 1)
 	out["raymond/fifo"] = func() bench.Spec { s := base("raymond", 16, "poisson", 60); s.FIFO = true; return s }()
-	for _, t := range bench.Targets {
+	for _, t := range faults.Targets {
 		s := base("opencube", 32, "poisson", 60)
 		s.Faults = crashes(4, t)
 		out["opencube/crash-"+string(t)] = s
@@ -69,9 +70,9 @@ func cases() map[string]bench.Spec {
 	rep.Faults.Permanent = 0.3
 	rep.Repair = true
 	out["opencube/repair"] = rep
-	for _, m := range []bench.TransientMode{"initial", "during"} {
+	for _, m := range []faults.TransientMode{"initial", "during"} {
 		s := base("kofl", 8, "poisson", 40)
-		s.Transient = bench.TransientPlan{Mode: m}
+		s.Transient = faults.TransientPlan{Mode: m}
 		out["kofl/transient-"+string(m)] = s
 	}
 	return out

@@ -1,4 +1,4 @@
-package bench
+package faults
 
 import (
 	"fmt"
@@ -7,24 +7,9 @@ import (
 	"sort"
 	"testing"
 	"time"
-)
 
-// within runs f and fails the test if it takes more than limit, so that a
-// regression that hangs fails instead. f runs on another goroutine: it must
-// report with t.Error, not t.Fatal.
-func within(t *testing.T, limit time.Duration, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(limit):
-		t.Fatalf("still running after %v", limit)
-	}
-}
+	"github.com/ocbench/ocbench/internal/timebox"
+)
 
 // TestPlanTerminates feeds the fault planner plans that would leave fewer
 // than MinUp nodes up, were it to follow them (Validate refuses most of
@@ -61,8 +46,8 @@ func TestPlanTerminates(t *testing.T) {
 		f := FaultPlan{Crashes: c.crashes, Spacing: c.spacing, Every: c.every, Down: c.down, DownDist: c.spacing,
 			Permanent: c.perm, Target: c.target}
 		for seed := uint64(1); seed <= 3; seed++ {
-			var faults []fault
-			within(t, 60*time.Second, func() { faults = f.plan(seed, c.nodes, 1) })
+			var faults []Fault
+			timebox.Within(t, 60*time.Second, func() { faults = f.Schedule(seed, c.nodes, 1) })
 			if c.nodes < MinUp+1 {
 				if len(faults) != 0 {
 					t.Fatalf("%s seed %d: %d crashes planned on %d nodes", name, seed, len(faults), c.nodes)
@@ -83,7 +68,7 @@ func TestPlanTerminates(t *testing.T) {
 // for good and, with victims drawn (random targets), a victim is up when it
 // crashes and MinUp nodes are up at all times. At equal times a crash comes
 // before a recovery, as in a run (the crash was scheduled first).
-func checkPlan(faults []fault, nodes int, victims bool) error {
+func checkPlan(faults []Fault, nodes int, victims bool) error {
 	permanent := 0
 	for k, f := range faults {
 		if math.IsNaN(f.At) || math.IsInf(f.At, 0) || f.At < 0 || (f.Up >= 0 && f.Up < f.At) || (k > 0 && f.At < faults[k-1].At) {
@@ -158,7 +143,7 @@ func TestPlanReplays(t *testing.T) {
 		{32, 20, 0.2, 7, 0x7ae0285a47593ee7, "31@0.904343043"},
 	} {
 		f := FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 50, Down: 20, DownDist: "exp", Permanent: c.perm, Target: "random"}
-		got := f.plan(c.seed, c.nodes, 1e-3)
+		got := f.Schedule(c.seed, c.nodes, 1e-3)
 		h := fnv.New64a()
 		for _, x := range got {
 			fmt.Fprintf(h, "%d %x %x\n", x.Node, x.At, x.Up)

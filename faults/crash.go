@@ -1,4 +1,4 @@
-package bench
+package faults
 
 import (
 	"container/heap"
@@ -9,8 +9,49 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/sim"
 )
+
+// Target names how crash victims are chosen (Targets).
+type Target string
+
+// Dist names a distribution of crash gaps or downtimes: "exp"
+// (exponential of the given mean) or "fixed" (exactly the value).
+type Dist string
+
+// The distributions.
+const (
+	Exp   Dist = "exp"
+	Fixed Dist = "fixed"
+)
+
+// Dists lists the distributions.
+var Dists = []Dist{Exp, Fixed}
+
+// Bounds of a fault plan (Validate).
+const (
+	// MaxCrashes is the largest number of crashes in a fault plan.
+	MaxCrashes = 1000000
+	// MinGap is the smallest mean (or fixed) gap between crashes and the
+	// smallest downtime, in δ: a thousandth of the largest message delay,
+	// the resolution at which the plan's times still spread crashes over
+	// the run. Below it a plan piles its crashes at one instant: 10^6
+	// crashes 1e-6δ apart (or 1e-300δ, with downtimes as short) start as
+	// many failure searches in a fraction of δ, and the simulator stopped
+	// the run as a message storm (81,920 messages in flight at N = 32)
+	// blamed on the algorithm; at 1e-3δ the same plan runs (13 s).
+	MinGap = 1e-3
+)
+
+// Fault is one planned crash: the victim crashes At and recovers Up seconds
+// after the start of the run (Up < 0: never).
+type Fault struct {
+	At, Up float64
+	Node   int
+}
 
 // Targets lists how crash victims are chosen; the first is the default.
 //
@@ -49,35 +90,35 @@ type FaultPlan struct {
 	Target    Target
 }
 
-// Validate returns a *FieldError naming the first bad field, with
-// the accepted range (the bounds are Validate's: MaxCrashes, MaxTime, MinGap,
+// Validate returns a *field.Error naming the first bad field, with
+// the accepted range (the bounds are Validate's: MaxCrashes, field.MaxTime, MinGap,
 // MinUp).
 func (f *FaultPlan) Validate(nodes int) error {
 	if f.Crashes < 0 || f.Crashes > MaxCrashes {
-		return fieldErr("Faults.Crashes", "%d is not in 0..%d", f.Crashes, MaxCrashes)
+		return field.Errorf("Faults.Crashes", "%d is not in 0..%d", f.Crashes, MaxCrashes)
 	}
 	if f.Crashes == 0 {
 		return nil
 	}
 	if nodes < MinUp+1 {
-		return fieldErr("Faults.Crashes", "N=%d is too few nodes for crashes: %d nodes stay up at all times, so crashes need N ≥ %d", nodes, MinUp, 2*MinUp)
+		return field.Errorf("Faults.Crashes", "N=%d is too few nodes for crashes: %d nodes stay up at all times, so crashes need N ≥ %d", nodes, MinUp, 2*MinUp)
 	}
-	if err := oneOf("spacing", f.Spacing, Dists); err != nil {
-		return &FieldError{Field: "Faults.Spacing", Err: err}
+	if err := field.OneOf("spacing", f.Spacing, Dists); err != nil {
+		return &field.Error{Field: "Faults.Spacing", Err: err}
 	}
-	if err := inRange("Faults.Every", f.Every, MinGap, MaxTime, false, "δ; closer crashes pile up at one instant"); err != nil {
+	if err := field.InRange("Faults.Every", f.Every, MinGap, field.MaxTime, false, "δ; closer crashes pile up at one instant"); err != nil {
 		return err
 	}
-	if err := oneOf("distribution", f.DownDist, Dists); err != nil {
-		return &FieldError{Field: "Faults.DownDist", Err: err}
+	if err := field.OneOf("distribution", f.DownDist, Dists); err != nil {
+		return &field.Error{Field: "Faults.DownDist", Err: err}
 	}
-	if err := inRange("Faults.Down", f.Down, MinGap, MaxTime, false, "δ"); err != nil {
+	if err := field.InRange("Faults.Down", f.Down, MinGap, field.MaxTime, false, "δ"); err != nil {
 		return err
 	}
 	if !(f.Permanent >= 0 && f.Permanent <= 1) {
-		return fieldErr("Faults.Permanent", "%g is not a fraction in [0, 1]", f.Permanent)
+		return field.Errorf("Faults.Permanent", "%g is not a fraction in [0, 1]", f.Permanent)
 	}
-	if err := inRange("Faults.Start", f.Start, 0, MaxTime, false, "δ"); err != nil {
+	if err := field.InRange("Faults.Start", f.Start, 0, field.MaxTime, false, "δ"); err != nil {
 		return err
 	}
 	ok := false
@@ -85,11 +126,11 @@ func (f *FaultPlan) Validate(nodes int) error {
 		ok = ok || t == f.Target
 	}
 	if !ok {
-		return fieldErr("Faults.Target", "unknown target %q (allowed: %s)", f.Target, Join(Targets))
+		return field.Errorf("Faults.Target", "unknown target %q (allowed: %s)", f.Target, field.Join(Targets))
 	}
 	if most := nodes - MinUp - 1; f.Permanent > 0 && float64(f.Crashes)*f.Permanent > float64(most) {
-		return fieldErr("Faults.Permanent", "%g × %d crashes is %s nodes down for good on average, more than the N−%d = %d allowed (%d of N=%d stay up, and one more can recover)",
-			f.Permanent, f.Crashes, num(float64(f.Crashes)*f.Permanent), MinUp+1, most, MinUp, nodes)
+		return field.Errorf("Faults.Permanent", "%g × %d crashes is %s nodes down for good on average, more than the N−%d = %d allowed (%d of N=%d stay up, and one more can recover)",
+			f.Permanent, f.Crashes, field.Num(float64(f.Crashes)*f.Permanent), MinUp+1, most, MinUp, nodes)
 	}
 	return nil
 }
@@ -114,22 +155,11 @@ func (f *FaultPlan) String() string {
 	return fmt.Sprintf("%d crashes from t=%gδ, %s, %s%s, target %s", f.Crashes, f.Start, spacing, down, perm, f.Target)
 }
 
-// fault is one planned crash; Up < 0 for a permanent crash. Node is the
-// victim for random targets, -1 for targeted crashes (chosen at run time).
-type fault struct {
-	At, Up float64 // seconds
-	Node   int
-}
-
-// Outside returns how the plan, for a run of the given seed and size, goes
-// outside an algorithm's fault model ("" if it does not): two nodes down
-// at once where the model allows one, recoveries where it has none.
-func (f *FaultPlan) Outside(m proto.FaultModel, seed uint64, nodes int, delta float64) string {
-	return outside(m, f.plan(seed, nodes, delta))
-}
-
-// outside is Outside of the crashes planned, plan.
-func outside(m proto.FaultModel, plan []fault) string {
+// Outside returns how the crashes of plan (a Schedule) go outside an
+// algorithm's fault model ("" if they do not): two nodes down at once where
+// the model allows one, recoveries where it has none, nodes down for good
+// where it needs every one back.
+func Outside(m proto.FaultModel, plan []Fault) string {
 	var broken []string
 	if m.OneAtATime {
 		type edge struct {
@@ -194,21 +224,36 @@ func outside(m proto.FaultModel, plan []fault) string {
 // and it ends whatever the plan (TestPlanTerminates).
 const MinUp = 2
 
-// plan draws the crash times and downtimes (and, for random targets, the
-// victims) from the seed's fault stream; delta converts δ to seconds. It
+// WorkloadEnd is the time, in seconds, until which a run with the crashes
+// plan keeps issuing requests: the end of the last downtime of the plan,
+// plus settle (seconds). It is 0 without crashes.
+func WorkloadEnd(plan []Fault, settle float64) float64 {
+	until := 0.0
+	for _, f := range plan {
+		until = math.Max(until, math.Max(f.At, f.Up)+settle)
+	}
+	return until
+}
+
+// Schedule returns the crashes of the plan for a run of the given seed and
+// size, with δ = delta seconds: it draws the crash times and downtimes (and,
+// for random targets, the victims) from the seed's fault stream, so every
+// rank of an MPI job computes the same schedule. Victims are drawn only for
+// the random target (Node is -1 for the targeted ones, which need a view of
+// the whole run). It
 // keeps MinUp nodes up and never waits for ever (see MinUp). The draws are
 // made in the same order whatever the plan, so a seed replays the same
 // plan; with fewer than MinUp+1 nodes the plan is empty.
-func (f *FaultPlan) plan(seed uint64, nodes int, delta float64) []fault {
+func (f *FaultPlan) Schedule(seed uint64, nodes int, delta float64) []Fault {
 	if f.Crashes <= 0 || nodes < MinUp+1 {
 		return nil
 	}
-	stream := rand.NewPCG(seed, streamFaults)
+	stream := rand.NewPCG(seed, stream.Faults)
 	rng := rand.New(stream)
 	live := newLiveSet(nodes) // random targets: the nodes up at time t
 	var back recoveries       // random targets: the nodes down, by recovery time
 	maxPermanent, permanent := nodes-MinUp-1, 0
-	var out []fault
+	var out []Fault
 	t := f.Start
 	for k := 0; k < f.Crashes; k++ {
 		gap := f.Every
@@ -243,22 +288,13 @@ func (f *FaultPlan) plan(seed uint64, nodes int, delta float64) []fault {
 				heap.Push(&back, recovery{t + down, victim})
 			}
 		}
-		fl := fault{At: t * delta, Up: (t + down) * delta, Node: victim}
+		fl := Fault{At: t * delta, Up: (t + down) * delta, Node: victim}
 		if perm {
 			fl.Up = -1
 		}
 		out = append(out, fl)
 	}
 	return out
-}
-
-// workloadEnd is WorkloadEnd of a plan whose settle time is settle.
-func workloadEnd(settle float64, plan []fault) float64 {
-	until := 0.0
-	for _, f := range plan {
-		until = math.Max(until, math.Max(f.At, f.Up)+settle)
-	}
-	return until
 }
 
 // stepPast returns the first t + k·every (k ≥ 1) after u, the planner's wait
@@ -389,7 +425,7 @@ func IsTarget(target Target, i int, n proto.Node, k, pmax int) bool {
 // TargetRand returns the seeded generator from which the victims of
 // targeted crashes are drawn among the nodes that qualify: the simulator's
 // and MPI rank 0's.
-func TargetRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, streamTargets)) }
+func TargetRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream.Targets)) }
 
 // ChooseVictim is the controller's rule for the victim of a targeted
 // crash, in every runtime: none (proto.Nil: the crash is skipped) while at
@@ -413,4 +449,15 @@ func ChooseVictim(target Target, cands []proto.NodeID, down []bool, live int, to
 		}
 	}
 	return cands[rng.IntN(len(cands))]
+}
+
+// PlannedCounts returns the empty counts of one rank of a distributed
+// runtime (sim.Planned): every crash of the plan is taken to happen at its
+// planned time.
+func PlannedCounts(plan []Fault) sim.Counts {
+	times := make([]float64, len(plan))
+	for k, f := range plan {
+		times[k] = f.At
+	}
+	return sim.Planned(times)
 }
