@@ -19,6 +19,7 @@ import (
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // seeds is TestSeedSweep's count: 300 in make check (about a minute of
@@ -29,7 +30,7 @@ var seeds = flag.Int("seeds", 300, "seeds per configuration in TestSeedSweep (th
 // seeds, with every invariant checked after every step.
 func TestSeedSweep(t *testing.T) {
 	for _, alg := range algo.Ordered() {
-		for _, wl := range []WorkloadKind{"poisson", "saturated"} {
+		for _, wl := range []workload.Kind{"poisson", "saturated"} {
 			for _, n := range []int{2, 4, 8, 32, 64} {
 				t.Run(fmt.Sprintf("%s/%s/N=%d", alg, wl, n), func(t *testing.T) {
 					t.Parallel()
@@ -252,7 +253,7 @@ func TestOpenCubeWorstCase(t *testing.T) {
 // in this process on the same number of events (which of the two goes first
 // alternates, and a garbage collection precedes each), so that the load
 // other processes put on the machine weighs on both halves of a pair alike.
-// Each half is timed in CPU time (the process's, garbage collection
+// workload.Each half is timed in CPU time (the process's, garbage collection
 // included: getrusage), which a machine shared with other jobs stretches
 // far less than wall time, and in wall time. Run it with -benchtime Nx for
 // N pairs (make bench: 9). It reports:

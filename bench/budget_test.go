@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/timebox"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestBudget: a run that spends its budget, of steps or of virtual time, is
@@ -143,7 +144,7 @@ func TestBaselineViolation(t *testing.T) {
 // sequential) must run, and a poisson run of that size is refused.
 func TestThinkOnlyForPoisson(t *testing.T) {
 	for _, c := range []struct {
-		workload WorkloadKind
+		workload workload.Kind
 		ok       bool
 	}{{"sequential", true}, {"saturated", true}, {"poisson", false}} {
 		_, err := Spec{Algorithm: "opencube", Nodes: 1 << 20, Requests: 10, Workload: c.workload, CSTime: 1}.Normalized()

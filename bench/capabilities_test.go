@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestCapabilities checks that what bench learns of an algorithm comes
@@ -51,7 +52,7 @@ func TestCapabilities(t *testing.T) {
 // TestProtocolOffered checks that the paper's failure protocol is refused
 // for an algorithm that does not offer it, naming the one that does.
 func TestProtocolOffered(t *testing.T) {
-	s := Spec{Algorithm: "nishio", Nodes: 8, Requests: 10, Workload: Sequential, CSTime: 1, FT: true, Protocol: ProtocolPaper}
+	s := Spec{Algorithm: "nishio", Nodes: 8, Requests: 10, Workload: workload.Sequential, CSTime: 1, FT: true, Protocol: ProtocolPaper}
 	_, err := s.Normalized()
 	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Field != "Protocol" || !strings.Contains(err.Error(), "only opencube") {

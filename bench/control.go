@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // Controller is a run's controller: its decisions (which crash of the
@@ -90,27 +93,6 @@ func NewController(plan *Plan, o ControlOptions) *Controller {
 	return c
 }
 
-// Observation is what the controller reads of the whole run when it
-// decides.
-type Observation struct {
-	// Issued, Served and Abandoned count the requests; Busy the nodes
-	// with a request not yet over.
-	Issued, Served, Abandoned, Busy int64
-	// Quiet: no message is in flight and no node is in the critical
-	// section.
-	Quiet bool
-	// Pending: the sequential workload's next request waits for its turn.
-	Pending bool
-	// More: requests are still to be issued (per-node quotas left, or the
-	// sequential workload's count not reached).
-	More bool
-	// At a watchdog tick: WaitingSince is when the request that has
-	// waited longest was issued (+Inf: none waits), and Waiting the
-	// smallest node whose request has waited a whole period.
-	WaitingSince float64
-	Waiting      proto.NodeID
-}
-
 // Crashes returns the number of crashes in the fault plan.
 func (c *Controller) Crashes() int { return len(c.plan) }
 
@@ -171,7 +153,7 @@ func (c *Controller) Down(id proto.NodeID) bool { return c.down[id] }
 // Turn reports whether the sequential workload's next request may go: it
 // waits for its turn, no node is busy, and the run is quiet (or never
 // goes quiet).
-func (c *Controller) Turn(o *Observation) bool {
+func (c *Controller) Turn(o *workload.Observation) bool {
 	return o.Pending && o.Busy == 0 && (o.Quiet || c.neverQuiet)
 }
 
@@ -179,14 +161,14 @@ func (c *Controller) Turn(o *Observation) bool {
 // yet, past Until (in wall-clock time, judged by the ranks), and every
 // issued request served or abandoned (whether requests are still to be
 // issued, WorkloadOver decides).
-func (c *Controller) Ending(o *Observation, now float64) bool {
+func (c *Controller) Ending(o *workload.Observation, now float64) bool {
 	return !c.over && o.Served+o.Abandoned == o.Issued && (now >= c.until || c.wall)
 }
 
 // WorkloadOver decides, at time now, whether the workload is over (once):
 // Ending, and no request is still to be issued. The run then ends Settle
 // later.
-func (c *Controller) WorkloadOver(o *Observation, now float64) bool {
+func (c *Controller) WorkloadOver(o *workload.Observation, now float64) bool {
 	if !c.Ending(o, now) || o.More {
 		return false
 	}
@@ -208,7 +190,7 @@ func (c *Controller) Period() float64 { return c.period }
 // stall's description, or "". A run that cannot be judged now (judged
 // false: a self-stabilizing algorithm not yet stabilized) is judged afresh
 // at the next tick.
-func (c *Controller) Tick(o *Observation, now float64, judged bool) string {
+func (c *Controller) Tick(o *workload.Observation, now float64, judged bool) string {
 	if !judged {
 		c.served = -1
 		return ""
@@ -217,5 +199,31 @@ func (c *Controller) Tick(o *Observation, now float64, judged bool) string {
 		return why
 	}
 	c.served = o.Served
+	return ""
+}
+
+// stall is the watchdog's rule, one for every runtime (Controller.Tick: on
+// the snapshot of a run in virtual time, on a rank's nodes, workload.Driver.Observe,
+// in wall-clock time): a run is stuck if nothing was served
+// since the previous tick (served then: lastServed) and a request has
+// waited a whole period (the oldest issued at since, +Inf if none waits;
+// node waiting among them), or if nothing waits yet the count does not
+// close (more entries than requests: a node entered for a request it no
+// longer had, and the run would wait for ever for the workload's end). It
+// returns why, or "".
+func stall(issued, served, abandoned, lastServed int64, since float64, waiting proto.NodeID, now, period, delta float64, seed uint64) string {
+	switch {
+	case served != lastServed:
+		return ""
+	case !math.IsInf(since, 1):
+		if now-since < period {
+			return "" // issued since the last tick
+		}
+		return fmt.Sprintf("no request served for %.0fδ while %d wait, the oldest for %.0fδ, node %d's among them (t=%.4fs, seed %d)",
+			period/delta, issued-served-abandoned, (now-since)/delta, waiting, now, seed)
+	case served+abandoned != issued:
+		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
+			period/delta, issued, served, abandoned, now, seed)
+	}
 	return ""
 }

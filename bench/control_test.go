@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/workload"
 )
 
 func controlPlan(t *testing.T, target faults.Target) *Plan {
@@ -67,19 +68,19 @@ func TestControllerDecisions(t *testing.T) {
 	tests := []struct {
 		name       string
 		neverQuiet bool
-		o          Observation
+		o          workload.Observation
 		now        float64
 		turn, over bool
 	}{
-		{"quiet turn", false, Observation{Pending: true, Quiet: true}, 0, true, false},
-		{"busy", false, Observation{Pending: true, Quiet: true, Busy: 1, Issued: 1}, 0, false, false},
-		{"in flight", false, Observation{Pending: true}, 0, false, false},
-		{"never quiet", true, Observation{Pending: true}, 0, true, false},
-		{"no request pending", false, Observation{Quiet: true}, 0, false, false},
-		{"before until", false, Observation{Issued: 4, Served: 4}, 99, false, false},
-		{"more to issue", false, Observation{Issued: 4, Served: 4, More: true}, 100, false, false},
-		{"one waits", false, Observation{Issued: 4, Served: 2, Abandoned: 1}, 100, false, false},
-		{"over", false, Observation{Issued: 4, Served: 3, Abandoned: 1}, 100, false, true},
+		{"quiet turn", false, workload.Observation{Pending: true, Quiet: true}, 0, true, false},
+		{"busy", false, workload.Observation{Pending: true, Quiet: true, Busy: 1, Issued: 1}, 0, false, false},
+		{"in flight", false, workload.Observation{Pending: true}, 0, false, false},
+		{"never quiet", true, workload.Observation{Pending: true}, 0, true, false},
+		{"no request pending", false, workload.Observation{Quiet: true}, 0, false, false},
+		{"before until", false, workload.Observation{Issued: 4, Served: 4}, 99, false, false},
+		{"more to issue", false, workload.Observation{Issued: 4, Served: 4, More: true}, 100, false, false},
+		{"one waits", false, workload.Observation{Issued: 4, Served: 2, Abandoned: 1}, 100, false, false},
+		{"over", false, workload.Observation{Issued: 4, Served: 3, Abandoned: 1}, 100, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestControllerDecisions(t *testing.T) {
 	if p != WatchPeriod(spec.Spec) {
 		t.Fatalf("Period() = %v, want WatchPeriod %v", p, WatchPeriod(spec.Spec))
 	}
-	waits := Observation{Issued: 2, Served: 1, WaitingSince: 0, Waiting: 3}
+	waits := workload.Observation{Issued: 2, Served: 1, WaitingSince: 0, Waiting: 3}
 	if why := c.Tick(&waits, p, true); why != "" {
 		t.Fatalf("first tick judged a stall: %s", why)
 	}
@@ -114,7 +115,7 @@ func TestControllerDecisions(t *testing.T) {
 	if why := c.Tick(&waits, 3*p, true); !strings.Contains(why, "no request served") {
 		t.Errorf("nothing served for a period while node 3 waits: %q, want a stall", why)
 	}
-	none := Observation{Issued: 2, Served: 2, WaitingSince: math.Inf(1), Waiting: proto.Nil}
+	none := workload.Observation{Issued: 2, Served: 2, WaitingSince: math.Inf(1), Waiting: proto.Nil}
 	c = NewController(spec, ControlOptions{Until: 100, Watch: true})
 	for k := 1; k <= 3; k++ {
 		if why := c.Tick(&none, float64(k)*p, true); why != "" {

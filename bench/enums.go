@@ -4,17 +4,6 @@ package bench
 // of one cannot be put in another, with the list of its values (flags'
 // help and errors print it) and the check that a value is one of them.
 
-// WorkloadKind names a workload (Workloads).
-type WorkloadKind string
-
-// The workloads.
-const (
-	Sequential WorkloadKind = "sequential"
-	Poisson    WorkloadKind = "poisson"
-	Saturated  WorkloadKind = "saturated"
-	Each       WorkloadKind = "each"
-)
-
 // Check is the level of the invariant checks after every simulated step.
 type Check uint8
 

@@ -2,12 +2,11 @@ package bench
 
 import (
 	"math"
-	"math/rand/v2"
 
 	"github.com/ocbench/ocbench/faults"
-	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // This file exports what another runtime (the MPI runtime of package rank)
@@ -60,33 +59,15 @@ func Duration(s Spec, plan []faults.Fault) float64 {
 	end := WorkloadEnd(s, plan)
 	var work float64
 	switch s.Workload {
-	case Poisson:
+	case workload.Poisson:
 		share := (s.Requests + int64(s.Nodes) - 1) / int64(s.Nodes)
 		work = float64(share) * (s.Think + s.CSTime) * s.Delta
-	case Sequential:
+	case workload.Sequential:
 		work = float64(s.Requests) * (s.CSTime + 2) * s.Delta
 	default:
 		work = float64(s.Requests) * s.CSTime * s.Delta
 	}
 	return max(end, work) + Settle(s)
-}
-
-// ThinkTime returns the k-th think time (k = 0, 1, …) of node id in a
-// poisson workload of the given seed and mean (in any unit: the result is in
-// the same unit). It is a hash of (seed, id, k), so a node's requests come at
-// the same times whatever the rest of the run does, in every runtime.
-func ThinkTime(seed uint64, id proto.NodeID, k uint32, mean float64) float64 {
-	x := splitmix(seed ^ splitmix(uint64(id)<<32|uint64(k)))
-	u := (float64(x>>11) + 0.5) / (1 << 53)
-	return -math.Log(u) * mean
-}
-
-// SequentialOrder returns the generator of the sequential workload's
-// requesters: its k-th call returns the node of the k-th request when no node
-// is down (the simulator draws again when the node drawn is down).
-func SequentialOrder(seed uint64, n int) func() proto.NodeID {
-	rng := rand.New(rand.NewPCG(seed, stream.Workload))
-	return func() proto.NodeID { return proto.NodeID(rng.IntN(n)) }
 }
 
 // NewRecord returns the record of a run of s with the fields every run has.

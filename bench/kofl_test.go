@@ -9,6 +9,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestKofl runs kofl on every workload that suits it, without transient
@@ -18,7 +19,7 @@ import (
 // run.
 func TestKofl(t *testing.T) {
 	for _, tr := range faults.TransientModes {
-		for _, wl := range []WorkloadKind{"sequential", "poisson", "saturated"} {
+		for _, wl := range []workload.Kind{"sequential", "poisson", "saturated"} {
 			for _, n := range []int{2, 16} {
 				spec := Spec{Algorithm: "kofl", Nodes: n, Requests: 40, Workload: wl, Seed: 3, CSTime: 1, Ell: 5, KMax: 3,
 					Check: CheckFull, Transient: faults.TransientPlan{Mode: tr}}

@@ -11,6 +11,7 @@ import (
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/safety"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // WindowWidth is the width of a run's windows, in δ: the controller (the
@@ -97,7 +98,7 @@ type Part struct {
 	res    *Plan // the run resolved: spec and its algorithm
 	s      *sim.Sim
 	nodes  []proto.Node
-	drv    *Workload
+	drv    *workload.Driver
 	owned  []bool
 	width  float64
 	until  float64
@@ -111,7 +112,7 @@ type Part struct {
 	over     string // the budget spent
 	stuck    string
 	nextTick float64 // the time of the watchdog's next tick
-	stays    []Stay
+	stays    []workload.Stay
 	open     []int // index in stays of each hosted node's open stay (-1)
 	tags     []uint32
 	world    bool // the next controller call is a targeted crash
@@ -176,7 +177,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 	p.limit = sc.limit
 	p.open = make([]int, spec.Nodes)
 	if owned == nil {
-		p.stays = make([]Stay, 0, capHint(spec.Requests))
+		p.stays = make([]workload.Stay, 0, capHint(spec.Requests))
 	}
 	for i := range p.open {
 		p.open[i] = -1
@@ -206,11 +207,10 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 		Recover:     func(id proto.NodeID) { p.drv.Recovered(id) },
 	})
 	p.tally = &p.s.Stats.Counts
-	p.drv = NewWorkload(p.s, WorkloadConfig{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
+	p.drv = workload.New(p.s, workload.Config{Kind: spec.Workload, Seed: spec.Seed, Nodes: spec.Nodes, Requests: spec.Requests,
 		Until: until, CSTime: spec.CSTime * delta, Think: spec.Think * delta, NeverQuiet: selfStab,
-		Hosted: p.hosted(), PerNode: spec.Workload != "sequential", NodeTags: true})
+		Hosted: p.hosted(), PerNode: spec.Workload != "sequential", NodeTags: true, Down: p.ctl.Down})
 	p.drv.OnExit = func(id proto.NodeID, _ uint32) { p.exited(id, false) }
-	p.drv.ctlDown = p.ctl.Down
 	if spec.Progress != nil && owned == nil {
 		p.report = func(done bool) {
 			spec.Progress(Progress{Served: p.snap.Served, Issued: p.snap.Issued, Requests: spec.Requests,
@@ -261,7 +261,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 	}
 	p.sequential = spec.Workload == "sequential"
 	if p.sequential {
-		p.drv.pending = true // the first request starts at the first boundary
+		p.drv.Hold() // the first request starts at the first boundary
 	} else {
 		p.drv.Start()
 	}
@@ -306,7 +306,7 @@ func (p *Part) entered(id proto.NodeID, tag uint32) {
 	now := p.s.Now()
 	p.tally.Entered(now)
 	p.open[id] = len(p.stays)
-	p.stays = append(p.stays, Stay{Node: id, Issued: p.drv.IssuedAt(id), Enter: now, Key: p.s.CurrentKey(), Units: p.s.NodeUnits(id)})
+	p.stays = append(p.stays, workload.Stay{Node: id, Issued: p.drv.IssuedAt(id), Enter: now, Key: p.s.CurrentKey(), Units: p.s.NodeUnits(id)})
 	p.drv.Entered(id, tag)
 }
 
@@ -366,15 +366,15 @@ func (p *Part) tick() {
 	p.s.After(period, p.tick)
 }
 
-// observation is the controller's Observation of the snapshot.
-func (p *Part) observation() Observation {
+// observation is the controller's workload.Observation of the snapshot.
+func (p *Part) observation() workload.Observation {
 	sn, d := &p.snap, p.drv
-	more := d.seqIssued < d.requests // sequential: the controller's count
-	if d.quota > 0 {
+	more := d.SequentialMore() // sequential: the controller's count
+	if d.PerNode() {
 		more = sn.QuotaLeft > 0
 	}
-	return Observation{Issued: sn.Issued, Served: sn.Served, Abandoned: sn.Abandoned, Busy: sn.Busy,
-		Quiet: sn.InFlight == 0 && sn.InCS == 0, Pending: p.sequential && d.pending, More: more,
+	return workload.Observation{Issued: sn.Issued, Served: sn.Served, Abandoned: sn.Abandoned, Busy: sn.Busy,
+		Quiet: sn.InFlight == 0 && sn.InCS == 0, Pending: p.sequential && d.Pending(), More: more,
 		WaitingSince: sn.WaitingSince, Waiting: sn.Waiting}
 }
 
@@ -407,11 +407,11 @@ func (p *Part) reportTo(r *snapshot) {
 		r.Halted = 1
 	}
 	r.InFlight, r.InCS, r.Holders, r.Tokens = s.Counts()
-	r.Issued, r.Served, r.Abandoned = p.drv.issued, p.drv.served, p.drv.abandoned
-	r.QuotaLeft, r.Busy = p.drv.quotaLeft(), p.drv.busyNodes()
+	r.Issued, r.Served, r.Abandoned = p.drv.Issued(), p.drv.Served(), p.drv.Abandoned()
+	r.QuotaLeft, r.Busy = p.drv.QuotaLeft(), p.drv.Busy()
 	r.Steps = s.Stats.Steps
 	if period := p.ctl.Period(); period > 0 && p.nextTick == s.NextControl() {
-		r.WaitingSince, r.Waiting = p.drv.waitingAt(p.nextTick - period) // for the watchdog's tick
+		r.WaitingSince, r.Waiting = p.drv.WaitingAt(p.nextTick - period) // for the watchdog's tick
 	}
 	for k := range s.Outbox {
 		m := &s.Outbox[k]
@@ -426,14 +426,14 @@ func (p *Part) reportTo(r *snapshot) {
 		due := p.tr.dueAt(s.NextControl())
 		for _, id := range due {
 			if p.owned[id] {
-				r.Reissues = append(r.Reissues, reissueAnswer{Node: id, Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
+				r.Reissues = append(r.Reissues, reissueAnswer{Node: id, Waiting: p.drv.Waiting(id), Tag: p.drv.RequestTag(id)})
 			}
 		}
 		p.world = p.world || len(due) > 0
 		if p.corrDone < len(p.corr) && p.corr[p.corrDone] == s.NextControl() {
 			r.Flight = s.InFlightRemotes()
 			for _, id := range p.hosted() {
-				r.Nodes = append(r.Nodes, nodeWorkload{Node: id, FaultCS: p.tr.faultCS[id], InCS: p.drv.InCS(id), Waiting: p.drv.Waiting(id), Tag: p.drv.nd[id].reqTag})
+				r.Nodes = append(r.Nodes, nodeWorkload{Node: id, FaultCS: p.tr.faultCS[id], InCS: p.drv.InCS(id), Waiting: p.drv.Waiting(id), Tag: p.drv.RequestTag(id)})
 			}
 			p.world = true
 		}
@@ -630,8 +630,7 @@ func (p *Part) observe() {
 		return
 	}
 	if p.ctl.Turn(&o) {
-		p.drv.pending = false
-		s.After(0, p.drv.nextFn)
+		p.drv.Release()
 	}
 	if p.ctl.WorkloadOver(&o, now) {
 		p.finish()
@@ -721,11 +720,11 @@ func (p *Part) idle() bool {
 	switch {
 	case p.owned != nil || p.repair != nil || now > p.limit.virtual || p.s.Stats.Steps >= p.limit.steps:
 		return false
-	case p.report != nil && d.served-p.lastReported >= ProgressEvery:
+	case p.report != nil && d.Served()-p.lastReported >= ProgressEvery:
 		return false // a progress report
-	case p.sequential && d.pending && d.nbusy == 0:
+	case p.sequential && d.Pending() && d.Busy() == 0:
 		return false // the next request may be due
-	case p.ctl.Ending(&Observation{Issued: d.issued, Served: d.served, Abandoned: d.abandoned}, now):
+	case p.ctl.Ending(&workload.Observation{Issued: d.Issued(), Served: d.Served(), Abandoned: d.Abandoned()}, now):
 		return false // the workload may be over
 	}
 	if verifyIdle {
@@ -752,7 +751,7 @@ func (p *Part) checkIdle(next float64) {
 		control, inputs float64
 	}
 	now := func() state {
-		return state{p.over, p.stuck, p.ctl.Over(), p.drv.pending, p.stopped(), p.lastReported, p.s.NextControl(), p.s.ControlInputs()}
+		return state{p.over, p.stuck, p.ctl.Over(), p.drv.Pending(), p.stopped(), p.lastReported, p.s.NextControl(), p.s.ControlInputs()}
 	}
 	before := now()
 	p.reportTo(&p.snap)

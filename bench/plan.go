@@ -15,6 +15,7 @@ import (
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // Plan is a run resolved once (Spec.Resolve): the spec with its defaults
@@ -266,7 +267,7 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 	if s.Requests <= 0 || s.Requests >= 1<<32-1 {
 		return field.Errorf("Requests", "%d is not in 1..2^32-2", s.Requests)
 	}
-	if err := ValidWorkload(s.Workload); err != nil {
+	if err := workload.Valid(s.Workload); err != nil {
 		return field.Errorf("Workload", "%w", err)
 	}
 	if err := s.validateTimeout(reg); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // Outcome is what a runtime observed of one run, whatever the runtime:
@@ -178,7 +179,7 @@ func record(plan *Plan, o *outcome) *results.Run {
 	t := st.Counts
 	t.Waits = slices.Clone(t.Waits)
 	floatsort.Sort(t.Waits) // Summarize sums them in this order, the same in every runtime
-	for _, x := range SyncDelaysOf(o.stays) {
+	for _, x := range workload.SyncDelaysOf(o.stays) {
 		t.Sync = append(t.Sync, x/spec.Delta)
 	}
 	tags := slices.Sorted(slices.Values(o.tags))

@@ -7,6 +7,7 @@ import (
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestResolve checks that Resolve configures the algorithm a spec names
@@ -19,7 +20,7 @@ func TestResolve(t *testing.T) {
 		field string // the field.Error's field; "" if the spec resolves
 		check func(t *testing.T, p *Plan)
 	}{
-		{name: "kofl units", spec: Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: Sequential, Ell: 5, KMax: 3},
+		{name: "kofl units", spec: Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: workload.Sequential, Ell: 5, KMax: 3},
 			check: func(t *testing.T, p *Plan) {
 				if p.KExclusion == nil || p.SelfStabilizing == nil {
 					t.Fatalf("kofl's plan has no k-exclusion or self-stabilizing view: %+v", p)
@@ -28,7 +29,7 @@ func TestResolve(t *testing.T) {
 					t.Errorf("Units() = %d, %d, want 5, 3", ell, k)
 				}
 			}},
-		{name: "opencube with crashes", spec: Spec{Algorithm: "opencube", Nodes: 8, Requests: 10, Workload: Sequential, CSTime: 1,
+		{name: "opencube with crashes", spec: Spec{Algorithm: "opencube", Nodes: 8, Requests: 10, Workload: workload.Sequential, CSTime: 1,
 			Faults: faults.FaultPlan{Crashes: 1, Spacing: "fixed", Every: 50, Down: 20, DownDist: "fixed", Target: "random"}},
 			check: func(t *testing.T, p *Plan) {
 				if !p.Spec.FT {
@@ -41,10 +42,10 @@ func TestResolve(t *testing.T) {
 					t.Error("the registered open-cube is not fault-tolerant")
 				}
 			}},
-		{name: "unknown algorithm", spec: Spec{Algorithm: "nope", Nodes: 8, Requests: 10, Workload: Sequential}, field: "Algorithm"},
-		{name: "K above ℓ", spec: Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: Sequential, Ell: 2, KMax: 3}, field: "KMax"},
-		{name: "time-out below kofl's", spec: Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: Sequential, Timeout: 0.5}, field: "Timeout"},
-		{name: "time-out of an algorithm without one", spec: Spec{Algorithm: "opencube", Nodes: 8, Requests: 10, Workload: Sequential, Timeout: 2}, field: "Timeout"},
+		{name: "unknown algorithm", spec: Spec{Algorithm: "nope", Nodes: 8, Requests: 10, Workload: workload.Sequential}, field: "Algorithm"},
+		{name: "K above ℓ", spec: Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: workload.Sequential, Ell: 2, KMax: 3}, field: "KMax"},
+		{name: "time-out below kofl's", spec: Spec{Algorithm: "kofl", Nodes: 8, Requests: 10, Workload: workload.Sequential, Timeout: 0.5}, field: "Timeout"},
+		{name: "time-out of an algorithm without one", spec: Spec{Algorithm: "opencube", Nodes: 8, Requests: 10, Workload: workload.Sequential, Timeout: 2}, field: "Timeout"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := c.spec.Resolve()

@@ -9,6 +9,7 @@ import (
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // Spec is one experiment.
@@ -18,7 +19,7 @@ type Spec struct {
 	// Requests is the number of CS requests; with crashes, the workload also
 	// goes on until the fault plan is over, so it is a minimum.
 	Requests int64
-	Workload WorkloadKind
+	Workload workload.Kind
 	Seed     uint64
 	// Delta is δ in seconds (virtual time in the simulator).
 	Delta float64
@@ -118,7 +119,7 @@ type outcome struct {
 	now            float64
 	until          float64
 	issued, served int64
-	stays          []Stay
+	stays          []workload.Stay
 	tags           []uint32 // the requests issued
 	falses         int64
 	firstFalse     string

@@ -9,6 +9,7 @@ import (
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // takeOutbox returns the messages this part's nodes sent to nodes other
@@ -28,14 +29,14 @@ func (p *Part) hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id
 // exported, for a runtime that sends it to the process that assembles the
 // record (encoding/gob).
 type Result struct {
-	Stats          sim.Stats  `merge:"custom"` // Stats.Add; the controller's crashes and recoveries, once
-	Now, Until     float64    `merge:"same"`
-	Issued, Served int64      `merge:"sum"`
-	Stays          []Stay     `merge:"custom"` // the stays in the critical section that ended
-	Tags           []uint32   `merge:"append"` // the requests booked
-	Victims        []int      `merge:"custom"` // the power of each crash's victim (-1: another part's)
-	Notes          []sim.Note `merge:"custom"` // sim.MergeNotes
-	Stuck          string     `merge:"first"`
+	Stats          sim.Stats       `merge:"custom"` // Stats.Add; the controller's crashes and recoveries, once
+	Now, Until     float64         `merge:"same"`
+	Issued, Served int64           `merge:"sum"`
+	Stays          []workload.Stay `merge:"custom"` // the stays in the critical section that ended
+	Tags           []uint32        `merge:"append"` // the requests booked
+	Victims        []int           `merge:"custom"` // the power of each crash's victim (-1: another part's)
+	Notes          []sim.Note      `merge:"custom"` // sim.MergeNotes
+	Stuck          string          `merge:"first"`
 	// Violation is the part's invariant violation, if any.
 	Violation *sim.Violation `merge:"first"`
 	// Err is the part's other error ("" if none); the last one is the
@@ -85,7 +86,7 @@ func (s frozen) Down(id proto.NodeID) bool            { return !s[id].View().Up 
 // Result returns the part's result, once its run is over (End).
 func (p *Part) Result(err error) *Result {
 	s := p.s
-	r := &Result{Stats: s.Stats, Now: s.Now(), Until: p.until, Issued: p.drv.issued, Served: p.drv.served,
+	r := &Result{Stats: s.Stats, Now: s.Now(), Until: p.until, Issued: p.drv.Issued(), Served: p.drv.Served(),
 		Tags: p.tags, Victims: p.victims, Notes: s.Notes, Stuck: p.stuck,
 		EntriesStable: p.entriesStable}
 	if p.tr != nil {
@@ -100,9 +101,9 @@ func (p *Part) Result(err error) *Result {
 	}
 	st := &r.Stats
 	st.PerTag = slices.Clone(st.PerTag)
-	st.Abandoned = p.drv.abandoned
-	st.Waits = make([]float64, len(p.drv.waits))
-	for k, w := range p.drv.waits {
+	st.Abandoned = p.drv.Abandoned()
+	st.Waits = make([]float64, len(p.drv.Waits()))
+	for k, w := range p.drv.Waits() {
 		st.Waits[k] = w / p.spec.Delta
 	}
 	// The stays that ended, compacted in place: the part is over. The
@@ -183,7 +184,7 @@ func merge(plan *Plan, parts []*Result) *outcome {
 			o.err = errors.New(r.Err)
 		}
 	}
-	byEntry := func(a, b Stay) int {
+	byEntry := func(a, b workload.Stay) int {
 		switch {
 		case (sim.Mark{T: a.Enter, Key: a.Key}).Before(sim.Mark{T: b.Enter, Key: b.Key}):
 			return -1

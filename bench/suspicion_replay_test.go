@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestSuspicionReplays replays the three crash runs that issue 27 (item 5)
@@ -40,7 +41,7 @@ func TestSuspicionReplays(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 10000, Workload: Poisson, Seed: c.seed, CSTime: 1,
+			s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 10000, Workload: workload.Poisson, Seed: c.seed, CSTime: 1,
 				Think: c.think, MinDelay: c.minDelay, FIFO: c.fifo, Check: CheckFull, NoBaseline: true,
 				Faults: faults.FaultPlan{Crashes: 50, Spacing: "exp", Every: 200, Down: 20, DownDist: "exp", Target: "random"}}
 			r, err := Run(s)

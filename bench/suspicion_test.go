@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ocbench/ocbench/workload"
 )
 
 var suspicionSeeds = flag.Int("suspicion-seeds", 2, "seeds per configuration in TestNoFalseSuspicion")
@@ -28,7 +30,7 @@ var suspicionFloors = [3]float64{1, 0, 0.5}
 func TestNoFalseSuspicion(t *testing.T) {
 	for _, n := range []int{8, 32, 64, 256} {
 		for _, think := range suspicionLoads {
-			workload, name := Poisson, fmt.Sprintf("think=%g", think)
+			workload, name := workload.Poisson, fmt.Sprintf("think=%g", think)
 			if think == 0 {
 				workload, name = "saturated", "saturated"
 			}

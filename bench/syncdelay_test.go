@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestSyncDelaysOf: a sample per exit at which a later stay's request was
@@ -17,22 +18,22 @@ import (
 func TestSyncDelaysOf(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		stays []Stay
+		stays []workload.Stay
 		want  []float64
 	}{
 		{"none", nil, nil},
-		{"one stay", []Stay{{Issued: 0, Enter: 1, Out: 2}}, nil},
-		{"hand-over", []Stay{{Issued: 0, Enter: 1, Out: 2}, {Node: 1, Issued: 1.5, Enter: 2.5, Out: 3.5}}, []float64{0.5}},
-		{"nobody waited", []Stay{{Issued: 0, Enter: 1, Out: 2}, {Node: 1, Issued: 2.2, Enter: 2.5, Out: 3.5}}, nil},
-		{"ended by a crash", []Stay{{Issued: 0, Enter: 1, Out: 2, Crashed: true}, {Node: 1, Issued: 1.5, Enter: 4, Out: 5}}, nil},
-		{"a later request waited, an earlier-issued one entered first", []Stay{
+		{"one stay", []workload.Stay{{Issued: 0, Enter: 1, Out: 2}}, nil},
+		{"hand-over", []workload.Stay{{Issued: 0, Enter: 1, Out: 2}, {Node: 1, Issued: 1.5, Enter: 2.5, Out: 3.5}}, []float64{0.5}},
+		{"nobody waited", []workload.Stay{{Issued: 0, Enter: 1, Out: 2}, {Node: 1, Issued: 2.2, Enter: 2.5, Out: 3.5}}, nil},
+		{"ended by a crash", []workload.Stay{{Issued: 0, Enter: 1, Out: 2, Crashed: true}, {Node: 1, Issued: 1.5, Enter: 4, Out: 5}}, nil},
+		{"a later request waited, an earlier-issued one entered first", []workload.Stay{
 			{Issued: 0, Enter: 1, Out: 2},
 			{Node: 1, Issued: 2.1, Enter: 3, Out: 4}, // issued after the first exit
 			{Node: 2, Issued: 1.9, Enter: 5, Out: 6}, // waiting at the first exit and at the second
 		}, []float64{1, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := SyncDelaysOf(c.stays); !slices.Equal(got, c.want) {
+			if got := workload.SyncDelaysOf(c.stays); !slices.Equal(got, c.want) {
 				t.Errorf("SyncDelaysOf = %v, want %v", got, c.want)
 			}
 		})
@@ -43,7 +44,7 @@ func TestSyncDelaysOf(t *testing.T) {
 // record's sync_delay_delta) and the one from the run's stays, read from
 // its trace (as an MPI job's rank 0 measures), agree.
 func TestSyncDelayRuntimesAgree(t *testing.T) {
-	for _, w := range []WorkloadKind{"poisson", "saturated"} {
+	for _, w := range []workload.Kind{"poisson", "saturated"} {
 		var buf bytes.Buffer
 		s := Spec{Algorithm: "ricart-agrawala", Nodes: 8, Requests: 300, Workload: w, Seed: 3, CSTime: 1, Trace: &buf}
 		r, err := Run(s)
@@ -51,7 +52,7 @@ func TestSyncDelayRuntimesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		issued := map[proto.NodeID]float64{}
-		var stays []Stay
+		var stays []workload.Stay
 		open := map[proto.NodeID]int{}
 		sc := bufio.NewScanner(&buf)
 		for sc.Scan() {
@@ -68,12 +69,12 @@ func TestSyncDelayRuntimesAgree(t *testing.T) {
 				issued[ev.Node] = ev.T
 			case "enter":
 				open[ev.Node] = len(stays)
-				stays = append(stays, Stay{Node: ev.Node, Issued: issued[ev.Node], Enter: ev.T})
+				stays = append(stays, workload.Stay{Node: ev.Node, Issued: issued[ev.Node], Enter: ev.T})
 			case "exit":
 				stays[open[ev.Node]].Out = ev.T
 			}
 		}
-		want := results.Summarize(SyncDelaysOf(stays))
+		want := results.Summarize(workload.SyncDelaysOf(stays))
 		got := r.SyncDelayDelta
 		want.Mean, want.Max = want.Mean/r.DeltaSeconds, want.Max/r.DeltaSeconds
 		if got.Count == 0 || got.Count != want.Count || math.Abs(got.Mean-want.Mean) > 1e-9 || math.Abs(got.Max-want.Max) > 1e-9 {

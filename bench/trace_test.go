@@ -8,6 +8,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/trace"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestTracesCheck: the simulator's traces pass the trace checker, for
@@ -16,13 +17,13 @@ import (
 func TestTracesCheck(t *testing.T) {
 	type tc struct {
 		algo     string
-		workload WorkloadKind
+		workload workload.Kind
 		target   faults.Target
 		crashes  int
 	}
 	var cases []tc
 	for _, a := range algo.Ordered() {
-		for _, w := range []WorkloadKind{"sequential", "poisson", "saturated"} {
+		for _, w := range []workload.Kind{"sequential", "poisson", "saturated"} {
 			cases = append(cases, tc{a, w, "", 0})
 		}
 	}

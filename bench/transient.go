@@ -9,16 +9,17 @@ import (
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // InventedCS keeps a workload whole across transient faults, on any
-// runtime (a Host): a critical section a fault invents (a node in the
+// runtime (a workload.Host): a critical section a fault invents (a node in the
 // critical section that the workload did not put there, or an entry for a
 // request it did not make) ends after the CS time, and a request of the
 // workload that a fault wiped out is issued again.
 type InventedCS struct {
-	host    Host
-	drv     *Workload
+	host    workload.Host
+	drv     *workload.Driver
 	nodes   []proto.Node
 	cs      float64 // seconds
 	faultCS []bool  // a fault's critical section is under way at the node
@@ -45,7 +46,7 @@ type reissue struct {
 
 // NewInventedCS returns the keeper of the workload drv of the nodes on
 // host, whose critical sections last cs seconds.
-func NewInventedCS(host Host, drv *Workload, nodes []proto.Node, cs float64) *InventedCS {
+func NewInventedCS(host workload.Host, drv *workload.Driver, nodes []proto.Node, cs float64) *InventedCS {
 	return &InventedCS{host: host, drv: drv, nodes: nodes, cs: cs, faultCS: make([]bool, len(nodes))}
 }
 
@@ -67,7 +68,7 @@ func (t *InventedCS) Scrambled(id proto.NodeID) { t.scrambled(id, true) }
 // a split run alike).
 func (t *InventedCS) scrambled(id proto.NodeID, ctl bool) {
 	v := t.nodes[id].View()
-	x := nodeWorkload{Node: id, FaultCS: t.faultCS[id], InCS: t.drv.InCS(id), Waiting: t.drv.Waiting(id), Tag: t.drv.nd[id].reqTag}
+	x := nodeWorkload{Node: id, FaultCS: t.faultCS[id], InCS: t.drv.InCS(id), Waiting: t.drv.Waiting(id), Tag: t.drv.RequestTag(id)}
 	if ctl && t.info != nil {
 		x = t.info(id)
 	}
@@ -93,7 +94,7 @@ func (t *InventedCS) endFaultCS(id proto.NodeID, ctl bool) {
 	}
 	t.host.After(t.cs, func() {
 		t.faultCS[id] = false
-		waiting, tag := t.drv.Waiting(id), t.drv.nd[id].reqTag
+		waiting, tag := t.drv.Waiting(id), t.drv.RequestTag(id)
 		if ctl {
 			t.ctlDue = slices.DeleteFunc(t.ctlDue, func(r reissue) bool { return r.At == at && r.Node == id })
 			if t.shared != nil {
@@ -122,7 +123,7 @@ func (t *InventedCS) dueAt(at float64) []proto.NodeID {
 // the workload did not make): it then ends it, and the runtime must not
 // tell the workload.
 func (t *InventedCS) Entered(id proto.NodeID, tag uint32) bool {
-	if tag != 0 && t.drv.Waiting(id) && t.drv.nd[id].reqTag == tag {
+	if tag != 0 && t.drv.Waiting(id) && t.drv.RequestTag(id) == tag {
 		return false
 	}
 	t.invented++

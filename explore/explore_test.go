@@ -12,6 +12,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/trace"
+	"github.com/ocbench/ocbench/workload"
 )
 
 func lookup(t *testing.T, name string) proto.Algorithm {
@@ -28,7 +29,7 @@ func lookup(t *testing.T, name string) proto.Algorithm {
 // protocol, units).
 func benchAlgorithm(t *testing.T, name string, n int) proto.Algorithm {
 	t.Helper()
-	plan, err := bench.Spec{Algorithm: name, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: 1}.Resolve()
+	plan, err := bench.Spec{Algorithm: name, Nodes: n, Requests: 1, Seed: 1, Workload: workload.Sequential, CSTime: 1}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

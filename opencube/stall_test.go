@@ -6,6 +6,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/faults"
 	_ "github.com/ocbench/ocbench/opencube" // registers the algorithm
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestStallReplays replays the four runs in which the project's protocol
@@ -24,14 +25,14 @@ func TestStallReplays(t *testing.T) {
 		name    string
 		nodes   int
 		crashes int
-		load    bench.WorkloadKind
+		load    workload.Kind
 		think   float64
 		seed    uint64
 	}{
-		{"N=32 saturated seed 21 (cycle of waits)", 32, 300, bench.Saturated, 0, 21},
-		{"N=32 think 32 seed 89 (cycle of waits)", 32, 300, bench.Poisson, 32, 89},
-		{"N=64 saturated seed 47 (request lost with its holder)", 64, 200, bench.Saturated, 0, 47},
-		{"N=64 saturated seed 85 (request lost with its holder)", 64, 200, bench.Saturated, 0, 85},
+		{"N=32 saturated seed 21 (cycle of waits)", 32, 300, workload.Saturated, 0, 21},
+		{"N=32 think 32 seed 89 (cycle of waits)", 32, 300, workload.Poisson, 32, 89},
+		{"N=64 saturated seed 47 (request lost with its holder)", 64, 200, workload.Saturated, 0, 47},
+		{"N=64 saturated seed 85 (request lost with its holder)", 64, 200, workload.Saturated, 0, 85},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

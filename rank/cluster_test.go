@@ -16,6 +16,7 @@ import (
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/scheme"
 	"github.com/ocbench/ocbench/wire"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // onLocalRanks calls f on p goroutine ranks at once (rank r, its Comm) and
@@ -253,18 +254,18 @@ func TestOverlappingStays(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name     string
-		stays    []bench.Stay
+		stays    []workload.Stay
 		minDelay float64 // the smallest delay the rank measured, in seconds
 		want     int
 		about    string // in the description
 	}{
-		{"one after another", []bench.Stay{{Node: 1, Enter: 0, Out: 1}, {Node: 2, Enter: 1, Out: 2}, {Node: 3, Enter: 2.5, Out: 3, Crashed: true}}, 1e-6, 0, ""},
-		{"overlap", []bench.Stay{{Node: 2, Enter: 1, Out: 3}, {Node: 1, Enter: 0, Out: 2}}, 1e-6, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it (from t=0.000000s; it left at t=2.000000s; seed 5)"},
-		{"ended by a crash", []bench.Stay{{Node: 1, Enter: 0, Out: 2, Crashed: true}, {Node: 2, Enter: 1, Out: 3}}, -1e-4, 1, "it crashed at t=2.000000s"},
-		{"two inside a long one", []bench.Stay{{Node: 1, Enter: 0, Out: 10}, {Node: 2, Enter: 1, Out: 2}, {Node: 3, Enter: 3, Out: 4}}, 1e-6, 2, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
-		{"a stay that ends as it begins, inside another", []bench.Stay{{Node: 1, Enter: 0, Out: 2}, {Node: 2, Enter: 1, Out: 1}}, 1e-6, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
-		{"stays that end as they begin, at one instant", []bench.Stay{{Node: 1, Enter: 0, Out: 1}, {Node: 2, Enter: 1, Out: 1}, {Node: 3, Enter: 1, Out: 1}, {Node: 4, Enter: 1, Out: 2}}, 1e-6, 0, ""},
-		{"shorter than the clocks' disagreement", []bench.Stay{{Node: 1, Enter: 0, Out: 2.000005}, {Node: 2, Enter: 2, Out: 3}}, -1e-4, 1, "the ranks' clocks disagree by at least 100.0 µs"},
+		{"one after another", []workload.Stay{{Node: 1, Enter: 0, Out: 1}, {Node: 2, Enter: 1, Out: 2}, {Node: 3, Enter: 2.5, Out: 3, Crashed: true}}, 1e-6, 0, ""},
+		{"overlap", []workload.Stay{{Node: 2, Enter: 1, Out: 3}, {Node: 1, Enter: 0, Out: 2}}, 1e-6, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it (from t=0.000000s; it left at t=2.000000s; seed 5)"},
+		{"ended by a crash", []workload.Stay{{Node: 1, Enter: 0, Out: 2, Crashed: true}, {Node: 2, Enter: 1, Out: 3}}, -1e-4, 1, "it crashed at t=2.000000s"},
+		{"two inside a long one", []workload.Stay{{Node: 1, Enter: 0, Out: 10}, {Node: 2, Enter: 1, Out: 2}, {Node: 3, Enter: 3, Out: 4}}, 1e-6, 2, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
+		{"a stay that ends as it begins, inside another", []workload.Stay{{Node: 1, Enter: 0, Out: 2}, {Node: 2, Enter: 1, Out: 1}}, 1e-6, 1, "node 2 entered the critical section at t=1.000000s while node 1 was in it"},
+		{"stays that end as they begin, at one instant", []workload.Stay{{Node: 1, Enter: 0, Out: 1}, {Node: 2, Enter: 1, Out: 1}, {Node: 3, Enter: 1, Out: 1}, {Node: 4, Enter: 1, Out: 2}}, 1e-6, 0, ""},
+		{"shorter than the clocks' disagreement", []workload.Stay{{Node: 1, Enter: 0, Out: 2.000005}, {Node: 2, Enter: 2, Out: 3}}, -1e-4, 1, "the ranks' clocks disagree by at least 100.0 µs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := newJob(Local(1)[0], 0, 1)

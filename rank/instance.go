@@ -9,6 +9,7 @@ import (
 	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/wire"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // instance is one run on one rank: the nodes this rank hosts, their timers
@@ -57,9 +58,9 @@ type instance struct {
 	// (kexclusion.go).
 	invented *bench.InventedCS
 
-	// wl is the workload of the hosted nodes (bench.Workload, which the
-	// simulator runs too); the instance is its bench.Host.
-	wl        *bench.Workload
+	// wl is the workload of the hosted nodes (workload.Driver, which the
+	// simulator runs too); the instance is its workload.Host.
+	wl        *workload.Driver
 	enteredAt []float64           // when each node entered the critical section …
 	staying   []bool              // … and whether that stay has not been recorded yet
 	order     func() proto.NodeID // sequential
@@ -350,7 +351,7 @@ func (in *instance) start() {
 		}
 		in.planCrash(k, f)
 	}
-	in.wl = bench.NewWorkload(in, bench.WorkloadConfig{Kind: s.Workload, Seed: s.Seed, Nodes: s.Nodes, Requests: s.Requests,
+	in.wl = workload.New(in, workload.Config{Kind: s.Workload, Seed: s.Seed, Nodes: s.Nodes, Requests: s.Requests,
 		Until: in.until, CSTime: s.CSTime * in.delta, Think: s.Think * in.delta, Hosted: in.local, PerNode: true,
 		TagBase: uint32(in.j.rank) + 1, TagStride: uint32(in.j.size)})
 	in.wl.OnDone = in.done
@@ -359,7 +360,7 @@ func (in *instance) start() {
 		// previous one has left the critical section (OnExit) and nothing
 		// is in flight (probe).
 		in.wl.OnExit = func(_ proto.NodeID, tag uint32) { in.j.control(ctlExited, in.id, tag, 0, 0) }
-		in.order = bench.SequentialOrder(in.spec.Seed, in.n)
+		in.order = workload.SequentialOrder(in.spec.Seed, in.n)
 		if id := in.nodeOf(1); in.hosts(id) {
 			in.at(0, func() { in.issueSequential(id, 1) })
 		}
@@ -389,7 +390,7 @@ func (in *instance) tick() {
 	in.After(in.ctl.Period(), in.tick)
 }
 
-// Input implements bench.Host: node id is stepped with an input of kind
+// Input implements workload.Host: node id is stepped with an input of kind
 // dt seconds from now.
 func (in *instance) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint32) {
 	in.at(in.j.now()+dt, func() {
@@ -406,13 +407,13 @@ func (in *instance) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag
 	})
 }
 
-// After implements bench.Host.
+// After implements workload.Host.
 func (in *instance) After(dt float64, fn func()) { in.at(in.j.now()+dt, fn) }
 
-// Now implements bench.Host: seconds since the start of the run.
+// Now implements workload.Host: seconds since the start of the run.
 func (in *instance) Now() float64 { return in.j.now() }
 
-// Down implements bench.Host.
+// Down implements workload.Host.
 func (in *instance) Down(id proto.NodeID) bool { return in.down[id] }
 
 // nodeOf returns the requester of the k-th request of the sequential
@@ -496,7 +497,7 @@ func (in *instance) counted(sent, recv uint32) {
 	in.rounds++
 	// The request has left the critical section (ctlExited): no node is
 	// busy, and the next waits for its turn.
-	if !in.ctl.Turn(&bench.Observation{Pending: true, Quiet: quiet}) {
+	if !in.ctl.Turn(&workload.Observation{Pending: true, Quiet: quiet}) {
 		in.at(in.j.now()+in.delta/4, in.probe)
 		return
 	}
@@ -549,7 +550,7 @@ func (in *instance) done() {
 func (in *instance) endStay(id proto.NodeID, crashed bool) {
 	if in.staying[id] {
 		in.staying[id] = false
-		in.stats.CS = append(in.stats.CS, bench.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(), Crashed: crashed,
+		in.stats.CS = append(in.stats.CS, workload.Stay{Node: id, Issued: in.wl.IssuedAt(id), Enter: in.enteredAt[id], Out: in.j.now(), Crashed: crashed,
 			Units: in.nodes[id].View().Units})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/safety"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // startKExclusion prepares what a k-exclusion or self-stabilizing
@@ -68,7 +69,7 @@ func (in *instance) startNode(id proto.NodeID, st proto.Starter, now float64) {
 // rank's critical-section stays (breaches): the units in use (each stay's)
 // never add up to more than ℓ. It returns the number of entries that went
 // over, and the first one's description.
-func checkUnits(cs []bench.Stay, ell int) (int, string) {
+func checkUnits(cs []workload.Stay, ell int) (int, string) {
 	over, first := 0, ""
 	breaches(cs, ell, func(k int, b safety.Breach) {
 		if over == 0 {

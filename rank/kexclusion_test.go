@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestKofl: kofl runs on goroutine ranks — Start at time 0, an arbitrary
@@ -17,7 +18,7 @@ import (
 func TestKofl(t *testing.T) {
 	for _, c := range []struct {
 		nodes, p  int
-		workload  bench.WorkloadKind
+		workload  workload.Kind
 		transient faults.TransientMode
 	}{
 		{16, 4, "poisson", "none"},
@@ -50,7 +51,7 @@ func TestKofl(t *testing.T) {
 // TestCheckUnits: the units in use from critical-section stays, exits
 // before entries at the same instant.
 func TestCheckUnits(t *testing.T) {
-	stays := []bench.Stay{{Node: 1, Enter: 0, Out: 2, Units: 2}, {Node: 2, Enter: 1, Out: 3, Units: 1}, {Node: 3, Enter: 2, Out: 4, Units: 2}}
+	stays := []workload.Stay{{Node: 1, Enter: 0, Out: 2, Units: 2}, {Node: 2, Enter: 1, Out: 3, Units: 1}, {Node: 3, Enter: 2, Out: 4, Units: 2}}
 	if over, why := checkUnits(stays, 3); over != 0 {
 		t.Errorf("ℓ = 3: %d over: %s", over, why)
 	}
@@ -58,7 +59,7 @@ func TestCheckUnits(t *testing.T) {
 		t.Errorf("ℓ = 2: %d over: %q", over, why)
 	}
 	// A stay that ends as it begins uses its units at its entry.
-	stays = []bench.Stay{{Node: 1, Enter: 0, Out: 2, Units: 2}, {Node: 2, Enter: 1, Out: 1, Units: 1}, {Node: 3, Enter: 2, Out: 3, Units: 2}}
+	stays = []workload.Stay{{Node: 1, Enter: 0, Out: 2, Units: 2}, {Node: 2, Enter: 1, Out: 1, Units: 1}, {Node: 3, Enter: 2, Out: 3, Units: 2}}
 	if over, why := checkUnits(stays, 2); over != 1 || !strings.Contains(why, "node 2 entered the critical section at t=1.000000s: 3 units in use, ℓ = 2") {
 		t.Errorf("ℓ = 2, a stay of no length: %d over: %q", over, why)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/safety"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // rankReport is what one rank sends rank 0 about one run: its counts, the
@@ -33,7 +34,7 @@ type rankReport struct {
 	Issued    []uint32         `merge:"append"`
 	Served    int64            `merge:"sum"`
 	StuckWhy  string           `merge:"first"`
-	CS        []bench.Stay     `merge:"append"`
+	CS        []workload.Stay  `merge:"append"`
 	MinDelay  float64          `merge:"custom"` // below 0: this rank's clock is behind a sender's by at least as much
 	OverDelta int64            `merge:"sum"`
 	// Broken counts messages that nodes sent to no node, BrokenWhy says
@@ -154,7 +155,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	}
 	t.DropSkipped(sum.Skipped)
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
-	for _, x := range bench.SyncDelaysOf(cs) {
+	for _, x := range workload.SyncDelaysOf(cs) {
 		t.Sync = append(t.Sync, x/s.Delta)
 	}
 	out.Issued, out.Served, out.Counts, out.PerRequest = int64(len(tags)), sum.Served, t, perReq
@@ -208,7 +209,7 @@ func measuredMinDelay(reps []*rankReport, delta float64) *float64 {
 // algorithm, the units in use stay within ℓ instead (kexclusion.go), except
 // with transient faults, where safety holds only after stabilization, which
 // ranks cannot see. minDelay is the smallest delay measured, in δ.
-func overlapping(cs []bench.Stay, s bench.Spec, minDelay *float64) []bench.Finding {
+func overlapping(cs []workload.Stay, s bench.Spec, minDelay *float64) []bench.Finding {
 	if ell, _ := bench.Units(s); ell > 0 {
 		if s.Transient.On() {
 			return nil
@@ -247,13 +248,13 @@ func overlapping(cs []bench.Stay, s bench.Spec, minDelay *float64) []bench.Findi
 // another begins does not overlap it), then entries by the units they
 // use, fewest first, then in cs's order; a stay that ends as it begins
 // exits right after its entry.
-func breaches(cs []bench.Stay, ell int, f func(k int, b safety.Breach)) {
+func breaches(cs []workload.Stay, ell int, f func(k int, b safety.Breach)) {
 	type edge struct {
 		t     float64
 		units int // < 0: an exit
 		k     int // the stay's index in cs
 	}
-	units := func(c bench.Stay) int {
+	units := func(c workload.Stay) int {
 		if ell == 0 {
 			return 1
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/wire"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // MPI message tags of the runtime.
@@ -866,7 +867,7 @@ func (j *job) handleControl(c []byte, src int) {
 		in.doneRanks++
 		// The sequential workload's end is rank 0's turn (counted), or a
 		// stuck rank's note: either ends it.
-		o := bench.Observation{More: in.doneRanks < j.size && !in.sequential}
+		o := workload.Observation{More: in.doneRanks < j.size && !in.sequential}
 		if in.ctl.WorkloadOver(&o, j.now()) {
 			in.at(j.now()+in.ctl.Settle(), func() {
 				for r := 0; r < j.size; r++ {

@@ -10,6 +10,7 @@ import (
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/trace"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestTrace: the merged trace of goroutine ranks passes the trace checker,
@@ -17,7 +18,7 @@ import (
 func TestTrace(t *testing.T) {
 	for _, c := range []struct {
 		algo       string
-		workload   bench.WorkloadKind
+		workload   workload.Kind
 		target     faults.Target
 		crashes, p int
 	}{

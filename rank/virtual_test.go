@@ -10,6 +10,7 @@ import (
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/results"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // runtimeFields are the record's fields that say which runtime ran it and
@@ -59,7 +60,7 @@ func runVirtual(t *testing.T, p int, placement string, specs []bench.Spec) []*re
 // for every fault-tolerant one with crashes (every target for the
 // open-cube), in every workload.
 func virtualCases() map[string]bench.Spec {
-	base := func(algo string, n int, wl bench.WorkloadKind, req int64) bench.Spec {
+	base := func(algo string, n int, wl workload.Kind, req int64) bench.Spec {
 		return bench.Spec{Algorithm: algo, Nodes: n, Workload: wl, Requests: req, Seed: 5, CSTime: 1, MinDelay: bench.DefaultMinDelay}
 	}
 	out := map[string]bench.Spec{}
@@ -83,7 +84,7 @@ func virtualCases() map[string]bench.Spec {
 	// configuration the virtual runtime runs, with Root's time-out too.
 	for _, c := range []struct {
 		name string
-		wl   bench.WorkloadKind
+		wl   workload.Kind
 		n    int
 		tr   faults.TransientPlan
 		to   float64

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestCrashes runs the algorithm with its failure protocol on the
@@ -18,7 +19,7 @@ import (
 func TestCrashes(t *testing.T) {
 	for _, c := range []struct {
 		n        int
-		workload bench.WorkloadKind
+		workload workload.Kind
 		target   faults.Target
 		seeds    int
 	}{

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestCrashes runs the failure protocol in the simulator with crashes and
@@ -17,7 +18,7 @@ func TestCrashes(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		n           int
-		workload    bench.WorkloadKind
+		workload    workload.Kind
 		every, down float64
 		target      faults.Target
 		seeds       int

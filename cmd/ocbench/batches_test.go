@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/rank"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestBatches: the simulator runs one run at a time; MPI runs the seeds and
@@ -80,7 +81,7 @@ func TestWarnLong(t *testing.T) {
 		think float64
 		want  string
 	}{{1e6, "ocbench: warning: under MPI these runs last about 1h6m"}, {16, ""}} {
-		s := bench.Spec{Algorithm: "opencube", Nodes: 8, Requests: 8, Workload: bench.Poisson, Delta: 4e-3, CSTime: 1, Think: c.think}
+		s := bench.Spec{Algorithm: "opencube", Nodes: 8, Requests: 8, Workload: workload.Poisson, Delta: 4e-3, CSTime: 1, Think: c.think}
 		o := &options{repeat: 1, runtimeInfo: mpi, rt: runtimeOf(mpi)}
 		var errb strings.Builder
 		warnLong(o, []config{{spec: s}}, &errb)

@@ -17,6 +17,7 @@ import (
 	"github.com/ocbench/ocbench/explore"
 	"github.com/ocbench/ocbench/internal/outpath"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/workload"
 )
 
 const exploreUsage = `ocbench explore: every reachable state of a small system (docs/explore.md)
@@ -186,7 +187,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			return nil, fmt.Errorf("--crashes: N = %d is too few: %d nodes stay up at all times, so crashes need N ≥ 4", n, explore.MinUp)
 		}
 		for _, a := range algos {
-			spec := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential, CSTime: o.csTime, FT: ft,
+			spec := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Seed: 1, Workload: workload.Sequential, CSTime: o.csTime, FT: ft,
 				Protocol: bench.Protocol(o.protocol), Ell: o.ell, KMax: o.kMax}
 			if !slices.Contains(algo.Ordered(), a) {
 				return nil, fmt.Errorf("--algo: unknown algorithm %q (allowed: %s)", a, strings.Join(algo.Ordered(), ", "))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestSuspicionLines: the header says what "false susp." counts for each
@@ -16,7 +17,7 @@ func TestSuspicionLines(t *testing.T) {
 		var out []config
 		for _, a := range algos {
 			for _, n := range []int{32, 64} {
-				s := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Workload: bench.Sequential}
+				s := bench.Spec{Algorithm: a, Nodes: n, Requests: 1, Workload: workload.Sequential}
 				p, err := s.Resolve()
 				if err != nil {
 					t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	_ "github.com/ocbench/ocbench/algo/all" // every algorithm, registered
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/workload"
 
 	"bufio"
 	"errors"
@@ -130,7 +131,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(algo.Ordered(), ", ")+"; all (every mutual-exclusion one), kexclusion (the k-out-of-ℓ ones: "+algo.KExclusionNames()+"), survey (the survey's: "+strings.Join(algo.Survey, ", ")+") or ft (those with a failure protocol: "+strings.Join(algo.FaultTolerant(), ", ")+")")
 	fs.IntSliceVar(&o.nodes, "nodes", []int{32}, "numbers of nodes N, comma-separated, each a power of two ≥ 2; in the simulator, any N ≥ 2 for the algorithms that need no hypercube ("+strings.Join(algo.AnySizeNames(), ", ")+")")
 	fs.Int64Var(&o.requests, "requests", 10000, "critical-section requests per run (with crashes: at least this many, and until the fault plan is over)")
-	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+field.Join(bench.Workloads))
+	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+field.Join(workload.Kinds))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
@@ -455,7 +456,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		if err := checkThink(o, sh.nodes, think); err != nil {
 			return nil, usageError{err}
 		}
-		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: bench.WorkloadKind(o.workload), Seed: o.seed,
+		s := bench.Spec{Algorithm: sh.algo, Nodes: sh.nodes, Requests: o.requests, Workload: workload.Kind(o.workload), Seed: o.seed,
 			Delta: o.delta, CSTime: o.csTime, Think: think, MinDelay: o.minDelay, FIFO: o.fifo, Check: check,
 			Faults: faults.FaultPlan{Crashes: sh.crashes, Spacing: faults.Dist(o.crashSpacing), Every: o.crashEvery, Start: o.crashStart,
 				Down: o.downtime, DownDist: faults.Dist(o.downtimeDist), Permanent: o.permanent, Target: faults.Target(o.crashTarget)},

@@ -19,6 +19,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/reference.json")
@@ -27,7 +28,7 @@ var update = flag.Bool("update", false, "rewrite testdata/reference.json")
 // with every crash target and both protocols, every fault-tolerant algorithm
 // with crashes, late messages, the repair pass, kofl with transient faults.
 func cases() map[string]bench.Spec {
-	base := func(algo string, n int, wl bench.WorkloadKind, req int64) bench.Spec {
+	base := func(algo string, n int, wl workload.Kind, req int64) bench.Spec {
 		return bench.Spec{Algorithm: algo, Nodes: n, Workload: wl, Requests: req, Seed: 7, CSTime: bench.DefaultCSTime}
 	}
 	crashes := func(k int, target faults.Target) faults.FaultPlan {

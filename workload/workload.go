@@ -1,4 +1,11 @@
-package bench
+// Package workload drives a run's requests for the critical section: who
+// asks, when and for how long (Kinds: sequential, poisson, saturated,
+// each), on any runtime that hosts nodes (a Host: the simulator, a part of
+// a split run, a wall-clock MPI rank), and what their service measures
+// (waits, synchronization delays). It issues requests and counts them; the
+// controller (package bench) decides from its Observation when the run is
+// over or stuck.
+package workload
 
 import (
 	"fmt"
@@ -10,7 +17,7 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// Workloads lists the workload names; the first is the default.
+// Kinds lists the workloads; the first is the default.
 //
 //   - sequential: one request at a time from a uniformly random live node;
 //     the next starts once the previous CS has ended and any lent token is
@@ -21,10 +28,10 @@ import (
 //   - each: one lone request from every node, each from the initial
 //     configuration (the paper's per-node cost c(i); N ≤ 4096; --requests is
 //     ignored).
-var Workloads = []WorkloadKind{Sequential, Poisson, Saturated, Each}
+var Kinds = []Kind{Sequential, Poisson, Saturated, Each}
 
-// ValidWorkload returns an error unless name is a workload.
-func ValidWorkload(name WorkloadKind) error { return field.OneOf("workload", name, Workloads) }
+// Valid returns an error unless name is a workload.
+func Valid(name Kind) error { return field.OneOf("workload", name, Kinds) }
 
 // Host is what a workload drives: a runtime hosting the nodes. Times are in
 // seconds.
@@ -39,12 +46,12 @@ type Host interface {
 	Down(id proto.NodeID) bool
 }
 
-// Workload issues CS requests according to a workload and follows them: the
+// Driver issues CS requests according to a workload and follows them: the
 // one implementation of the workloads that every runtime uses. The
 // simulator drives all nodes with one Workload; each rank of an MPI job
-// drives the nodes it hosts with its own (WorkloadConfig.Hosted, PerNode).
-type Workload struct {
-	kind     WorkloadKind
+// drives the nodes it hosts with its own (Config.Hosted, PerNode).
+type Driver struct {
+	kind     Kind
 	host     Host
 	rng      *rand.Rand
 	seed     uint64
@@ -57,9 +64,9 @@ type Workload struct {
 	think    float64 // mean think time, seconds
 	tagBase  uint32
 	stride   uint32
-	// neverQuiet: WorkloadConfig.NeverQuiet
+	// neverQuiet: Config.NeverQuiet
 	neverQuiet bool
-	// nodeTags: WorkloadConfig.NodeTags; seqIssued counts the sequential
+	// nodeTags: Config.NodeTags; seqIssued counts the sequential
 	// requests the controller issued.
 	nodeTags  bool
 	seqIssued int64
@@ -102,9 +109,9 @@ type nodeLoad struct {
 	busy, inCS, unbooked bool
 }
 
-// WorkloadConfig says what a Workload issues. Times are in seconds.
-type WorkloadConfig struct {
-	Kind     WorkloadKind
+// Config says what a Workload issues. Times are in seconds.
+type Config struct {
+	Kind     Kind
 	Seed     uint64
 	Nodes    int
 	Requests int64
@@ -133,10 +140,13 @@ type WorkloadConfig struct {
 	// (Requested), and the controller, not the workload, says when the
 	// run is over.
 	NodeTags bool
+	// Down, if not nil, is the controller's view of the crashed nodes
+	// (a split run's: the whole run's, not only the hosted nodes').
+	Down func(proto.NodeID) bool
 }
 
-// NewWorkload returns the workload of c on host; Start starts it.
-func NewWorkload(host Host, c WorkloadConfig) *Workload {
+// New returns the driver of the workload of c on host; Start starts it.
+func New(host Host, c Config) *Driver {
 	if c.TagBase == 0 {
 		c.TagBase = 1
 	}
@@ -144,9 +154,9 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 		c.TagStride = 1
 	}
 	n := c.Nodes
-	d := &Workload{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, stream.Workload)), n: n,
+	d := &Driver{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, stream.Workload)), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
-		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, nd: make([]nodeLoad, n)}
+		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, ctlDown: c.Down, nd: make([]nodeLoad, n)}
 	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited
 	if c.PerNode {
 		d.quota = (c.Requests + int64(n) - 1) / int64(n)
@@ -161,33 +171,33 @@ func NewWorkload(host Host, c WorkloadConfig) *Workload {
 		d.left = int64(len(d.hosted))
 	}
 	if len(d.hosted) == n {
-		d.waits = make([]float64, 0, capHint(c.Requests))
+		d.waits = make([]float64, 0, int(min(c.Requests, 1<<20)))
 	}
 	return d
 }
 
 // Served counts the requests served.
-func (d *Workload) Served() int64 { return d.served }
+func (d *Driver) Served() int64 { return d.served }
 
 // Abandoned counts the requests abandoned by a crash of their node.
-func (d *Workload) Abandoned() int64 { return d.abandoned }
+func (d *Driver) Abandoned() int64 { return d.abandoned }
 
 // Waits returns the waits of the served requests, from enter_cs to the
 // entry, in seconds.
-func (d *Workload) Waits() []float64 { return d.waits }
+func (d *Driver) Waits() []float64 { return d.waits }
 
 // SyncDelays returns the synchronization delays measured among the hosted
 // nodes (SyncDelay), in seconds: the whole run's when the workload hosts
 // every node.
-func (d *Workload) SyncDelays() []float64 { return d.sync.Samples() }
+func (d *Driver) SyncDelays() []float64 { return d.sync.Samples() }
 
 // IssuedAt returns when node id issued its current (or last) request.
-func (d *Workload) IssuedAt(id proto.NodeID) float64 { return d.nd[id].since }
+func (d *Driver) IssuedAt(id proto.NodeID) float64 { return d.nd[id].since }
 
 // Start schedules the workload's first requests. A rank of an MPI job does
 // not start a sequential workload: rank 0 gives each request its turn
 // (IssueSequential).
-func (d *Workload) Start() {
+func (d *Driver) Start() {
 	switch d.kind {
 	case "sequential":
 		d.host.After(0, d.nextFn)
@@ -204,7 +214,7 @@ func (d *Workload) Start() {
 
 // as runs fn as node id on a host that tells nodes' events from the
 // controller's (the simulator: sim.Sim.As), else just runs it.
-func (d *Workload) as(id proto.NodeID, fn func()) {
+func (d *Driver) as(id proto.NodeID, fn func()) {
 	if h, ok := d.host.(interface{ As(proto.NodeID, func()) }); ok {
 		h.As(id, fn)
 		return
@@ -213,7 +223,7 @@ func (d *Workload) as(id proto.NodeID, fn func()) {
 }
 
 // later calls f(id) dt seconds from now unless node id crashes meanwhile.
-func (d *Workload) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
+func (d *Driver) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
 	life := d.nd[id].life
 	d.host.After(dt, func() {
 		if d.nd[id].life == life {
@@ -226,7 +236,7 @@ func (d *Workload) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
 // id, k), not a draw from a shared stream, so a node's requests come at the
 // same times whatever happens elsewhere (crashes included): a run and its
 // crash-free baseline issue the same requests.
-func (d *Workload) thinkTime(id proto.NodeID) float64 {
+func (d *Driver) thinkTime(id proto.NodeID) float64 {
 	k := d.nd[id].thinks
 	d.nd[id].thinks++
 	return ThinkTime(d.seed, id, k, d.think)
@@ -239,12 +249,12 @@ func splitmix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-func (d *Workload) scheduleThink(id proto.NodeID) {
+func (d *Driver) scheduleThink(id proto.NodeID) {
 	d.later(id, d.thinkTime(id), d.issueFn)
 }
 
 // more reports whether node id (any node: Nil) may issue another request.
-func (d *Workload) more(id proto.NodeID) bool {
+func (d *Driver) more(id proto.NodeID) bool {
 	if d.host.Now() < d.until {
 		return true
 	}
@@ -255,7 +265,7 @@ func (d *Workload) more(id proto.NodeID) bool {
 }
 
 // issue makes node id call enter_cs, if requests remain.
-func (d *Workload) issue(id proto.NodeID) {
+func (d *Driver) issue(id proto.NodeID) {
 	if d.nodeTags {
 		k := uint64(d.issued)
 		if d.quota > 0 {
@@ -280,7 +290,7 @@ func (d *Workload) issue(id proto.NodeID) {
 // enter_cs (NodeTags), and reports whether it was a new request: not an
 // enter_cs again for a request booked already, nor an input that is no
 // workload's (tag 0), nor one at a node that is down.
-func (d *Workload) Requested(id proto.NodeID, tag uint32) bool {
+func (d *Driver) Requested(id proto.NodeID, tag uint32) bool {
 	if tag == 0 || d.host.Down(id) || d.nd[id].busy && !d.nd[id].unbooked {
 		return false
 	}
@@ -298,10 +308,10 @@ func (d *Workload) Requested(id proto.NodeID, tag uint32) bool {
 }
 
 // busyNodes counts the hosted nodes with a request not yet over.
-func (d *Workload) busyNodes() int64 { return d.nbusy }
+func (d *Driver) Busy() int64 { return d.nbusy }
 
 // setBusy marks node id busy (a request not yet over) or not.
-func (d *Workload) setBusy(id proto.NodeID, b bool) {
+func (d *Driver) setBusy(id proto.NodeID, b bool) {
 	if d.nd[id].busy != b {
 		d.nbusy += int64(b2i(b)) - int64(b2i(!b))
 	}
@@ -310,7 +320,7 @@ func (d *Workload) setBusy(id proto.NodeID, b bool) {
 
 // quotaLeft counts the live hosted nodes with requests of their quota
 // still to issue (PerNode; 0 otherwise).
-func (d *Workload) quotaLeft() int64 { return d.left }
+func (d *Driver) QuotaLeft() int64 { return d.left }
 
 func b2i(b bool) int {
 	if b {
@@ -320,7 +330,7 @@ func b2i(b bool) int {
 }
 
 // enter makes node id call enter_cs for request tag.
-func (d *Workload) enter(id proto.NodeID, tag uint32) {
+func (d *Driver) enter(id proto.NodeID, tag uint32) {
 	d.issued++
 	if d.quota > 0 {
 		d.nd[id].issued++
@@ -332,7 +342,7 @@ func (d *Workload) enter(id proto.NodeID, tag uint32) {
 }
 
 // next issues the sequential workload's next request from a uniformly random live node.
-func (d *Workload) next() {
+func (d *Driver) next() {
 	if d.nodeTags {
 		if d.host.Now() >= d.until && d.seqIssued >= d.requests {
 			return
@@ -365,7 +375,7 @@ func (d *Workload) next() {
 // IssueSequential makes node id call enter_cs for the k-th request of the
 // sequential workload, on a host that does not draw the order itself (a
 // rank, told by rank 0). It fails if the node is busy or down.
-func (d *Workload) IssueSequential(id proto.NodeID, k uint32) error {
+func (d *Driver) IssueSequential(id proto.NodeID, k uint32) error {
 	if d.nd[id].busy || d.host.Down(id) {
 		return fmt.Errorf("sequential request %d at node %d, which is busy or down", k, id)
 	}
@@ -374,7 +384,7 @@ func (d *Workload) IssueSequential(id proto.NodeID, k uint32) error {
 }
 
 // Entered is called when node id enters the CS for request tag.
-func (d *Workload) Entered(id proto.NodeID, tag uint32) {
+func (d *Driver) Entered(id proto.NodeID, tag uint32) {
 	d.served++
 	d.nd[id].inCS = true
 	d.sync.Entered(d.host.Now())
@@ -383,7 +393,7 @@ func (d *Workload) Entered(id proto.NodeID, tag uint32) {
 	d.later(id, d.csTime, d.exitedFn)
 }
 
-func (d *Workload) exited(id proto.NodeID) {
+func (d *Driver) exited(id proto.NodeID) {
 	d.setBusy(id, false)
 	d.nd[id].inCS = false
 	d.sync.Left(d.host.Now(), d.issued > d.served+d.abandoned)
@@ -406,7 +416,7 @@ func (d *Workload) exited(id proto.NodeID) {
 
 // Crashed is called when node id crashes: its pending request is abandoned
 // (a CS it was in ends with it).
-func (d *Workload) Crashed(id proto.NodeID) {
+func (d *Driver) Crashed(id proto.NodeID) {
 	d.nd[id].life++
 	if d.nd[id].busy && !d.nd[id].inCS && !d.nd[id].unbooked {
 		d.abandoned++
@@ -424,7 +434,7 @@ func (d *Workload) Crashed(id proto.NodeID) {
 }
 
 // Recovered is called when node id is up again.
-func (d *Workload) Recovered(id proto.NodeID) {
+func (d *Driver) Recovered(id proto.NodeID) {
 	if d.quota > 0 && d.nd[id].issued < d.quota {
 		d.left++
 	}
@@ -437,16 +447,16 @@ func (d *Workload) Recovered(id proto.NodeID) {
 }
 
 // InCS reports whether node id is in the critical section.
-func (d *Workload) InCS(id proto.NodeID) bool { return d.nd[id].inCS }
+func (d *Driver) InCS(id proto.NodeID) bool { return d.nd[id].inCS }
 
 // Waiting reports whether node id has issued a request that is not served
 // yet.
-func (d *Workload) Waiting(id proto.NodeID) bool { return d.nd[id].busy && !d.nd[id].inCS }
+func (d *Driver) Waiting(id proto.NodeID) bool { return d.nd[id].busy && !d.nd[id].inCS }
 
 // waitingAt returns when the hosted request that has waited longest was issued
 // (+Inf: none waits), and the smallest hosted node whose request was issued
 // at cut or before (proto.Nil: none).
-func (d *Workload) waitingAt(cut float64) (float64, proto.NodeID) {
+func (d *Driver) WaitingAt(cut float64) (float64, proto.NodeID) {
 	oldest, id := math.Inf(1), proto.Nil
 	for _, i := range d.hosted {
 		if d.nd[i].busy && !d.nd[i].inCS && !d.nd[i].unbooked {
@@ -461,7 +471,7 @@ func (d *Workload) waitingAt(cut float64) (float64, proto.NodeID) {
 
 // oldestWait returns the node whose request has waited longest for the CS
 // (issued, not yet entered) and when it was issued; proto.Nil if none waits.
-func (d *Workload) oldestWait() (proto.NodeID, float64) {
+func (d *Driver) oldestWait() (proto.NodeID, float64) {
 	id, at := proto.Nil, 0.0
 	for _, i := range d.hosted {
 		if d.nd[i].busy && !d.nd[i].inCS && (id == proto.Nil || d.nd[i].since < at) {
@@ -475,7 +485,7 @@ func (d *Workload) oldestWait() (proto.NodeID, float64) {
 // now (a wall-clock rank's watchdog tick, Controller.Tick): the counts, the
 // busy nodes, and the request that has waited longest (WaitingSince +Inf:
 // none waits).
-func (d *Workload) Observe() Observation {
+func (d *Driver) Observe() Observation {
 	id, at := d.oldestWait()
 	if id == proto.Nil {
 		at = math.Inf(1)
@@ -483,35 +493,9 @@ func (d *Workload) Observe() Observation {
 	return Observation{Issued: d.issued, Served: d.served, Abandoned: d.abandoned, Busy: d.nbusy, WaitingSince: at, Waiting: id}
 }
 
-// stall is the watchdog's rule, one for every runtime (Controller.Tick: on
-// the snapshot of a run in virtual time, on a rank's nodes, Workload.Observe,
-// in wall-clock time): a run is stuck if nothing was served
-// since the previous tick (served then: lastServed) and a request has
-// waited a whole period (the oldest issued at since, +Inf if none waits;
-// node waiting among them), or if nothing waits yet the count does not
-// close (more entries than requests: a node entered for a request it no
-// longer had, and the run would wait for ever for the workload's end). It
-// returns why, or "".
-func stall(issued, served, abandoned, lastServed int64, since float64, waiting proto.NodeID, now, period, delta float64, seed uint64) string {
-	switch {
-	case served != lastServed:
-		return ""
-	case !math.IsInf(since, 1):
-		if now-since < period {
-			return "" // issued since the last tick
-		}
-		return fmt.Sprintf("no request served for %.0fδ while %d wait, the oldest for %.0fδ, node %d's among them (t=%.4fs, seed %d)",
-			period/delta, issued-served-abandoned, (now-since)/delta, waiting, now, seed)
-	case served+abandoned != issued:
-		return fmt.Sprintf("no request served for %.0fδ, none waits, yet %d requests were issued, %d served and %d abandoned (t=%.4fs, seed %d)",
-			period/delta, issued, served, abandoned, now, seed)
-	}
-	return ""
-}
-
 // Quiet is called when no message is in flight and no node is in the CS:
 // the sequential workload's next request may start.
-func (d *Workload) Quiet() {
+func (d *Driver) Quiet() {
 	if d.kind == "sequential" && d.pending && d.served+d.abandoned == d.issued {
 		d.pending = false
 		d.host.After(0, d.nextFn)
@@ -520,7 +504,7 @@ func (d *Workload) Quiet() {
 
 // check calls OnDone once no more requests will be issued and every issued
 // request is served or abandoned.
-func (d *Workload) check() {
+func (d *Driver) check() {
 	if d.done || d.served+d.abandoned != d.issued {
 		return
 	}
@@ -544,4 +528,83 @@ func (d *Workload) check() {
 
 // Check calls OnDone if the workload is over (a host calls it at Until:
 // requests may have ended before, waiting only for time to pass).
-func (d *Workload) Check() { d.check() }
+func (d *Driver) Check() { d.check() }
+
+// Observation is what the controller reads of the whole run when it
+// decides.
+type Observation struct {
+	// Issued, Served and Abandoned count the requests; Busy the nodes
+	// with a request not yet over.
+	Issued, Served, Abandoned, Busy int64
+	// Quiet: no message is in flight and no node is in the critical
+	// section.
+	Quiet bool
+	// Pending: the sequential workload's next request waits for its turn.
+	Pending bool
+	// More: requests are still to be issued (per-node quotas left, or the
+	// sequential workload's count not reached).
+	More bool
+	// At a watchdog tick: WaitingSince is when the request that has
+	// waited longest was issued (+Inf: none waits), and Waiting the
+	// smallest node whose request has waited a whole period.
+	WaitingSince float64
+	Waiting      proto.NodeID
+}
+
+// ThinkTime returns the k-th think time (k = 0, 1, …) of node id in a
+// poisson workload of the given seed and mean (in any unit: the result is in
+// the same unit). It is a hash of (seed, id, k), so a node's requests come at
+// the same times whatever the rest of the run does, in every runtime.
+func ThinkTime(seed uint64, id proto.NodeID, k uint32, mean float64) float64 {
+	x := splitmix(seed ^ splitmix(uint64(id)<<32|uint64(k)))
+	u := (float64(x>>11) + 0.5) / (1 << 53)
+	return -math.Log(u) * mean
+}
+
+// SequentialOrder returns the generator of the sequential workload's
+// requesters: its k-th call returns the node of the k-th request when no node
+// is down (the simulator draws again when the node drawn is down).
+func SequentialOrder(seed uint64, n int) func() proto.NodeID {
+	rng := rand.New(rand.NewPCG(seed, stream.Workload))
+	return func() proto.NodeID { return proto.NodeID(rng.IntN(n)) }
+}
+
+// Kind names a workload (Kinds).
+type Kind string
+
+// The workloads.
+const (
+	Sequential Kind = "sequential"
+	Poisson    Kind = "poisson"
+	Saturated  Kind = "saturated"
+	Each       Kind = "each"
+)
+
+// Issued returns the number of requests issued on this host.
+func (d *Driver) Issued() int64 { return d.issued }
+
+// RequestTag returns the tag of node id's current (or last) request.
+func (d *Driver) RequestTag(id proto.NodeID) uint32 { return d.nd[id].reqTag }
+
+// Pending reports whether the sequential workload's next request waits
+// for the controller's turn (Release).
+func (d *Driver) Pending() bool { return d.pending }
+
+// Hold makes the sequential workload's first request wait for the
+// controller's turn (Release) instead of starting with Start.
+func (d *Driver) Hold() { d.pending = true }
+
+// Release starts the sequential workload's next request now: the
+// controller gave its turn.
+func (d *Driver) Release() {
+	d.pending = false
+	d.host.After(0, d.nextFn)
+}
+
+// SequentialMore reports whether the sequential workload has requests
+// left to issue (the controller's count of those it issued).
+func (d *Driver) SequentialMore() bool { return d.seqIssued < d.requests }
+
+// PerNode reports whether every hosted node issues a quota of requests
+// (Config.PerNode).
+func (d *Driver) PerNode() bool { return d.quota > 0 }
