@@ -30,7 +30,7 @@ var Survey = []string{
 }
 
 // AlgorithmNames returns the algorithm names: the reference algorithm
-// first (proto.ReferenceAlgorithm: the open-cube), then the other
+// first (ReferenceAlgorithm: the open-cube), then the other
 // algorithms outside the survey (the general scheme's instances), then the
 // survey's (Survey's order).
 func Ordered() []string {
@@ -53,14 +53,14 @@ func Ordered() []string {
 }
 
 // isReference reports whether a is the algorithm ocbench reproduces
-// (proto.ReferenceAlgorithm).
+// (ReferenceAlgorithm).
 func isReference(a proto.Algorithm) bool {
-	r, ok := a.(proto.ReferenceAlgorithm)
+	r, ok := a.(ReferenceAlgorithm)
 	return ok && r.Reference()
 }
 
 // IsReference reports whether the algorithm called name is the one
-// ocbench reproduces (proto.ReferenceAlgorithm): its runs with crashes are
+// ocbench reproduces (ReferenceAlgorithm): its runs with crashes are
 // compared with its paper's figures (results.PaperPerFailure).
 func IsReference(name string) bool { return isReference(lookup(name)) }
 
@@ -180,4 +180,44 @@ func IsSelfStabilizing(name string) bool {
 
 // Adversaries returns the names of the adversarial configurations of the
 // algorithm called name (none if it builds none).
-func Adversaries(name string) []string { return proto.AdversariesOf(lookup(name)) }
+func Adversaries(name string) []string { return AdversariesOf(lookup(name)) }
+
+// AdversariesOf returns the names of a's adversarial configurations
+// (proto.AdversarialAlgorithm), none if it builds none.
+func AdversariesOf(a proto.Algorithm) []string {
+	v, ok := a.(proto.AdversarialAlgorithm)
+	if !ok {
+		return nil
+	}
+	return v.Adversaries()
+}
+
+// The optional interfaces that only the catalogue and the command read.
+
+// ReferenceAlgorithm is implemented by the algorithm ocbench reproduces
+// (the open-cube): Reference reports true. Lists of algorithms name it
+// first, and its runs with crashes are compared with its paper's iPSC/2
+// figures (results.PaperPerFailure).
+type ReferenceAlgorithm interface {
+	Reference() bool
+}
+
+// ProtocolAlgorithm is implemented by a fault-tolerant algorithm that
+// offers variants of its failure protocol: Protocols names them
+// (Failures.Protocol; "" is the algorithm's own and is not listed), and
+// DescribeProtocol states in one line the variant name ("" for its own)
+// with a critical-section estimate of csEstimate δ, for a run's header.
+type ProtocolAlgorithm interface {
+	Protocols() []string
+	DescribeProtocol(name string, csEstimate float64) string
+}
+
+// DetectorAlgorithm is implemented by a fault-tolerant algorithm whose
+// failure protocol suspects a node through a failure detector: a
+// suspicion of a live node is then an error (none must happen without
+// crashes). DetectsFailures reports true. A fault-tolerant algorithm
+// without it presumes a failure when a request's time-out expires, and
+// such a false suspicion is a cost of its time-outs, not an error.
+type DetectorAlgorithm interface {
+	DetectsFailures() bool
+}

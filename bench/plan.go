@@ -342,9 +342,9 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 }
 
 // offers reports whether a offers the failure protocol p beside its own
-// (proto.ProtocolAlgorithm).
+// (algo.ProtocolAlgorithm).
 func offers(a proto.Algorithm, p Protocol) bool {
-	v, ok := a.(proto.ProtocolAlgorithm)
+	v, ok := a.(algo.ProtocolAlgorithm)
 	return ok && slices.Contains(v.Protocols(), string(p))
 }
 

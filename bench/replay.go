@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -60,7 +61,7 @@ func replay(s Spec, reg proto.Algorithm) string {
 		case "initial":
 			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
 		case "adversarial":
-			args = append(args, "--adversary", t.AdversaryFor(s.Seed, proto.AdversariesOf(reg)), "--link-cap", strconv.Itoa(t.LinkCap))
+			args = append(args, "--adversary", t.AdversaryFor(s.Seed, algo.AdversariesOf(reg)), "--link-cap", strconv.Itoa(t.LinkCap))
 		case "during":
 			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
 		}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
@@ -161,9 +162,9 @@ func initialConfiguration(plan *Plan, nodes []proto.Node, rng *rand.Rand) []prot
 	if s.Transient.Mode != "adversarial" {
 		junk = arbitrary(nodes, rng, s.Transient.LinkCap)
 	} else {
-		algo := plan.Algorithm
+		reg := plan.Algorithm
 		var err error
-		junk, err = algo.(proto.AdversarialAlgorithm).Adversary(s.Transient.AdversaryFor(s.Seed, proto.AdversariesOf(algo)), nodes, rng, s.Transient.LinkCap)
+		junk, err = reg.(proto.AdversarialAlgorithm).Adversary(s.Transient.AdversaryFor(s.Seed, algo.AdversariesOf(reg)), nodes, rng, s.Transient.LinkCap)
 		if err != nil {
 			panic(err) // Validate checked the name
 		}

@@ -129,15 +129,15 @@ func (p TransientPlan) Validate(reg proto.Algorithm) error {
 			return err
 		}
 	}
-	if p.Mode == "adversarial" && len(proto.AdversariesOf(reg)) == 0 {
+	if p.Mode == "adversarial" && len(algo.AdversariesOf(reg)) == 0 {
 		return field.Errorf("Transient.Mode", "%s builds no adversarial configuration", name)
 	}
 	if p.Adversary != "" {
 		if p.Mode != "adversarial" {
 			return field.Errorf("Transient.Adversary", "it applies only to the adversarial plan")
 		}
-		if !slices.Contains(proto.AdversariesOf(reg), p.Adversary) {
-			return field.Errorf("Transient.Adversary", "unknown configuration %q (allowed: %s)", p.Adversary, strings.Join(proto.AdversariesOf(reg), ", "))
+		if !slices.Contains(algo.AdversariesOf(reg), p.Adversary) {
+			return field.Errorf("Transient.Adversary", "unknown configuration %q (allowed: %s)", p.Adversary, strings.Join(algo.AdversariesOf(reg), ", "))
 		}
 	}
 	if len(p.Edits) > 0 && !p.Initial() {

@@ -2,16 +2,16 @@ package opencube
 
 import "fmt"
 
-// Reference implements proto.ReferenceAlgorithm: the open-cube is the
+// Reference implements algo.ReferenceAlgorithm: the open-cube is the
 // algorithm ocbench reproduces, and its paper's iPSC/2 figures are its
 // own.
 func (Algorithm) Reference() bool { return true }
 
-// Protocols implements proto.ProtocolAlgorithm: beside the project's
+// Protocols implements algo.ProtocolAlgorithm: beside the project's
 // failure protocol (docs/failures.md), "paper" runs §5 as written.
 func (Algorithm) Protocols() []string { return []string{"paper"} }
 
-// DescribeProtocol implements proto.ProtocolAlgorithm.
+// DescribeProtocol implements algo.ProtocolAlgorithm.
 func (Algorithm) DescribeProtocol(name string, e float64) string {
 	if name == "paper" {
 		return fmt.Sprintf("failure protocol: paper (§5 as written: suspicion 2·pmax·δ after asking, regeneration at once, no generations), root's CS estimate e = %gδ (docs/failures.md)", e)
@@ -19,7 +19,7 @@ func (Algorithm) DescribeProtocol(name string, e float64) string {
 	return fmt.Sprintf("failure protocol: ocbench (requesters watch the holders of their requests: heartbeats after 2·pmax·δ, then gaps that double; regeneration confirmed by a broadcast), root's CS estimate e = %gδ (docs/failures.md)", e)
 }
 
-// DetectsFailures implements proto.DetectorAlgorithm: the failure
+// DetectsFailures implements algo.DetectorAlgorithm: the failure
 // protocol's detector suspects a node only when it heard nothing of its
 // request in time, and a suspicion of a live node is an error.
 func (Algorithm) DetectsFailures() bool { return true }

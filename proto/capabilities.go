@@ -2,38 +2,11 @@ package proto
 
 // The optional interfaces of this file say what an algorithm is, beyond
 // Algorithm, where the experiment layer and the command would otherwise
-// have to know it by name: which algorithm the paper's figures belong to,
-// the failure protocols it offers and how it detects failures, its
-// stabilization bound, its nodes' place in a tree (crash targets), and
-// the initial configurations an explorer enumerates.
-
-// ReferenceAlgorithm is implemented by the algorithm ocbench reproduces
-// (the open-cube): Reference reports true. Lists of algorithms name it
-// first, and its runs with crashes are compared with its paper's iPSC/2
-// figures (results.PaperPerFailure).
-type ReferenceAlgorithm interface {
-	Reference() bool
-}
-
-// ProtocolAlgorithm is implemented by a fault-tolerant algorithm that
-// offers variants of its failure protocol: Protocols names them
-// (Failures.Protocol; "" is the algorithm's own and is not listed), and
-// DescribeProtocol states in one line the variant name ("" for its own)
-// with a critical-section estimate of csEstimate δ, for a run's header.
-type ProtocolAlgorithm interface {
-	Protocols() []string
-	DescribeProtocol(name string, csEstimate float64) string
-}
-
-// DetectorAlgorithm is implemented by a fault-tolerant algorithm whose
-// failure protocol suspects a node through a failure detector: a
-// suspicion of a live node is then an error (none must happen without
-// crashes). DetectsFailures reports true. A fault-tolerant algorithm
-// without it presumes a failure when a request's time-out expires, and
-// such a false suspicion is a cost of its time-outs, not an error.
-type DetectorAlgorithm interface {
-	DetectsFailures() bool
-}
+// have to know it by name: its stabilization bound, its nodes' place in a
+// tree (crash targets), and the initial configurations an explorer
+// enumerates. Package algo holds those only the catalogue and the
+// command read (the reference algorithm, failure-protocol variants,
+// failure detectors).
 
 // BoundedStabilization is implemented by a self-stabilizing algorithm
 // whose paper bounds its stabilization time: bound rounds (the event of
@@ -96,14 +69,4 @@ type EnumerableAlgorithm interface {
 	Configurations(n int, domain string, linkCap int, limit int64) (gen func() ([]Configuration, error), total int64, err error)
 	// DescribeConfiguration writes a configuration on one line.
 	DescribeConfiguration(c Configuration) string
-}
-
-// AdversariesOf returns the names of a's adversarial configurations
-// (AdversarialAlgorithm), none if it builds none.
-func AdversariesOf(a Algorithm) []string {
-	v, ok := a.(AdversarialAlgorithm)
-	if !ok {
-		return nil
-	}
-	return v.Adversaries()
 }

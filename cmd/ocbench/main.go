@@ -491,7 +491,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 			return nil, usageError{err}
 		}
 		c := config{spec: s, plan: plan}
-		if r, ok := plan.Registered.(proto.ReferenceAlgorithm); ok && r.Reference() && sh.crashes > 0 { // the paper's figures are the reference algorithm's
+		if r, ok := plan.Registered.(algo.ReferenceAlgorithm); ok && r.Reference() && sh.crashes > 0 { // the paper's figures are the reference algorithm's
 			c.paper, _ = results.PaperPerFailure(sh.nodes)
 		}
 		out = append(out, c)
@@ -821,7 +821,7 @@ func expandAlgos(given []string) []string {
 
 // protocolLines are the header lines that name the failure protocols of
 // the runs: for an algorithm that offers variants of its protocol
-// (proto.ProtocolAlgorithm: the open-cube's) the one run, and for every
+// (algo.ProtocolAlgorithm: the open-cube's) the one run, and for every
 // other fault-tolerant algorithm the fault model its paper assumes.
 func protocolLines(list []config, e float64) []string {
 	var h, seen []string
@@ -831,8 +831,8 @@ func protocolLines(list []config, e float64) []string {
 			continue
 		}
 		seen = append(seen, a)
-		algo := c.plan.Registered
-		if v, ok := algo.(proto.ProtocolAlgorithm); ok {
+		reg := c.plan.Registered
+		if v, ok := reg.(algo.ProtocolAlgorithm); ok {
 			protocol := string(c.spec.Protocol)
 			if protocol == string(bench.ProtocolOCBench) {
 				protocol = "" // the algorithm's own
@@ -840,7 +840,7 @@ func protocolLines(list []config, e float64) []string {
 			h = append(h, v.DescribeProtocol(protocol, e))
 			continue
 		}
-		if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok {
+		if ft, ok := reg.(proto.FaultTolerantAlgorithm); ok {
 			h = append(h, fmt.Sprintf("%s: failure protocol of its paper, fault model: %s (docs/algorithms/%s.md)", a, ft.FaultModel().Text, a))
 		}
 	}
@@ -849,7 +849,7 @@ func protocolLines(list []config, e float64) []string {
 
 // suspicionLines are the header lines that say what "false susp." counts
 // for each fault-tolerant algorithm of the runs: a failure detector
-// suspecting a live node (proto.DetectorAlgorithm: the open-cube's; an
+// suspecting a live node (algo.DetectorAlgorithm: the open-cube's; an
 // error: must be 0), and for the others, whose papers presume a failure
 // when a request's time-out expires, a time-out that expired with no
 // failure to explain it (the paper's recovery runs for nothing: a cost of
@@ -861,11 +861,11 @@ func suspicionLines(list []config) []string {
 		if slices.Contains(detector, a) || slices.Contains(timeout, a) {
 			continue
 		}
-		algo := c.plan.Registered
-		if _, ok := algo.(proto.FaultTolerantAlgorithm); !ok {
+		reg := c.plan.Registered
+		if _, ok := reg.(proto.FaultTolerantAlgorithm); !ok {
 			continue
 		}
-		if d, ok := algo.(proto.DetectorAlgorithm); ok && d.DetectsFailures() {
+		if d, ok := reg.(algo.DetectorAlgorithm); ok && d.DetectsFailures() {
 			detector = append(detector, a)
 		} else {
 			timeout = append(timeout, a)
