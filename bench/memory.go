@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 
+	"github.com/ocbench/ocbench/internal/memsize"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -66,84 +63,7 @@ func (p *Plan) Budget(max float64) error {
 	s := &p.Spec
 	if need := Memory(p); need > max {
 		return fmt.Errorf("%s at N = %d needs about %s of memory (estimate), more than the budget of %s: lower --nodes, or raise --max-memory if the machine has it",
-			s.Algorithm, s.Nodes, Bytes(need), Bytes(max))
+			s.Algorithm, s.Nodes, memsize.Format(need), memsize.Format(max))
 	}
 	return nil
-}
-
-// DefaultMaxMemory returns the default memory budget: half of MemTotal in
-// /proc/meminfo, or FallbackMaxMemory where it cannot be read.
-func DefaultMaxMemory() float64 {
-	if t, err := memTotal("/proc/meminfo"); err == nil {
-		return t / 2
-	}
-	return FallbackMaxMemory
-}
-
-// FallbackMaxMemory is the memory budget where the machine's memory is
-// unknown: 4 GiB.
-const FallbackMaxMemory = 4 << 30
-
-// memTotal reads MemTotal (bytes) from a meminfo file.
-func memTotal(path string) (float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, fmt.Errorf("memory budget: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || k != "MemTotal" {
-			continue
-		}
-		fs := strings.Fields(v)
-		if len(fs) != 2 || fs[1] != "kB" {
-			break
-		}
-		kb, err := strconv.ParseFloat(fs[0], 64)
-		if err != nil {
-			return 0, fmt.Errorf("memory budget: MemTotal in %s: %w", path, err)
-		}
-		return kb * 1024, nil
-	}
-	return 0, fmt.Errorf("memory budget: no MemTotal in kB in %s", path)
-}
-
-// Bytes formats a number of bytes with a binary unit: 512 B, 1.5 GiB.
-func Bytes(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	k := 0
-	for b >= 1024 && k < len(units)-1 {
-		b /= 1024
-		k++
-	}
-	if k == 0 {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return fmt.Sprintf("%.3g %s", b, units[k])
-}
-
-// ParseBytes reads a memory size: a number of bytes, or one with a unit
-// K, M, G, T (powers of 1024; KiB, KB and k are the same).
-func ParseBytes(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	mult := 1.0
-	for i, u := range []string{"K", "M", "G", "T"} {
-		for _, suf := range []string{u + "iB", u + "B", u, strings.ToLower(u)} {
-			if strings.HasSuffix(t, suf) {
-				t, mult = strings.TrimSuffix(t, suf), math.Pow(1024, float64(i+1))
-				break
-			}
-		}
-		if mult != 1 {
-			break
-		}
-	}
-	t = strings.TrimSuffix(t, "B")
-	x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || !(x > 0) || math.IsInf(x, 0) {
-		return 0, fmt.Errorf("%q is not a memory size (bytes, or with K, M, G, T)", s)
-	}
-	return x * mult, nil
 }

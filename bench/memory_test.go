@@ -62,20 +62,5 @@ func TestMemoryBudget(t *testing.T) {
 	if err := budget(Spec{Algorithm: "lamport", Nodes: 1024, Requests: 10, Workload: "sequential"}); err != nil {
 		t.Errorf("lamport N=1024: %v", err)
 	}
-	for _, c := range []struct {
-		in   string
-		want float64
-	}{{"1024", 1024}, {"2K", 2048}, {"1.5GiB", 1.5 * (1 << 30)}, {"3G", 3 << 30}, {"1T", 1 << 40}} {
-		if got, err := ParseBytes(c.in); err != nil || got != c.want {
-			t.Errorf("ParseBytes(%q) = %g, %v; want %g", c.in, got, err, c.want)
-		}
-	}
-	for _, bad := range []string{"", "-1", "0", "x", "1e400"} {
-		if _, err := ParseBytes(bad); err == nil {
-			t.Errorf("ParseBytes(%q) took it", bad)
-		}
-	}
-	if m, err := memTotal("/proc/meminfo"); err == nil && m <= 0 {
-		t.Errorf("MemTotal %g", m)
-	}
+
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/explore"
+	"github.com/ocbench/ocbench/internal/memsize"
 	"github.com/ocbench/ocbench/internal/outpath"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/workload"
@@ -160,7 +161,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 	case o.protocol != string(bench.ProtocolOCBench) && o.protocol != string(bench.ProtocolPaper):
 		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: ocbench, paper)", o.protocol)
 	}
-	maxBytes, err := bench.ParseBytes(o.maxMemory)
+	maxBytes, err := memsize.Parse(o.maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("--max-memory: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	_ "github.com/ocbench/ocbench/algo/all" // every algorithm, registered
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/internal/memsize"
 	"github.com/ocbench/ocbench/workload"
 
 	"bufio"
@@ -55,7 +56,7 @@ func main() {
 const badInputGrace = 500 * time.Millisecond
 
 type options struct {
-	maxMemory string // --max-memory ("": bench.DefaultMaxMemory)
+	maxMemory string // --max-memory ("": memsize.Budget)
 	preset    string
 	algos     []string
 	nodes     []int
@@ -440,9 +441,9 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		return nil, usageError{fmt.Errorf("--late-factor: 0 is not in (1, %s] (a multiple of δ)", num(field.MaxTime))}
 	}
 	var out []config
-	budget := bench.DefaultMaxMemory()
+	budget := memsize.Budget()
 	if o.maxMemory != "" {
-		b, err := bench.ParseBytes(o.maxMemory)
+		b, err := memsize.Parse(o.maxMemory)
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--max-memory: %w", err)}
 		}
