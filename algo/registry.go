@@ -3,7 +3,10 @@
 // the standard library's database/sql and its drivers), and a program
 // chooses the algorithms it offers by importing them: algo/all imports
 // every one. The runtimes and the experiment layer know no algorithm by
-// name; they look it up here.
+// name; they look it up here, and read what it is from the catalogue
+// (catalog.go): the order ocbench lists the algorithms in, and the
+// capabilities each declares through proto's optional interfaces and this
+// package's.
 package algo
 
 import (

@@ -1,7 +1,3 @@
-// Package bench defines ocbench's experiments: the algorithms that can be
-// run, the workloads (who asks for the critical section, when, for how long),
-// and what is measured; it runs an experiment on a runtime and returns a
-// results.Run.
 package bench
 
 import (
