@@ -1,5 +1,7 @@
 package bench
 
+import "github.com/ocbench/ocbench/algo/kexcl"
+
 // Bounds of a Spec's inputs. Validate refuses values outside them, each with
 // a one-line error (a field.Error) that names the field and the accepted range, so that no
 // input asks for a run that cannot end: a think time of 1e308δ put the first
@@ -21,3 +23,10 @@ const (
 	// MinDelta and MaxDelta bound δ, in seconds.
 	MinDelta, MaxDelta = 1e-9, 1e3
 )
+
+// DefaultEll is ℓ, the units of a k-exclusion run, when --ell is not
+// given; K (--k-max) defaults to ℓ.
+const DefaultEll = kexcl.DefaultEll
+
+// MaxEll bounds --ell (the tokens of a k-exclusion run).
+const MaxEll = 1 << 16

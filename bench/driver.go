@@ -164,7 +164,7 @@ func RunParts(ex Exchange, plans []*Plan, owners [][]int) ([]*results.Run, error
 			return nil, err
 		}
 		if NeedsBaseline(p.Spec) {
-			if err := add(2*k+1, p.baseline(), owners[k]); err != nil {
+			if err := add(2*k+1, p.Baseline(), owners[k]); err != nil {
 				return nil, err
 			}
 		}

@@ -95,7 +95,7 @@ func newMirror(plan *Plan, ell int, traced bool) *mirror {
 	if spec.Transient.Initial() {
 		// The parts' draws: the transient stream's first (corruptionTimes
 		// draws nothing for these plans).
-		initialConfiguration(plan, m.nodes, plan.transientRand())
+		plan.Spec.Transient.Configuration(plan.Algorithm, plan.Spec.Seed, m.nodes, plan.transientRand())
 		m.initFault = true
 	}
 	for i, n := range m.nodes {

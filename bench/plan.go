@@ -89,6 +89,16 @@ type lazySchedule struct {
 	s   schedule
 }
 
+// Faults returns the crashes the run plans (faults.FaultPlan.Schedule,
+// drawn once from the seed; none for a crash-free baseline).
+func (p *Plan) Faults() []faults.Fault { return p.schedule().faults }
+
+// Until returns the time, in seconds, until which the run's workload
+// issues requests: the end of its fault plan plus Settle (WorkloadEnd), at
+// least Settle past its last corruption event; a crash-free baseline's is
+// its run's.
+func (p *Plan) Until() float64 { return p.schedule().until }
+
 // schedule returns the plan's schedule, computed on the first call.
 func (p *Plan) schedule() *schedule {
 	l := p.sched
@@ -448,10 +458,10 @@ func (s *Spec) validateTimeout(reg proto.Algorithm) error {
 	return nil
 }
 
-// baseline returns the plan of the crash-free baseline of a run of p: the
+// Baseline returns the plan of the crash-free baseline of a run of p: the
 // same algorithm, without the fault plan (baselineOf), its workload
 // issuing requests until p's does.
-func (p *Plan) baseline() *Plan {
+func (p *Plan) Baseline() *Plan {
 	b := *p
 	b.Spec = baselineOf(p.Spec)
 	b.invariants, b.atEnd = invariants(b.Algorithm, false)

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
@@ -247,4 +250,269 @@ func baseline(o, bo *outcome, r *results.Run) {
 	diff := float64(r.MessagesTotal-br.MessagesTotal) / float64(o.stats.Crashes)
 	r.OverheadDifferential = results.Estimated([]float64{diff})
 	r.BaselineMessages = br.MessagesTotal
+}
+
+// fill writes the counts t into r, the record of a run of plan made by
+// newRecord (requests issued and served set): messages by type and cause,
+// messages per request (perRequest: the normal messages of each issued
+// request, in serial order), steps, drops, the longest delay, waits, and
+// with the failure protocol its events, suspicions and detection traffic,
+// and with crashes the overhead per failure and the time to recovery.
+// Message types are named by the plan's algorithm.
+func fill(t *sim.Counts, r *results.Run, plan *Plan, perRequest []float64) {
+	spec, algo := plan.Spec, plan.Algorithm
+	types := algo.MessageTypes()
+	name := func(k int) string {
+		if k < len(types) {
+			return types[k].Name
+		}
+		return fmt.Sprintf("msgtype(%d)", k)
+	}
+	r.Steps, r.MessagesDropped = t.Steps, t.Dropped
+	r.MaxDelayDelta = t.MaxDelay / spec.Delta
+	if spec.FT {
+		r.Suspicions = t.Suspicions
+	}
+	for k, row := range t.Sent {
+		for c, v := range row {
+			if v > 0 {
+				r.MessagesByType[name(k)] += v
+				r.MessagesByCause[proto.Cause(c).String()] += v
+				r.MessagesTotal += v
+			}
+		}
+	}
+	r.MsgsPerRequest = results.Summarize(perRequest)
+	r.WaitDelta = results.Summarize(t.Waits)
+	r.ResponseDelta = r.WaitDelta // the same samples: summarized once
+	if r.ResponseDelta.Count > 0 {
+		r.ResponseDelta.Mean += spec.CSTime
+		r.ResponseDelta.Median += spec.CSTime
+		r.ResponseDelta.P99 += spec.CSTime
+		r.ResponseDelta.Max += spec.CSTime
+	}
+	r.SyncDelayDelta = results.Summarize(t.Sync)
+	if spec.FT {
+		r.Events = map[string]int64{}
+		events := algo.Events()
+		for e, name := range events {
+			r.Events[name] = t.Events[e]
+		}
+		r.TokensRegenerated = t.Event(events, "tokens_regenerated")
+		r.StaleTokensDiscarded = t.Event(events, "stale_tokens_discarded")
+		r.SearchesStarted = t.Event(events, "searches_started")
+		if r.SearchesStarted > 0 {
+			r.SearchPhasesMean = float64(t.Event(events, "search_phases")) / float64(r.SearchesStarted)
+		}
+		r.SetDetectionPerRequest()
+	}
+	if spec.Faults.Crashes > 0 {
+		r.FaultPlan = spec.Faults.String()
+		r.Failures = t.Crashes
+		r.Recoveries = t.Recoveries
+		r.OverheadPerFailure = results.Estimated(t.PerFailure)
+		r.OverheadSamples = t.PerFailure
+		r.OverheadByType = map[string]int64{}
+		for k, v := range t.ByType {
+			if v > 0 {
+				r.OverheadByType[name(k)] = v
+			}
+		}
+		r.FailureMessagesBeforeFirstCrash = t.PreCrash
+		var rec []float64
+		for _, x := range t.FirstEntry {
+			if x >= 0 {
+				rec = append(rec, x/spec.Delta)
+			}
+		}
+		r.RecoveryDelta = results.Summarize(rec)
+		r.RecoverySamples = rec
+		r.RequestsAbandoned = t.Abandoned
+	}
+}
+
+// Event returns the count in c of the event that the spec's algorithm
+// calls name (0 if it has none of that name): the record's fields that are
+// events of the failure protocol read them by name.
+func Event(c *sim.Counts, spec Spec, name string) int64 {
+	return c.Event(MustResolve(spec).Algorithm.Events(), name)
+}
+
+// kDistribution counts the requests of the given tags by their k.
+func kDistribution(a proto.KExclusionAlgorithm, tags []uint32) map[string]int64 {
+	d := map[string]int64{}
+	for _, tag := range tags {
+		d[strconv.Itoa(a.NeedOf(tag))]++
+	}
+	return d
+}
+
+// recordK writes what a k-exclusion run and a self-stabilizing one
+// measured into r: ℓ, K and the k distribution, the messages per entry
+// after stabilization, and the stabilization time.
+func recordK(r *results.Run, plan *Plan, o *outcome) {
+	spec, algo := plan.Spec, plan.Algorithm
+	st := o.stab
+	if k := plan.KExclusion; k != nil {
+		r.Ell, r.KMax = k.Units()
+		r.KDistribution = kDistribution(k, o.tags)
+		total := r.MessagesTotal
+		// Messages serve no one request: count them per entry.
+		r.MsgsPerRequest = results.Summary{}
+		if r.RequestsServed > 0 {
+			r.MsgsPerRequest = results.Summary{Count: int(r.RequestsServed), Mean: float64(total) / float64(r.RequestsServed)}
+		}
+		if st.Legit {
+			var before int64
+			for _, c := range st.SentAt {
+				before += c
+			}
+			r.EntriesStable, r.MessagesStable = o.entriesStable, total-before
+			if r.EntriesStable > 0 {
+				r.MsgsPerEntry = float64(r.MessagesStable) / float64(r.EntriesStable)
+			}
+		}
+	}
+	ss := plan.SelfStabilizing
+	if ss == nil || !spec.Transient.On() {
+		return
+	}
+	r.Transient = spec.Transient.String()
+	if t, ok := algo.(proto.TimeoutAlgorithm); ok {
+		r.Timeout, r.TimeoutUnit = t.Timeout()
+	}
+	round, hopType := ss.Round()
+	var bound float64
+	if b, ok := plan.Registered.(proto.BoundedStabilization); ok {
+		bound, _ = b.StabilizationBound()
+	}
+	stab := &results.Stabilization{Round: round, Bound: bound}
+	stab.AsyncBound = stab.Bound * float64(spec.Nodes)
+	run := results.StabRun{Seed: spec.Seed, Faults: st.Faults, Stabilized: st.Legit}
+	if st.Legit {
+		for e, name := range algo.Events() {
+			if name == round {
+				run.Rounds = float64(st.EventsAt[e] - st.EventsAtFault[e])
+			}
+		}
+		run.HopRounds = float64(st.SentAt[hopType]-st.SentAtFault[hopType]) / float64(spec.Nodes)
+		run.Delta = (st.At - st.LastFault) / spec.Delta
+		run.AsyncRounds = float64(st.Rounds())
+		if stab.Bound > 0 && run.Rounds > stab.Bound {
+			run.Replay = replay(spec, plan.Registered)
+		}
+	}
+	stab.InventedCS = o.invented
+	stab.Injected, stab.Destroyed = o.stats.Injected, o.stats.Destroyed
+	stab.Runs = []results.StabRun{run}
+	stab.Summarize()
+	r.Stabilization = stab
+}
+
+// FillKExclusion writes into r, the record of a run of s on a runtime
+// other than the simulator, what it says of a k-exclusion algorithm: ℓ, K,
+// the k distribution of the requests of serials tags, the messages per
+// served request (they serve no one request; msgs_per_entry is the same,
+// over the whole run), and the transient plan.
+// The stabilization time is the simulator's alone (the legitimacy
+// predicate reads the whole system).
+func FillKExclusion(r *results.Run, s Spec, tags []uint32) {
+	plan := MustResolve(s)
+	k := plan.KExclusion
+	if k == nil {
+		return
+	}
+	s = plan.Spec
+	r.Ell, r.KMax = k.Units()
+	r.KDistribution = map[string]int64{}
+	for _, tag := range tags {
+		r.KDistribution[strconv.Itoa(k.NeedOf(tag))]++
+	}
+	r.MsgsPerRequest = results.Summary{}
+	if r.RequestsServed > 0 {
+		r.MsgsPerRequest = results.Summary{Count: int(r.RequestsServed), Mean: float64(r.MessagesTotal) / float64(r.RequestsServed)}
+		r.EntriesStable, r.MessagesStable, r.MsgsPerEntry = r.RequestsServed, r.MessagesTotal, r.MsgsPerRequest.Mean
+	}
+	if s.Transient.On() {
+		r.Transient = s.Transient.String()
+	}
+}
+
+// Replay returns the ocbench command that replays the simulated run of s
+// (one seed, --repeat 1): every flag that sets a field of s, with the
+// values the run used (defaults filled in, the think time explicit), so
+// that the command does not depend on the defaults or on a preset. The
+// crash-free baseline of a crash run is replayed by the crash run's command.
+func Replay(s Spec) string {
+	p := MustResolve(s)
+	return replay(p.Spec, p.Registered)
+}
+
+// replay is Replay of s (filled), whose algorithm is reg.
+func replay(s Spec, reg proto.Algorithm) string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	args := []string{"ocbench", "--algo", s.Algorithm, "--nodes", strconv.Itoa(s.Nodes),
+		"--workload", string(s.Workload), "--requests", strconv.FormatInt(s.Requests, 10), "--seed", strconv.FormatUint(s.Seed, 10)}
+	if s.Delta != DefaultDelta {
+		args = append(args, "--delta", f(s.Delta))
+	}
+	args = append(args, "--cs-time", f(s.CSTime))
+	if s.Workload == "poisson" {
+		args = append(args, "--think", f(s.Think))
+	}
+	if s.MinDelay != DefaultMinDelay {
+		args = append(args, "--min-delay", f(s.MinDelay))
+	}
+	if s.FIFO {
+		args = append(args, "--fifo")
+	}
+	args = append(args, "--check", s.Check.String())
+	if c := s.Faults; c.Crashes > 0 {
+		args = append(args, "--crashes", strconv.Itoa(c.Crashes), "--crash-spacing", string(c.Spacing), "--crash-every", f(c.Every),
+			"--crash-start", f(c.Start), "--downtime", f(c.Down), "--downtime-dist", string(c.DownDist),
+			"--permanent", f(c.Permanent), "--crash-target", string(c.Target))
+	} else if s.FT {
+		args = append(args, "--ft")
+	}
+	if s.CSEstimate != s.CSTime {
+		args = append(args, "--cs-estimate", f(s.CSEstimate))
+	}
+	if s.LateFraction > 0 {
+		args = append(args, "--delay-violations", f(s.LateFraction), "--late-factor", f(s.LateFactor))
+	}
+	if _, ok := reg.(proto.KExclusionAlgorithm); ok {
+		args = append(args, "--ell", strconv.Itoa(s.Ell), "--k-max", strconv.Itoa(s.KMax))
+	}
+	if t := s.Transient; t.On() {
+		args = append(args, "--transient", string(t.Mode))
+		switch t.Mode {
+		case "initial":
+			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
+		case "adversarial":
+			args = append(args, "--adversary", t.AdversaryFor(s.Seed, algo.AdversariesOf(reg)), "--link-cap", strconv.Itoa(t.LinkCap))
+		case "during":
+			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
+		}
+		if len(t.Edits) > 0 {
+			args = append(args, "--edits", faults.FormatEdits(t.Edits))
+		}
+	}
+	if s.Timeout != 0 {
+		args = append(args, "--timeout", f(s.Timeout))
+	}
+	if s.NoBaseline {
+		args = append(args, "--no-baseline")
+	}
+	if s.Repair {
+		args = append(args, "--repair")
+	}
+	if s.FT && s.Protocol == ProtocolPaper {
+		args = append(args, "--protocol", string(s.Protocol))
+	}
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t'\"$`\\") {
+			args[i] = fmt.Sprintf("%q", a)
+		}
+	}
+	return strings.Join(args, " ")
 }

@@ -209,7 +209,7 @@ func runWithin(spec Spec, budgetOf, baselineBudget budgeter) (*results.Run, erro
 	var bo *outcome
 	var v *sim.Violation
 	if NeedsBaseline(plan.Spec) && o.stats.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
-		base := plan.baseline()
+		base := plan.Baseline()
 		base.budgetOf = baselineBudget
 		bo = simulate(base)
 	}

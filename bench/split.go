@@ -1,15 +1,10 @@
 package bench
 
 import (
-	"errors"
-	"fmt"
-	"slices"
-
 	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
-	"github.com/ocbench/ocbench/workload"
 )
 
 // takeOutbox returns the messages this part's nodes sent to nodes other
@@ -23,197 +18,6 @@ func (p *Part) takeOutbox() []sim.Remote {
 // hosts reports whether this part hosts node id.
 func (p *Part) hosts(id proto.NodeID) bool { return p.owned == nil || p.owned[id] }
 
-// Result is what one part of a run counted, for the record: assembleParts
-// adds up the parts' results, by the rule in each field's `merge` tag
-// (results.SumCounts; the custom ones by hand, in merge). Every field is
-// exported, for a runtime that sends it to the process that assembles the
-// record (encoding/gob).
-type Result struct {
-	Stats          sim.Stats       `merge:"custom"` // Stats.Add; the controller's crashes and recoveries, once
-	Now, Until     float64         `merge:"same"`
-	Issued, Served int64           `merge:"sum"`
-	Stays          []workload.Stay `merge:"custom"` // the stays in the critical section that ended
-	Tags           []uint32        `merge:"append"` // the requests booked
-	Victims        []int           `merge:"custom"` // the power of each crash's victim (-1: another part's)
-	Notes          []sim.Note      `merge:"custom"` // sim.MergeNotes
-	Stuck          string          `merge:"first"`
-	// Violation is the part's invariant violation, if any.
-	Violation *sim.Violation `merge:"first"`
-	// Err is the part's other error ("" if none); the last one is the
-	// run's.
-	Err string `merge:"custom"`
-	// Views are the hosted nodes' views at the end (a run with crashes of
-	// an algorithm with end-of-run invariants: proto.AtEnd).
-	Views []FrozenNode `merge:"append"`
-	// EntriesStable counts the entries after stabilization (k-exclusion).
-	EntriesStable int64 `merge:"sum"`
-	// Invented counts the critical sections transient faults invented at
-	// the hosted nodes.
-	Invented int64 `merge:"sum"`
-	// Stab is the run's stabilization, from the part that keeps the
-	// mirror of a split self-stabilizing run (nil from the others, and
-	// from the simulator, whose outcome reads its own).
-	Stab *sim.Stab `merge:"custom"`
-}
-
-// FrozenNode is a node's view at the end of a run, which the end-of-run
-// invariants read (proto.AtEnd): a proto.Node that does nothing.
-type FrozenNode struct {
-	ID proto.NodeID
-	V  proto.View
-	T  proto.TreeView
-}
-
-// Step does nothing: a frozen node takes no more steps.
-func (f *FrozenNode) Step(proto.Input, *proto.Output) {}
-
-// View returns the node's view at the end.
-func (f *FrozenNode) View() proto.View { return f.V }
-
-// Waiting calls f for no one.
-func (f *FrozenNode) Waiting(func(proto.NodeID)) {}
-
-// Tree returns the node's token-tree state (proto.TreeNode).
-func (f *FrozenNode) Tree() proto.TreeView { return f.T }
-
-// frozen is the system of frozen nodes that the end-of-run invariants read.
-type frozen []proto.Node
-
-func (s frozen) Nodes() []proto.Node                  { return s }
-func (s frozen) ForEachInFlight(func(*proto.Message)) {}
-func (s frozen) Down(id proto.NodeID) bool            { return !s[id].View().Up }
-
-// Result returns the part's result, once its run is over (End).
-func (p *Part) Result(err error) *Result {
-	s := p.s
-	r := &Result{Stats: s.Stats, Now: s.Now(), Until: p.until, Issued: p.drv.Issued(), Served: p.drv.Served(),
-		Tags: p.tags, Victims: p.victims, Notes: s.Notes, Stuck: p.stuck,
-		EntriesStable: p.entriesStable}
-	if p.tr != nil {
-		r.Invented = p.tr.Invented()
-	}
-	if p.mir != nil {
-		stab := p.mir.stab
-		r.Stab, r.EntriesStable = &stab, p.mir.entriesStable
-		if r.Violation == nil && p.mir.err != nil && err == nil {
-			err = p.mir.err
-		}
-	}
-	st := &r.Stats
-	st.PerTag = slices.Clone(st.PerTag)
-	st.Abandoned = p.drv.Abandoned()
-	st.Waits = make([]float64, len(p.drv.Waits()))
-	for k, w := range p.drv.Waits() {
-		st.Waits[k] = w / p.spec.Delta
-	}
-	// The stays that ended, compacted in place: the part is over. The
-	// open ones are found from the nodes (p.open, in one pass), not by
-	// looking each stay's node up.
-	var open []int
-	for _, k := range p.open {
-		if k >= 0 {
-			open = append(open, k)
-		}
-	}
-	slices.Sort(open)
-	r.Stays = p.stays[:0]
-	for k, x := range p.stays {
-		if len(open) > 0 && open[0] == k {
-			open = open[1:]
-			continue
-		}
-		r.Stays = append(r.Stays, x)
-	}
-	p.stays = nil
-	if p.over != "" && r.Stuck == "" {
-		r.Stuck = fmt.Sprintf("%s: %d of %d requests served, %d waiting (seed %d)",
-			p.over, p.snap.Served, p.snap.Issued, p.snap.Issued-p.snap.Served-p.snap.Abandoned, p.spec.Seed)
-	}
-	if !errors.As(err, &r.Violation) && err != nil {
-		r.Err = err.Error()
-	}
-	if p.spec.Faults.Crashes > 0 && p.res.atEnd {
-		for _, id := range p.hosted() {
-			t, _ := proto.TreeOf(p.nodes[id])
-			r.Views = append(r.Views, FrozenNode{ID: id, V: p.nodes[id].View(), T: t})
-		}
-	}
-	return r
-}
-
-// merge adds up the results of a run's parts into its outcome.
-func merge(plan *Plan, parts []*Result) *outcome {
-	spec := plan.Spec
-	p0 := parts[0]
-	sum := results.SumCounts(parts)
-	o := &outcome{plan: plan, now: sum.Now, until: sum.Until, stuck: sum.Stuck, stab: sim.Stab{Legit: true},
-		issued: sum.Issued, served: sum.Served, tags: sum.Tags,
-		entriesStable: sum.EntriesStable, invented: sum.Invented}
-	if sum.Violation != nil {
-		o.err = sum.Violation
-	}
-	st := &o.stats
-	for _, t := range p0.Stats.CrashTimes {
-		st.Crashed(t)
-	}
-	st.Recoveries = p0.Stats.Recoveries
-	o.victimPower = make([]int, len(p0.Victims))
-	for k := range o.victimPower {
-		o.victimPower[k] = -1
-	}
-	var notes [][]sim.Note
-	for _, r := range parts {
-		s := r.Stats
-		s.Recoveries = 0 // the controller's: counted once
-		st.Add(&s)
-		if o.stays == nil {
-			o.stays = r.Stays // one part (the simulator): no copy
-		} else {
-			o.stays = append(o.stays, r.Stays...)
-		}
-		if r.Stab != nil {
-			o.stab = *r.Stab
-		}
-		for k, v := range r.Victims {
-			if k < len(o.victimPower) {
-				o.victimPower[k] = max(o.victimPower[k], v)
-			}
-		}
-		notes = append(notes, r.Notes)
-		if r.Err != "" {
-			o.err = errors.New(r.Err)
-		}
-	}
-	byEntry := func(a, b workload.Stay) int {
-		switch {
-		case (sim.Mark{T: a.Enter, Key: a.Key}).Before(sim.Mark{T: b.Enter, Key: b.Key}):
-			return -1
-		case (sim.Mark{T: b.Enter, Key: b.Key}).Before(sim.Mark{T: a.Enter, Key: a.Key}):
-			return 1
-		}
-		return 0
-	}
-	if !slices.IsSortedFunc(o.stays, byEntry) { // one part's are in run order
-		slices.SortStableFunc(o.stays, byEntry)
-	}
-	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
-	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
-		o.openCubeAtEnd = true
-		if plan.atEnd {
-			sys := make(frozen, spec.Nodes)
-			for k := range sum.Views {
-				sys[sum.Views[k].ID] = &sum.Views[k]
-			}
-			for _, inv := range plan.invariants {
-				if inv.When == proto.AtEnd && inv.Check(sys) != nil {
-					o.openCubeAtEnd = false
-				}
-			}
-		}
-	}
-	return o
-}
-
 // assembleParts returns the record of a run of plan from its parts'
 // results, and of its crash-free baseline from base (nil: none run).
 // Violations are in the record; the error is a part's own failure.
@@ -221,7 +25,7 @@ func assembleParts(plan *Plan, run, base []*Result) (*results.Run, error) {
 	o := merge(plan, run)
 	var bo *outcome
 	if base != nil {
-		bo = merge(plan.baseline(), base)
+		bo = merge(plan.Baseline(), base)
 	}
 	return assemble(plan, o, bo)
 }

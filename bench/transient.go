@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/ocbench/ocbench/algo"
-	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
@@ -150,40 +148,7 @@ type transient struct {
 // node by node. The draws are the transient stream's, from the seed.
 func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
 	plan := MustResolve(s)
-	return initialConfiguration(plan, nodes, rand.New(rand.NewPCG(plan.Spec.Seed, stream.Transient)))
-}
-
-// initialConfiguration makes the initial configuration of a run of plan
-// with the initial or the adversarial plan, drawing from rng, and returns
-// the messages for the links.
-func initialConfiguration(plan *Plan, nodes []proto.Node, rng *rand.Rand) []proto.Message {
-	s := &plan.Spec
-	var junk []proto.Message
-	if s.Transient.Mode != "adversarial" {
-		junk = arbitrary(nodes, rng, s.Transient.LinkCap)
-	} else {
-		reg := plan.Algorithm
-		var err error
-		junk, err = reg.(proto.AdversarialAlgorithm).Adversary(s.Transient.AdversaryFor(s.Seed, algo.AdversariesOf(reg)), nodes, rng, s.Transient.LinkCap)
-		if err != nil {
-			panic(err) // Validate checked the name
-		}
-	}
-	return applyEdits(nodes, junk, s.Transient.Edits, s.Transient.LinkCap)
-}
-
-func arbitrary(nodes []proto.Node, rng *rand.Rand, linkCap int) []proto.Message {
-	for _, nd := range nodes {
-		nd.(proto.Corruptible).Scramble(rng)
-	}
-	var junk []proto.Message
-	for _, nd := range nodes {
-		c := nd.(proto.Corruptible)
-		for range rng.IntN(linkCap + 1) {
-			junk = append(junk, c.Junk(rng))
-		}
-	}
-	return junk
+	return plan.Spec.Transient.Configuration(plan.Algorithm, plan.Spec.Seed, nodes, rand.New(rand.NewPCG(plan.Spec.Seed, stream.Transient)))
 }
 
 // corrupt is one corruption event of a during plan.
@@ -277,33 +242,4 @@ func awaitLegitimate(s *sim.Sim, stab func() sim.Stab, spec Spec, stuck *string)
 		}
 	}
 	look()
-}
-
-// applyEdits applies edits to the nodes and to junk, the messages of the
-// links node by node (as arbitrary makes them), and returns the new junk.
-func applyEdits(nodes []proto.Node, junk []proto.Message, edits []faults.Edit, linkCap int) []proto.Message {
-	for _, e := range edits {
-		stream := rand.NewPCG(e.Seed, stream.Edit)
-		rng := rand.New(stream)
-		c := nodes[e.Node].(proto.Corruptible)
-		if !e.Link {
-			c.Scramble(rng)
-			continue
-		}
-		var out []proto.Message
-		done := false
-		for i := 0; i <= len(junk); i++ {
-			if !done && (i == len(junk) || int(junk[i].From) >= e.Node) {
-				for range rng.IntN(linkCap + 1) {
-					out = append(out, c.Junk(rng))
-				}
-				done = true
-			}
-			if i < len(junk) && int(junk[i].From) != e.Node {
-				out = append(out, junk[i])
-			}
-		}
-		junk = out
-	}
-	return junk
 }

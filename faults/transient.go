@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/internal/field"
+	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -249,4 +250,70 @@ func ParseEdits(s string) ([]Edit, error) {
 		out = append(out, Edit{Link: node[0] == 'l', Node: k, Seed: sd})
 	}
 	return out, nil
+}
+
+// Configuration makes the initial configuration of a run with seed of
+// the algorithm a (as the run runs it) under the initial or the
+// adversarial plan, drawing from rng: it sets the nodes and returns the
+// messages for the links, link by link, then applies the plan's Edits.
+// It panics on an adversarial configuration a does not build (Validate
+// refuses it).
+func (p TransientPlan) Configuration(a proto.Algorithm, seed uint64, nodes []proto.Node, rng *rand.Rand) []proto.Message {
+	var junk []proto.Message
+	if p.Mode != "adversarial" {
+		junk = arbitrary(nodes, rng, p.LinkCap)
+	} else {
+		adv := a.(proto.AdversarialAlgorithm)
+		var err error
+		junk, err = adv.Adversary(p.AdversaryFor(seed, adv.Adversaries()), nodes, rng, p.LinkCap)
+		if err != nil {
+			panic(err) // Validate checked the name
+		}
+	}
+	return applyEdits(nodes, junk, p.Edits, p.LinkCap)
+}
+
+// arbitrary scrambles every node and returns 0..linkCap junk messages
+// out of each, node by node.
+func arbitrary(nodes []proto.Node, rng *rand.Rand, linkCap int) []proto.Message {
+	for _, nd := range nodes {
+		nd.(proto.Corruptible).Scramble(rng)
+	}
+	var junk []proto.Message
+	for _, nd := range nodes {
+		c := nd.(proto.Corruptible)
+		for range rng.IntN(linkCap + 1) {
+			junk = append(junk, c.Junk(rng))
+		}
+	}
+	return junk
+}
+
+// applyEdits applies edits to the nodes and to junk, the messages of the
+// links node by node (as arbitrary makes them), and returns the new junk.
+func applyEdits(nodes []proto.Node, junk []proto.Message, edits []Edit, linkCap int) []proto.Message {
+	for _, e := range edits {
+		pcg := rand.NewPCG(e.Seed, stream.Edit)
+		rng := rand.New(pcg)
+		c := nodes[e.Node].(proto.Corruptible)
+		if !e.Link {
+			c.Scramble(rng)
+			continue
+		}
+		var out []proto.Message
+		done := false
+		for i := 0; i <= len(junk); i++ {
+			if !done && (i == len(junk) || int(junk[i].From) >= e.Node) {
+				for range rng.IntN(linkCap + 1) {
+					out = append(out, c.Junk(rng))
+				}
+				done = true
+			}
+			if i < len(junk) && int(junk[i].From) != e.Node {
+				out = append(out, junk[i])
+			}
+		}
+		junk = out
+	}
+	return junk
 }

@@ -81,7 +81,7 @@ func BenchmarkRuntimeMessage(b *testing.B) {
 	for r, comm := range []*pipeComm{a, c} {
 		j := newJob(comm, r, 2)
 		j.setEpoch(time.Now().UnixNano())
-		in := newInstance(j, 0, spec, pl, nil)
+		in := newInstance(j, 0, bench.MustResolve(spec), pl)
 		in.nodes[r] = &bouncer{id: proto.NodeID(r), peer: proto.NodeID(1 - r)}
 		j.runs = []*instance{in}
 		jobs[r] = j

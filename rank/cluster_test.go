@@ -219,7 +219,7 @@ func oneRun(t *testing.T, spec bench.Spec, ranks int) (*job, *instance, []Comm) 
 	comms := Local(ranks)
 	j := newJob(comms[0], 0, ranks)
 	j.setEpoch(time.Now().UnixNano())
-	in := newInstance(j, 0, s, pl, nil)
+	in := newInstance(j, 0, bench.MustResolve(s), pl)
 	j.runs = []*instance{in}
 	return j, in, comms
 }
@@ -269,7 +269,7 @@ func TestOverlappingStays(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := newJob(Local(1)[0], 0, 1)
-			in := newInstance(j, 0, s, pl, nil)
+			in := newInstance(j, 0, bench.MustResolve(s), pl)
 			j.runs = []*instance{in}
 			in.stats.CS = c.stays
 			in.noteDelay(c.minDelay)

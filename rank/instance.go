@@ -96,9 +96,12 @@ type queued struct {
 	sent float64
 }
 
-func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []faults.Fault) *instance {
-	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan, place: pl, owner: make([]int32, s.Nodes),
-		nodes: bench.NewNodes(s), down: make([]bool, s.Nodes),
+// newInstance returns the instance of run id of the job: the run of plan
+// (resolved once, with its fault schedule) on the placement pl.
+func newInstance(j *job, id uint8, plan *bench.Plan, pl hypercube.Placement) *instance {
+	s := plan.Spec
+	in := &instance{j: j, id: id, spec: s, n: s.Nodes, delta: s.Delta, plan: plan.Faults(), res: plan, place: pl, owner: make([]int32, s.Nodes),
+		nodes: plan.Algorithm.NewNodes(s.Nodes), down: make([]bool, s.Nodes),
 		batches: make([][]byte, j.size), counts: make([]int, j.size), listed: make([]bool, j.size),
 		sequential: s.Workload == "sequential"}
 	for i := range in.owner {
@@ -108,11 +111,10 @@ func newInstance(j *job, id uint8, s bench.Spec, pl hypercube.Placement, plan []
 	for _, i := range pl.Nodes(j.rank) {
 		in.local = append(in.local, proto.NodeID(i))
 	}
-	in.until = bench.WorkloadEnd(s, plan)
+	in.until = plan.Until()
 	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
-	in.res = bench.MustResolve(s)
-	in.names = in.res.Algorithm.MessageTypes()
-	in.stats.Counts = faults.PlannedCounts(plan)
+	in.names = plan.Algorithm.MessageTypes()
+	in.stats.Counts = faults.PlannedCounts(in.plan)
 	return in
 }
 

@@ -265,7 +265,7 @@ func mpiJob(rank, p int, pl hypercube.Placement, spec bench.Spec, ring bool) (*j
 		j.bell.close()
 		return nil, nil, err
 	}
-	in := newInstance(j, 0, spec, pl, nil)
+	in := newInstance(j, 0, bench.MustResolve(spec), pl)
 	j.runs = []*instance{in}
 	return j, in, nil
 }

@@ -201,15 +201,13 @@ func RunSeeds(comm Comm, specs []bench.Spec, opt Options) ([]*results.Run, error
 	crashRun := make([]int, len(norm)) // the index in j.runs of each spec's run
 	baseRun := make([]int, len(norm))  // … and of its baseline, -1 if none
 	for k, s := range norm {
-		plan := s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
+		plan := bench.MustResolve(s) // once: the algorithm, the fault schedule, the workload's end
 		crashRun[k], baseRun[k] = len(j.runs), -1
-		crash := newInstance(j, uint8(len(j.runs)), s, places[k], plan)
-		j.runs = append(j.runs, crash)
+		j.runs = append(j.runs, newInstance(j, uint8(len(j.runs)), plan, places[k]))
 		if bench.NeedsBaseline(s) {
 			baseRun[k] = len(j.runs)
-			b := newInstance(j, uint8(len(j.runs)), bench.Baseline(s), places[k], nil)
-			b.until = crash.until // issue requests as long as the crash run
-			j.runs = append(j.runs, b)
+			// The baseline issues requests as long as the crash run.
+			j.runs = append(j.runs, newInstance(j, uint8(len(j.runs)), plan.Baseline(), places[k]))
 		}
 	}
 	if s.Trace != nil { // a single run: the first
