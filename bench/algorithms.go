@@ -16,7 +16,7 @@ func lookup(name string) proto.Algorithm {
 // filled in, and 0, 0 for any other algorithm.
 func Units(s Spec) (ell, kmax int) {
 	reg := lookup(s.Algorithm)
-	if _, ok := kexclusion(reg); !ok {
+	if _, ok := reg.(proto.KExclusionAlgorithm); !ok {
 		return 0, 0
 	}
 	return s.unitsWith(reg)

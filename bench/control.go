@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/workload"
 )
@@ -226,4 +228,76 @@ func stall(issued, served, abandoned, lastServed int64, since float64, waiting p
 			period/delta, issued, served, abandoned, now, seed)
 	}
 	return ""
+}
+
+// schedule is what a run of a plan draws from its seed before it starts,
+// and the bounds that follow from it.
+type schedule struct {
+	// faults are the crashes planned (faults.FaultPlan.plan).
+	faults []faults.Fault
+	// corruptions are the times of the corruption events of a transient
+	// plan during the run (seconds), and transient the transient stream
+	// past them: the draws of the initial configuration or of the
+	// corruption events.
+	corruptions []float64
+	transient   rand.PCG
+	// until is the time until which the workload issues requests
+	// (WorkloadEnd; a crash-free baseline: its run's), and at least Settle
+	// past the last corruption event.
+	until float64
+	// limit is the run's budget (budgetOf at until).
+	limit budget
+}
+
+// lazySchedule computes a plan's schedule once: the fault plan of a large
+// run with many crashes costs O(N + crashes), which a plan that is only
+// validated, or only builds a record, does not pay.
+type lazySchedule struct {
+	once sync.Once
+	// run is, for a crash-free baseline, its run's schedule: the same
+	// transient faults and workload end, without the crashes.
+	run *schedule
+	s   schedule
+}
+
+// Faults returns the crashes the run plans (faults.FaultPlan.Schedule,
+// drawn once from the seed; none for a crash-free baseline).
+func (p *Plan) Faults() []faults.Fault { return p.schedule().faults }
+
+// Until returns the time, in seconds, until which the run's workload
+// issues requests: the end of its fault plan plus Settle (WorkloadEnd), at
+// least Settle past its last corruption event; a crash-free baseline's is
+// its run's.
+func (p *Plan) Until() float64 { return p.schedule().until }
+
+// schedule returns the plan's schedule, computed on the first call.
+func (p *Plan) schedule() *schedule {
+	l := p.sched
+	l.once.Do(func() {
+		s, sc := &p.Spec, &l.s
+		if l.run != nil {
+			*sc = *l.run
+			sc.faults = nil
+		} else {
+			pcg := rand.NewPCG(s.Seed, stream.Transient)
+			if s.Transient.On() {
+				sc.corruptions = s.Transient.CorruptionTimes(rand.New(pcg), s.Delta)
+			}
+			sc.transient = *pcg
+			sc.faults = s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
+			sc.until = faults.WorkloadEnd(sc.faults, p.Settle)
+			if k := len(sc.corruptions); k > 0 {
+				sc.until = max(sc.until, sc.corruptions[k-1]+p.Settle)
+			}
+		}
+		sc.limit = p.budgetOf(*s, sc.until)
+	})
+	return &l.s
+}
+
+// transientRand returns the run's transient stream past the corruption
+// times: every part, and a split run's mirror, draws the same from it.
+func (p *Plan) transientRand() *rand.Rand {
+	pcg := p.schedule().transient
+	return rand.New(&pcg)
 }

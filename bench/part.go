@@ -157,6 +157,9 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 	p.family = algo.Family()
 	selfStab := plan.SelfStabilizing != nil
 	p.selfStab = selfStab
+	corruptions, until := sc.corruptions, sc.until
+	p.until = until
+	p.ctl = NewController(plan, ControlOptions{Until: until, Watch: spec.FT || selfStab, NeverQuiet: selfStab})
 	var junk []proto.Message
 	if spec.Transient.On() {
 		p.tr = &transient{InventedCS: &InventedCS{nodes: p.nodes, cs: spec.CSTime * delta, faultCS: make([]bool, spec.Nodes)},
@@ -165,9 +168,6 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 			junk = spec.Transient.Configuration(plan.Algorithm, spec.Seed, p.nodes, p.tr.rng)
 		}
 	}
-	corruptions, until := sc.corruptions, sc.until
-	p.until = until
-	p.ctl = NewController(plan, ControlOptions{Until: until, Watch: spec.FT || selfStab, NeverQuiet: selfStab})
 	p.mirrored = selfStab && owned != nil
 	var legit func(proto.System) error
 	if selfStab && !p.mirrored {

@@ -3,16 +3,13 @@ package bench
 import (
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/internal/field"
-	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
 	"github.com/ocbench/ocbench/workload"
@@ -57,78 +54,6 @@ type Plan struct {
 	// sched is what the run draws from its seed before it starts,
 	// computed once, when first needed (schedule).
 	sched *lazySchedule
-}
-
-// schedule is what a run of a plan draws from its seed before it starts,
-// and the bounds that follow from it.
-type schedule struct {
-	// faults are the crashes planned (faults.FaultPlan.plan).
-	faults []faults.Fault
-	// corruptions are the times of the corruption events of a transient
-	// plan during the run (seconds), and transient the transient stream
-	// past them: the draws of the initial configuration or of the
-	// corruption events.
-	corruptions []float64
-	transient   rand.PCG
-	// until is the time until which the workload issues requests
-	// (WorkloadEnd; a crash-free baseline: its run's), and at least Settle
-	// past the last corruption event.
-	until float64
-	// limit is the run's budget (budgetOf at until).
-	limit budget
-}
-
-// lazySchedule computes a plan's schedule once: the fault plan of a large
-// run with many crashes costs O(N + crashes), which a plan that is only
-// validated, or only builds a record, does not pay.
-type lazySchedule struct {
-	once sync.Once
-	// run is, for a crash-free baseline, its run's schedule: the same
-	// transient faults and workload end, without the crashes.
-	run *schedule
-	s   schedule
-}
-
-// Faults returns the crashes the run plans (faults.FaultPlan.Schedule,
-// drawn once from the seed; none for a crash-free baseline).
-func (p *Plan) Faults() []faults.Fault { return p.schedule().faults }
-
-// Until returns the time, in seconds, until which the run's workload
-// issues requests: the end of its fault plan plus Settle (WorkloadEnd), at
-// least Settle past its last corruption event; a crash-free baseline's is
-// its run's.
-func (p *Plan) Until() float64 { return p.schedule().until }
-
-// schedule returns the plan's schedule, computed on the first call.
-func (p *Plan) schedule() *schedule {
-	l := p.sched
-	l.once.Do(func() {
-		s, sc := &p.Spec, &l.s
-		if l.run != nil {
-			*sc = *l.run
-			sc.faults = nil
-		} else {
-			pcg := rand.NewPCG(s.Seed, stream.Transient)
-			if s.Transient.On() {
-				sc.corruptions = s.Transient.CorruptionTimes(rand.New(pcg), s.Delta)
-			}
-			sc.transient = *pcg
-			sc.faults = s.Faults.Schedule(s.Seed, s.Nodes, s.Delta)
-			sc.until = faults.WorkloadEnd(sc.faults, p.Settle)
-			if k := len(sc.corruptions); k > 0 {
-				sc.until = max(sc.until, sc.corruptions[k-1]+p.Settle)
-			}
-		}
-		sc.limit = p.budgetOf(*s, sc.until)
-	})
-	return &l.s
-}
-
-// transientRand returns the run's transient stream past the corruption
-// times: every part, and a split run's mirror, draws the same from it.
-func (p *Plan) transientRand() *rand.Rand {
-	pcg := p.schedule().transient
-	return rand.New(&pcg)
 }
 
 // derive fills in what the plan derives from its spec and algorithm.
@@ -225,7 +150,7 @@ func registered(name string) (proto.Algorithm, error) {
 // spec runs one.
 func configure(s Spec, reg proto.Algorithm) (proto.Algorithm, error) {
 	a := reg
-	if k, ok := kexclusion(a); ok {
+	if k, ok := a.(proto.KExclusionAlgorithm); ok {
 		ell, kmax := s.unitsWith(reg)
 		c, err := k.WithUnits(ell, kmax, s.Seed)
 		if err != nil {
@@ -294,7 +219,7 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 			return field.Errorf("Transient.Edits", "edit %s: node %d is not in 0..N−1 = %d", e, e.Node, s.Nodes-1)
 		}
 	}
-	if _, ok := kexclusion(reg); ok && s.Workload == "each" {
+	if _, ok := reg.(proto.KExclusionAlgorithm); ok && s.Workload == "each" {
 		return field.Errorf("Workload", "each counts the messages of lone requests by attribution, and %s's messages serve no one request (its tokens are anonymous); use sequential, poisson or saturated", s.Algorithm)
 	}
 	if s.Workload == "each" && s.Nodes > EachMaxNodes {
@@ -379,7 +304,7 @@ func (s *Spec) fillWith(reg proto.Algorithm) {
 	if s.Faults.Crashes > 0 {
 		s.FT = true
 	}
-	if _, ok := kexclusion(reg); ok {
+	if _, ok := reg.(proto.KExclusionAlgorithm); ok {
 		s.Ell, s.KMax = s.unitsWith(reg)
 	}
 	if _, ok := reg.(proto.SelfStabilizingAlgorithm); ok {
@@ -388,12 +313,6 @@ func (s *Spec) fillWith(reg proto.Algorithm) {
 	if s.FT && s.Protocol == "" {
 		s.Protocol = ProtocolOCBench
 	}
-}
-
-// kexclusion returns the algorithm's k-exclusion view, if it has one.
-func kexclusion(a proto.Algorithm) (proto.KExclusionAlgorithm, bool) {
-	k, ok := a.(proto.KExclusionAlgorithm)
-	return k, ok
 }
 
 // unitsWith returns the ℓ and K of a spec of the k-exclusion algorithm
@@ -417,7 +336,7 @@ func (s *Spec) unitsWith(reg proto.Algorithm) (int, int) {
 
 // validateUnits checks --ell and --k-max against the algorithm reg.
 func (s *Spec) validateUnits(reg proto.Algorithm) error {
-	a, ok := kexclusion(reg)
+	a, ok := reg.(proto.KExclusionAlgorithm)
 	if !ok {
 		switch {
 		case s.Ell != 0:

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
@@ -146,9 +145,10 @@ func newRun(plan *Plan, checks string, issued, served int64) *results.Run {
 		r.StatedCostSource, r.StatedCostKind = cost.Source, cost.Kind.String()
 	}
 	if ft, ok := algo.(proto.FaultTolerantAlgorithm); ok && spec.FT {
+		planned := plan.schedule().faults
 		m := ft.FaultModel()
 		r.FaultModel = m.Text
-		r.FaultModelBroken = faults.Outside(m, plan.schedule().faults)
+		r.FaultModelBroken = faults.Outside(m, planned)
 	}
 	return r
 }
@@ -489,7 +489,7 @@ func replay(s Spec, reg proto.Algorithm) string {
 		case "initial":
 			args = append(args, "--link-cap", strconv.Itoa(t.LinkCap))
 		case "adversarial":
-			args = append(args, "--adversary", t.AdversaryFor(s.Seed, algo.AdversariesOf(reg)), "--link-cap", strconv.Itoa(t.LinkCap))
+			args = append(args, "--adversary", t.AdversaryOf(reg, s.Seed), "--link-cap", strconv.Itoa(t.LinkCap))
 		case "during":
 			args = append(args, "--corruptions", strconv.Itoa(t.Events), "--corrupt-every", f(t.Every))
 		}

@@ -60,16 +60,19 @@ type TransientPlan struct {
 	Edits []Edit
 }
 
-// AdversaryFor returns the name of the adversarial configuration of a run
-// with the given seed, of an algorithm whose adversarial configurations
-// are names.
-func (p TransientPlan) AdversaryFor(seed uint64, names []string) string {
+// AdversaryOf returns the name of the adversarial configuration of a run
+// with the given seed of the algorithm a: the plan's Adversary, or the
+// seed's turn among those a builds (proto.AdversarialAlgorithm; "" if it
+// builds none).
+func (p TransientPlan) AdversaryOf(a proto.Algorithm, seed uint64) string {
 	if p.Adversary != "" {
 		return p.Adversary
 	}
-	if len(names) == 0 {
+	v, ok := a.(proto.AdversarialAlgorithm)
+	if !ok || len(v.Adversaries()) == 0 {
 		return ""
 	}
+	names := v.Adversaries()
 	return names[seed%uint64(len(names))]
 }
 
@@ -263,9 +266,8 @@ func (p TransientPlan) Configuration(a proto.Algorithm, seed uint64, nodes []pro
 	if p.Mode != "adversarial" {
 		junk = arbitrary(nodes, rng, p.LinkCap)
 	} else {
-		adv := a.(proto.AdversarialAlgorithm)
 		var err error
-		junk, err = adv.Adversary(p.AdversaryFor(seed, adv.Adversaries()), nodes, rng, p.LinkCap)
+		junk, err = a.(proto.AdversarialAlgorithm).Adversary(p.AdversaryOf(a, seed), nodes, rng, p.LinkCap)
 		if err != nil {
 			panic(err) // Validate checked the name
 		}
