@@ -9,6 +9,7 @@ import (
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/sim"
 	"github.com/ocbench/ocbench/workload"
 )
 
@@ -93,6 +94,35 @@ func NewController(plan *Plan, o ControlOptions) *Controller {
 		}
 	}
 	return c
+}
+
+// Counts returns the counts a runtime starts the run from. In virtual time
+// they are empty: a crash is counted as it happens (sim.Counts.Crashed),
+// where every part sees it. In wall-clock time (ControlOptions.WallClock)
+// a rank does not see the other ranks' crashes as they happen, so every
+// crash of the plan is taken to happen at its planned time (sim.Planned):
+// a crash happens at its planned time, and the messages are attributed as
+// if counted as it happened; the crashes skipped at run time are dropped
+// from the ranks' sum at the end (DropSkipped).
+func (c *Controller) Counts() sim.Counts {
+	if !c.wall {
+		return sim.Counts{}
+	}
+	times := make([]float64, len(c.plan))
+	for k, f := range c.plan {
+		times[k] = f.At
+	}
+	return sim.Planned(times)
+}
+
+// DropSkipped removes from t, the sum of a wall-clock run's ranks' counts
+// (each started from Counts), the planned crashes that were skipped at run
+// time (their numbers in the plan: the victim was down, or too few nodes
+// were up), as if they had never been planned (sim.Counts.DropSkipped).
+func (c *Controller) DropSkipped(t *sim.Counts, skipped []int) {
+	if c.wall {
+		t.DropSkipped(skipped)
+	}
 }
 
 // Crashes returns the number of crashes in the fault plan.

@@ -12,7 +12,6 @@ import (
 	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/sim"
 )
 
 // Target names how crash victims are chosen (Targets).
@@ -449,15 +448,4 @@ func ChooseVictim(target Target, cands []proto.NodeID, down []bool, live int, to
 		}
 	}
 	return cands[rng.IntN(len(cands))]
-}
-
-// PlannedCounts returns the empty counts of one rank of a distributed
-// runtime (sim.Planned): every crash of the plan is taken to happen at its
-// planned time.
-func PlannedCounts(plan []Fault) sim.Counts {
-	times := make([]float64, len(plan))
-	for k, f := range plan {
-		times[k] = f.At
-	}
-	return sim.Planned(times)
 }

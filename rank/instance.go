@@ -61,9 +61,9 @@ type instance struct {
 	// wl is the workload of the hosted nodes (workload.Driver, which the
 	// simulator runs too); the instance is its workload.Host.
 	wl        *workload.Driver
-	enteredAt []float64           // when each node entered the critical section …
-	staying   []bool              // … and whether that stay has not been recorded yet
-	order     func() proto.NodeID // sequential
+	enteredAt []float64       // when each node entered the critical section …
+	staying   []bool          // … and whether that stay has not been recorded yet
+	order     *workload.Order // sequential
 	drawn     uint32
 	lastNode  proto.NodeID
 	stuck     string
@@ -114,7 +114,9 @@ func newInstance(j *job, id uint8, plan *bench.Plan, pl hypercube.Placement) *in
 	in.until = plan.Until()
 	in.enteredAt, in.staying = make([]float64, s.Nodes), make([]bool, s.Nodes)
 	in.names = plan.Algorithm.MessageTypes()
-	in.stats.Counts = faults.PlannedCounts(in.plan)
+	in.ctl = bench.NewController(plan, bench.ControlOptions{Until: in.until, Watch: true,
+		NeverQuiet: plan.SelfStabilizing != nil, WallClock: true})
+	in.stats.Counts = in.ctl.Counts()
 	return in
 }
 
@@ -342,8 +344,6 @@ func (in *instance) failures(t float64) int { return in.stats.CrashesBy(t) }
 
 // start schedules the workload and the controller's crashes.
 func (in *instance) start() {
-	in.ctl = bench.NewController(in.res, bench.ControlOptions{Until: in.until, Watch: true,
-		NeverQuiet: in.res.SelfStabilizing != nil, WallClock: true})
 	s := in.spec
 	for k := range in.ctl.Crashes() {
 		f := in.ctl.Fault(k)
@@ -362,7 +362,7 @@ func (in *instance) start() {
 		// previous one has left the critical section (OnExit) and nothing
 		// is in flight (probe).
 		in.wl.OnExit = func(_ proto.NodeID, tag uint32) { in.j.control(ctlExited, in.id, tag, 0, 0) }
-		in.order = workload.SequentialOrder(in.spec.Seed, in.n)
+		in.order = workload.NewOrder(in.spec.Seed, in.n)
 		if id := in.nodeOf(1); in.hosts(id) {
 			in.at(0, func() { in.issueSequential(id, 1) })
 		}
@@ -422,7 +422,7 @@ func (in *instance) Down(id proto.NodeID) bool { return in.down[id] }
 // workload (k = 1, 2, … in increasing order).
 func (in *instance) nodeOf(k uint32) proto.NodeID {
 	for in.drawn < k {
-		in.lastNode = in.order()
+		in.lastNode = in.order.Next(in.ctl.Down) // no node is down: rank.Check refuses crashes with the sequential workload
 		in.drawn++
 	}
 	return in.lastNode

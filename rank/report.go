@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/ocbench/ocbench/bench"
-	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/safety"
 	"github.com/ocbench/ocbench/sim"
@@ -110,14 +109,15 @@ func gather(comm Comm, reps []*rankReport) ([][]*rankReport, error) {
 	return out, nil
 }
 
-// addReports returns the sum of the ranks' reports of one run of the
-// fault plan plan: by the merge tags of rankReport's fields
-// (results.SumCounts), the counts onto the plan's (Counts.Add), and the
+// addReports returns the sum of the ranks' reports of one run, whose
+// controller is ctl: by the merge tags of rankReport's fields
+// (results.SumCounts), the counts onto those the run starts from
+// (Controller.Counts, then Counts.Add), and the
 // messages per request serial; what is per rank (the rank, its host, its
 // CPU time, its earliest delivery) is zero, read from each report.
-func addReports(plan []faults.Fault, reps []*rankReport) *rankReport {
+func addReports(ctl *bench.Controller, reps []*rankReport) *rankReport {
 	sum := results.SumCounts(reps)
-	sum.Counts = faults.PlannedCounts(plan)
+	sum.Counts = ctl.Counts()
 	sum.PerTag = map[uint32]int64{}
 	for _, rep := range reps {
 		sum.Counts.Add(&rep.Counts)
@@ -132,7 +132,7 @@ func addReports(plan []faults.Fault, reps []*rankReport) *rankReport {
 // bench.Record of the ranks' sum, and what only the MPI runtime measures.
 func assemble(in *instance, reps []*rankReport) *results.Run {
 	s := in.spec
-	sum := addReports(in.plan, reps)
+	sum := addReports(in.ctl, reps)
 	t, perTag := sum.Counts, sum.PerTag
 	out := &bench.Outcome{Runtime: "mpi", Ranks: len(reps), Checks: "cs-intervals", Stuck: sum.StuckWhy}
 	tags, cs := sum.Issued, sum.CS
@@ -153,7 +153,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 			out.FalseSuspicions = t.Suspicions
 		}
 	}
-	t.DropSkipped(sum.Skipped)
+	in.ctl.DropSkipped(&t, sum.Skipped)
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Enter < cs[b].Enter })
 	for _, x := range workload.SyncDelaysOf(cs) {
 		t.Sync = append(t.Sync, x/s.Delta)

@@ -53,7 +53,7 @@ type Host interface {
 type Driver struct {
 	kind     Kind
 	host     Host
-	rng      *rand.Rand
+	order    *Order // sequential
 	seed     uint64
 	n        int
 	hosted   []proto.NodeID
@@ -154,7 +154,7 @@ func New(host Host, c Config) *Driver {
 		c.TagStride = 1
 	}
 	n := c.Nodes
-	d := &Driver{kind: c.Kind, host: host, seed: c.Seed, rng: rand.New(rand.NewPCG(c.Seed, stream.Workload)), n: n,
+	d := &Driver{kind: c.Kind, host: host, seed: c.Seed, order: NewOrder(c.Seed, n), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
 		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, ctlDown: c.Down, nd: make([]nodeLoad, n)}
 	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited
@@ -355,21 +355,18 @@ func (d *Driver) next() {
 	if d.ctlDown != nil {
 		down = d.ctlDown
 	}
-	for tries := 0; tries < 64*d.n; tries++ {
-		id := proto.NodeID(d.rng.IntN(d.n))
-		if !down(id) {
-			if d.nodeTags {
-				d.pending = true
-				d.seqIssued++
-				d.host.Input(0, id, proto.EnterCS, uint32(d.seqIssued))
-				return
-			}
-			d.pending = true
-			d.issue(id)
-			return
-		}
+	id := d.order.Next(down)
+	switch {
+	case id == proto.Nil:
+		d.host.After(d.csTime+1e-9, d.nextFn) // every node is down: try later
+	case d.nodeTags:
+		d.pending = true
+		d.seqIssued++
+		d.host.Input(0, id, proto.EnterCS, uint32(d.seqIssued))
+	default:
+		d.pending = true
+		d.issue(id)
 	}
-	d.host.After(d.csTime+1e-9, d.nextFn) // every node is down: try later
 }
 
 // IssueSequential makes node id call enter_cs for the k-th request of the
@@ -561,12 +558,30 @@ func ThinkTime(seed uint64, id proto.NodeID, k uint32, mean float64) float64 {
 	return -math.Log(u) * mean
 }
 
-// SequentialOrder returns the generator of the sequential workload's
-// requesters: its k-th call returns the node of the k-th request when no node
-// is down (the simulator draws again when the node drawn is down).
-func SequentialOrder(seed uint64, n int) func() proto.NodeID {
-	rng := rand.New(rand.NewPCG(seed, stream.Workload))
-	return func() proto.NodeID { return proto.NodeID(rng.IntN(n)) }
+// Order draws the requesters of the sequential workload from the seed, in
+// every runtime: the Driver of a host that runs the whole order, and rank
+// 0 of a wall-clock MPI job, which gives each request its turn.
+type Order struct {
+	rng *rand.Rand
+	n   int
+}
+
+// NewOrder returns the order of the sequential workload of a run of n
+// nodes with the given seed.
+func NewOrder(seed uint64, n int) *Order {
+	return &Order{rng: rand.New(rand.NewPCG(seed, stream.Workload)), n: n}
+}
+
+// Next returns the requester of the next request: a node drawn at random,
+// drawn again while down says it is down, up to 64·N draws (proto.Nil if
+// every draw found a node down).
+func (o *Order) Next(down func(proto.NodeID) bool) proto.NodeID {
+	for tries := 0; tries < 64*o.n; tries++ {
+		if id := proto.NodeID(o.rng.IntN(o.n)); !down(id) {
+			return id
+		}
+	}
+	return proto.Nil
 }
 
 // Kind names a workload (Kinds).
