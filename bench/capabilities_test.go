@@ -39,7 +39,8 @@ func TestCapabilities(t *testing.T) {
 			if got := slices.Contains(algo.Enumerable(), tc.name); got != tc.enumerable {
 				t.Errorf("in algo.Enumerable() = %v, want %v", got, tc.enumerable)
 			}
-			if got := offers(lookup(tc.name), ProtocolPaper); got != tc.paper {
+			v, ok := lookup(tc.name).(algo.ProtocolAlgorithm)
+			if got := ok && slices.Contains(v.Protocols(), string(ProtocolPaper)); got != tc.paper {
 				t.Errorf("offers paper = %v, want %v", got, tc.paper)
 			}
 		})

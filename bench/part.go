@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/safety"
@@ -898,7 +899,9 @@ func (p *Part) Result(err error) *Result {
 	return r
 }
 
-// merge adds up the results of a run's parts into its outcome.
+// merge adds up the results of a run's parts into its outcome: the counts,
+// the stays in entry order, the failure detector's verdicts, the waits in
+// increasing order and the synchronization delays (in δ).
 func merge(plan *Plan, parts []*Result) *outcome {
 	spec := plan.Spec
 	p0 := parts[0]
@@ -954,6 +957,11 @@ func merge(plan *Plan, parts []*Result) *outcome {
 		slices.SortStableFunc(o.stays, byEntry)
 	}
 	o.falses, o.firstFalse = sim.JudgeNotes(spec.Nodes, spec.Delta, sim.MergeNotes(notes...))
+	st.Waits = slices.Clone(st.Waits)
+	floatsort.Sort(st.Waits) // Summarize sums them in this order, the same in every runtime
+	for _, x := range workload.SyncDelaysOf(o.stays) {
+		st.Sync = append(st.Sync, x/spec.Delta)
+	}
 	if o.err == nil && o.stuck == "" && spec.Faults.Crashes > 0 && !spec.Repair {
 		o.openCubeAtEnd = true
 		if plan.atEnd {

@@ -269,18 +269,15 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 		if !slices.Contains(Protocols, s.Protocol) {
 			return field.Errorf("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
 		}
-		if !offers(reg, s.Protocol) {
-			return field.Errorf("Protocol", "only %s has a failure protocol", namesWhere(func(a proto.Algorithm) bool { return offers(a, s.Protocol) }))
+		offers := func(a proto.Algorithm) bool { // the protocol beside its own (algo.ProtocolAlgorithm)
+			v, ok := a.(algo.ProtocolAlgorithm)
+			return ok && slices.Contains(v.Protocols(), string(s.Protocol))
+		}
+		if !offers(reg) {
+			return field.Errorf("Protocol", "only %s has a failure protocol", namesWhere(offers))
 		}
 	}
 	return nil
-}
-
-// offers reports whether a offers the failure protocol p beside its own
-// (algo.ProtocolAlgorithm).
-func offers(a proto.Algorithm, p Protocol) bool {
-	v, ok := a.(algo.ProtocolAlgorithm)
-	return ok && slices.Contains(v.Protocols(), string(p))
 }
 
 // fillWith fills in the defaults of the zero fields of s, whose algorithm

@@ -8,11 +8,9 @@ import (
 	"strings"
 
 	"github.com/ocbench/ocbench/faults"
-	"github.com/ocbench/ocbench/internal/floatsort"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/sim"
-	"github.com/ocbench/ocbench/workload"
 )
 
 // Outcome is what a runtime observed of one run, whatever the runtime:
@@ -180,11 +178,6 @@ func record(plan *Plan, o *outcome) *results.Run {
 	spec := plan.Spec
 	st := &o.stats
 	t := st.Counts
-	t.Waits = slices.Clone(t.Waits)
-	floatsort.Sort(t.Waits) // Summarize sums them in this order, the same in every runtime
-	for _, x := range workload.SyncDelaysOf(o.stays) {
-		t.Sync = append(t.Sync, x/spec.Delta)
-	}
 	tags := slices.Sorted(slices.Values(o.tags))
 	perReq := make([]float64, 0, len(tags))
 	for _, tag := range tags {
