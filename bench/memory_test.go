@@ -64,3 +64,24 @@ func TestMemoryBudget(t *testing.T) {
 	}
 
 }
+
+// TestMemoryCountsRequests: the estimate grows with the requests a run
+// keeps until its record (RequestBytes each), so a budget refuses a run of
+// many requests on few nodes (--nodes 8 --requests 10000000 --max-memory
+// 100M reached 2.78 GB).
+func TestMemoryCountsRequests(t *testing.T) {
+	plan := func(requests int64) *Plan {
+		p, err := Spec{Algorithm: "opencube", Nodes: 8, Requests: requests, Workload: "sequential"}.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if d := Memory(plan(2000)) - Memory(plan(1000)); d != 1000*RequestBytes {
+		t.Errorf("1000 more requests add %g bytes to the estimate, want %d", d, 1000*RequestBytes)
+	}
+	err := plan(10_000_000).Budget(100 << 20)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--requests") {
+		t.Errorf("10^7 requests on 8 nodes within 100 MiB: %v; want a one-line refusal naming --requests", err)
+	}
+}
