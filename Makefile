@@ -192,9 +192,10 @@ report:
 	scripts/report.sh
 
 # The simulator against a bare event loop (container/heap, no protocol, as
-# many events) in 21 pairs timed back to back: the median ratio of their
-# events per second, its range, and the load average (BenchmarkSimulator
-# in bench/bench_test.go).
+# many events) and against the fair floor (a typed heap touching a random
+# node's state per event) in 21 pairs timed back to back: the median ratios
+# of their events per second, the range, and the load average
+# (BenchmarkSimulator in bench/bench_test.go; docs/speed.md).
 bench:
 	$(GO) test -run XXX -bench Simulator -benchtime 21x ./bench
 

@@ -293,6 +293,7 @@ func BenchmarkSimulator(b *testing.B) {
 					pairs[i].sim, pairs[i].steps = timeSimulator(b, spec)
 				}
 				pairs[i].bare = timeBare(events, uint64(i+1))
+				pairs[i].floor = timeFloor(events, n, uint64(i+1))
 				if !simFirst {
 					pairs[i].sim, pairs[i].steps = timeSimulator(b, spec)
 				}
@@ -312,6 +313,9 @@ func BenchmarkSimulator(b *testing.B) {
 			b.ReportMetric(float64(events)/med.sim.time().Seconds(), "sim-events/cpu-s")
 			b.ReportMetric(float64(med.steps)/med.sim.time().Seconds(), "sim-steps/cpu-s")
 			b.ReportMetric(float64(events)/med.bare.time().Seconds(), "bare-events/cpu-s")
+			slices.SortFunc(pairs, func(x, y simPair) int { return cmp.Compare(x.floorRatio(), y.floorRatio()) })
+			b.ReportMetric(pairs[len(pairs)/2].floorRatio(), "floor-ratio-median")
+			b.ReportMetric(float64(events)/pairs[len(pairs)/2].floor.time().Seconds(), "floor-events/cpu-s")
 			if load, ok := loadAverage(); ok {
 				b.ReportMetric(load, "load1")
 			}
@@ -342,11 +346,15 @@ func timed(f func()) span {
 }
 
 // simPair is one pair of BenchmarkSimulator: the simulator's time and
-// steps, and the bare loop's time on as many events.
+// steps, and the bare loop's and the floor's times on as many events.
 type simPair struct {
-	sim, bare span
-	steps     int64
+	sim, bare, floor span
+	steps            int64
 }
+
+// floorRatio is the simulator's events per second over the floor's, in
+// CPU time.
+func (p simPair) floorRatio() float64 { return p.floor.time().Seconds() / p.sim.time().Seconds() }
 
 // ratio is the simulator's events per second over the bare loop's, in CPU
 // time.
@@ -371,6 +379,12 @@ func timeSimulator(b *testing.B, spec Spec) (span, int64) {
 // took.
 func timeBare(events int64, seed uint64) span {
 	return timed(func() { bareSink += bareEvents(events, 2, seed) })
+}
+
+// timeFloor runs events events of the floor loop over n nodes and
+// returns how long it took.
+func timeFloor(events int64, n int, seed uint64) span {
+	return timed(func() { bareSink += floorEvents(events, 2, n, seed) })
 }
 
 // loadAverage returns the 1-minute load average (Linux's /proc/loadavg).
@@ -442,6 +456,70 @@ func bareEvents(events int64, pending int, seed uint64) float64 {
 		heap.Push(&h, bareEvent{t: now + 1 - rng.Float64(), seq: seq})
 	}
 	return now
+}
+
+// floorNode is the floor loop's state of a node: as many bytes as a
+// small algorithm's node (a cache line).
+type floorNode struct{ words [8]uint64 }
+
+// floorEvents is the fair floor of an event loop (issue 37): a binary heap
+// of events written out for its one type (no interface, no boxing), each
+// event popping the earliest, updating the state of a random node among n
+// (the memory traffic a simulator's step makes) and pushing one new event,
+// uniform in (0, 1] later. It counts events as the simulator's queue does
+// (popped), and returns a value of the run so that none of it is dead.
+func floorEvents(events int64, pending, n int, seed uint64) float64 {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	nodes := make([]floorNode, n)
+	h := make([]bareEvent, 0, pending+1)
+	less := func(a, b bareEvent) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+	push := func(e bareEvent) {
+		h = append(h, e)
+		for i := len(h) - 1; i > 0; {
+			up := (i - 1) / 2
+			if !less(h[i], h[up]) {
+				break
+			}
+			h[i], h[up] = h[up], h[i]
+			i = up
+		}
+	}
+	pop := func() bareEvent {
+		top := h[0]
+		last := len(h) - 1
+		h[0] = h[last]
+		h = h[:last]
+		for i := 0; ; {
+			l, m := 2*i+1, i
+			if l < last && less(h[l], h[m]) {
+				m = l
+			}
+			if r := l + 1; r < last && less(h[r], h[m]) {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+		return top
+	}
+	var seq uint64
+	for range pending {
+		seq++
+		push(bareEvent{t: 1 - rng.Float64(), seq: seq})
+	}
+	var now float64
+	for range events {
+		e := pop()
+		now = e.t
+		nd := &nodes[rng.IntN(n)]
+		nd.words[e.seq%8]++
+		seq++
+		push(bareEvent{t: now + 1 - rng.Float64(), seq: seq})
+	}
+	return now + float64(nodes[0].words[0])
 }
 
 // TestDelayViolations: delays beyond δ on purpose break safety in the
