@@ -1,6 +1,9 @@
 package bench
 
-import "github.com/ocbench/ocbench/algo/kexcl"
+import (
+	"github.com/ocbench/ocbench/algo/kexcl"
+	"github.com/ocbench/ocbench/internal/field"
+)
 
 // Bounds of a Spec's inputs. Validate refuses values outside them, each with
 // a one-line error (a field.Error) that names the field and the accepted range, so that no
@@ -30,3 +33,10 @@ const DefaultEll = kexcl.DefaultEll
 
 // MaxEll bounds --ell (the tokens of a k-exclusion run).
 const MaxEll = 1 << 16
+
+// MaxThink is the largest mean think time of the poisson workload on n
+// nodes with a CS time of csTime δ: field.MaxTime, or the default think
+// time N × cs-time where it is larger (N ≥ 2^20 at a CS time of 1δ), so
+// that the default, which keeps the offered load the same at every N, runs
+// at every N.
+func MaxThink(n int, csTime float64) float64 { return max(field.MaxTime, float64(n)*csTime) }

@@ -231,7 +231,7 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 	if err := field.InRange("CSTime", s.CSTime, 0, field.MaxTime, false, "δ"); err != nil {
 		return err
 	}
-	if err := field.InRange("Think", s.Think, MinThink, field.MaxTime, false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
+	if err := field.InRange("Think", s.Think, MinThink, MaxThink(s.Nodes, s.CSTime), false, "δ; 0: N × cs-time"); err != nil && s.Think != 0 && s.Workload == "poisson" {
 		return err // only the poisson workload thinks
 	}
 	if !(s.MinDelay >= 0 && s.MinDelay <= 1) {

@@ -66,3 +66,27 @@ func TestResolve(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultThinkAtEveryN: the poisson workload's default think time (N ×
+// cs-time) is accepted at every N, above field.MaxTime too (N = 2^20 at a CS
+// time of 1δ was refused), while a think time beyond both bounds is not.
+func TestDefaultThinkAtEveryN(t *testing.T) {
+	for _, c := range []struct {
+		nodes int
+		think float64
+		ok    bool
+	}{
+		{1 << 10, 0, true},
+		{1 << 20, 0, true},
+		{1 << 24, 0, true},
+		{1 << 20, 1 << 20, true},
+		{1 << 20, 1<<20 + 1, false},
+		{32, 2e6, false},
+	} {
+		s := Spec{Algorithm: "opencube", Nodes: c.nodes, Requests: 1, Workload: "poisson", CSTime: 1, Think: c.think}
+		_, err := s.Resolve()
+		if (err == nil) != c.ok {
+			t.Errorf("N = %d, think %g: %v, want accepted %v", c.nodes, c.think, err, c.ok)
+		}
+	}
+}

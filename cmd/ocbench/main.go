@@ -142,7 +142,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	o.delta = bench.DefaultDelta
 	fs.Var(deltaFlag{&o.delta, &o.deltaAuto}, "delta", "δ, the bound on message delay: seconds in [1e-9, 1000] (under MPI: 0.004 unless given), or auto (MPI only: measured on the ranks before the runs; docs/mpi.md)")
 	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: field.MaxTime, unit: "δ"}, false, "time a node stays in the critical section, in δ, in [0, 1e6] (the saturated workload with crashes: at least 0.001)")
-	floatVar(fs, &o.think, "think", 0, floatRange{lo: bench.MinThink, hi: field.MaxTime, unit: "δ; 0: N × cs-time"}, false, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, which must then be in that range)")
+	floatVar(fs, &o.think, "think", 0, floatRange{lo: bench.MinThink, hi: field.MaxTime, unit: "δ; 0: N × cs-time"}, false, "poisson: mean think time between a node's requests, in δ, in [0.001, 1e6] (0: N × cs-time, the same offered load at every N, which may exceed 1e6)")
 	floatVar(fs, &o.minDelay, "min-delay", bench.DefaultMinDelay, floatRange{lo: 0, hi: 1, unit: "a fraction of δ"}, false, "smallest message delay as a fraction of δ (delays are uniform in [min-delay·δ, δ]; MPI in virtual time needs at least 0.5)")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, as the papers allow)")
 	fs.StringVar(&o.check, "check", "auto", "invariants checked after every step: counts, full, or auto (full for N ≤ 256)")
@@ -188,8 +188,9 @@ func newFlags(o *options) *pflag.FlagSet {
 const limits = `
 Bounds and budget:
   A value out of its range (given with each flag above) is refused: one line naming the flag and the
-  range, exit status 2. Times in δ are at most 1e6; the poisson think time, given or N × cs-time (or
-  10 × N × cs-time in the ipsc2 preset), is at least 0.001δ, so that virtual time moves on.
+  range, exit status 2. Times in δ are at most 1e6 (the default poisson think time N × cs-time may be
+  more, at N ≥ 2^20); the poisson think time, given or N × cs-time (or 10 × N × cs-time in the ipsc2
+  preset), is at least 0.001δ, so that virtual time moves on.
   A flag given for a run it does not apply to is refused the same way, not ignored: --think without
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
@@ -518,11 +519,11 @@ func checkThink(o *options, nodes int, think float64) error {
 	} else {
 		think = float64(nodes) * o.csTime
 	}
-	if think >= bench.MinThink && think <= field.MaxTime {
+	if hi := bench.MaxThink(nodes, o.csTime); think >= bench.MinThink && think <= hi {
 		return nil
 	}
 	return fmt.Errorf("--think: %s = %sδ is not in [%s, %s] (δ); give --think, or a --cs-time that puts it in range",
-		what, num(think), num(bench.MinThink), num(field.MaxTime))
+		what, num(think), num(bench.MinThink), num(bench.MaxThink(nodes, o.csTime)))
 }
 
 // applyIPSC2 sets the ipsc2 preset's parameters, except those given as flags.
