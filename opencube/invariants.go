@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/incr"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/scheme"
 )
@@ -21,7 +22,8 @@ func (Algorithm) Family() proto.Family { return proto.TokenBased }
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	atEnd := proto.Invariant{Name: "open-cube at end", When: proto.AtEnd, Check: Shape}
 	if crashes {
-		return []proto.Invariant{{Name: "idle roots", When: proto.EveryStep, Check: IdleRoots}, atEnd}
+		return []proto.Invariant{{Name: "idle roots", When: proto.EveryStep, Check: IdleRoots,
+			Incremental: incr.AtMost(IdleRoots, 1, idleRoot, nil)}, atEnd}
 	}
 	return []proto.Invariant{scheme.ATreeInvariant, scheme.PropertiesInvariant, {Name: "open-cube", When: proto.Quiet, Check: Shape}, atEnd}
 }
@@ -95,9 +97,8 @@ func Shape(s proto.System) error {
 // chases).
 func IdleRoots(s proto.System) error {
 	first := proto.Nil
-	for i, nd := range s.Nodes() {
-		v := viewOf(nd)
-		if !v.Up || v.Asked || v.Searching || v.Father != proto.Nil {
+	for i := range s.Nodes() {
+		if !idleRoot(s, proto.NodeID(i)) {
 			continue
 		}
 		if first != proto.Nil {
@@ -106,6 +107,13 @@ func IdleRoots(s proto.System) error {
 		first = proto.NodeID(i)
 	}
 	return nil
+}
+
+// idleRoot reports whether node i is live, neither asks nor searches, and
+// is a root (IdleRoots).
+func idleRoot(s proto.System, i proto.NodeID) bool {
+	v := viewOf(s.Nodes()[i])
+	return v.Up && !v.Asked && !v.Searching && v.Father == proto.Nil
 }
 
 // view is what the open-cube's checks read of a node: its view and its

@@ -1,0 +1,6 @@
+package sim
+
+import "github.com/ocbench/ocbench/proto"
+
+// SetCrossCheck sets crossCheck (nil: none).
+func SetCrossCheck(f func(inv proto.Invariant, step int64, incremental, whole error)) { crossCheck = f }
