@@ -270,13 +270,13 @@ type Sim struct {
 	// incs are the incremental checkers of cfg.Invariants, by index (nil:
 	// the invariant's Check runs after every step); incFull says that the
 	// next check must read the whole system (incremental).
-	incs    []proto.Incremental
-	incFull bool
-	stepIn  *proto.Message // the message the current step received (nil: none)
-	stopped        bool
-	err            error
-	written        int64   // bytes of trace written (TraceIndex)
-	ctlInputs      float64 // ControlInputs
+	incs      []proto.Incremental
+	incFull   bool
+	stepIn    *proto.Message // the message the current step received (nil: none)
+	stopped   bool
+	err       error
+	written   int64   // bytes of trace written (TraceIndex)
+	ctlInputs float64 // ControlInputs
 
 	// Outbox holds the messages sent to nodes other parts host, until the
 	// runtime takes them (Config.Owned).
