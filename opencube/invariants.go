@@ -38,6 +38,11 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 // would be are missing. While a node asks or searches it says nothing.
 func Shape(s proto.System) error {
 	nodes := s.Nodes()
+	for _, nd := range nodes {
+		if v := viewOf(nd); v.Up && (v.Asked || v.Searching) {
+			return nil
+		}
+	}
 	pmax, _ := hypercube.Log2(len(nodes))
 	views := make([]view, len(nodes))
 	partial := false
