@@ -25,7 +25,8 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 		return []proto.Invariant{{Name: "idle roots", When: proto.EveryStep, Check: IdleRoots,
 			Incremental: incr.AtMost(IdleRoots, 1, idleRoot, nil)}, atEnd}
 	}
-	return []proto.Invariant{scheme.ATreeInvariant, scheme.PropertiesInvariant, {Name: "open-cube", When: proto.Quiet, Check: Shape}, atEnd}
+	return []proto.Invariant{scheme.ATreeInvariant, scheme.PropertiesInvariant, {Name: "open-cube", When: proto.Quiet, Check: Shape,
+		Incremental: func() proto.Incremental { return &shape{} }}, atEnd}
 }
 
 // Shape checks, when no node is asking or searching, that the father
@@ -36,15 +37,24 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 // be: one root, fathers that are up, and no node with two sons of the same
 // power or a son of a power not below its own; the sons that the down nodes
 // would be are missing. While a node asks or searches it says nothing.
-func Shape(s proto.System) error {
+func Shape(s proto.System) error { return new(shape).Full(s) }
+
+// shape checks Shape with buffers kept from one check to the next
+// (proto.Incremental of a Quiet invariant: Full only).
+type shape struct {
+	views []view
+	sons  []uint64
+}
+
+// Full implements proto.Incremental: Shape.
+func (c *shape) Full(s proto.System) error {
 	nodes := s.Nodes()
-	for _, nd := range nodes {
-		if v := viewOf(nd); v.Up && (v.Asked || v.Searching) {
-			return nil
-		}
-	}
 	pmax, _ := hypercube.Log2(len(nodes))
-	views := make([]view, len(nodes))
+	if cap(c.views) < len(nodes) {
+		c.views, c.sons = make([]view, len(nodes)), make([]uint64, len(nodes))
+	}
+	views, sons := c.views[:len(nodes)], c.sons[:len(nodes)]
+	clear(sons)
 	partial := false
 	for i, nd := range nodes {
 		views[i] = viewOf(nd)
@@ -57,7 +67,6 @@ func Shape(s proto.System) error {
 		}
 	}
 	power := func(i int) int { return hypercube.PowerWith(i, int(views[i].Father), pmax) }
-	sons := make([]uint64, len(views))
 	roots := 0
 	for i, v := range views {
 		if !v.Up {
@@ -91,6 +100,12 @@ func Shape(s proto.System) error {
 		}
 	}
 	return nil
+}
+
+// Step implements proto.Incremental: a Quiet invariant's checker is only
+// asked for Full.
+func (c *shape) Step(proto.System, proto.NodeID, *proto.Message, []proto.Message) error {
+	return proto.ErrFull
 }
 
 // IdleRoots checks, in a run with crashes, a relation that holds while

@@ -363,7 +363,9 @@ type Invariant struct {
 	// Check returns the violation, or nil if the property holds.
 	Check func(s System) error
 	// Incremental, if not nil, makes a checker of one run that checks an
-	// EveryStep invariant from what each step changed (Incremental). A
+	// EveryStep invariant from what each step changed (Incremental); of a
+	// Quiet invariant the runtime calls only Full, whenever it checks it
+	// (the checker keeps its buffers from one check to the next). A
 	// runtime reports the violations Check returns: when the checker sees
 	// one, the runtime runs Check for its verdict and its words.
 	Incremental func() Incremental

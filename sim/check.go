@@ -47,6 +47,14 @@ func (s *Sim) check(id proto.NodeID) {
 				s.fail("%v", err)
 				return
 			}
+		case inv.When == proto.Quiet && s.inFlight == 0 && s.incs != nil && s.incs[i] != nil:
+			if s.incs[i].Full(s) != nil {
+				if err := inv.Check(s); err != nil {
+					s.incFull = true
+					s.fail("%v", err)
+					return
+				}
+			}
 		case inv.When == proto.EveryStep, inv.When == proto.Quiet && s.inFlight == 0:
 			if err := inv.Check(s); err != nil {
 				s.incFull = true
@@ -73,7 +81,7 @@ func (s *Sim) incremental() {
 		return
 	}
 	for i, inv := range s.cfg.Invariants {
-		if inv.When != proto.EveryStep || inv.Incremental == nil {
+		if inv.When == proto.AtEnd || inv.Incremental == nil {
 			continue
 		}
 		if s.incs == nil {
