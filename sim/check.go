@@ -70,6 +70,11 @@ func (s *Sim) check(id proto.NodeID) {
 // Check's on the same system (tests set it).
 var crossCheck func(inv proto.Invariant, step int64, incremental, whole error)
 
+// afterStep, if not nil, is called with the node that stepped, after its
+// step and before the simulator reads what it did (tests set it to break
+// the node's state).
+var afterStep func(n proto.Node)
+
 // incremental makes the incremental checkers of the run's invariants
 // (proto.Incremental) when the run checks them after every step and every
 // change of its nodes and links is a step of one of them, or a change that

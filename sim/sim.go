@@ -837,6 +837,9 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 		proto.Step(n, *in, &s.out)
 		after = n.View()
 	}
+	if afterStep != nil {
+		afterStep(sl.node)
+	}
 	s.finish(id, sl, in.Kind, after)
 }
 
