@@ -19,7 +19,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 			Incremental: func() proto.Incremental { return &heldToken{} }}}
 	}
 	inv := sktoken.Invariants(TokenState, HolderKnows)
-	inv[0].Incremental = sktoken.Tracked(TokenState, findToken, Token, tokenStateAt)
+	inv[0].Incremental = sktoken.Tracked(tokenState, Token, tokenStateAt)
 	return inv
 }
 
@@ -39,47 +39,44 @@ func nodes(s proto.System) ([]*Node, error) {
 //   - a token in flight travels to a waiting node, tagged with its serial;
 //   - no node runs a TOKEN_MISSING round unless it waits.
 func TokenState(s proto.System) error {
+	_, err := tokenState(s)
+	return err
+}
+
+// tokenState is TokenState, and the token it found.
+func tokenState(s proto.System) (sktoken.Token, error) {
 	nd, err := nodes(s)
 	if err != nil {
-		return err
+		return sktoken.Token{}, err
 	}
 	for i, x := range nd {
 		if x.cand && !x.waiting() {
-			return fmt.Errorf("node %d runs a round and does not wait for the token", i)
+			return sktoken.Token{}, fmt.Errorf("node %d runs a round and does not wait for the token", i)
 		}
 	}
 	at, err := find(s, nd)
 	if err != nil {
-		return err
+		return sktoken.Token{}, err
 	}
 	owner, ln := at.Owner, nd[at.Owner].ln
 	if at.Flying {
 		if nd[owner].tokenHere {
-			return fmt.Errorf("the token travels to node %d, which is not waiting for it", owner)
+			return sktoken.Token{}, fmt.Errorf("the token travels to node %d, which is not waiting for it", owner)
 		}
 		ln = at.Msg.Payload
 	}
 	for j, x := range nd {
 		if err := entryAt(x, j, ln); err != nil {
-			return err
+			return sktoken.Token{}, err
 		}
 	}
-	return nil
+	return at, nil
 }
 
 // find finds the token (sktoken.Find): a token older than its
 // destination's age is stale.
 func find(s proto.System, nd []*Node) (sktoken.Token, error) {
 	return sktoken.Find(s, nd, view, func(m *proto.Message) bool { return m.Type == Token && m.Stamp >= nd[m.To].age })
-}
-
-// findToken is find for sktoken.Tracked.
-func findToken(s proto.System) (sktoken.Token, error) {
-	nd, err := nodes(s)
-	if err != nil {
-		return sktoken.Token{}, err
-	}
-	return find(s, nd)
 }
 
 // entryAt checks node j, x, against the token's LN.

@@ -96,20 +96,19 @@ func Invariants(tokenState, holderKnows func(proto.System) error) []proto.Invari
 }
 
 // Tracked makes incremental checkers (proto.Incremental) of a token state
-// check: find returns the token (as Find), and at checks node id against
-// the token tok after a step of id that left the token where it was and
-// as it was (at returns proto.ErrFull if it cannot tell, as when id holds
-// a token). A step that moves or changes the token (one of token type
-// received or sent, or a step of its holder or of the node it travels
-// to), or a system with more than one message or holder of the token,
-// gets a full check.
-func Tracked(check func(proto.System) error, find func(proto.System) (Token, error), token proto.MsgType, at func(s proto.System, id proto.NodeID, tok *Token) error) func() proto.Incremental {
-	return func() proto.Incremental { return &tracked{check: check, find: find, token: token, at: at} }
+// check: check is the whole check, which also returns the token it found
+// (as Find), and at checks node id against the token tok after a step of
+// id that left the token where it was and as it was (at returns
+// proto.ErrFull if it cannot tell, as when id holds a token). A step that
+// moves or changes the token (one of token type received or sent, or a
+// step of its holder or of the node it travels to), or a system with more
+// than one message or holder of the token, gets a full check.
+func Tracked(check func(proto.System) (Token, error), token proto.MsgType, at func(s proto.System, id proto.NodeID, tok *Token) error) func() proto.Incremental {
+	return func() proto.Incremental { return &tracked{check: check, token: token, at: at} }
 }
 
 type tracked struct {
-	check func(proto.System) error
-	find  func(proto.System) (Token, error)
+	check func(proto.System) (Token, error)
 	token proto.MsgType
 	at    func(proto.System, proto.NodeID, *Token) error
 	tok   Token
@@ -117,13 +116,9 @@ type tracked struct {
 }
 
 func (t *tracked) Full(s proto.System) error {
-	if err := t.check(s); err != nil {
-		return err
-	}
-	tok, err := t.find(s)
+	tok, err := t.check(s)
 	if err != nil {
-		t.one = false
-		return nil
+		return err
 	}
 	k := 0
 	for _, nd := range s.Nodes() {

@@ -20,7 +20,7 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 // (sktoken.Tracked).
 func TokenStateInvariant() proto.Invariant {
 	inv := sktoken.Invariants(TokenState, HolderKnows)[0]
-	inv.Incremental = sktoken.Tracked(TokenState, findToken, Token, tokenStateAt)
+	inv.Incremental = sktoken.Tracked(tokenState, Token, tokenStateAt)
 	return inv
 }
 
@@ -43,24 +43,30 @@ func nodes(s proto.System) ([]*Node, error) {
 //     token travels to; an idle holder's Q is empty;
 //   - a token in flight travels to a waiting node, tagged with its serial.
 func TokenState(s proto.System) error {
+	_, err := tokenState(s)
+	return err
+}
+
+// tokenState is TokenState, and the token it found.
+func tokenState(s proto.System) (sktoken.Token, error) {
 	nd, err := nodes(s)
 	if err != nil {
-		return err
+		return sktoken.Token{}, err
 	}
 	n := len(nd)
 	for i, x := range nd {
 		if err := localAt(x, i, n); err != nil {
-			return err
+			return sktoken.Token{}, err
 		}
 	}
 	at, err := find(s, nd)
 	if err != nil {
-		return err
+		return sktoken.Token{}, err
 	}
 	ln, q := lnQ(nd, &at)
 	for j, x := range nd {
 		if err := entryAt(x, j, ln); err != nil {
-			return err
+			return sktoken.Token{}, err
 		}
 	}
 	seen := make(map[proto.NodeID]bool, len(q))
@@ -68,18 +74,18 @@ func TokenState(s proto.System) error {
 		j, tag := unpack(e)
 		switch {
 		case j < 0 || int(j) >= n:
-			return fmt.Errorf("the queue Q holds node %d", j)
+			return sktoken.Token{}, fmt.Errorf("the queue Q holds node %d", j)
 		case seen[j]:
-			return fmt.Errorf("the queue Q holds node %d twice", j)
+			return sktoken.Token{}, fmt.Errorf("the queue Q holds node %d twice", j)
 		case j == at.Owner:
-			return fmt.Errorf("the queue Q holds node %d, which has the token", j)
+			return sktoken.Token{}, fmt.Errorf("the queue Q holds node %d, which has the token", j)
 		}
 		if err := queuedAt(nd[j], j, tag); err != nil {
-			return err
+			return sktoken.Token{}, err
 		}
 		seen[j] = true
 	}
-	return nil
+	return at, nil
 }
 
 // find finds the token (sktoken.Find). A token older than its
@@ -90,15 +96,6 @@ func find(s proto.System, nd []*Node) (sktoken.Token, error) {
 	return sktoken.Find(s, nd, view, func(m *proto.Message) bool {
 		return m.Type == Token && len(m.Payload) >= n && m.Stamp >= ps[m.To].View().Gen
 	})
-}
-
-// findToken is find for sktoken.Tracked.
-func findToken(s proto.System) (sktoken.Token, error) {
-	nd, err := nodes(s)
-	if err != nil {
-		return sktoken.Token{}, err
-	}
-	return find(s, nd)
 }
 
 // lnQ returns the token's LN and Q.
