@@ -20,6 +20,9 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	}
 	inv := sktoken.Invariants(TokenState, HolderKnows)
 	inv[0].Incremental = sktoken.Tracked(tokenState, Token, tokenStateAt)
+	inv[1].Incremental = sktoken.Quiet("Nishio–Li–Manning", nodecast.Is[*Node], func(nd []*Node) error {
+		return sktoken.HolderKnows(nd, view, "RN")
+	})
 	return inv
 }
 

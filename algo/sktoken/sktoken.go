@@ -8,6 +8,7 @@ package sktoken
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -145,4 +146,32 @@ func (t *tracked) Step(s proto.System, id proto.NodeID, in *proto.Message, out [
 		}
 	}
 	return t.at(s, id, &t.tok)
+}
+
+// Quiet makes checkers (proto.Incremental) of a Quiet invariant that reads
+// the nodes as T (nodecast.Checked with what and as) and checks them with
+// check: each check reads the whole system, into a buffer kept from one
+// check to the next.
+func Quiet[T any](what string, as func(proto.Node) (T, bool), check func(nd []T) error) func() proto.Incremental {
+	return func() proto.Incremental { return &quiet[T]{what: what, as: as, check: check} }
+}
+
+type quiet[T any] struct {
+	what  string
+	as    func(proto.Node) (T, bool)
+	check func([]T) error
+	nd    []T
+}
+
+func (q *quiet[T]) Full(s proto.System) error {
+	nd, err := nodecast.Into(q.nd, s, q.what, q.as)
+	if err != nil {
+		return err
+	}
+	q.nd = nd
+	return q.check(nd)
+}
+
+func (q *quiet[T]) Step(proto.System, proto.NodeID, *proto.Message, []proto.Message) error {
+	return proto.ErrFull
 }
