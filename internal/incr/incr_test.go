@@ -13,14 +13,14 @@ import (
 type node struct{ v proto.View }
 
 func (n *node) Step(proto.Input, *proto.Output) {}
-func (n *node) View() proto.View               { return n.v }
-func (n *node) Waiting(func(proto.NodeID))     {}
+func (n *node) View() proto.View                { return n.v }
+func (n *node) Waiting(func(proto.NodeID))      {}
 
 // system is a proto.System of nodes, none down, nothing in flight.
 type system []proto.Node
 
-func (s system) Nodes() []proto.Node                 { return s }
-func (s system) Down(proto.NodeID) bool              { return false }
+func (s system) Nodes() []proto.Node                  { return s }
+func (s system) Down(proto.NodeID) bool               { return false }
 func (s system) ForEachInFlight(func(*proto.Message)) {}
 
 func view(s proto.System, i proto.NodeID) proto.View { return s.Nodes()[i].View() }
