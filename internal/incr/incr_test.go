@@ -25,8 +25,8 @@ func (s system) ForEachInFlight(func(*proto.Message)) {}
 
 func view(s proto.System, i proto.NodeID) proto.View { return s.Nodes()[i].View() }
 
-// inCS is the property both checkers test: Local's bad node is one in
-// the critical section without the token; AtMost counts the holders.
+// badInCS is the bad node of the tests: in the critical section without
+// the token; holds is what AtMost counts: the token's holders.
 func badInCS(s proto.System, i proto.NodeID) bool {
 	v := view(s, i)
 	return v.InCS && !v.TokenHere
