@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/incr"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/scheme"
 )
@@ -21,9 +22,11 @@ func (Algorithm) Family() proto.Family { return proto.TokenBased }
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	atEnd := proto.Invariant{Name: "open-cube at end", When: proto.AtEnd, Check: Shape}
 	if crashes {
-		return []proto.Invariant{{Name: "idle roots", When: proto.EveryStep, Check: IdleRoots}, atEnd}
+		return []proto.Invariant{{Name: "idle roots", When: proto.EveryStep, Check: IdleRoots,
+			Incremental: incr.AtMost(IdleRoots, 1, idleRoot, nil)}, atEnd}
 	}
-	return []proto.Invariant{scheme.ATreeInvariant, scheme.PropertiesInvariant, {Name: "open-cube", When: proto.Quiet, Check: Shape}, atEnd}
+	return []proto.Invariant{scheme.ATreeInvariant, scheme.PropertiesInvariant, {Name: "open-cube", When: proto.Quiet, Check: Shape,
+		Incremental: func() proto.Incremental { return &shape{} }}, atEnd}
 }
 
 // Shape checks, when no node is asking or searching, that the father
@@ -34,10 +37,24 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 // be: one root, fathers that are up, and no node with two sons of the same
 // power or a son of a power not below its own; the sons that the down nodes
 // would be are missing. While a node asks or searches it says nothing.
-func Shape(s proto.System) error {
+func Shape(s proto.System) error { return new(shape).Full(s) }
+
+// shape checks Shape with buffers kept from one check to the next
+// (proto.Incremental of a Quiet invariant: Full only).
+type shape struct {
+	views []view
+	sons  []uint64
+}
+
+// Full implements proto.Incremental: Shape.
+func (c *shape) Full(s proto.System) error {
 	nodes := s.Nodes()
 	pmax, _ := hypercube.Log2(len(nodes))
-	views := make([]view, len(nodes))
+	if cap(c.views) < len(nodes) {
+		c.views, c.sons = make([]view, len(nodes)), make([]uint64, len(nodes))
+	}
+	views, sons := c.views[:len(nodes)], c.sons[:len(nodes)]
+	clear(sons)
 	partial := false
 	for i, nd := range nodes {
 		views[i] = viewOf(nd)
@@ -50,7 +67,6 @@ func Shape(s proto.System) error {
 		}
 	}
 	power := func(i int) int { return hypercube.PowerWith(i, int(views[i].Father), pmax) }
-	sons := make([]uint64, len(views))
 	roots := 0
 	for i, v := range views {
 		if !v.Up {
@@ -86,6 +102,12 @@ func Shape(s proto.System) error {
 	return nil
 }
 
+// Step implements proto.Incremental: a Quiet invariant's checker is only
+// asked for Full.
+func (c *shape) Step(proto.System, proto.NodeID, *proto.Message, []proto.Message) error {
+	return proto.ErrFull
+}
+
 // IdleRoots checks, in a run with crashes, a relation that holds while
 // nodes search and after crashes bent the tree: at most one live node that
 // neither asks nor searches is a root (father nil). The a_tree relation and
@@ -95,9 +117,8 @@ func Shape(s proto.System) error {
 // chases).
 func IdleRoots(s proto.System) error {
 	first := proto.Nil
-	for i, nd := range s.Nodes() {
-		v := viewOf(nd)
-		if !v.Up || v.Asked || v.Searching || v.Father != proto.Nil {
+	for i := range s.Nodes() {
+		if !idleRoot(s, proto.NodeID(i)) {
 			continue
 		}
 		if first != proto.Nil {
@@ -106,6 +127,13 @@ func IdleRoots(s proto.System) error {
 		first = proto.NodeID(i)
 	}
 	return nil
+}
+
+// idleRoot reports whether node i is live, neither asks nor searches, and
+// is a root (IdleRoots).
+func idleRoot(s proto.System, i proto.NodeID) bool {
+	v := viewOf(s.Nodes()[i])
+	return v.Up && !v.Asked && !v.Searching && v.Father == proto.Nil
 }
 
 // view is what the open-cube's checks read of a node: its view and its

@@ -12,6 +12,7 @@ package proto
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -361,7 +362,34 @@ type Invariant struct {
 	When When
 	// Check returns the violation, or nil if the property holds.
 	Check func(s System) error
+	// Incremental, if not nil, makes a checker of one run that checks an
+	// EveryStep invariant from what each step changed (Incremental); of a
+	// Quiet invariant the runtime calls only Full, whenever it checks it
+	// (the checker keeps its buffers from one check to the next). A
+	// runtime reports the violations Check returns: when the checker sees
+	// one, the runtime runs Check for its verdict and its words.
+	Incremental func() Incremental
 }
+
+// Incremental checks an invariant step by step, in O(what a step changes)
+// where Check reads the whole system.
+type Incremental interface {
+	// Full checks the whole system, as Invariant.Check does, and keeps
+	// what Step needs: the next Step starts from this system.
+	Full(s System) error
+	// Step checks the system after a step of node id, given that the
+	// invariant held after the last Full or Step and that since then only
+	// node id's state and the messages in flight changed: in, if not nil,
+	// was delivered to id by the step (it is in flight no more), and out
+	// were sent by the step (they are in flight now). It returns nil if
+	// the invariant holds, ErrFull if it cannot tell (the runtime then
+	// calls Full), or else a violation (the runtime then calls Check).
+	Step(s System, id NodeID, in *Message, out []Message) error
+}
+
+// ErrFull is what Incremental.Step returns when it cannot tell whether the
+// invariant holds from the step alone.
+var ErrFull = errors.New("proto: the whole system must be checked")
 
 // NoDeadlock is an invariant of every algorithm without timers, run
 // without crashes: when no message is in flight, a node is in the critical

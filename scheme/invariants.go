@@ -21,10 +21,10 @@ func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 }
 
 // ATreeInvariant is ATree, checked after every step.
-var ATreeInvariant = proto.Invariant{Name: "a_tree", When: proto.EveryStep, Check: ATree}
+var ATreeInvariant = proto.Invariant{Name: "a_tree", When: proto.EveryStep, Check: ATree, Incremental: ATreeIncremental}
 
 // PropertiesInvariant is Properties, checked after every step.
-var PropertiesInvariant = proto.Invariant{Name: "properties 1-3", When: proto.EveryStep, Check: Properties}
+var PropertiesInvariant = proto.Invariant{Name: "properties 1-3", When: proto.EveryStep, Check: Properties, Incremental: PropertiesIncremental}
 
 // Properties checks the three invariant properties of RR-1692 §3.2 on a
 // system of nodes of the general scheme's family (TreeNode):

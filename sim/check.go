@@ -37,15 +37,87 @@ func (s *Sim) check(id proto.NodeID) {
 	if s.cfg.Check < CheckFull || s.skipped {
 		return // skipped: not this step's turn (ClosureSmall)
 	}
-	for _, inv := range s.cfg.Invariants {
+	full := s.incFull
+	s.incFull = false
+	for i, inv := range s.cfg.Invariants {
 		switch {
+		case inv.When == proto.EveryStep && s.incs != nil && s.incs[i] != nil:
+			if err := s.stepCheck(s.incs[i], inv, id, full); err != nil {
+				s.incFull = true
+				s.fail("%v", err)
+				return
+			}
+		case inv.When == proto.Quiet && s.inFlight == 0 && s.incs != nil && s.incs[i] != nil:
+			if s.incs[i].Full(s) != nil {
+				if err := inv.Check(s); err != nil {
+					s.incFull = true
+					s.fail("%v", err)
+					return
+				}
+			}
 		case inv.When == proto.EveryStep, inv.When == proto.Quiet && s.inFlight == 0:
 			if err := inv.Check(s); err != nil {
+				s.incFull = true
 				s.fail("%v", err)
 				return
 			}
 		}
 	}
+}
+
+// crossCheck, if not nil, is called after every incremental step check
+// with the checker's verdict (nil, proto.ErrFull or a violation) and
+// Check's on the same system (tests set it).
+var crossCheck func(inv proto.Invariant, step int64, incremental, whole error)
+
+// afterStep, if not nil, is called with the node that stepped, after its
+// step and before the simulator reads what it did (tests set it to break
+// the node's state).
+var afterStep func(n proto.Node)
+
+// incremental makes the incremental checkers of the run's invariants
+// (proto.Incremental) when the run checks them after every step and every
+// change of its nodes and links is a step of one of them, or a change that
+// sets incFull. A run with a legitimacy predicate (whose faults scramble
+// nodes and whose checks wait for stabilization), a part of a split run
+// or its mirror checks every invariant whole.
+func (s *Sim) incremental() {
+	if s.cfg.Check < CheckFull || s.cfg.Legitimate != nil || s.cfg.Owned != nil || s.cfg.Mirrored {
+		return
+	}
+	for i, inv := range s.cfg.Invariants {
+		if inv.When == proto.AtEnd || inv.Incremental == nil {
+			continue
+		}
+		if s.incs == nil {
+			s.incs = make([]proto.Incremental, len(s.cfg.Invariants))
+		}
+		s.incs[i] = inv.Incremental()
+	}
+	s.incFull = true
+}
+
+// stepCheck checks inv after a step of node id with its incremental
+// checker c: the whole system if full (or if c cannot tell from the
+// step), and the violation in the words of inv.Check.
+func (s *Sim) stepCheck(c proto.Incremental, inv proto.Invariant, id proto.NodeID, full bool) error {
+	var err error
+	if !full {
+		err = c.Step(s, id, s.stepIn, s.out.Msgs)
+		if crossCheck != nil {
+			crossCheck(inv, s.Stats.Steps, err, inv.Check(s))
+		}
+		if err == nil {
+			return nil
+		}
+	}
+	if err = c.Full(s); err == nil {
+		return nil
+	}
+	if err = inv.Check(s); err == nil {
+		s.incFull = true // c saw what Check does not: c starts again
+	}
+	return err
 }
 
 // twoInCS is the simulator's account of a step of node id after which

@@ -267,10 +267,16 @@ type Sim struct {
 	orderedOK      bool  // ordered holds the messages in flight of orderedKey
 	lastClosure    int64 // the step of the legitimacy predicate's last evaluation
 	skipped        bool  // this step's closure check is not due (ClosureSmall)
-	stopped        bool
-	err            error
-	written        int64   // bytes of trace written (TraceIndex)
-	ctlInputs      float64 // ControlInputs
+	// incs are the incremental checkers of cfg.Invariants, by index (nil:
+	// the invariant's Check runs after every step); incFull says that the
+	// next check must read the whole system (incremental).
+	incs      []proto.Incremental
+	incFull   bool
+	stepIn    *proto.Message // the message the current step received (nil: none)
+	stopped   bool
+	err       error
+	written   int64   // bytes of trace written (TraceIndex)
+	ctlInputs float64 // ControlInputs
 
 	// Outbox holds the messages sent to nodes other parts host, until the
 	// runtime takes them (Config.Owned).
@@ -372,6 +378,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 	}
 	s.token = proto.TokenType(cfg.Types)
 	s.quietCheck = cfg.Legitimate == nil && cfg.Family == proto.TokenBased && cfg.Owned == nil && cfg.Check < CheckFull
+	s.incremental()
 	if cfg.FIFO {
 		s.fifo = make(map[[2]proto.NodeID]float64)
 	}
@@ -739,13 +746,14 @@ func (s *Sim) pop() {
 	case evDeliver:
 		s.deliver(p, it.Key)
 	}
-	// evDestroyed: nothing arrives
+	// evDestroyed: nothing arrives (Destroy noted it: incFull)
 	s.release(it.Idx)
 }
 
 // Accept queues the delivery of a message another part of the run sent to
 // a node this part hosts.
 func (s *Sim) Accept(r *Remote) {
+	s.incFull = true // a message came without a step
 	s.setDeliver(s.scheduleKey(r.T, r.Key), &r.Msg, r.Sent)
 	if r.Msg.Type == s.token {
 		s.tokensInFlight++
@@ -767,6 +775,7 @@ func (s *Sim) deliver(p *payload, key uint64) {
 		s.logMsg = key
 	}
 	if s.slotOf(m.To).down {
+		s.incFull = true // a message left without a step
 		if s.cfg.Mirrored {
 			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, s.curKey}, Kind: LogDrop, Node: m.To, MsgKey: key})
 		}
@@ -816,6 +825,10 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
 		s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
 	}
+	s.stepIn = nil
+	if in.Kind == proto.Receive {
+		s.stepIn = &in.Msg
+	}
 	var after proto.View
 	if s.cfg.Array != nil {
 		after = s.cfg.Array.StepView(int(id), in, &s.out)
@@ -823,6 +836,9 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 		n := sl.node
 		proto.Step(n, *in, &s.out)
 		after = n.View()
+	}
+	if afterStep != nil {
+		afterStep(sl.node)
 	}
 	s.finish(id, sl, in.Kind, after)
 }
@@ -843,6 +859,7 @@ func (s *Sim) start() {
 			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, s.curKey}, Kind: LogStart, Node: proto.NodeID(i)})
 		}
 		st.Start(&s.out)
+		s.stepIn = nil
 		s.finish(proto.NodeID(i), sl, proto.Fire, n.View())
 	}
 }
@@ -918,6 +935,7 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		s.stopped = true
 	}
 	if injected {
+		s.incFull = true // a message came without a step
 		s.Stats.Injected++
 	} else {
 		s.Stats.Sent[m.Type][m.Cause]++

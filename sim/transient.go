@@ -184,6 +184,7 @@ func (s *Sim) DestroyKey(key uint64) bool {
 	for _, it := range s.heap {
 		if p := &s.slab[it.Idx]; p.kind == evDeliver && it.Key == key {
 			p.kind = evDestroyed
+			s.incFull = true // a message left without a step
 			s.inFlight--
 			if p.in.Msg.Type == s.token {
 				s.tokensInFlight--
@@ -214,6 +215,7 @@ func (s *Sim) Destroy(k int) {
 	it := s.orderedInFlight()[k]
 	p := &s.slab[it.Idx]
 	p.kind = evDestroyed
+	s.incFull = true // a message left without a step
 	s.inFlight--
 	if p.in.Msg.Type == s.token {
 		s.tokensInFlight--

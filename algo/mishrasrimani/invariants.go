@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ocbench/ocbench/algo/suzukikasami"
+	"github.com/ocbench/ocbench/internal/incr"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -13,14 +14,18 @@ import (
 // holder knowing every request when nothing is in flight), TokenGen and
 // HeldToken. With crashes, HeldToken.
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
-	held := proto.Invariant{Name: "held token", When: proto.EveryStep, Check: HeldToken}
+	held := proto.Invariant{Name: "held token", When: proto.EveryStep, Check: HeldToken,
+		Incremental: incr.Local(HeldToken, func(s proto.System, i proto.NodeID) bool {
+			x, ok := s.Nodes()[i].(*Node)
+			return !ok || heldAt(s, x, int(i), len(s.Nodes())) != nil
+		})}
 	if crashes {
 		return []proto.Invariant{held}
 	}
 	return []proto.Invariant{
-		{Name: "token state", When: proto.EveryStep, Check: suzukikasami.TokenState},
-		{Name: "holder knows every request", When: proto.Quiet, Check: suzukikasami.HolderKnows},
-		{Name: "token generation", When: proto.EveryStep, Check: TokenGen},
+		suzukikasami.TokenStateInvariant(),
+		suzukikasami.HolderKnowsInvariant(),
+		{Name: "token generation", When: proto.EveryStep, Check: TokenGen, Incremental: func() proto.Incremental { return &tokenGen{} }},
 		held,
 	}
 }
@@ -60,35 +65,77 @@ func HeldToken(s proto.System) error {
 	if err != nil {
 		return err
 	}
-	n := len(nd)
 	for i, x := range nd {
-		if s.Down(proto.NodeID(i)) {
-			continue
-		}
-		if x.InCS && !x.TokenHere {
-			return fmt.Errorf("node %d is in the critical section without the token", i)
-		}
-		if x.TokenHere && x.syncing {
-			return fmt.Errorf("node %d holds the token while it syncs after a restart", i)
-		}
-		if !x.TokenHere {
-			continue
-		}
-		seen := make(map[proto.NodeID]bool)
-		x.Queue(func(j proto.NodeID, _ uint32) {
-			switch {
-			case err != nil:
-			case j < 0 || int(j) >= n:
-				err = fmt.Errorf("the token at %d queues node %d", i, j)
-			case seen[j]:
-				err = fmt.Errorf("the token at %d queues node %d twice", i, j)
-			case j == proto.NodeID(i):
-				err = fmt.Errorf("the token at %d queues its holder", i)
-			}
-			seen[j] = true
-		})
-		if err != nil {
+		if err := heldAt(s, x, i, len(nd)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// heldAt checks HeldToken at node i, x, of n.
+func heldAt(s proto.System, x *Node, i, n int) error {
+	if s.Down(proto.NodeID(i)) {
+		return nil
+	}
+	if x.InCS && !x.TokenHere {
+		return fmt.Errorf("node %d is in the critical section without the token", i)
+	}
+	if x.TokenHere && x.syncing {
+		return fmt.Errorf("node %d holds the token while it syncs after a restart", i)
+	}
+	if !x.TokenHere {
+		return nil
+	}
+	var err error
+	seen := make(map[proto.NodeID]bool)
+	x.Queue(func(j proto.NodeID, _ uint32) {
+		switch {
+		case err != nil:
+		case j < 0 || int(j) >= n:
+			err = fmt.Errorf("the token at %d queues node %d", i, j)
+		case seen[j]:
+			err = fmt.Errorf("the token at %d queues node %d twice", i, j)
+		case j == proto.NodeID(i):
+			err = fmt.Errorf("the token at %d queues its holder", i)
+		}
+		seen[j] = true
+	})
+	return err
+}
+
+// tokenGen checks TokenGen step by step (proto.Incremental): it keeps every
+// node's generation and the newest; while no generation goes back, the
+// newest does not either, so only the tokens a step sends are read.
+type tokenGen struct {
+	gen    []uint64
+	newest uint64
+}
+
+func (c *tokenGen) Full(s proto.System) error {
+	if err := TokenGen(s); err != nil {
+		return err
+	}
+	ps := s.Nodes()
+	c.gen, c.newest = c.gen[:0], 0
+	for _, p := range ps {
+		g := p.(*Node).gen
+		c.gen = append(c.gen, g)
+		c.newest = max(c.newest, g)
+	}
+	return nil
+}
+
+func (c *tokenGen) Step(s proto.System, id proto.NodeID, _ *proto.Message, out []proto.Message) error {
+	x, ok := s.Nodes()[id].(*Node)
+	if !ok || int(id) >= len(c.gen) || x.gen < c.gen[id] {
+		return proto.ErrFull
+	}
+	c.gen[id] = x.gen
+	c.newest = max(c.newest, x.gen)
+	for k := range out {
+		if out[k].Type == Token && out[k].Stamp > c.newest {
+			return incr.ErrBroken
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package naimitrehelft
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/incr"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -13,11 +14,13 @@ import (
 // NEXT pointers is the queue of waiting requests (Queue) and nothing
 // deadlocks.
 func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
-	inv := []proto.Invariant{{Name: "nt_pointers", When: proto.EveryStep, Check: Pointers}}
+	inv := []proto.Invariant{{Name: "nt_pointers", When: proto.EveryStep, Check: Pointers,
+		Incremental: incr.Local(Pointers, func(s proto.System, i proto.NodeID) bool { return pointersAt(s, int(i)) != nil })}}
 	if crashes {
 		return inv
 	}
-	inv = append(inv, proto.Invariant{Name: "nt_no_regeneration", When: proto.EveryStep, Check: NoRegeneration})
+	inv = append(inv, proto.Invariant{Name: "nt_no_regeneration", When: proto.EveryStep, Check: NoRegeneration,
+		Incremental: incr.Local(NoRegeneration, func(s proto.System, i proto.NodeID) bool { return regeneratedAt(s, int(i)) != nil })})
 	if a.FT == nil {
 		inv = append(inv, proto.Invariant{Name: "nt_queue", When: proto.EveryStep, Check: Queue}, proto.NoDeadlock)
 	}
@@ -35,14 +38,21 @@ func nodeOf(nd proto.Node) *Node {
 // after k); an idle token is held by a root (LAST_k = k) with NEXT_k = 0
 // that does not ask. O(n).
 func Pointers(s proto.System) error {
-	for i, nd := range s.Nodes() {
-		n := nodeOf(nd)
-		if n == nil {
-			return fmt.Errorf("node %d is not a Naimi–Trehel node", i)
+	for i := range s.Nodes() {
+		if err := pointersAt(s, i); err != nil {
+			return err
 		}
-		if !n.Up() {
-			continue
-		}
+	}
+	return nil
+}
+
+// pointersAt checks Pointers at node i.
+func pointersAt(s proto.System, i int) error {
+	n := nodeOf(s.Nodes()[i])
+	if n == nil {
+		return fmt.Errorf("node %d is not a Naimi–Trehel node", i)
+	}
+	if n.Up() {
 		switch {
 		case n.last == n.id && !n.tokenHere && !n.asked:
 			return fmt.Errorf("node %d: LAST = itself, without the token and without a request", i)
@@ -62,11 +72,18 @@ func Pointers(s proto.System) error {
 // NoRegeneration checks that no token was regenerated and no election is
 // under way: in a run without crashes the query finds the token. O(n).
 func NoRegeneration(s proto.System) error {
-	for i, nd := range s.Nodes() {
-		n := nodeOf(nd)
-		if n.gen != 0 || n.st == candidate || n.st == observer {
-			return fmt.Errorf("node %d: generation %d, state %s, in a run without crashes", i, n.gen, n.st)
+	for i := range s.Nodes() {
+		if err := regeneratedAt(s, i); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// regeneratedAt checks NoRegeneration at node i.
+func regeneratedAt(s proto.System, i int) error {
+	if n := nodeOf(s.Nodes()[i]); n.gen != 0 || n.st == candidate || n.st == observer {
+		return fmt.Errorf("node %d: generation %d, state %s, in a run without crashes", i, n.gen, n.st)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ package sktoken
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -93,4 +94,84 @@ func Invariants(tokenState, holderKnows func(proto.System) error) []proto.Invari
 		{Name: "token state", When: proto.EveryStep, Check: tokenState},
 		{Name: "holder knows every request", When: proto.Quiet, Check: holderKnows},
 	}
+}
+
+// Tracked makes incremental checkers (proto.Incremental) of a token state
+// check: check is the whole check, which also returns the token it found
+// (as Find), and at checks node id against the token tok after a step of
+// id that left the token where it was and as it was (at returns
+// proto.ErrFull if it cannot tell, as when id holds a token). A step that
+// moves or changes the token (one of token type received or sent, or a
+// step of its holder or of the node it travels to), or a system with more
+// than one message or holder of the token, gets a full check.
+func Tracked(check func(proto.System) (Token, error), token proto.MsgType, at func(s proto.System, id proto.NodeID, tok *Token) error) func() proto.Incremental {
+	return func() proto.Incremental { return &tracked{check: check, token: token, at: at} }
+}
+
+type tracked struct {
+	check func(proto.System) (Token, error)
+	token proto.MsgType
+	at    func(proto.System, proto.NodeID, *Token) error
+	tok   Token
+	one   bool // tok is the only token: held by one node, or the one message of token type
+}
+
+func (t *tracked) Full(s proto.System) error {
+	tok, err := t.check(s)
+	if err != nil {
+		return err
+	}
+	k := 0
+	for _, nd := range s.Nodes() {
+		if nd.View().TokenHere {
+			k++
+		}
+	}
+	s.ForEachInFlight(func(m *proto.Message) {
+		if m.Type == t.token {
+			k++
+		}
+	})
+	t.tok, t.one = tok, k == 1
+	return nil
+}
+
+func (t *tracked) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
+	if !t.one || id == t.tok.Owner || in != nil && in.Type == t.token {
+		return proto.ErrFull
+	}
+	for k := range out {
+		if out[k].Type == t.token {
+			return proto.ErrFull
+		}
+	}
+	return t.at(s, id, &t.tok)
+}
+
+// Quiet makes checkers (proto.Incremental) of a Quiet invariant that reads
+// the nodes as T (nodecast.Checked with what and as) and checks them with
+// check: each check reads the whole system, into a buffer kept from one
+// check to the next.
+func Quiet[T any](what string, as func(proto.Node) (T, bool), check func(nd []T) error) func() proto.Incremental {
+	return func() proto.Incremental { return &quiet[T]{what: what, as: as, check: check} }
+}
+
+type quiet[T any] struct {
+	what  string
+	as    func(proto.Node) (T, bool)
+	check func([]T) error
+	nd    []T
+}
+
+func (q *quiet[T]) Full(s proto.System) error {
+	nd, err := nodecast.Into(q.nd, s, q.what, q.as)
+	if err != nil {
+		return err
+	}
+	q.nd = nd
+	return q.check(nd)
+}
+
+func (q *quiet[T]) Step(proto.System, proto.NodeID, *proto.Message, []proto.Message) error {
+	return proto.ErrFull
 }

@@ -3,7 +3,6 @@ package suzukikasami
 import (
 	"fmt"
 
-	"github.com/ocbench/ocbench/algo/sktoken"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -198,7 +197,7 @@ func (Bounded) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return nil
 	}
-	return append(sktoken.Invariants(TokenState, HolderKnows),
+	return append([]proto.Invariant{TokenStateInvariant(), HolderKnowsInvariant()},
 		proto.Invariant{Name: "rounds acknowledged", When: proto.Quiet, Check: RoundsAcknowledged})
 }
 

@@ -22,8 +22,18 @@ func All[T any](s proto.System) []T {
 // Checked returns the nodes of s read by as, or an error naming the first
 // node as does not read: "node i is a <type>, not a <what> node".
 func Checked[T any](s proto.System, what string, as func(proto.Node) (T, bool)) ([]T, error) {
+	return Into(nil, s, what, as)
+}
+
+// Into is Checked into dst's array when it holds the nodes (a checker
+// that keeps its buffer from one check to the next).
+func Into[T any](dst []T, s proto.System, what string, as func(proto.Node) (T, bool)) ([]T, error) {
 	ns := s.Nodes()
-	out := make([]T, len(ns))
+	out := dst[:0]
+	if cap(dst) < len(ns) {
+		out = make([]T, len(ns))
+	}
+	out = out[:len(ns)]
 	for i, p := range ns {
 		nd, ok := as(p)
 		if !ok {
