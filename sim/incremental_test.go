@@ -11,8 +11,10 @@ import (
 
 	_ "github.com/ocbench/ocbench/algo/all" // every algorithm by name
 	"github.com/ocbench/ocbench/bench"
+	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // TestIncrementalAgrees runs every algorithm without crashes, and those
@@ -57,17 +59,17 @@ func TestIncrementalAgrees(t *testing.T) {
 	type spec struct {
 		algo    string
 		crashes int
-		load    bench.WorkloadKind
+		load    workload.Kind
 		late    float64 // messages delayed beyond δ: the invariants break
 	}
 	var specs []spec
 	for name := range ft {
-		specs = append(specs, spec{algo: name, crashes: 20, load: bench.Poisson}, spec{algo: name, crashes: 20, load: bench.Saturated},
-			spec{algo: name, crashes: 20, load: bench.Saturated, late: 0.05})
+		specs = append(specs, spec{algo: name, crashes: 20, load: workload.Poisson}, spec{algo: name, crashes: 20, load: workload.Saturated},
+			spec{algo: name, crashes: 20, load: workload.Saturated, late: 0.05})
 	}
 	for _, name := range []string{"opencube", "naimi-trehel-ft", "mishra-srimani", "nishio", "suzuki-kasami", "suzuki-kasami-bounded", "ricart-agrawala-token", "naimi-trehel", "raymond", "raymond-lift", "topology-hypercube"} {
-		specs = append(specs, spec{algo: name, load: bench.Poisson}, spec{algo: name, load: bench.Sequential},
-			spec{algo: name, load: bench.Saturated, late: 0.05})
+		specs = append(specs, spec{algo: name, load: workload.Poisson}, spec{algo: name, load: workload.Sequential},
+			spec{algo: name, load: workload.Saturated, late: 0.05})
 	}
 	for _, c := range specs {
 		for _, seed := range seeds {
@@ -76,7 +78,7 @@ func TestIncrementalAgrees(t *testing.T) {
 				s.LateFraction, s.LateFactor = c.late, 10
 			}
 			if c.crashes > 0 {
-				s.Faults = bench.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 30, Down: 20, DownDist: "exp", Target: "random"}
+				s.Faults = faults.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 30, Down: 20, DownDist: "exp", Target: "random"}
 			}
 			mu.Lock()
 			run = fmt.Sprintf("%s %s crashes=%d late=%g seed %d", c.algo, c.load, c.crashes, c.late, seed)
@@ -145,10 +147,10 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 				}
 			})
 			run = fmt.Sprintf("%s crashes=%d seed %d (broken at step %d)", c.algo, c.crashes, seed, at)
-			s := bench.Spec{Algorithm: c.algo, Nodes: 8, Requests: 200, Workload: bench.Poisson, Seed: seed + 1, CSTime: 1,
+			s := bench.Spec{Algorithm: c.algo, Nodes: 8, Requests: 200, Workload: workload.Poisson, Seed: seed + 1, CSTime: 1,
 				Check: bench.CheckFull, NoBaseline: true}
 			if c.crashes > 0 {
-				s.Faults = bench.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 30, Down: 20, DownDist: "exp", Target: "random"}
+				s.Faults = faults.FaultPlan{Crashes: c.crashes, Spacing: "exp", Every: 30, Down: 20, DownDist: "exp", Target: "random"}
 			}
 			func() {
 				defer func() { _ = recover() }() // a broken node may make its algorithm panic
