@@ -151,6 +151,76 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 	return code
 }
 
+// benchmarkCommand is the command term of the ranks that run the
+// benchmark (agreeRanks): their flags are compared term by term after it.
+const benchmarkCommand = "`ocbench [flags]` (the benchmark)"
+
+// runAlone runs cmd, a command that runs in one process (a subcommand,
+// the help, the version, the list of algorithms), given args. In an MPI
+// job (mpiJob) a rank that never started MPI would leave the ranks that
+// run the benchmark waiting in MPI_Init for it, and mpirun would end the
+// job without a word from ocbench: so every rank starts MPI and agrees on
+// the command (the build and the command line, the benchmark's ranks
+// bringing benchmarkCommand first): if they differ, every rank ends with
+// status 2 and one line from rank 0 ("ranks disagree: rank 2 has the
+// command `ocbench version`, rank 0 has …"); if they agree, every rank
+// finalizes MPI and rank 0 alone runs cmd (the others have nothing to add:
+// each would do the same work and write the same files).
+func runAlone(args []string, stdout, stderr io.Writer, cmd func(stdout, stderr io.Writer) int) int {
+	if !mpiJob() {
+		return cmd(stdout, stderr)
+	}
+	mpiStarted = true
+	if _, err := mpi.Init(mpi.ThreadFunneled); err != nil {
+		fmt.Fprintf(stderr, "ocbench: %v\n", err)
+		return 1
+	}
+	var agreeErr error
+	err := mpi.OnThread(func() error {
+		_, agreeErr = rank.Agree(rank.MPI{}, rank.Agreement{Terms: []rank.Term{
+			{Name: "build", Value: buildID()},
+			{Name: "the command", Value: commandLine(args)},
+		}})
+		return nil
+	})
+	if err == nil {
+		err = agreeErr
+	}
+	// Rank 0 says why before it finalizes: the others, which finalize
+	// with it, cannot end the job before its line is out.
+	code := 0
+	var ae *rank.AgreementError
+	switch {
+	case errors.As(err, &ae):
+		fmt.Fprintf(stderr, "ocbench: %v\n", err)
+		code = 2
+	case err != nil:
+		fmt.Fprintf(stderr, "ocbench: agreeing with the other ranks: %v\n", err)
+		code = 1
+	}
+	if ferr := mpi.Finalize(); ferr != nil && code == 0 {
+		fmt.Fprintf(stderr, "ocbench: %v\n", ferr)
+		code = 1
+	}
+	if code != 0 || mpi.WorldRank() != 0 {
+		return code
+	}
+	return cmd(stdout, stderr)
+}
+
+// commandLine writes args as the command line of a rank's command, for
+// the ranks to compare: "`ocbench check-trace crash.jsonl`".
+func commandLine(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n'\"`\\$") {
+			q[i] = strconv.Quote(a)
+		}
+	}
+	return "`" + strings.TrimSpace("ocbench "+strings.Join(q, " ")) + "`"
+}
+
 // virtualMPI reports whether the runs are on MPI ranks in virtual time.
 func (o *options) virtualMPI() bool { return o.runtimeInfo != nil && o.runtimeInfo.clock == "virtual" }
 

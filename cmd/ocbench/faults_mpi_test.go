@@ -1,0 +1,133 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// envFaultsMPI set to "required" makes the MPI fault cases fail, instead of
+// skipping, where OpenMPI is missing (make test and make check set it).
+const envFaultsMPI = "OCBENCH_FAULTS_MPI"
+
+// mpiTools returns the MPI build of ocbench (built into a temporary
+// directory) and scripts/mpirun.sh, or skips the test where OpenMPI is not
+// installed (fails with OCBENCH_FAULTS_MPI=required).
+func mpiTools(t *testing.T) (bin, mpirun string) {
+	t.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(here), "..", "..")
+	_, errRun := exec.LookPath("mpirun")
+	errPkg := exec.Command("pkg-config", "--exists", "ompi").Run()
+	if errRun != nil || errPkg != nil {
+		if os.Getenv(envFaultsMPI) == "required" {
+			t.Fatalf("OpenMPI is missing (mpirun: %v, pkg-config ompi: %v) and %s=required", errRun, errPkg, envFaultsMPI)
+		}
+		t.Skipf("OpenMPI is missing (mpirun: %v, pkg-config ompi: %v): make test installs it", errRun, errPkg)
+	}
+	bin = filepath.Join(t.TempDir(), "ocbench-mpi")
+	build := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".")
+	build.Dir = filepath.Dir(here)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	}
+	return bin, filepath.Join(root, "scripts", "mpirun.sh")
+}
+
+// jobResult is how an mpirun job ended.
+type jobResult struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+// runJob runs `mpirun.sh args…` in dir, in a process group of its own, and
+// kills the group if it is still running after limit (code -1).
+func runJob(t *testing.T, dir string, limit time.Duration, mpirun string, args ...string) jobResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mpirun, args...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := jobResult{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		r.code = -1
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.code = 128 + int(ws.Signal())
+		}
+	case err != nil:
+		t.Fatalf("mpirun %v: %v", args, err)
+	}
+	return r
+}
+
+// oneLine reports whether s is one line ending in a newline.
+func oneLine(s string) bool { return strings.Count(s, "\n") == 1 && strings.HasSuffix(s, "\n") }
+
+// TestFaultsMPISubcommand (issue 40, finding 14): an MPMD job whose other
+// ranks run a subcommand, the help, the version or the list of algorithms
+// ends every rank within seconds with status 2 and one line from rank 0
+// naming both commands; before, such a job hung in MPI_Init, or mpirun
+// ended it without a word from ocbench. A job whose every rank runs the
+// same subcommand runs it once, on rank 0.
+func TestFaultsMPISubcommand(t *testing.T) {
+	bin, mpirun := mpiTools(t)
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "crash.jsonl")
+	if out, err := exec.Command(bin, "--nodes", "8", "--crashes", "2", "--workload", "poisson", "--requests", "1", "--no-baseline", "--no-save", "--quiet", "--trace", trace).CombinedOutput(); err != nil {
+		t.Fatalf("writing a trace: %v\n%s", err, out)
+	}
+	bench := []string{bin, "--nodes", "8", "--requests", "50", "--no-save", "--quiet"}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"check-trace", append(append([]string{"-np", "2"}, bench...), ":", "-np", "2", bin, "check-trace", "crash.jsonl")},
+		{"version", append(append([]string{"-np", "2"}, bench...), ":", "-np", "2", bin, "version")},
+		{"report", append(append([]string{"-np", "2"}, bench...), ":", "-np", "2", bin, "report", "crash.jsonl")},
+		{"help", append(append([]string{"-np", "2"}, bench...), ":", "-np", "1", bin, "--help")},
+		{"algo-list", append(append([]string{"-np", "3"}, bench...), ":", "-np", "1", bin, "--algo", "list")},
+		{"subcommand-first", append([]string{"-np", "2", bin, "version", ":", "-np", "2"}, bench...)},
+		{"two-subcommands", []string{"-np", "2", bin, "version", ":", "-np", "2", bin, "check-trace", "crash.jsonl"}},
+		{"bad-flag-and-subcommand", []string{"-np", "2", bin, "--bogus", ":", "-np", "2", bin, "view", "crash.jsonl"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runJob(t, dir, 60*time.Second, mpirun, c.args...)
+			if r.code != 2 || !oneLine(r.stderr) || !strings.Contains(r.stderr, "ocbench: ranks disagree: rank ") ||
+				!strings.Contains(r.stderr, "has the command `ocbench ") || r.stdout != "" || r.took > 30*time.Second {
+				t.Errorf("mpirun %s: exit %d after %v (-1: killed at the limit); want 2 and one line naming both commands; stderr %q, stdout %q",
+					strings.Join(c.args, " "), r.code, r.took.Round(time.Millisecond), r.stderr, r.stdout)
+			}
+		})
+	}
+	t.Run("every-rank-alike", func(t *testing.T) {
+		r := runJob(t, dir, 60*time.Second, mpirun, "-np", "3", bin, "check-trace", "crash.jsonl")
+		if r.code != 0 || strings.Count(r.stdout, "crash.jsonl: ok") != 1 {
+			t.Errorf("mpirun -np 3 ocbench check-trace: exit %d, stdout %q (want one ok line), stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+	if _, err := os.Stat(filepath.Join(dir, "crash.html")); err == nil {
+		t.Errorf("a refused job wrote crash.html")
+	}
+}
