@@ -9,11 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ocbench/ocbench/results"
 )
 
 // envFaultsMPI set to "required" makes the MPI fault cases fail, instead of
@@ -129,5 +133,58 @@ func TestFaultsMPISubcommand(t *testing.T) {
 	})
 	if _, err := os.Stat(filepath.Join(dir, "crash.html")); err == nil {
 		t.Errorf("a refused job wrote crash.html")
+	}
+}
+
+// TestFaultsMPIInterrupt (issue 40, finding 17): SIGINT or SIGTERM to
+// scripts/mpirun.sh in the middle of an MPI job ends it with status 130
+// and rank 0's one line saying what it saved, as without MPI; the saved
+// file holds the runs the line counts. Before, mpirun answered the signal
+// by killing the ranks: exit 1, and the line was often lost.
+func TestFaultsMPIInterrupt(t *testing.T) {
+	bin, mpirun := mpiTools(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			// Ten jobs of 64 runs, about 4 s each on 2 ranks.
+			cmd := exec.Command(mpirun, "-np", "2", bin, "--nodes", "8", "--requests", "1000", "--repeat", "640", "--verify=false", "--out", dir)
+			cmd.Dir = dir
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			ended := make(chan struct{})
+			go func() { cmd.Wait(); close(ended) }()
+			select {
+			case <-time.After(10 * time.Second):
+			case <-ended:
+				t.Fatalf("the job ended before the signal: stderr %q", stderr.String())
+			}
+			sent := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-ended:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("still running 30 s after %v: stderr %q", sig, stderr.String())
+			}
+			code := cmd.ProcessState.ExitCode()
+			m := regexp.MustCompile(`^ocbench: interrupted; saved (\d+) finished runs as partial to (\S+\.json)\n$`).FindStringSubmatch(stderr.String())
+			if code != interruptCode || m == nil || stdout.Len() != 0 {
+				t.Fatalf("exit %d %v after %v; want %d and one line saying what was saved; stderr %q, stdout %q",
+					code, cmd.ProcessState, time.Since(sent).Round(time.Millisecond), interruptCode, stderr.String(), stdout.String())
+			}
+			s, err := results.LoadSaved(m[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := strconv.Atoi(m[1]); !s.Environment.Partial || len(s.Runs) != 1 || len(s.Runs[0].Seeds) != n || n == 0 {
+				t.Errorf("saved: partial %v, %d records; want partial, one record of the %s finished seeds", s.Environment.Partial, len(s.Runs), m[1])
+			}
+		})
 	}
 }
