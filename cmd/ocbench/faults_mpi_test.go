@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,15 +22,18 @@ import (
 	"github.com/ocbench/ocbench/results"
 )
 
-// envFaultsMPI set to "required" makes the MPI fault cases fail, instead of
-// skipping, where OpenMPI is missing (make test and make check set it).
+// envFaultsMPI runs the MPI fault cases: "required" (make faults-mpi)
+// fails them where OpenMPI is missing, any other value skips them there;
+// unset, they are skipped (they run under make faults-mpi, not twice).
 const envFaultsMPI = "OCBENCH_FAULTS_MPI"
 
 // mpiTools returns the MPI build of ocbench (built into a temporary
-// directory) and scripts/mpirun.sh, or skips the test where OpenMPI is not
-// installed (fails with OCBENCH_FAULTS_MPI=required).
+// directory) and scripts/mpirun.sh, or skips the test (envFaultsMPI).
 func mpiTools(t *testing.T) (bin, mpirun string) {
 	t.Helper()
+	if os.Getenv(envFaultsMPI) == "" {
+		t.Skipf("the MPI fault cases run with %s set (make faults-mpi)", envFaultsMPI)
+	}
 	_, here, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(here), "..", "..")
 	_, errRun := exec.LookPath("mpirun")
@@ -39,13 +44,31 @@ func mpiTools(t *testing.T) (bin, mpirun string) {
 		}
 		t.Skipf("OpenMPI is missing (mpirun: %v, pkg-config ompi: %v): make test installs it", errRun, errPkg)
 	}
-	bin = filepath.Join(t.TempDir(), "ocbench-mpi")
-	build := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".")
-	build.Dir = filepath.Dir(here)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	mpiBuild.Do(func() {
+		dir, err := os.MkdirTemp("", "ocbench-faults-mpi")
+		if err != nil {
+			mpiBuild.err = err
+			return
+		}
+		atExit = append(atExit, func() { os.RemoveAll(dir) })
+		mpiBuild.bin = filepath.Join(dir, "ocbench-mpi")
+		build := exec.Command("go", "build", "-tags", "mpi", "-o", mpiBuild.bin, ".")
+		build.Dir = filepath.Dir(here)
+		if out, err := build.CombinedOutput(); err != nil {
+			mpiBuild.err = fmt.Errorf("go build -tags mpi: %v\n%s", err, out)
+		}
+	})
+	if mpiBuild.err != nil {
+		t.Fatal(mpiBuild.err)
 	}
-	return bin, filepath.Join(root, "scripts", "mpirun.sh")
+	return mpiBuild.bin, filepath.Join(root, "scripts", "mpirun.sh")
+}
+
+// mpiBuild is the MPI build of ocbench that the MPI fault cases share.
+var mpiBuild struct {
+	sync.Once
+	bin string
+	err error
 }
 
 // jobResult is how an mpirun job ended.
@@ -142,6 +165,9 @@ func TestFaultsMPISubcommand(t *testing.T) {
 // file holds the runs the line counts. Before, mpirun answered the signal
 // by killing the ranks: exit 1, and the line was often lost.
 func TestFaultsMPIInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 40 s: make check runs it")
+	}
 	bin, mpirun := mpiTools(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -186,5 +212,19 @@ func TestFaultsMPIInterrupt(t *testing.T) {
 				t.Errorf("saved: partial %v, %d records; want partial, one record of the %s finished seeds", s.Environment.Partial, len(s.Runs), m[1])
 			}
 		})
+	}
+}
+
+// TestFaultsMPIVerifyBroken (issue 40, finding 18): --verify of an MPI job
+// whose run breaks an invariant (--protocol paper makes two tokens at this
+// seed) says that the records differ as expected of a broken run, in one
+// line, exit 1; not "a bug: please report it".
+func TestFaultsMPIVerifyBroken(t *testing.T) {
+	bin, mpirun := mpiTools(t)
+	r := runJob(t, t.TempDir(), 60*time.Second, mpirun, "-np", "2", bin, "--nodes", "8", "--requests", "50", "--protocol", "paper",
+		"--crashes", "2", "--workload", "poisson", "--no-save", "--quiet")
+	if r.code != 1 || !oneLine(r.stderr) || !strings.Contains(r.stderr, "breaks an invariant (2 safety, 0 liveness violations)") ||
+		!strings.Contains(r.stderr, "as expected of a broken run") || strings.Contains(r.stderr, "a bug") {
+		t.Errorf("exit %d; want 1 and the expected difference in one line; stderr %q", r.code, r.stderr)
 	}
 }
