@@ -30,17 +30,12 @@ check stops there, with one line on stderr.
 
 // runCheckTrace is `ocbench check-trace FILE…`.
 func runCheckTrace(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		w := stderr
-		code := 2
-		if len(args) > 0 {
-			w, code = stdout, 0
-		}
-		fmt.Fprint(w, checkTraceUsage)
-		return code
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, checkTraceUsage)
+		return 0
 	}
 	var opt trace.Options
-	if args[0] == "--k-exclusion" {
+	if len(args) > 0 && args[0] == "--k-exclusion" {
 		opt.KExclusion, args = true, args[1:]
 	}
 	if len(args) == 0 {
