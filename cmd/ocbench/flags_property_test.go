@@ -28,8 +28,9 @@ const propertyChecks = 25
 // negative, huge, empty, not a number, lists with holes), unknown flags,
 // file arguments that exist or not, are devices or directories — ends, as
 // a child process, within 20 s and 1 GiB of peak RSS, either with status 0,
-// or with status 2 (bad input) or 1 (a run's verdict) and exactly one
-// line on stderr; never a panic, a usage page on stderr, or a hang.
+// or with status 2 (bad input) and exactly one line on stderr, or with
+// status 1 (a verdict) and lines of ocbench's on stderr; never a panic, a
+// usage page on stderr, or a hang.
 //
 // Replay a failure with the -rapid.seed it prints; draw more with
 // -rapid.checks N.
@@ -72,12 +73,30 @@ func TestFlagsProperty(t *testing.T) {
 			rt.Fatalf("%s: exit %d, a panic: %.2000s", line, r.code, r.stderr)
 		case r.code != 0 && r.code != 1 && r.code != 2:
 			rt.Fatalf("%s: exit %d, want 0, 1 or 2; stderr %.500q", line, r.code, r.stderr)
-		case r.code != 0 && !oneLine(r.stderr):
-			rt.Fatalf("%s: exit %d, and stderr is not one line: %.500q", line, r.code, r.stderr)
+		case r.code == 2 && !oneLine(r.stderr):
+			rt.Fatalf("%s: exit 2, and stderr is not one line: %.500q", line, r.stderr)
+		case r.code == 1 && !verdictLines(r.stderr):
+			rt.Fatalf("%s: exit 1, and stderr is not lines of ocbench's: %.500q", line, r.stderr)
 		case r.rss > 1<<30:
 			rt.Fatalf("%s: peak RSS %d MiB", line, r.rss>>20)
 		}
 	})
+}
+
+// verdictLines reports whether s, the stderr of a command that exited 1
+// (a run's or a trace's verdict), is lines of ocbench's own: at least one,
+// each starting "ocbench" (a verdict per trace file of check-trace, the
+// saved line then the verdict of a run), no usage page.
+func verdictLines(s string) bool {
+	if !strings.HasSuffix(s, "\n") {
+		return false
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if !strings.HasPrefix(l, "ocbench") {
+			return false
+		}
+	}
+	return true
 }
 
 // flagKind is how a flag's values are drawn.
