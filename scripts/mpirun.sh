@@ -12,8 +12,9 @@
 #   later), dropping their last lines, and exits 1; so mpirun runs in a
 #   session of its own (the terminal's Ctrl-C reaches this script only),
 #   and the first signal becomes SIGUSR2, which mpirun forwards to every
-#   rank and ocbench takes as an interrupt. A second signal reaches mpirun
-#   as SIGTERM: its own abort.
+#   rank and ocbench takes as an interrupt. A second signal, or the job
+#   still running 30 s after the first (a program that ignores SIGUSR2),
+#   reaches mpirun as SIGTERM: its own abort.
 # Extra mpirun options go before the program, e.g. --mca btl self,tcp.
 set -euo pipefail
 if [ "$(id -u)" = 0 ]; then
@@ -22,10 +23,13 @@ fi
 setsid mpirun --oversubscribe -q "$@" <&0 &
 pid=$!
 signals=0
+watch=""
 interrupt() {
 	signals=$((signals + 1))
 	if [ "$signals" = 1 ]; then
 		kill -USR2 "$pid" 2>/dev/null || true
+		(sleep 30 && kill -TERM "$pid" 2>/dev/null) </dev/null >/dev/null 2>&1 &
+		watch=$!
 	else
 		kill -TERM "$pid" 2>/dev/null || true
 	fi
@@ -38,4 +42,7 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 code=0
 wait "$pid" || code=$?
+if [ -n "$watch" ]; then
+	kill "$watch" 2>/dev/null || true
+fi
 exit "$code"
