@@ -19,8 +19,8 @@ import (
 
 // The numbers of command lines TestFlagsProperty draws unless
 // -rapid.checks is given: under -short (make test, a few seconds; rapid
-// draws a fifth of -rapid.checks there), and without (make check, about a
-// minute).
+// draws a fifth of -rapid.checks there), and without (make check, about
+// two minutes).
 const (
 	propertyChecksShort = 50
 	propertyChecks      = 500
