@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -98,6 +99,10 @@ func interruptSignals(o *options) []os.Signal {
 	return []os.Signal{os.Interrupt, syscall.SIGTERM}
 }
 
+// interrupting is set once a signal interrupts the run: a rank's failure
+// from then on is the interrupt's doing (rank 0 ended the job), not news.
+var interrupting atomic.Bool
+
 // rankGrace is how long an interrupted MPI rank other than 0 waits before
 // it exits: rank 0 saves, says so, and exits with status 130 first, which
 // ends the job (mpirun reports the first rank's status and ends the
@@ -108,6 +113,7 @@ var rankGrace = 10 * time.Second
 // end saves the finished runs and says so in one line; it returns the
 // exit status.
 func (it *interrupted) end() int {
+	interrupting.Store(true)
 	it.prog.finish()
 	if ri := it.o.runtimeInfo; ri != nil && ri.rank != 0 {
 		time.Sleep(rankGrace)

@@ -137,6 +137,10 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 	var re runError
 	switch {
 	case err == nil:
+	case errors.As(err, &re) && interrupting.Load():
+		// Rank 0 saved and ended the job (an interrupt): the interrupt's
+		// goroutine ends this rank, without a line of its own.
+		select {}
 	case errors.As(err, &re):
 		// This rank failed in the middle of a run: the others wait for it.
 		fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: %v\n", me, size, err)
