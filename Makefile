@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png faults-mpi
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -30,6 +30,7 @@ help:
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
 	@echo "make mpi-test      the MPI tests under mpirun on 1, 4 and 8 ranks (part of make test)"
 	@echo "make mpi-test-long the MPI tests on 32 ranks, over TCP, with MPI_THREAD_MULTIPLE, and the per-message cost (part of make check)"
+	@echo "make faults-mpi    the fault-injection suite's cases under mpirun (OpenMPI required): FAULTS_FLAGS=-short (make test) runs MPMD jobs mixing subcommands with the benchmark, and --verify of a broken run; without it (make check) also SIGINT and SIGTERM to scripts/mpirun.sh"
 	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
 	@echo "make mpich         install MPICH from Debian if missing (scripts/install-mpich.sh); OpenMPI stays the default mpirun"
 	@echo "make mpich-check   scripts/mpich-check.sh: the MPICH build (-tags mpi,mpich): the binding's tests, virtual time equal to the simulator, the default job on 32 ranks, bad input (part of make check)"
@@ -82,11 +83,12 @@ unit-short:
 test: vet view-short unit-short
 	$(MAKE) -s fuzz FUZZTIME=$(or $(FUZZTIME),100000x)
 	$(MAKE) mpi-test
+	$(MAKE) faults-mpi FAULTS_FLAGS=-short
 
 # The long part, which CI runs after make test: every test in full, fuzzing
 # longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, and
 # the MPICH build (scripts/mpich-check.sh).
-check: unit view-test fuzz mpi-test-long mpi-check mpich-check
+check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -150,6 +152,12 @@ mpi-test-long: openmpi
 # stopped ranks (about 5 minutes).
 mpi-check: openmpi
 	scripts/mpi-check.sh
+
+# The fault-injection suite (cmd/ocbench/faults_test.go: TestFaults runs in
+# unit and unit-short) has its MPI cases here, with OpenMPI required rather
+# than skipped when missing.
+faults-mpi: openmpi
+	OCBENCH_FAULTS_MPI=required $(GO) test -count=1 -timeout 10m $(FAULTS_FLAGS) -run 'TestFaultsMPI' -v ./cmd/ocbench
 
 mpich:
 	@scripts/install-mpich.sh

@@ -9,6 +9,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/term v0.47.0
 	gonum.org/v1/plot v0.15.2
+	pgregory.net/rapid v1.3.0
 )
 
 require (

@@ -76,6 +76,10 @@ agree "ocbench: ranks disagree: rank 2 has --crashes 5, rank 0 has --crashes 0" 
 	-np 2 "$bin" --nodes 8 --workload poisson "${small[@]}" : -np 2 "$bin" --nodes 8 --workload poisson --crashes 5 "${small[@]}"
 agree "ocbench: rank 3: unknown flag: --bogus" \
 	-np 3 "$bin" --nodes 8 "${small[@]}" : -np 1 "$bin" --nodes 8 "${small[@]}" --bogus
+# A subcommand on some ranks (issue 40, finding 14): every rank joins the
+# agreement, which names both commands; before, the job hung in MPI_Init.
+agree "ocbench: ranks disagree: rank 2 has the command \`ocbench version\`, rank 0 has the command \`ocbench [flags]\` (the benchmark)" \
+	-np 2 "$bin" --nodes 8 "${small[@]}" : -np 2 "$bin" version
 agree "ocbench: --runtime sim: the simulator runs in one process" -np 4 "$bin" --runtime sim --nodes 8 "${small[@]}"
 agree "ocbench: --out: cannot create the results directory" -np 4 "$bin" --nodes 8 --requests 50 --out /dev/null/runs
 # (δ and the delay floor given alike: their defaults differ between clocks.)

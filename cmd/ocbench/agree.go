@@ -32,7 +32,7 @@ var rank0Flags = map[string]bool{"out": true, "no-save": true, "quiet": true, "j
 // rank 0. On agreement it sets the job's digest, which every frame then
 // carries.
 func agreeRanks(o *options, fs *pflag.FlagSet, list []config, refusal error) error {
-	terms := []rank.Term{{Name: "build", Value: buildID()}}
+	terms := []rank.Term{{Name: "build", Value: buildID()}, {Name: "the command", Value: benchmarkCommand}}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !rank0Flags[f.Name] {
 			terms = append(terms, rank.Term{Name: "--" + f.Name, Value: flagValue(f)})

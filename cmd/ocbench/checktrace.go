@@ -30,49 +30,58 @@ check stops there, with one line on stderr.
 
 // runCheckTrace is `ocbench check-trace FILE…`.
 func runCheckTrace(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		w := stderr
-		code := 2
-		if len(args) > 0 {
-			w, code = stdout, 0
-		}
-		fmt.Fprint(w, checkTraceUsage)
-		return code
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, checkTraceUsage)
+		return 0
 	}
 	var opt trace.Options
-	if args[0] == "--k-exclusion" {
+	if len(args) > 0 && args[0] == "--k-exclusion" {
 		opt.KExclusion, args = true, args[1:]
 	}
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "ocbench: check-trace: no trace files given (see ocbench check-trace --help)")
 		return 2
 	}
-	code := 0
+	refuse := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "ocbench: check-trace: "+format+"\n", a...)
+		return 2
+	}
 	for _, name := range args {
 		if strings.HasPrefix(name, "-") {
-			fmt.Fprintf(stderr, "ocbench: check-trace: unknown flag %s (the only flag is --k-exclusion, first; see ocbench check-trace --help)\n", name)
-			return 2
+			return refuse("unknown flag %s (the only flag is --k-exclusion, first; see ocbench check-trace --help)", name)
 		}
+	}
+	// Each file's verdict is held until every file is checked: bad input
+	// (a file that is missing, not regular, or no trace) is then the one
+	// line said, whatever file it is.
+	var oks, broken []string
+	for _, name := range args {
 		f, err := openTraceFile(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "ocbench: check-trace: %v\n", err)
-			return 2
+			return refuse("%v", err)
 		}
 		sum, err := trace.CheckWith(f, opt)
 		f.Close()
 		if errors.Is(err, trace.ErrNotTrace) {
-			fmt.Fprintf(stderr, "ocbench: check-trace: %s: %v\n", name, err)
-			return 2
+			return refuse("%s: %v", name, err)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "ocbench: check-trace: %s: %v\n", name, err)
-			code = 1
+			broken = append(broken, fmt.Sprintf("ocbench: check-trace: %s: %v\n", name, err))
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok: %d events to t=%.6gs, nodes 0…%d; %d messages sent, %d received, %d dropped, %d in flight at the end (longest delay %.6gs); %d requests, %d entries, %d crashes, %d recoveries\n",
-			name, sum.Lines, sum.End, sum.Nodes-1, sum.Sent, sum.Received, sum.Dropped, sum.InFlight, sum.MaxDelay, sum.Requests, sum.Entries, sum.Crashes, sum.Recovers)
+		oks = append(oks, fmt.Sprintf("%s: ok: %d events to t=%.6gs, nodes 0…%d; %d messages sent, %d received, %d dropped, %d in flight at the end (longest delay %.6gs); %d requests, %d entries, %d crashes, %d recoveries\n",
+			name, sum.Lines, sum.End, sum.Nodes-1, sum.Sent, sum.Received, sum.Dropped, sum.InFlight, sum.MaxDelay, sum.Requests, sum.Entries, sum.Crashes, sum.Recovers))
 	}
-	return code
+	for _, l := range oks {
+		fmt.Fprint(stdout, l)
+	}
+	for _, l := range broken {
+		fmt.Fprint(stderr, l)
+	}
+	if len(broken) > 0 {
+		return 1
+	}
+	return 0
 }
 
 // openTraceFile opens a trace file for reading: a regular file (links

@@ -40,7 +40,7 @@ func TestCheckTraceCommand(t *testing.T) {
 		{[]string{good}, 0, "ok: "},
 		{[]string{bad}, 1, "trace line"},
 		{[]string{filepath.Join(dir, "none.jsonl")}, 2, "no such file"},
-		{nil, 2, "Usage"},
+		{nil, 2, "ocbench: check-trace: no trace files given (see ocbench check-trace --help)"},
 	} {
 		var out strings.Builder
 		if code := run(append([]string{"check-trace"}, c.args...), &out, &out); code != c.code || !strings.Contains(out.String(), c.out) {

@@ -7,7 +7,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/ocbench/ocbench/results"
 )
@@ -61,7 +63,7 @@ func catchInterrupts(it *interrupted) (release, stop func()) {
 	}
 	it.signals = make(chan os.Signal, 1)
 	it.stop = make(chan struct{})
-	signal.Notify(it.signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(it.signals, interruptSignals(it.o)...)
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
@@ -84,11 +86,37 @@ func catchInterrupts(it *interrupted) (release, stop func()) {
 	}
 }
 
+// interruptSignals are the signals that interrupt a run: SIGINT and
+// SIGTERM, and under MPI SIGUSR2, which Open MPI's mpirun forwards to every
+// rank (scripts/mpirun.sh sends it on SIGINT and SIGTERM). mpirun itself
+// answers SIGINT and SIGTERM by ending the job: SIGCONT, SIGTERM to every
+// rank, SIGKILL a second later, and its own exit status 1, whatever the
+// ranks' (docs/mpi.md).
+func interruptSignals(o *options) []os.Signal {
+	if o != nil && o.runtimeInfo != nil {
+		return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGUSR2}
+	}
+	return []os.Signal{os.Interrupt, syscall.SIGTERM}
+}
+
+// interrupting is set once a signal interrupts the run: a rank's failure
+// from then on is the interrupt's doing (rank 0 ended the job), not news.
+var interrupting atomic.Bool
+
+// rankGrace is how long an interrupted MPI rank other than 0 waits before
+// it exits: rank 0 saves, says so, and exits with status 130 first, which
+// ends the job (mpirun reports the first rank's status and ends the
+// others); an earlier exit of another rank would end rank 0 before its
+// save.
+var rankGrace = 10 * time.Second
+
 // end saves the finished runs and says so in one line; it returns the
 // exit status.
 func (it *interrupted) end() int {
+	interrupting.Store(true)
 	it.prog.finish()
 	if ri := it.o.runtimeInfo; ri != nil && ri.rank != 0 {
+		time.Sleep(rankGrace)
 		return interruptCode
 	}
 	removed := ""

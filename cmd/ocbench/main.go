@@ -236,37 +236,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Under mpirun every rank finds the same bad input; rank 0 says it.
 		stdout, stderr = io.Discard, io.Discard
 	}
-	if len(args) > 0 && args[0] == "version" {
-		if len(args) > 1 {
-			fmt.Fprintf(stderr, "ocbench version: unexpected argument %q (it takes none)\n", args[1])
-			return 2
+	if len(args) > 0 {
+		if sub := subcommands[args[0]]; sub != nil {
+			// A subcommand runs in one process (under mpirun, on rank 0
+			// once every rank agrees: runAlone).
+			return runAlone(args, stdout, stderr, func(stdout, stderr io.Writer) int {
+				return sub(args[1:], stdout, stderr)
+			})
 		}
-		fmt.Fprintln(stdout, versionString())
-		return 0
-	}
-	if len(args) > 0 && args[0] == "report" {
-		return runReport(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "check-trace" {
-		return runCheckTrace(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "view" {
-		return runView(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "explore" {
-		return runExplore(args[1:], stdout, stderr)
 	}
 	var o options
 	fs := newFlags(&o)
 	fs.SetOutput(io.Discard)
-	if len(args) == 1 && args[0] == "help" {
+	help := func(stdout, _ io.Writer) int {
 		printHelp(stdout, fs)
 		return 0
 	}
+	if len(args) == 1 && args[0] == "help" {
+		return runAlone(args, stdout, stderr, help)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			printHelp(stdout, fs)
-			return 0
+			return runAlone(args, stdout, stderr, help)
 		}
 		err = parseError(err)
 		if mpiJob() { // the other ranks may have accepted theirs
@@ -276,20 +267,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if o.help {
-		printHelp(stdout, fs)
-		return 0
+		return runAlone(args, stdout, stderr, help)
 	}
 	if o.version {
-		if fs.NFlag() > 1 || fs.NArg() > 0 {
-			fmt.Fprintf(stderr, "ocbench: --version: it prints the version and takes no other flag or argument\n")
-			return 2
-		}
-		fmt.Fprintln(stdout, versionString())
-		return 0
+		return runAlone(args, stdout, stderr, func(stdout, stderr io.Writer) int {
+			if fs.NFlag() > 1 || fs.NArg() > 0 {
+				fmt.Fprintf(stderr, "ocbench: --version: it prints the version and takes no other flag or argument\n")
+				return 2
+			}
+			fmt.Fprintln(stdout, versionString())
+			return 0
+		})
 	}
 	if len(o.algos) == 1 && o.algos[0] == "list" && fs.NFlag() == 1 && fs.NArg() == 0 {
-		printAlgorithms(stdout)
-		return 0
+		return runAlone(args, stdout, stderr, func(stdout, _ io.Writer) int {
+			printAlgorithms(stdout)
+			return 0
+		})
 	}
 	if fs.NArg() > 0 {
 		err := fmt.Errorf("unexpected argument %q (see ocbench --help)", fs.Arg(0))
@@ -321,6 +315,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 	}
 	return code
+}
+
+// subcommands are the commands other than the benchmark, by their first
+// argument: each runs in one process.
+var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"version":     runVersion,
+	"report":      runReport,
+	"check-trace": runCheckTrace,
+	"view":        runView,
+	"explore":     runExplore,
+}
+
+// runVersion is `ocbench version`: it prints the version.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "ocbench version: unexpected argument %q (it takes none)\n", args[0])
+		return 2
+	}
+	fmt.Fprintln(stdout, versionString())
+	return 0
 }
 
 func printHelp(w io.Writer, fs *pflag.FlagSet) {

@@ -52,14 +52,47 @@ func newSaver(o *saveOptions, fs *pflag.FlagSet, stderr io.Writer) (*saver, erro
 		return nil, nil
 	}
 	s := &saver{dir: o.out, explicit: fs.Changed("out")}
-	if err := os.MkdirAll(filepath.Join(s.dir, results.RunsDir), 0o755); err != nil {
+	runs := filepath.Join(s.dir, results.RunsDir)
+	err := os.MkdirAll(runs, 0o755)
+	if err != nil {
+		err = fmt.Errorf("cannot create the results directory: %w", err)
+	} else {
+		err = checkSavable(runs)
+	}
+	if err != nil {
 		if s.explicit {
-			return nil, fmt.Errorf("--out: cannot create the results directory: %w (--no-save runs without saving)", err)
+			return nil, fmt.Errorf("--out: %w (--no-save runs without saving)", err)
 		}
 		fmt.Fprintf(stderr, "ocbench: warning: not saving this run: %v (choose a directory with --out, or --no-save)\n", err)
 		return nil, nil
 	}
 	return s, nil
+}
+
+// checkSavable makes, before anything runs, the calls that saving into
+// the runs directory runs will make (results.Save): a new file in it
+// (created, then removed) and runs.csv opened to append, if it exists. A
+// read-only directory or runs.csv, a full or read-only file system, are
+// found now whatever the user (root is refused by neither permission
+// bits nor this check, only by what refuses root too).
+func checkSavable(runs string) error {
+	f, err := os.CreateTemp(runs, ".ocbench-check-*.tmp")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", runs, err)
+	}
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return fmt.Errorf("cannot remove a file in %s: %w", runs, err)
+	}
+	path := filepath.Join(runs, results.CSVName)
+	c, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot append to %s: %w", path, err)
+	}
+	return c.Close()
 }
 
 // save writes rep with its environment and returns the saved file's path

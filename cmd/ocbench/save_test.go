@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	code := m.Run()
+	for _, f := range atExit {
+		f()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -212,6 +215,10 @@ func TestHelp(t *testing.T) {
 		t.Errorf("version: %q", out.String())
 	}
 }
+
+// atExit are the package's cleanups after every test (a build shared by
+// tests).
+var atExit []func()
 
 // envMain, set, makes the test binary ocbench itself (childMain): its
 // value is the arguments, as a JSON array.

@@ -60,8 +60,7 @@ func runView(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if in == "" {
-		fmt.Fprint(stderr, viewUsage)
-		return 2
+		return bad("no trace given (ocbench view [-o PAGE] TRACE; see ocbench view --help)")
 	}
 	if out == "" {
 		out = strings.TrimSuffix(in, filepath.Ext(in)) + ".html"

@@ -40,7 +40,7 @@ func TestViewCommand(t *testing.T) {
 		{"directory", []string{dir}, 2, "is a directory", ""},
 		{"malformed", []string{malformed}, 2, "bad.jsonl: trace line 2: not a trace event", ""},
 		{"empty", []string{empty}, 2, "empty.jsonl: no events", ""},
-		{"no trace", nil, 2, "Usage:", ""},
+		{"no trace", nil, 2, "ocbench: view: no trace given", ""},
 		{"two traces", []string{good, good}, 2, "one trace at a time", ""},
 		{"unknown flag", []string{"--zoom", good}, 2, "unknown flag --zoom", ""},
 		{"-o without file", []string{good, "-o"}, 2, "-o needs a file name", ""},
