@@ -1,0 +1,298 @@
+package explore
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Run explores every state reachable from the initial configurations, in
+// breadth-first order, and stops after the first level that holds a
+// violation (giving a shortest run to one), at the end, or at a limit.
+// With the reduction (Config.Reduce) the search is runTracked's;
+// otherwise it is parallel: Config.Workers goroutines expand each level
+// together, sharing the visited set (fingerprints, or with Config.Exact
+// whole encodings) and the table of node states, each with its own next
+// level, step cache and path log.
+func (e *Explorer) Run() (*Result, error) {
+	if e.reduce {
+		return e.runTracked()
+	}
+	return e.runParallel()
+}
+
+// found is what a worker met that ends the search after its level: a
+// violation (the new state's fingerprint h and what it breaks), or a step
+// that cannot be carried out (from the state of fingerprint h, by act).
+// Of several, the least by (step error first, h, act) is kept, so that
+// which one is reported does not depend on the order the workers took.
+type found struct {
+	stepErr error
+	h       uint64
+	act     uint32
+	what    string
+}
+
+func (f *found) better(g *found) bool {
+	if (f.stepErr != nil) != (g.stepErr != nil) {
+		return f.stepErr != nil
+	}
+	if f.h != g.h {
+		return f.h < g.h
+	}
+	return f.act < g.act
+}
+
+// worker is one goroutine's part of a parallel search.
+type worker struct {
+	e           *Explorer // its own buffers and step cache
+	log         *pathLog
+	next        *level
+	s, c        sys
+	as          []action
+	transitions int64
+	terminal    int64
+	found       *found
+	err         error // an error that is no step's: the search fails
+}
+
+// clone returns an explorer for another worker: the configuration, the
+// codec and the table of node states shared, its buffers and step cache
+// its own.
+func (e *Explorer) clone() *Explorer {
+	w := &Explorer{cfg: e.cfg, alg: e.alg, nc: e.nc, types: e.types, family: e.family, token: e.token, ell: e.ell,
+		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, roundEvent: e.roundEvent,
+		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, cacheMax: e.cacheMax}
+	return w
+}
+
+// batch is how many states a worker takes from the level at a time.
+const batch = 64
+
+func (e *Explorer) runParallel() (*Result, error) {
+	t0 := time.Now()
+	nw := e.cfg.Workers
+	res := &Result{Workers: nw, Exact: e.cfg.Exact}
+	var seen visited
+	if e.cfg.Exact {
+		seen = newExactSet()
+	} else {
+		seen = newFPSet()
+	}
+	e.cacheMax = max(maxCache/nw, 1<<12)
+	ws := make([]*worker, nw)
+	for k := range ws {
+		ex := e
+		if k > 0 {
+			ex = e.clone()
+		}
+		l, err := newPathLog()
+		if err != nil {
+			for _, w := range ws[:k] {
+				w.log.close()
+			}
+			return nil, err
+		}
+		ws[k] = &worker{e: ex, log: l, next: &level{}}
+	}
+	logs := make([]*pathLog, nw)
+	for k, w := range ws {
+		logs[k] = w.log
+	}
+	defer func() {
+		for _, l := range logs {
+			l.close()
+		}
+	}()
+	inits, err := e.initial()
+	if err != nil {
+		return nil, err
+	}
+	var states atomic.Int64
+	var first *found
+	// cur[k] is the level worker k built.
+	cur := make([]*level, nw)
+	for k := range cur {
+		cur[k] = &level{}
+	}
+	for k, s := range inits {
+		e.legitimate(s)
+		e.buf = appendState(e.buf[:0], s)
+		h := hash64(e.buf)
+		if !seen.add(h, e.buf) {
+			continue
+		}
+		states.Add(1)
+		ws[0].log.add(h, uint64(k), action{kind: Start}.pack())
+		if what := e.check(s); what != "" {
+			if f := (&found{h: h, what: what}); first == nil || f.better(first) {
+				first = f
+			}
+		}
+		cur[0].add(e.buf, h)
+	}
+	for _, l := range logs {
+		if err := l.endLevel(); err != nil {
+			return nil, err
+		}
+	}
+	var stop atomic.Bool // a limit was reached
+	var frontier atomic.Int64
+	limit := ""
+	var limitOnce sync.Once
+	setLimit := func(why string) {
+		limitOnce.Do(func() { limit = why })
+		stop.Store(true)
+	}
+	if int64(len(cur[0].keys)) >= e.cfg.MaxStates {
+		setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
+	}
+	depth := 0
+	for ; first == nil && !stop.Load(); depth++ {
+		total, size := 0, int64(0)
+		offs := make([]int, nw+1)
+		for k, l := range cur {
+			total += len(l.keys)
+			size += l.size
+			offs[k+1] = total
+		}
+		if total == 0 {
+			break
+		}
+		res.Depth = depth
+		res.PeakFrontier = max(res.PeakFrontier, size)
+		frontier.Store(0)
+		var claim atomic.Int64
+		var wg sync.WaitGroup
+		for _, w := range ws {
+			w.next.reset()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() && w.err == nil {
+					i := int(claim.Add(batch)) - batch
+					if i >= total {
+						return
+					}
+					for j := i; j < min(i+batch, total) && !stop.Load() && w.err == nil; j++ {
+						k := 0
+						for offs[k+1] <= j {
+							k++
+						}
+						w.expand(cur[k], j-offs[k], seen, &states, &frontier, size, setLimit)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, w := range ws {
+			if w.err != nil {
+				return nil, w.err
+			}
+			if err := w.log.endLevel(); err != nil {
+				return nil, err
+			}
+			if w.found != nil && (first == nil || w.found.better(first)) {
+				first = w.found
+			}
+			w.found = nil
+		}
+		if e.cfg.Progress != nil {
+			e.cfg.Progress(depth, min(states.Load(), e.cfg.MaxStates))
+		}
+		for k, w := range ws {
+			cur[k], w.next = w.next, cur[k]
+		}
+	}
+	for _, w := range ws {
+		res.Transitions += w.transitions
+		res.Terminal += w.terminal
+	}
+	res.States = min(states.Load(), e.cfg.MaxStates)
+	res.Limit = limit
+	res.Elapsed = time.Since(t0)
+	res.BytesPerState = float64(seen.bytes()) / float64(max(res.States, 1))
+	if !e.cfg.Exact {
+		res.Collision = Collision(res.States)
+	}
+	for _, l := range logs {
+		res.LogBytes += l.size
+	}
+	res.NodeStates, res.NodeBytes = e.nt.size()
+	if first == nil {
+		return res, nil
+	}
+	// The violation is a state of level depth (a step error: the step
+	// from a state of level depth−1), or with depth 0 an initial state.
+	at := depth
+	if first.stepErr != nil {
+		at--
+	}
+	k, acts, err := trail(logs, at, first.h)
+	if err != nil {
+		return nil, err
+	}
+	path, err := e.replayFrom(k, acts)
+	if err != nil {
+		return nil, err
+	}
+	if first.stepErr != nil {
+		return nil, &StepError{Err: first.stepErr, Path: path, At: unpack(first.act)}
+	}
+	res.Violation = &Violation{What: first.what, Path: path}
+	return res, nil
+}
+
+// expand computes the successors of state k of level l, adding the new
+// ones to the visited set, its path log and its next level.
+func (w *worker) expand(l *level, k int, seen visited, states, frontier *atomic.Int64, curSize int64, setLimit func(string)) {
+	e := w.e
+	s, c := &w.s, &w.c
+	if !readState(l.get(k), e.cfg.Nodes, s) {
+		w.err = errCorrupt
+		return
+	}
+	if err := e.decodeNodes(s); err != nil {
+		w.err = err
+		return
+	}
+	as := e.actions(s, w.as[:0])
+	w.as = as
+	if len(as) == 0 {
+		w.terminal++
+	}
+	from := l.keys[k]
+	for _, a := range as {
+		w.transitions++
+		if err := e.apply(s, a, c, nil); err != nil {
+			if f := (&found{stepErr: err, h: from, act: a.pack()}); w.found == nil || f.better(w.found) {
+				w.found = f
+			}
+			return
+		}
+		e.legitimate(c)
+		e.buf = appendState(e.buf[:0], c)
+		h := hash64(e.buf)
+		if !seen.add(h, e.buf) {
+			continue
+		}
+		n := states.Add(1)
+		w.log.add(h, from, a.pack())
+		if what := e.check(c); what != "" {
+			if f := (&found{h: h, what: what}); w.found == nil || f.better(w.found) {
+				w.found = f
+			}
+			continue
+		}
+		w.next.add(e.buf, h)
+		if n >= e.cfg.MaxStates {
+			setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
+			return
+		}
+		if frontier.Add(int64(len(e.buf)))+curSize > e.cfg.MaxBytes {
+			setLimit(fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes))
+			return
+		}
+	}
+}
