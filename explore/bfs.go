@@ -14,6 +14,7 @@ type level struct {
 	refs   []ref
 	keys   []uint64 // the state's number (runTracked) or fingerprint
 	size   int64
+	last   int // the chunk being filled
 }
 
 type ref struct{ chunk, off, n uint32 }
@@ -21,10 +22,18 @@ type ref struct{ chunk, off, n uint32 }
 const chunkSize = 32 << 20
 
 func (l *level) add(b []byte, key uint64) {
-	k := len(l.chunks) - 1
-	if k < 0 || len(l.chunks[k])+len(b) > cap(l.chunks[k]) {
-		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
-		k++
+	k := l.last
+	if len(l.chunks) == 0 || len(l.chunks[k])+len(b) > cap(l.chunks[k]) {
+		if len(l.chunks) > 0 {
+			k++
+		}
+		for k < len(l.chunks) && len(b) > cap(l.chunks[k]) {
+			k++ // a chunk kept from an earlier level, too small for b
+		}
+		if k == len(l.chunks) {
+			l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
+		}
+		l.last = k
 	}
 	off := len(l.chunks[k])
 	l.chunks[k] = append(l.chunks[k], b...)
@@ -38,12 +47,13 @@ func (l *level) get(k int) []byte {
 	return l.chunks[r.chunk][r.off : r.off+r.n]
 }
 
-// reset empties l, keeping its first chunk.
+// reset empties l, keeping its chunks for the next level it holds (the
+// levels alternate: the memory of a level is reused two levels on).
 func (l *level) reset() {
-	if len(l.chunks) > 0 {
-		l.chunks = append(l.chunks[:0], l.chunks[0][:0])
+	for k := range l.chunks {
+		l.chunks[k] = l.chunks[k][:0]
 	}
-	l.refs, l.keys, l.size = l.refs[:0], l.keys[:0], 0
+	l.refs, l.keys, l.size, l.last = l.refs[:0], l.keys[:0], 0, 0
 }
 
 // reduceSample is how many states the reduction is tried on before it is
