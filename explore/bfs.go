@@ -1,50 +1,79 @@
 package explore
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 )
 
-// level is one BFS level: the encodings of its states, in chunks that are
-// never copied as the level grows, and each state's key.
+// level is one BFS level: its states as records (the state's key, the
+// length of its encoding, the encoding) in chunks that are never copied
+// as the level grows, and where every batch of records begins.
 type level struct {
 	chunks [][]byte
-	refs   []ref
-	keys   []uint64 // the state's number (runTracked) or fingerprint
-	size   int64
-	last   int // the chunk being filled
+	starts []pos // where records 0, batch, 2·batch, … begin
+	n      int   // records
+	size   int64 // bytes
+	last   int   // the chunk being filled
 }
 
+type pos struct{ chunk, off int }
+
+// ref is where an encoding is in chunks of bytes.
 type ref struct{ chunk, off, n uint32 }
 
-const chunkSize = 32 << 20
+const chunkSize = 4 << 20
 
+// add appends the record of a state: its encoding b and its key (its
+// number in runTracked, its fingerprint in runParallel).
 func (l *level) add(b []byte, key uint64) {
+	need := 8 + binary.MaxVarintLen64 + len(b)
 	k := l.last
-	if len(l.chunks) == 0 || len(l.chunks[k])+len(b) > cap(l.chunks[k]) {
+	if len(l.chunks) == 0 || len(l.chunks[k])+need > cap(l.chunks[k]) {
 		if len(l.chunks) > 0 {
 			k++
 		}
-		for k < len(l.chunks) && len(b) > cap(l.chunks[k]) {
+		for k < len(l.chunks) && need > cap(l.chunks[k]) {
 			k++ // a chunk kept from an earlier level, too small for b
 		}
 		if k == len(l.chunks) {
-			l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
+			l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, need)))
 		}
 		l.last = k
 	}
-	off := len(l.chunks[k])
-	l.chunks[k] = append(l.chunks[k], b...)
-	l.refs = append(l.refs, ref{uint32(k), uint32(off), uint32(len(b))})
-	l.keys = append(l.keys, key)
-	l.size += int64(len(b))
+	c := l.chunks[k]
+	if l.n%batch == 0 {
+		l.starts = append(l.starts, pos{k, len(c)})
+	}
+	n := len(c)
+	c = binary.LittleEndian.AppendUint64(c, key)
+	c = binary.AppendUvarint(c, uint64(len(b)))
+	c = append(c, b...)
+	l.chunks[k] = c
+	l.n++
+	l.size += int64(len(c) - n)
 }
 
-func (l *level) get(k int) []byte {
-	r := l.refs[k]
-	return l.chunks[r.chunk][r.off : r.off+r.n]
+// cursor reads a level's records in order, from one of its starts.
+type cursor struct {
+	l     *level
+	chunk int
+	off   int
+}
+
+// next returns the next record's key and encoding; there must be one.
+func (c *cursor) next() (uint64, []byte) {
+	for c.off == len(c.l.chunks[c.chunk]) {
+		c.chunk, c.off = c.chunk+1, 0
+	}
+	b := c.l.chunks[c.chunk][c.off:]
+	key := binary.LittleEndian.Uint64(b)
+	n, k := binary.Uvarint(b[8:])
+	enc := b[8+k : 8+k+int(n)]
+	c.off += 8 + k + int(n)
+	return key, enc
 }
 
 // reset empties l, keeping its chunks for the next level it holds (the
@@ -53,7 +82,7 @@ func (l *level) reset() {
 	for k := range l.chunks {
 		l.chunks[k] = l.chunks[k][:0]
 	}
-	l.refs, l.keys, l.size, l.last = l.refs[:0], l.keys[:0], 0, 0
+	l.starts, l.n, l.size, l.last = l.starts[:0], 0, 0, 0
 }
 
 // reduceSample is how many states the reduction is tried on before it is
@@ -96,12 +125,14 @@ func (e *Explorer) runTracked() (*Result, error) {
 	}
 	var s, c sys
 	var as []action
-	for depth := 0; len(cur.keys) > 0 && violation == "" && res.Limit == ""; depth++ {
+	for depth := 0; cur.n > 0 && violation == "" && res.Limit == ""; depth++ {
 		res.Depth = depth
 		res.PeakFrontier = max(res.PeakFrontier, cur.size)
 		next.reset()
-		for k := range cur.keys {
-			if !readState(cur.get(k), e.cfg.Nodes, &s) {
+		at := cursor{l: &cur}
+		for range cur.n {
+			key, enc := at.next()
+			if !e.readState(enc, &s) {
 				return nil, errCorrupt
 			}
 			if err := e.decodeNodes(&s); err != nil {
@@ -129,7 +160,7 @@ func (e *Explorer) runTracked() (*Result, error) {
 			// than this state may close a cycle of reduced states: then
 			// the state is expanded in full (the proviso).
 			closes := false
-			from := uint32(cur.keys[k])
+			from := uint32(key)
 			for pass := 0; pass < 2; pass++ {
 				if pass == 1 {
 					if !reduced || !closes || violation != "" || res.Limit != "" {

@@ -143,6 +143,11 @@ func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte)
 	if err != nil {
 		return nil, err
 	}
+	if in.Kind == proto.Receive && len(in.Msg.Payload) > 0 {
+		// The payload is the table of messages' (shared by every state
+		// that holds the message): the node gets its own.
+		in.Msg.Payload = slices.Clone(in.Msg.Payload)
+	}
 	if err := e.safeStep(n, in); err != nil {
 		return nil, err
 	}
@@ -188,7 +193,9 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 			return nil, fmt.Errorf("node %d sent a message to a node that does not exist (%d)", m.From, m.To)
 		}
 		m.Payload = slices.Clone(m.Payload)
-		r.msgs = append(r.msgs, flight{enc: appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m: m})
+		f := flight{enc: appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m: m}
+		e.internMsg(&f)
+		r.msgs = append(r.msgs, f)
 	}
 	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 {
 		return nil, fmt.Errorf("node %d set a timer: %s %w (--ticks)", id, e.alg.Name(), ErrNeedsTime)
@@ -199,7 +206,9 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 		if at < 0 || at > math.MaxUint16 {
 			return nil, fmt.Errorf("node %d set a timer of %gδ: outside 0..%d ticks", id, t.After, math.MaxUint16)
 		}
-		r.timers = append(r.timers, timer{enc: appendTimer(make([]byte, 0, 21), id, &t), node: id, t: t, at: uint16(at)})
+		x := timer{enc: appendTimer(make([]byte, 0, 21), id, &t), node: id, t: t, at: uint16(at)}
+		e.internTimer(&x)
+		r.timers = append(r.timers, x)
 	}
 	return r, nil
 }

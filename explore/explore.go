@@ -221,6 +221,9 @@ type Explorer struct {
 	// is a snapshot of it, and internIdx this explorer's index into it
 	// (intern).
 	nt        *nodeTable
+	items     *itemTable // the messages and timers (shared)
+	msgs      []flight   // snapshots of items'
+	timers    []timer
 	interned  []*cachedNode
 	internIdx map[uint64]uint32
 	steps     map[uint64]*stepResult
@@ -326,6 +329,7 @@ func newExplorer(cfg Config) (*Explorer, error) {
 	}
 	e.nc = nc
 	e.nt = &nodeTable{idx: map[uint64]uint32{}}
+	e.items = &itemTable{msgIdx: map[string]uint32{}, timerIdx: map[string]uint32{}}
 	e.cacheMax = maxCache
 	e.internIdx, e.steps = map[uint64]uint32{}, map[uint64]*stepResult{}
 	for _, n := range nodes {
@@ -697,7 +701,9 @@ func (e *Explorer) initial() ([]*sys, error) {
 				return nil, fmt.Errorf("explore: an initial message to node %d, of %d", m.To, e.cfg.Nodes)
 			}
 			m.Payload = slices.Clone(m.Payload)
-			s.msgs = append(s.msgs, flight{enc: appendMessage(nil, &m), m: m, hi: uint8(e.cfg.Ticks)})
+			f := flight{enc: appendMessage(nil, &m), m: m, hi: uint8(e.cfg.Ticks)}
+			e.internMsg(&f)
+			s.msgs = append(s.msgs, f)
 		}
 		sortFlights(s.msgs, e.cfg.FIFO)
 		out = append(out, s)

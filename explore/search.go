@@ -62,12 +62,13 @@ type worker struct {
 // its own.
 func (e *Explorer) clone() *Explorer {
 	w := &Explorer{cfg: e.cfg, alg: e.alg, nc: e.nc, types: e.types, family: e.family, token: e.token, ell: e.ell,
-		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, roundEvent: e.roundEvent,
+		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, items: e.items, roundEvent: e.roundEvent,
 		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, cacheMax: e.cacheMax}
 	return w
 }
 
-// batch is how many states a worker takes from the level at a time.
+// batch is how many states a worker takes from the level at a time (and
+// how often a level records where its records are).
 const batch = 64
 
 func (e *Explorer) runParallel() (*Result, error) {
@@ -145,17 +146,18 @@ func (e *Explorer) runParallel() (*Result, error) {
 		limitOnce.Do(func() { limit = why })
 		stop.Store(true)
 	}
-	if int64(len(cur[0].keys)) >= e.cfg.MaxStates {
+	if int64(cur[0].n) >= e.cfg.MaxStates {
 		setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
 	}
 	depth := 0
 	for ; first == nil && !stop.Load(); depth++ {
 		total, size := 0, int64(0)
-		offs := make([]int, nw+1)
+		// Batch g of the level is batch g − nb[k] of worker k's part.
+		nb := make([]int, nw+1)
 		for k, l := range cur {
-			total += len(l.keys)
+			total += l.n
 			size += l.size
-			offs[k+1] = total
+			nb[k+1] = nb[k] + len(l.starts)
 		}
 		if total == 0 {
 			break
@@ -171,16 +173,19 @@ func (e *Explorer) runParallel() (*Result, error) {
 			go func() {
 				defer wg.Done()
 				for !stop.Load() && w.err == nil {
-					i := int(claim.Add(batch)) - batch
-					if i >= total {
+					g := int(claim.Add(1)) - 1
+					if g >= nb[nw] {
 						return
 					}
-					for j := i; j < min(i+batch, total) && !stop.Load() && w.err == nil; j++ {
-						k := 0
-						for offs[k+1] <= j {
-							k++
-						}
-						w.expand(cur[k], j-offs[k], seen, &states, &frontier, size, setLimit)
+					k := 0
+					for nb[k+1] <= g {
+						k++
+					}
+					l, j := cur[k], g-nb[k]
+					at := cursor{l: l, chunk: l.starts[j].chunk, off: l.starts[j].off}
+					for r := min(batch, l.n-j*batch); r > 0 && !stop.Load() && w.err == nil; r-- {
+						key, enc := at.next()
+						w.expand(enc, key, seen, &states, &frontier, size, setLimit)
 					}
 				}
 			}()
@@ -244,12 +249,13 @@ func (e *Explorer) runParallel() (*Result, error) {
 	return res, nil
 }
 
-// expand computes the successors of state k of level l, adding the new
-// ones to the visited set, its path log and its next level.
-func (w *worker) expand(l *level, k int, seen visited, states, frontier *atomic.Int64, curSize int64, setLimit func(string)) {
+// expand computes the successors of the state encoded as enc, of
+// fingerprint from, adding the new ones to the visited set, its path log
+// and its next level.
+func (w *worker) expand(enc []byte, from uint64, seen visited, states, frontier *atomic.Int64, curSize int64, setLimit func(string)) {
 	e := w.e
 	s, c := &w.s, &w.c
-	if !readState(l.get(k), e.cfg.Nodes, s) {
+	if !e.readState(enc, s) {
 		w.err = errCorrupt
 		return
 	}
@@ -262,7 +268,6 @@ func (w *worker) expand(l *level, k int, seen visited, states, frontier *atomic.
 	if len(as) == 0 {
 		w.terminal++
 	}
-	from := l.keys[k]
 	for _, a := range as {
 		w.transitions++
 		if err := e.apply(s, a, c, nil); err != nil {
@@ -290,7 +295,7 @@ func (w *worker) expand(l *level, k int, seen visited, states, frontier *atomic.
 			setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
 			return
 		}
-		if frontier.Add(int64(len(e.buf)))+curSize > e.cfg.MaxBytes {
+		if frontier.Add(int64(len(e.buf)+10))+curSize > e.cfg.MaxBytes {
 			setLimit(fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes))
 			return
 		}
