@@ -215,6 +215,7 @@ type Explorer struct {
 	stab    proto.SelfStabilizingAlgorithm
 	recover bool
 	out     proto.Output
+	sy      system // check's
 	buf     []byte
 	initOf  map[uint32]int // the initial states' numbers: their index in initial()
 	// nt is the table of node states (shared by the workers); interned
@@ -356,7 +357,10 @@ func (s *system) ForEachInFlight(f func(m *proto.Message)) {
 // check returns what breaks in state s (nodes decoded, views computed), or
 // "".
 func (e *Explorer) check(s *sys) string {
-	sy := &system{nodes: s.nodes, views: s.views, msgs: s.msgs}
+	// The invariants take the system as an interface: e.sy is reused, so
+	// that no check allocates one.
+	sy := &e.sy
+	*sy = system{nodes: s.nodes, views: s.views, msgs: s.msgs}
 	if s.closure != "" {
 		return s.closure
 	}
