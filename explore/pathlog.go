@@ -29,6 +29,9 @@ func newPathLog() (*pathLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: the path log: %w", err)
 	}
+	// Unlinked at once where the system allows it (the open file stays
+	// readable): a search that is killed leaves no file behind.
+	os.Remove(f.Name())
 	return &pathLog{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
@@ -50,7 +53,7 @@ func (l *pathLog) endLevel() error {
 	return nil
 }
 
-// close removes the log.
+// close closes the log and removes it if it was not unlinked yet.
 func (l *pathLog) close() {
 	l.f.Close()
 	os.Remove(l.f.Name())

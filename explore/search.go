@@ -55,6 +55,10 @@ type worker struct {
 	terminal    int64
 	found       *found
 	err         error // an error that is no step's: the search fails
+	// pendStates are the new states not yet in the tally; counted the
+	// bytes of next that are.
+	pendStates int64
+	counted    int64
 }
 
 // clone returns an explorer for another worker: the configuration, the
@@ -110,7 +114,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var states atomic.Int64
+	states := int64(0)
 	var first *found
 	// cur[k] is the level worker k built.
 	cur := make([]*level, nw)
@@ -124,7 +128,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 		if !seen.add(h, e.buf) {
 			continue
 		}
-		states.Add(1)
+		states++
 		ws[0].log.add(h, uint64(k), action{kind: Start}.pack())
 		if what := e.check(s); what != "" {
 			if f := (&found{h: h, what: what}); first == nil || f.better(first) {
@@ -138,16 +142,11 @@ func (e *Explorer) runParallel() (*Result, error) {
 			return nil, err
 		}
 	}
-	var stop atomic.Bool // a limit was reached
-	var frontier atomic.Int64
-	limit := ""
-	var limitOnce sync.Once
-	setLimit := func(why string) {
-		limitOnce.Do(func() { limit = why })
-		stop.Store(true)
-	}
-	if int64(cur[0].n) >= e.cfg.MaxStates {
-		setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
+	tally := tally{cfg: &e.cfg}
+	tally.states.Store(states)
+	stop := &tally.stop
+	if states >= e.cfg.MaxStates {
+		tally.setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
 	}
 	depth := 0
 	for ; first == nil && !stop.Load(); depth++ {
@@ -164,14 +163,17 @@ func (e *Explorer) runParallel() (*Result, error) {
 		}
 		res.Depth = depth
 		res.PeakFrontier = max(res.PeakFrontier, size)
-		frontier.Store(0)
+		tally.frontier.Store(0)
+		tally.curSize = size
 		var claim atomic.Int64
 		var wg sync.WaitGroup
 		for _, w := range ws {
 			w.next.reset()
+			w.counted = 0
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer w.flush(&tally) // the states counted since the last flush
 				for !stop.Load() && w.err == nil {
 					g := int(claim.Add(1)) - 1
 					if g >= nb[nw] {
@@ -185,7 +187,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 					at := cursor{l: l, chunk: l.starts[j].chunk, off: l.starts[j].off}
 					for r := min(batch, l.n-j*batch); r > 0 && !stop.Load() && w.err == nil; r-- {
 						key, enc := at.next()
-						w.expand(enc, key, seen, &states, &frontier, size, setLimit)
+						w.expand(enc, key, seen, &tally)
 					}
 				}
 			}()
@@ -204,7 +206,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 			w.found = nil
 		}
 		if e.cfg.Progress != nil {
-			e.cfg.Progress(depth, min(states.Load(), e.cfg.MaxStates))
+			e.cfg.Progress(depth, min(tally.states.Load(), e.cfg.MaxStates))
 		}
 		for k, w := range ws {
 			cur[k], w.next = w.next, cur[k]
@@ -214,8 +216,8 @@ func (e *Explorer) runParallel() (*Result, error) {
 		res.Transitions += w.transitions
 		res.Terminal += w.terminal
 	}
-	res.States = min(states.Load(), e.cfg.MaxStates)
-	res.Limit = limit
+	res.States = min(tally.states.Load(), e.cfg.MaxStates)
+	res.Limit = tally.limit
 	res.Elapsed = time.Since(t0)
 	res.BytesPerState = float64(seen.bytes()) / float64(max(res.States, 1))
 	if !e.cfg.Exact {
@@ -252,7 +254,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 // expand computes the successors of the state encoded as enc, of
 // fingerprint from, adding the new ones to the visited set, its path log
 // and its next level.
-func (w *worker) expand(enc []byte, from uint64, seen visited, states, frontier *atomic.Int64, curSize int64, setLimit func(string)) {
+func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
 	e := w.e
 	s, c := &w.s, &w.c
 	if !e.readState(enc, s) {
@@ -282,7 +284,6 @@ func (w *worker) expand(enc []byte, from uint64, seen visited, states, frontier 
 		if !seen.add(h, e.buf) {
 			continue
 		}
-		n := states.Add(1)
 		w.log.add(h, from, a.pack())
 		if what := e.check(c); what != "" {
 			if f := (&found{h: h, what: what}); w.found == nil || f.better(w.found) {
@@ -291,13 +292,46 @@ func (w *worker) expand(enc []byte, from uint64, seen visited, states, frontier 
 			continue
 		}
 		w.next.add(e.buf, h)
-		if n >= e.cfg.MaxStates {
-			setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
-			return
-		}
-		if frontier.Add(int64(len(e.buf)+10))+curSize > e.cfg.MaxBytes {
-			setLimit(fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes))
-			return
+		if w.pendStates++; w.pendStates >= flushEvery || w.pendStates >= t.cfg.MaxStates {
+			if w.flush(t) {
+				return
+			}
 		}
 	}
+}
+
+// flushEvery is how many new states a worker counts before it adds them
+// to the search's tally (a shared counter written at every state would
+// move its cache line from core to core at every state).
+const flushEvery = 256
+
+// tally is what the workers of a level count together, and the limits.
+type tally struct {
+	cfg       *Config
+	states    atomic.Int64 // states reached
+	frontier  atomic.Int64 // bytes of the level being built
+	curSize   int64        // bytes of the level being expanded
+	stop      atomic.Bool  // a limit was reached
+	limitOnce sync.Once
+	limit     string
+}
+
+func (t *tally) setLimit(why string) {
+	t.limitOnce.Do(func() { t.limit = why })
+	t.stop.Store(true)
+}
+
+// flush adds the worker's new states and bytes to t and reports whether
+// a limit was reached.
+func (w *worker) flush(t *tally) bool {
+	n := t.states.Add(w.pendStates)
+	b := t.frontier.Add(w.next.size - w.counted)
+	w.pendStates, w.counted = 0, w.next.size
+	switch {
+	case n >= t.cfg.MaxStates:
+		t.setLimit(fmt.Sprintf("the state limit (%d states) was reached", t.cfg.MaxStates))
+	case b+t.curSize > t.cfg.MaxBytes:
+		t.setLimit(fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", t.cfg.MaxBytes))
+	}
+	return t.stop.Load()
 }
