@@ -3,6 +3,8 @@ package explore
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // visited is the set of states a search has reached, shared by its
@@ -10,6 +12,9 @@ import (
 // reports whether it was new.
 type visited interface {
 	add(h uint64, enc []byte) bool
+	// prefetch starts bringing in the slot where h goes, without a lock:
+	// an add of h that follows other work then finds it in the cache.
+	prefetch(h uint64)
 	// bytes returns the memory the set takes.
 	bytes() int64
 }
@@ -31,15 +36,33 @@ type fpShard struct {
 	mu    sync.Mutex
 	slots []uint64 // 0: empty
 	n     int
-	_     [24]byte // one shard a cache line
+	// base and mask are slots' address and length − 1, for prefetch
+	// (read without the lock: a torn pair only prefetches a wrong line).
+	base atomic.Pointer[uint64]
+	mask atomic.Uint64
+	_    [8]byte // one shard a cache line
 }
 
 func newFPSet() *fpSet {
 	s := &fpSet{}
 	for k := range s.shards {
-		s.shards[k].slots = make([]uint64, 64)
+		s.shards[k].setSlots(make([]uint64, 64))
 	}
 	return s
+}
+
+func (sh *fpShard) setSlots(slots []uint64) {
+	sh.slots = slots
+	sh.base.Store(&slots[0])
+	sh.mask.Store(uint64(len(slots) - 1))
+}
+
+func (s *fpSet) prefetch(h uint64) {
+	if h == 0 {
+		h = 1
+	}
+	sh := &s.shards[h>>(64-shardBits)]
+	prefetch(unsafe.Add(unsafe.Pointer(sh.base.Load()), (h&sh.mask.Load())*8))
 }
 
 func (s *fpSet) add(h uint64, _ []byte) bool {
@@ -68,7 +91,7 @@ func (s *fpSet) add(h uint64, _ []byte) bool {
 
 func (sh *fpShard) grow() {
 	old := sh.slots
-	sh.slots = make([]uint64, 2*len(old))
+	sh.setSlots(make([]uint64, 2*len(old)))
 	mask := uint64(len(sh.slots) - 1)
 	for _, h := range old {
 		if h == 0 {
@@ -107,6 +130,8 @@ type exactShard struct {
 	size  int64
 	n     int
 }
+
+func (s *exactSet) prefetch(uint64) {}
 
 func newExactSet() *exactSet {
 	s := &exactSet{}

@@ -89,6 +89,23 @@ func TestWorkers(t *testing.T) {
 				if (got.violation != "" || got.stepErr != "") != c.violation {
 					t.Fatalf("%s: %+v, want a violation: %v", c.name, got, c.violation)
 				}
+				if !c.violation && !got.limit {
+					// A complete search counts what the one-goroutine
+					// search with parent links (the reduction's, with
+					// the reduction off) counts.
+					e, err := New(cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					seq, err := e.runTracked()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if seq.States != got.states || seq.Transitions != got.transitions || seq.Depth != got.depth || seq.Terminal != got.terminal {
+						t.Errorf("%s: %+v; the sequential search: %d states, %d transitions, depth %d, %d terminal",
+							c.name, got, seq.States, seq.Transitions, seq.Depth, seq.Terminal)
+					}
+				}
 				continue
 			}
 			if got.limit {

@@ -49,7 +49,9 @@ type worker struct {
 	e           *Explorer // its own buffers and step cache
 	log         *pathLog
 	next        *level
-	s, c        sys
+	s           sys
+	pend        [2]pending // successors computed, not yet looked up
+	turn        int        // the one to fill next
 	as          []action
 	transitions int64
 	terminal    int64
@@ -174,6 +176,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 			go func() {
 				defer wg.Done()
 				defer w.flush(&tally) // the states counted since the last flush
+				defer w.drain(seen, &tally)
 				for !stop.Load() && w.err == nil {
 					g := int(claim.Add(1)) - 1
 					if g >= nb[nw] {
@@ -256,7 +259,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 // and its next level.
 func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
 	e := w.e
-	s, c := &w.s, &w.c
+	s := &w.s
 	if !e.readState(enc, s) {
 		w.err = errCorrupt
 		return
@@ -272,30 +275,64 @@ func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
 	}
 	for _, a := range as {
 		w.transitions++
-		if err := e.apply(s, a, c, nil); err != nil {
+		p := &w.pend[w.turn]
+		if err := e.apply(s, a, &p.c, nil); err != nil {
 			if f := (&found{stepErr: err, h: from, act: a.pack()}); w.found == nil || f.better(w.found) {
 				w.found = f
 			}
 			return
 		}
-		e.legitimate(c)
-		e.buf = appendState(e.buf[:0], c)
-		h := hash64(e.buf)
-		if !seen.add(h, e.buf) {
-			continue
+		e.legitimate(&p.c)
+		p.buf = appendState(p.buf[:0], &p.c)
+		p.h, p.from, p.act = hash64(p.buf), from, a.pack()
+		seen.prefetch(p.h)
+		// The successor before this one is looked up now: its slot was
+		// prefetched a successor's work ago.
+		w.turn ^= 1
+		q := &w.pend[w.turn]
+		p.ok = true
+		if q.ok && w.settle(q, seen, t) {
+			return
 		}
-		w.log.add(h, from, a.pack())
-		if what := e.check(c); what != "" {
-			if f := (&found{h: h, what: what}); w.found == nil || f.better(w.found) {
-				w.found = f
-			}
-			continue
+	}
+}
+
+// pending is a successor computed, its visited-set lookup not yet done.
+type pending struct {
+	c       sys
+	buf     []byte
+	h, from uint64
+	act     uint32
+	ok      bool
+}
+
+// settle looks successor q up in the visited set and, if it is new, logs,
+// checks and keeps it; it reports whether a limit stops the search.
+func (w *worker) settle(q *pending, seen visited, t *tally) bool {
+	q.ok = false
+	if !seen.add(q.h, q.buf) {
+		return false
+	}
+	w.log.add(q.h, q.from, q.act)
+	w.pendStates++
+	if what := w.e.check(&q.c); what != "" {
+		if f := (&found{h: q.h, what: what}); w.found == nil || f.better(w.found) {
+			w.found = f
 		}
-		w.next.add(e.buf, h)
-		if w.pendStates++; w.pendStates >= flushEvery || w.pendStates >= t.cfg.MaxStates {
-			if w.flush(t) {
-				return
-			}
+	} else {
+		w.next.add(q.buf, q.h)
+	}
+	if w.pendStates >= flushEvery || w.pendStates >= t.cfg.MaxStates {
+		return w.flush(t)
+	}
+	return false
+}
+
+// drain settles the successors still pending.
+func (w *worker) drain(seen visited, t *tally) {
+	for k := range w.pend {
+		if w.pend[k].ok {
+			w.settle(&w.pend[k], seen, t)
 		}
 	}
 }
