@@ -82,7 +82,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
 	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: 20, unit: "δ"}, true, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
-	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (20–30 bytes each, plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
+	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (an 8-byte fingerprint each, 11–21 bytes with the table's slack, and 20 bytes of path log on disk; plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.maxMemory, "max-memory", "2G", "stop when the BFS levels being expanded take more than this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
 	fs.BoolVar(&o.force, "force", false, "let a violation's trace overwrite an existing file (--trace, or explore-ALGO-N.jsonl; refused without it, before exploring)")
