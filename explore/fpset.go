@@ -46,7 +46,7 @@ type fpShard struct {
 func newFPSet() *fpSet {
 	s := &fpSet{}
 	for k := range s.shards {
-		s.shards[k].setSlots(make([]uint64, 64))
+		s.shards[k].setSlots(make([]uint64, 8))
 	}
 	return s
 }
@@ -136,8 +136,8 @@ func (s *exactSet) prefetch(uint64) {}
 func newExactSet() *exactSet {
 	s := &exactSet{}
 	for k := range s.shards {
-		s.shards[k].slots = make([]uint64, 64)
-		s.shards[k].refs = make([]ref, 64)
+		s.shards[k].slots = make([]uint64, 8)
+		s.shards[k].refs = make([]ref, 8)
 	}
 	return s
 }
