@@ -17,7 +17,8 @@ import (
 // (trail). A record takes 20 bytes of disk and none of memory.
 type pathLog struct {
 	f    *os.File
-	w    *bufio.Writer
+	buf  []byte  // records not yet written
+	err  error   // the first write's error
 	ends []int64 // the log's size at the end of each level
 	size int64
 }
@@ -32,25 +33,35 @@ func newPathLog() (*pathLog, error) {
 	// Unlinked at once where the system allows it (the open file stays
 	// readable): a search that is killed leaves no file behind.
 	os.Remove(f.Name())
-	return &pathLog{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &pathLog{f: f, buf: make([]byte, 0, logBuffer)}, nil
 }
 
+// logBuffer is how many bytes of records a log writes at a time.
+const logBuffer = 1 << 20
+
 func (l *pathLog) add(h, parent uint64, act uint32) {
-	var b [logRecord]byte
-	binary.LittleEndian.PutUint64(b[:], h)
-	binary.LittleEndian.PutUint64(b[8:], parent)
-	binary.LittleEndian.PutUint32(b[16:], act)
-	l.w.Write(b[:]) // an error stays in w: endLevel returns it
+	if len(l.buf)+logRecord > cap(l.buf) {
+		l.flush()
+	}
+	l.buf = binary.LittleEndian.AppendUint64(l.buf, h)
+	l.buf = binary.LittleEndian.AppendUint64(l.buf, parent)
+	l.buf = binary.LittleEndian.AppendUint32(l.buf, act)
 	l.size += logRecord
+}
+
+// flush writes the records buffered; an error is kept for endLevel.
+func (l *pathLog) flush() {
+	if _, err := l.f.Write(l.buf); err != nil && l.err == nil {
+		l.err = fmt.Errorf("explore: the path log: %w", err)
+	}
+	l.buf = l.buf[:0]
 }
 
 // endLevel closes the records of one BFS level.
 func (l *pathLog) endLevel() error {
 	l.ends = append(l.ends, l.size)
-	if err := l.w.Flush(); err != nil {
-		return fmt.Errorf("explore: the path log: %w", err)
-	}
-	return nil
+	l.flush()
+	return l.err
 }
 
 // close closes the log and removes it if it was not unlinked yet.
