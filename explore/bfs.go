@@ -1,61 +1,102 @@
 package explore
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 )
 
-// level is one BFS level: the encodings of its states, in chunks that are
-// never copied as the level grows, and each state's number.
+// level is one BFS level: its states as records (the state's key, the
+// length of its encoding, the encoding) in chunks that are never copied
+// as the level grows, and where every batch of records begins.
 type level struct {
 	chunks [][]byte
-	refs   []ref
-	ids    []uint32
-	size   int64
+	starts []pos // where records 0, batch, 2·batch, … begin
+	n      int   // records
+	size   int64 // bytes
+	last   int   // the chunk being filled
 }
 
+type pos struct{ chunk, off int }
+
+// ref is where an encoding is in chunks of bytes.
 type ref struct{ chunk, off, n uint32 }
 
-const chunkSize = 32 << 20
+const chunkSize = 4 << 20
 
-func (l *level) add(b []byte, id uint32) {
-	k := len(l.chunks) - 1
-	if k < 0 || len(l.chunks[k])+len(b) > cap(l.chunks[k]) {
-		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
-		k++
+// add appends the record of a state: its encoding b and its key (its
+// number in runTracked, its fingerprint in runParallel).
+func (l *level) add(b []byte, key uint64) {
+	need := 8 + binary.MaxVarintLen64 + len(b)
+	k := l.last
+	if len(l.chunks) == 0 || len(l.chunks[k])+need > cap(l.chunks[k]) {
+		if len(l.chunks) > 0 {
+			k++
+		}
+		for k < len(l.chunks) && need > cap(l.chunks[k]) {
+			k++ // a chunk kept from an earlier level, too small for b
+		}
+		if k == len(l.chunks) {
+			l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, need)))
+		}
+		l.last = k
 	}
-	off := len(l.chunks[k])
-	l.chunks[k] = append(l.chunks[k], b...)
-	l.refs = append(l.refs, ref{uint32(k), uint32(off), uint32(len(b))})
-	l.ids = append(l.ids, id)
-	l.size += int64(len(b))
+	c := l.chunks[k]
+	if l.n%batch == 0 {
+		l.starts = append(l.starts, pos{k, len(c)})
+	}
+	n := len(c)
+	c = binary.LittleEndian.AppendUint64(c, key)
+	c = binary.AppendUvarint(c, uint64(len(b)))
+	c = append(c, b...)
+	l.chunks[k] = c
+	l.n++
+	l.size += int64(len(c) - n)
 }
 
-func (l *level) get(k int) []byte {
-	r := l.refs[k]
-	return l.chunks[r.chunk][r.off : r.off+r.n]
+// cursor reads a level's records in order, from one of its starts.
+type cursor struct {
+	l     *level
+	chunk int
+	off   int
 }
 
-// reset empties l, keeping its first chunk.
+// next returns the next record's key and encoding; there must be one.
+func (c *cursor) next() (uint64, []byte) {
+	for c.off == len(c.l.chunks[c.chunk]) {
+		c.chunk, c.off = c.chunk+1, 0
+	}
+	b := c.l.chunks[c.chunk][c.off:]
+	key := binary.LittleEndian.Uint64(b)
+	n, k := binary.Uvarint(b[8:])
+	enc := b[8+k : 8+k+int(n)]
+	c.off += 8 + k + int(n)
+	return key, enc
+}
+
+// reset empties l, keeping its chunks for the next level it holds (the
+// levels alternate: the memory of a level is reused two levels on).
 func (l *level) reset() {
-	if len(l.chunks) > 0 {
-		l.chunks = append(l.chunks[:0], l.chunks[0][:0])
+	for k := range l.chunks {
+		l.chunks[k] = l.chunks[k][:0]
 	}
-	l.refs, l.ids, l.size = l.refs[:0], l.ids[:0], 0
+	l.starts, l.n, l.size, l.last = l.starts[:0], 0, 0, 0
 }
 
 // reduceSample is how many states the reduction is tried on before it is
 // turned off, if it applied to fewer than a fifth of them.
 const reduceSample = 20_000
 
-// Run explores every state reachable from the initial configurations, in
-// breadth-first order, and stops at the first violation (the shortest
-// run to one), at the end, or at a limit.
-func (e *Explorer) Run() (*Result, error) {
+// runTracked is the search of the partial-order reduction: one
+// goroutine, each state stored as its 64-bit hash with its number (which
+// the reduction's proviso compares) and its parent link. It explores in
+// breadth-first order and stops at the first violation (the shortest run
+// to one), at the end, or at a limit.
+func (e *Explorer) runTracked() (*Result, error) {
 	t0 := time.Now()
-	res := &Result{}
+	res := &Result{Workers: 1}
 	seen := newHashSet(1 << 16)
 	// parent[k] and act[k] give how state k was first reached.
 	var parent, act []uint32
@@ -80,16 +121,18 @@ func (e *Explorer) Run() (*Result, error) {
 		if what := e.check(s); what != "" && violation == "" {
 			violation, violator = what, id
 		}
-		cur.add(e.buf, id)
+		cur.add(e.buf, uint64(id))
 	}
 	var s, c sys
 	var as []action
-	for depth := 0; len(cur.ids) > 0 && violation == "" && res.Limit == ""; depth++ {
+	for depth := 0; cur.n > 0 && violation == "" && res.Limit == ""; depth++ {
 		res.Depth = depth
 		res.PeakFrontier = max(res.PeakFrontier, cur.size)
 		next.reset()
-		for k := range cur.ids {
-			if !readState(cur.get(k), e.cfg.Nodes, &s) {
+		at := cursor{l: &cur}
+		for range cur.n {
+			key, enc := at.next()
+			if !e.readState(enc, &s) {
 				return nil, errCorrupt
 			}
 			if err := e.decodeNodes(&s); err != nil {
@@ -117,7 +160,7 @@ func (e *Explorer) Run() (*Result, error) {
 			// than this state may close a cycle of reduced states: then
 			// the state is expanded in full (the proviso).
 			closes := false
-			from := cur.ids[k]
+			from := uint32(key)
 			for pass := 0; pass < 2; pass++ {
 				if pass == 1 {
 					if !reduced || !closes || violation != "" || res.Limit != "" {
@@ -146,7 +189,7 @@ func (e *Explorer) Run() (*Result, error) {
 						violation, violator = what, id
 						break
 					}
-					next.add(e.buf, id)
+					next.add(e.buf, uint64(id))
 					if int64(len(parent)) >= e.cfg.MaxStates {
 						res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
 						break
@@ -169,7 +212,8 @@ func (e *Explorer) Run() (*Result, error) {
 	res.States = int64(len(parent))
 	res.Elapsed = time.Since(t0)
 	res.BytesPerState = float64(seen.bytes()+int64(cap(parent)+cap(act))*4) / float64(max(res.States, 1))
-	res.NodeStates, res.NodeBytes = len(e.interned), e.segBytes
+	res.Collision = Collision(res.States)
+	res.NodeStates, res.NodeBytes = e.nt.size()
 	res.Reduced = e.reduce || res.ReduceOff
 	res.ReducedStates, res.FullStates, res.Provisos = e.red.reduced, e.red.full, e.red.provisos
 	if violation != "" {
@@ -218,22 +262,32 @@ func (e *Explorer) replay(parent, act []uint32, id uint32) ([]Step, error) {
 		rev = append(rev, unpack(act[id]))
 		id = parent[id]
 	}
+	slices.Reverse(rev)
 	// id is an initial state: find which.
+	return e.replayFrom(e.initOf[id], rev)
+}
+
+// replayFrom replays acts from initial state k (of initial()'s list) and
+// records every step.
+func (e *Explorer) replayFrom(k int, acts []action) ([]Step, error) {
 	inits, err := e.initial()
 	if err != nil {
 		return nil, err
 	}
-	s := inits[e.initOf[id]]
+	if k < 0 || k >= len(inits) {
+		return nil, fmt.Errorf("explore: initial state %d of %d", k, len(inits))
+	}
+	s := inits[k]
 	e.legitimate(s)
 	var steps []Step
 	tick := 0
 	var c sys
-	for i := len(rev) - 1; i >= 0; i-- {
+	for _, a := range acts {
 		var st Step
-		if err := e.apply(s, rev[i], &c, &st); err != nil {
+		if err := e.apply(s, a, &c, &st); err != nil {
 			return nil, err
 		}
-		if rev[i].kind == Tick {
+		if a.kind == Tick {
 			tick++
 		}
 		st.Tick = tick

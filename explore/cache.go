@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/ocbench/ocbench/proto"
 )
@@ -19,12 +20,13 @@ import (
 // the hash costs a miss, never a wrong step.
 
 // cachedNode is a node state: its encoding, its number in the table, the
-// node decoded (read only: a step decodes its own copy), its view.
+// index of its node, the node decoded (read only: a step decodes its own copy), its view.
 type cachedNode struct {
-	seg  []byte
-	id   uint32
-	node proto.Node
-	view proto.View
+	seg   []byte
+	id    uint32
+	owner int32 // the node's index
+	node  proto.Node
+	view  proto.View
 }
 
 // stepResult is what a step of a node state does with an input.
@@ -42,30 +44,83 @@ type stepResult struct {
 	renamed bool
 }
 
-// maxCache bounds the cache of steps; a full cache is emptied.
+// maxCache bounds the cache of steps (of all workers together); a full
+// cache is emptied.
 const maxCache = 1 << 21
+
+// nodeTable is the table of node states, shared by the workers of a
+// search: all by number, idx finds a state's number by the hash of its
+// encoding (and its node index), segBytes is their encodings' size. It
+// only grows, and an entry never changes once added.
+type nodeTable struct {
+	mu       sync.Mutex
+	all      []*cachedNode
+	idx      map[uint64]uint32
+	segBytes int64
+}
+
+// size returns the number of node states and their encodings' size.
+func (t *nodeTable) size() (int, int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.all), t.segBytes
+}
+
+// nodeKey is where the search for node index's state seg starts in a
+// table keyed by hash.
+func nodeKey(index int32, seg []byte) uint64 {
+	return hash64(seg) ^ uint64(index)*0x9e3779b97f4a7c15
+}
 
 // intern returns the entry of node index's state n, encoded as seg, in the
 // table of node states (which keeps every node state met: a system state
-// names its nodes' states by number).
+// names its nodes' states by number). The explorer's own index
+// (internIdx, over its snapshot interned) answers most lookups without
+// the shared table's lock.
 func (e *Explorer) intern(index int32, n proto.Node, seg []byte) *cachedNode {
-	h := hash64(seg) ^ uint64(index)*0x9e3779b97f4a7c15
-	for {
+	for h := nodeKey(index, seg); ; h++ {
 		k, ok := e.internIdx[h]
 		if !ok {
 			break
 		}
-		if c := e.interned[k]; bytes.Equal(c.seg, seg) && e.owner[k] == index {
+		if c := e.node(k); bytes.Equal(c.seg, seg) && c.owner == index {
 			return c
 		}
-		h++ // a collision of the hash: probe on
 	}
-	c := &cachedNode{seg: seg, id: uint32(len(e.interned)), node: n, view: n.View()}
-	e.internIdx[h] = c.id
-	e.interned = append(e.interned, c)
-	e.owner = append(e.owner, index)
-	e.segBytes += int64(len(seg))
+	t := e.nt
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := nodeKey(index, seg)
+	for ; ; h++ {
+		k, ok := t.idx[h]
+		if !ok {
+			break
+		}
+		if c := t.all[k]; bytes.Equal(c.seg, seg) && c.owner == index {
+			e.internIdx[h], e.interned = k, t.all
+			return c
+		}
+	}
+	c := &cachedNode{seg: seg, id: uint32(len(t.all)), node: n, view: n.View(), owner: index}
+	t.idx[h] = c.id
+	t.all = append(t.all, c)
+	t.segBytes += int64(len(seg))
+	e.internIdx[h], e.interned = c.id, t.all
 	return c
+}
+
+// node returns node state id, or nil if the table has none.
+func (e *Explorer) node(id uint32) *cachedNode {
+	if id < uint32(len(e.interned)) {
+		return e.interned[id]
+	}
+	e.nt.mu.Lock()
+	e.interned = e.nt.all
+	e.nt.mu.Unlock()
+	if id < uint32(len(e.interned)) {
+		return e.interned[id]
+	}
+	return nil
 }
 
 // inputKey appends the encoding of in to b.
@@ -88,6 +143,11 @@ func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte)
 	if err != nil {
 		return nil, err
 	}
+	if in.Kind == proto.Receive && len(in.Msg.Payload) > 0 {
+		// The payload is the table of messages' (shared by every state
+		// that holds the message): the node gets its own.
+		in.Msg.Payload = slices.Clone(in.Msg.Payload)
+	}
 	if err := e.safeStep(n, in); err != nil {
 		return nil, err
 	}
@@ -96,7 +156,7 @@ func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte)
 		return nil, err
 	}
 	r.from, r.in = from.id, slices.Clone(e.key)
-	if len(e.steps) >= maxCache {
+	if len(e.steps) >= e.cacheMax {
 		clear(e.steps)
 	}
 	e.steps[h] = r
@@ -133,7 +193,9 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 			return nil, fmt.Errorf("node %d sent a message to a node that does not exist (%d)", m.From, m.To)
 		}
 		m.Payload = slices.Clone(m.Payload)
-		r.msgs = append(r.msgs, flight{enc: appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m: m})
+		f := flight{enc: appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m: m}
+		e.internMsg(&f)
+		r.msgs = append(r.msgs, f)
 	}
 	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 {
 		return nil, fmt.Errorf("node %d set a timer: %s %w (--ticks)", id, e.alg.Name(), ErrNeedsTime)
@@ -144,7 +206,9 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 		if at < 0 || at > math.MaxUint16 {
 			return nil, fmt.Errorf("node %d set a timer of %gδ: outside 0..%d ticks", id, t.After, math.MaxUint16)
 		}
-		r.timers = append(r.timers, timer{enc: appendTimer(make([]byte, 0, 21), id, &t), node: id, t: t, at: uint16(at)})
+		x := timer{enc: appendTimer(make([]byte, 0, 21), id, &t), node: id, t: t, at: uint16(at)}
+		e.internTimer(&x)
+		r.timers = append(r.timers, x)
 	}
 	return r, nil
 }

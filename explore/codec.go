@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ocbench/ocbench/proto"
@@ -33,8 +36,14 @@ import (
 // Two nodes whose encodings are equal behave alike: the encoding holds every
 // bit a step can read, except the identity of shared configuration and of
 // funcs (which a step cannot change) and a slice's spare capacity.
+//
+// Workers share one nodeCodec: the codecs built are published read only
+// (ready), and what grows (codecs being built, identities, interface
+// types) is guarded by mu.
 type nodeCodec struct {
-	codecs map[reflect.Type]*codec
+	ready  atomic.Pointer[map[reflect.Type]*codec]
+	mu     sync.Mutex
+	codecs map[reflect.Type]*codec   // guarded by mu: published and being built
 	shared map[unsafe.Pointer]uint32 // pointers shared by the initial nodes
 	ids    []unsafe.Pointer          // shared pointers and func/chan identities, by index
 	idOf   map[unsafe.Pointer]uint32 // funcs, channels, unsafe pointers
@@ -152,6 +161,8 @@ func (nc *nodeCodec) decodeNode(t reflect.Type, b []byte) (n proto.Node, err err
 }
 
 func (nc *nodeCodec) identity(p unsafe.Pointer) uint32 {
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
 	if k, ok := nc.idOf[p]; ok {
 		return k
 	}
@@ -162,6 +173,8 @@ func (nc *nodeCodec) identity(p unsafe.Pointer) uint32 {
 }
 
 func (nc *nodeCodec) typeIndex(t reflect.Type) uint32 {
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
 	if k, ok := nc.typeOf[t]; ok {
 		return k
 	}
@@ -171,9 +184,45 @@ func (nc *nodeCodec) typeIndex(t reflect.Type) uint32 {
 	return k
 }
 
+// idAt returns the pointer of identity k.
+func (nc *nodeCodec) idAt(k uint64) unsafe.Pointer {
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	if k >= uint64(len(nc.ids)) {
+		panic(errCorrupt)
+	}
+	return nc.ids[k]
+}
+
+// typeAt returns the interface type of index k.
+func (nc *nodeCodec) typeAt(k uint64) reflect.Type {
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	if k >= uint64(len(nc.types)) {
+		panic(errCorrupt)
+	}
+	return nc.types[k]
+}
+
 // codecFor returns the codec of type t, building it (and those of the
 // types it holds) on first use.
 func (nc *nodeCodec) codecFor(t reflect.Type) *codec {
+	if m := nc.ready.Load(); m != nil {
+		if cd, ok := (*m)[t]; ok {
+			return cd
+		}
+	}
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	cd := nc.build(t)
+	m := maps.Clone(nc.codecs)
+	nc.ready.Store(&m)
+	return cd
+}
+
+// build returns the codec of type t, building it if it is not in
+// nc.codecs; nc.mu is held.
+func (nc *nodeCodec) build(t reflect.Type) *codec {
 	if cd, ok := nc.codecs[t]; ok {
 		return cd
 	}
@@ -185,7 +234,7 @@ func (nc *nodeCodec) codecFor(t reflect.Type) *codec {
 		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
 		cd.pod = true
 	case reflect.Array:
-		ec := nc.codecFor(t.Elem())
+		ec := nc.build(t.Elem())
 		if ec.pod {
 			cd.pod = true
 			break
@@ -236,10 +285,7 @@ func (nc *nodeCodec) codecFor(t reflect.Type) *codec {
 				*(*unsafe.Pointer)(p) = nil
 				return
 			}
-			if k > uint64(len(c.nc.ids)) {
-				panic(errCorrupt)
-			}
-			*(*unsafe.Pointer)(p) = c.nc.ids[k-1]
+			*(*unsafe.Pointer)(p) = c.nc.idAt(k - 1)
 		}
 	}
 	if cd.pod {
@@ -266,7 +312,7 @@ func (nc *nodeCodec) structCodec(t reflect.Type, cd *codec) {
 	pod, end := true, uintptr(0)
 	for i := range t.NumField() {
 		f := t.Field(i)
-		fc := nc.codecFor(f.Type)
+		fc := nc.build(f.Type)
 		if f.Offset != end {
 			pod = false
 		}
@@ -312,7 +358,7 @@ type sliceHeader struct {
 }
 
 func (nc *nodeCodec) sliceCodec(t reflect.Type, cd *codec) {
-	ec := nc.codecFor(t.Elem())
+	ec := nc.build(t.Elem())
 	es := t.Elem().Size()
 	cd.enc = func(c *coder, p unsafe.Pointer) {
 		h := (*sliceHeader)(p)
@@ -355,7 +401,7 @@ func (nc *nodeCodec) sliceCodec(t reflect.Type, cd *codec) {
 }
 
 func (nc *nodeCodec) mapCodec(t reflect.Type, cd *codec) {
-	kc, vc := nc.codecFor(t.Key()), nc.codecFor(t.Elem())
+	kc, vc := nc.build(t.Key()), nc.build(t.Elem())
 	cd.enc = func(c *coder, p unsafe.Pointer) {
 		m := reflect.NewAt(t, p).Elem()
 		if m.IsNil() {
@@ -445,10 +491,7 @@ func (nc *nodeCodec) pointerCodec(t reflect.Type, cd *codec) {
 			*(*unsafe.Pointer)(p) = nil
 		case 1:
 			k := c.readVarint()
-			if k >= uint64(len(c.nc.ids)) {
-				panic(errCorrupt)
-			}
-			*(*unsafe.Pointer)(p) = c.nc.ids[k]
+			*(*unsafe.Pointer)(p) = c.nc.idAt(k)
 		case 2:
 			k := c.readVarint()
 			if k >= uint64(len(c.refs)) {
@@ -486,10 +529,7 @@ func (nc *nodeCodec) interfaceCodec(t reflect.Type, cd *codec) {
 			v.SetZero()
 			return
 		}
-		if k > uint64(len(c.nc.types)) {
-			panic(errCorrupt)
-		}
-		dt := c.nc.types[k-1]
+		dt := c.nc.typeAt(k - 1)
 		tmp := reflect.New(dt)
 		c.nc.codecFor(dt).dec(c, tmp.UnsafePointer())
 		v.Set(tmp.Elem())

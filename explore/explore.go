@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"time"
 
@@ -68,6 +69,16 @@ type Config struct {
 	// crashes of an algorithm that is not self-stabilizing; elsewhere the
 	// search is full whatever Reduce says.
 	Reduce bool
+	// Workers is how many goroutines expand each BFS level (0:
+	// runtime.NumCPU()). The states counted, the verdict and the length
+	// of the shortest run to a violation do not depend on it. The
+	// reduction's search (Reduce) runs on one.
+	Workers int
+	// Exact keeps every visited state's encoding, so that no hash
+	// collision can hide a state; otherwise a state is kept as its 64-bit
+	// fingerprint (8 bytes; Result.Collision is the chance that one hid a
+	// state).
+	Exact bool
 	// Progress, if not nil, is called after each BFS level.
 	Progress func(depth int, states int64)
 }
@@ -118,6 +129,15 @@ type Result struct {
 	// ReduceOff: the reduction applied to fewer than a fifth of the
 	// first states it was tried on, and was turned off for the rest.
 	ReduceOff bool
+	// Workers is how many goroutines expanded the levels; Exact whether
+	// the visited set kept whole encodings (Config.Exact); Collision, with
+	// fingerprints, an upper bound on the probability that a collision of
+	// two states' fingerprints hid one (Collision); LogBytes the path
+	// log's size on disk (a violation's run is rebuilt from it).
+	Workers   int
+	Exact     bool
+	Collision float64
+	LogBytes  int64
 }
 
 // Violation is a broken check and the shortest run to it.
@@ -195,16 +215,20 @@ type Explorer struct {
 	stab    proto.SelfStabilizingAlgorithm
 	recover bool
 	out     proto.Output
+	sy      system // check's
 	buf     []byte
 	initOf  map[uint32]int // the initial states' numbers: their index in initial()
-	// interned is the table of node states, by number; internIdx finds
-	// a state's number by the hash of its encoding; owner is the node
-	// index each belongs to; segBytes their encodings' size.
+	// nt is the table of node states (shared by the workers); interned
+	// is a snapshot of it, and internIdx this explorer's index into it
+	// (intern).
+	nt        *nodeTable
+	items     *itemTable // the messages and timers (shared)
+	msgs      []flight   // snapshots of items'
+	timers    []timer
 	interned  []*cachedNode
 	internIdx map[uint64]uint32
-	owner     []int32
-	segBytes  int64
 	steps     map[uint64]*stepResult
+	cacheMax  int // the most steps kept
 	key       []byte
 	hits      int64
 	reduce    bool
@@ -244,6 +268,10 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("explore: %d ticks in the critical section: give 0..250", cfg.CSTicks)
 	case cfg.MaxStates < 1:
 		return fmt.Errorf("explore: state limit %d: give at least 1", cfg.MaxStates)
+	case cfg.Workers < 0 || cfg.Workers > 1024:
+		return fmt.Errorf("explore: %d workers: give 0 (every core) to 1024", cfg.Workers)
+	case cfg.Exact && cfg.Reduce:
+		return errors.New("explore: the reduction's search keeps hashes: it cannot be exact")
 	}
 	if cfg.Crashes > 0 && cfg.Nodes <= MinUp {
 		return fmt.Errorf("explore: crashes need N > %d (%d nodes stay up)", MinUp, MinUp)
@@ -261,6 +289,9 @@ func newExplorer(cfg Config) (*Explorer, error) {
 	}
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = math.MaxInt64
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = runtime.NumCPU()
 	}
 	a := cfg.Algorithm
 	if f, ok := a.(proto.FIFOAlgorithm); ok && f.NeedsFIFO() {
@@ -298,6 +329,9 @@ func newExplorer(cfg Config) (*Explorer, error) {
 		return nil, err
 	}
 	e.nc = nc
+	e.nt = &nodeTable{idx: map[uint64]uint32{}}
+	e.items = &itemTable{msgIdx: map[string]uint32{}, timerIdx: map[string]uint32{}}
+	e.cacheMax = maxCache
 	e.internIdx, e.steps = map[uint64]uint32{}, map[uint64]*stepResult{}
 	for _, n := range nodes {
 		e.types = append(e.types, reflect.TypeOf(n))
@@ -323,7 +357,10 @@ func (s *system) ForEachInFlight(f func(m *proto.Message)) {
 // check returns what breaks in state s (nodes decoded, views computed), or
 // "".
 func (e *Explorer) check(s *sys) string {
-	sy := &system{nodes: s.nodes, views: s.views, msgs: s.msgs}
+	// The invariants take the system as an interface: e.sy is reused, so
+	// that no check allocates one.
+	sy := &e.sy
+	*sy = system{nodes: s.nodes, views: s.views, msgs: s.msgs}
 	if s.closure != "" {
 		return s.closure
 	}
@@ -421,10 +458,10 @@ func (e *Explorer) decodeNodes(s *sys) error {
 	s.nodes = s.nodes[:0]
 	s.views = s.views[:0]
 	for _, id := range s.ids {
-		if id >= uint32(len(e.interned)) {
+		c := e.node(id)
+		if c == nil {
 			return errCorrupt
 		}
-		c := e.interned[id]
 		s.nodes = append(s.nodes, c.node)
 		s.views = append(s.views, c.view)
 	}
@@ -599,7 +636,7 @@ func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
 	case Fire:
 		enc = s.timers[a.idx].enc
 	}
-	r, err := e.step(a.node, e.interned[s.ids[a.node]], &in, enc)
+	r, err := e.step(a.node, e.node(s.ids[a.node]), &in, enc)
 	if err != nil {
 		return err
 	}
@@ -668,7 +705,9 @@ func (e *Explorer) initial() ([]*sys, error) {
 				return nil, fmt.Errorf("explore: an initial message to node %d, of %d", m.To, e.cfg.Nodes)
 			}
 			m.Payload = slices.Clone(m.Payload)
-			s.msgs = append(s.msgs, flight{enc: appendMessage(nil, &m), m: m, hi: uint8(e.cfg.Ticks)})
+			f := flight{enc: appendMessage(nil, &m), m: m, hi: uint8(e.cfg.Ticks)}
+			e.internMsg(&f)
+			s.msgs = append(s.msgs, f)
 		}
 		sortFlights(s.msgs, e.cfg.FIFO)
 		out = append(out, s)

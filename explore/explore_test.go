@@ -75,7 +75,7 @@ func findDeliver(t *testing.T, e *Explorer, acts []action, from, to proto.NodeID
 	t.Helper()
 	b := walk(t, e, acts)
 	var s sys
-	if !readState(b, e.cfg.Nodes, &s) {
+	if !e.readState(b, &s) {
 		t.Fatal("readState failed")
 	}
 	for k, f := range s.msgs {

@@ -131,7 +131,7 @@ func (e *Explorer) ample(s *sys, as []action) ([]action, bool) {
 // violation (invisibleAt).
 func (e *Explorer) invisible(s *sys, as []action) bool {
 	for _, a := range as {
-		if !e.invisibleAt(a.node, e.interned[s.ids[a.node]], &s.msgs[a.idx]) {
+		if !e.invisibleAt(a.node, e.node(s.ids[a.node]), &s.msgs[a.idx]) {
 			return false
 		}
 	}
@@ -244,7 +244,7 @@ func (e *Explorer) local(s *sys, j int, inFlight bool) (joins, grew bool) {
 	for len(r.queue) > 0 {
 		k := r.queue[0]
 		r.queue = r.queue[1:]
-		from := e.interned[k.id]
+		from := e.node(k.id)
 		try := func(in *proto.Input, enc []byte, issued uint8, used uint64) bool {
 			res, err := e.step(int32(j), from, in, enc)
 			if err != nil {
@@ -352,7 +352,7 @@ func (e *Explorer) commuting(s *sys, i int, as []action) bool {
 	for len(queue) > 0 {
 		k := queue[0]
 		queue = queue[1:]
-		from := e.interned[k.id]
+		from := e.node(k.id)
 		v := from.view
 		// Node i may have moved before a delivery taken here is made
 		// (on inputs that commute with it): it must be invisible from

@@ -94,7 +94,7 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 			continue
 		}
 		push := func(enc []byte, h uint64, w stabValue, from int) error {
-			if !readState(enc, e.cfg.Nodes, &s) {
+			if !e.readState(enc, &s) {
 				return errCorrupt
 			}
 			if err := e.decodeNodes(&s); err != nil {
@@ -138,7 +138,7 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 			}
 			a := f.as[f.next]
 			f.next++
-			if !readState(f.enc, e.cfg.Nodes, &s) {
+			if !e.readState(f.enc, &s) {
 				return nil, errCorrupt
 			}
 			if err := e.decodeNodes(&s); err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/ocbench/ocbench/proto"
 )
@@ -14,6 +15,7 @@ import (
 // left before it may arrive and before it must have arrived.
 type flight struct {
 	enc    []byte // the message's encoding (appendMessage)
+	id     uint32 // its number in the explorer's table of messages (internMsg)
 	m      proto.Message
 	lo, hi uint8
 	// old marks, in the stabilization search, a message in flight when
@@ -24,6 +26,7 @@ type flight struct {
 // timer is a timer set by a node, due in at ticks.
 type timer struct {
 	enc  []byte // appendTimer
+	id   uint32 // its number in the explorer's table of timers (internTimer)
 	node proto.NodeID
 	t    proto.Timer
 	at   uint16
@@ -70,44 +73,12 @@ func appendMessage(b []byte, m *proto.Message) []byte {
 	return b
 }
 
-// readMessage decodes appendMessage's encoding.
-func readMessage(b []byte) (proto.Message, bool) {
-	if len(b) < 32 {
-		return proto.Message{}, false
-	}
-	le := binary.LittleEndian
-	m := proto.Message{Type: proto.MsgType(b[0]), Cause: proto.Cause(b[1]), Phase: b[2], Reply: b[3],
-		From: proto.NodeID(le.Uint32(b[4:])), To: proto.NodeID(le.Uint32(b[8:])),
-		J: proto.RefTo(proto.NodeID(le.Uint32(b[12:]))), Src: proto.RefTo(proto.NodeID(le.Uint32(b[16:]))),
-		Stamp: le.Uint64(b[20:]), Tag: le.Uint32(b[28:])}
-	n, k := binary.Uvarint(b[32:])
-	if k <= 0 || uint64(len(b)-32-k) != 8*n {
-		return proto.Message{}, false
-	}
-	if n > 0 {
-		m.Payload = make([]int64, n)
-		for i := range m.Payload {
-			m.Payload[i] = int64(le.Uint64(b[32+k+8*i:]))
-		}
-	}
-	return m, true
-}
-
 func appendTimer(b []byte, node proto.NodeID, t *proto.Timer) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(node))
 	b = append(b, t.Kind)
 	b = binary.LittleEndian.AppendUint32(b, t.Seq)
 	b = binary.LittleEndian.AppendUint32(b, uint32(t.Arg))
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(t.After))
-}
-
-func readTimer(b []byte) (proto.NodeID, proto.Timer, bool) {
-	if len(b) != 21 {
-		return 0, proto.Timer{}, false
-	}
-	le := binary.LittleEndian
-	return proto.NodeID(le.Uint32(b)), proto.Timer{Kind: b[4], Seq: le.Uint32(b[5:]), Arg: proto.NodeID(le.Uint32(b[9:])),
-		After: math.Float64frombits(le.Uint64(b[13:]))}, true
 }
 
 // sortFlights puts messages in their canonical order: by encoding and
@@ -155,7 +126,9 @@ func sortTimers(ts []timer) {
 	})
 }
 
-// appendState appends the canonical encoding of s (sorted) to b.
+// appendState appends the canonical encoding of s (sorted) to b: a
+// message or a timer is its number in the explorer's tables (one number
+// an encoding), with its window.
 func appendState(b []byte, s *sys) []byte {
 	fl := byte(0)
 	if s.legit {
@@ -168,8 +141,7 @@ func appendState(b []byte, s *sys) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.msgs)))
 	for _, f := range s.msgs {
-		b = binary.AppendUvarint(b, uint64(len(f.enc)))
-		b = append(b, f.enc...)
+		b = binary.AppendUvarint(b, uint64(f.id))
 		b = append(b, f.lo, f.hi)
 		if f.old {
 			b = append(b, 1)
@@ -179,15 +151,16 @@ func appendState(b []byte, s *sys) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.timers)))
 	for _, t := range s.timers {
-		b = append(b, t.enc...)
+		b = binary.AppendUvarint(b, uint64(t.id))
 		b = binary.LittleEndian.AppendUint16(b, t.at)
 	}
 	return b
 }
 
-// readState parses appendState's encoding of a system of n nodes into s
-// (its slices alias b), without looking the nodes up.
-func readState(b []byte, n int, s *sys) bool {
+// readState parses appendState's encoding into s (its slices alias b and
+// the explorer's tables), without looking the nodes up.
+func (e *Explorer) readState(b []byte, s *sys) bool {
+	n := e.cfg.Nodes
 	if len(b) < 2 {
 		return false
 	}
@@ -209,17 +182,18 @@ func readState(b []byte, n int, s *sys) bool {
 	b = b[k:]
 	s.msgs = s.msgs[:0]
 	for range nm {
-		l, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < l+3 {
+		id, k := binary.Uvarint(b)
+		if k <= 0 || len(b)-k < 3 {
 			return false
 		}
-		enc := b[k : k+int(l)]
-		m, ok := readMessage(enc)
-		if !ok {
+		p := e.msgAt(id)
+		if p == nil {
 			return false
 		}
-		s.msgs = append(s.msgs, flight{enc: enc, m: m, lo: b[k+int(l)], hi: b[k+int(l)+1], old: b[k+int(l)+2] == 1})
-		b = b[k+int(l)+3:]
+		s.msgs = append(s.msgs, *p)
+		f := &s.msgs[len(s.msgs)-1]
+		f.lo, f.hi, f.old = b[k], b[k+1], b[k+2] == 1
+		b = b[k+3:]
 	}
 	nt, k := binary.Uvarint(b)
 	if k <= 0 {
@@ -228,17 +202,84 @@ func readState(b []byte, n int, s *sys) bool {
 	b = b[k:]
 	s.timers = s.timers[:0]
 	for range nt {
-		if len(b) < 23 {
+		id, k := binary.Uvarint(b)
+		if k <= 0 || len(b)-k < 2 {
 			return false
 		}
-		node, t, ok := readTimer(b[:21])
-		if !ok {
+		p := e.timerAt(id)
+		if p == nil {
 			return false
 		}
-		s.timers = append(s.timers, timer{enc: b[:21], node: node, t: t, at: binary.LittleEndian.Uint16(b[21:])})
-		b = b[23:]
+		s.timers = append(s.timers, *p)
+		s.timers[len(s.timers)-1].at = binary.LittleEndian.Uint16(b[k:])
+		b = b[k+2:]
 	}
 	return len(b) == 0
+}
+
+// itemTable numbers the distinct messages and timers met, by encoding
+// (shared by the workers; an entry never changes once added): a state
+// names each message in flight and each timer by its number.
+type itemTable struct {
+	mu       sync.Mutex
+	msgs     []flight
+	msgIdx   map[string]uint32
+	timers   []timer
+	timerIdx map[string]uint32
+}
+
+// internMsg sets f.id, the number of f's encoding.
+func (e *Explorer) internMsg(f *flight) {
+	t := e.items
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.msgIdx[string(f.enc)]
+	if !ok {
+		id = uint32(len(t.msgs))
+		t.msgIdx[string(f.enc)] = id
+		t.msgs = append(t.msgs, flight{enc: f.enc, id: id, m: f.m})
+	}
+	f.id = id
+}
+
+// internTimer sets x.id, the number of x's encoding.
+func (e *Explorer) internTimer(x *timer) {
+	t := e.items
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.timerIdx[string(x.enc)]
+	if !ok {
+		id = uint32(len(t.timers))
+		t.timerIdx[string(x.enc)] = id
+		t.timers = append(t.timers, timer{enc: x.enc, id: id, node: x.node, t: x.t})
+	}
+	x.id = id
+}
+
+// msgAt returns message id (its window unset), or nil if there is none.
+func (e *Explorer) msgAt(id uint64) *flight {
+	if id >= uint64(len(e.msgs)) {
+		e.items.mu.Lock()
+		e.msgs = e.items.msgs
+		e.items.mu.Unlock()
+		if id >= uint64(len(e.msgs)) {
+			return nil
+		}
+	}
+	return &e.msgs[id]
+}
+
+// timerAt returns timer id (its tick unset), or nil if there is none.
+func (e *Explorer) timerAt(id uint64) *timer {
+	if id >= uint64(len(e.timers)) {
+		e.items.mu.Lock()
+		e.timers = e.items.timers
+		e.items.mu.Unlock()
+		if id >= uint64(len(e.timers)) {
+			return nil
+		}
+	}
+	return &e.timers[id]
 }
 
 // hash64 hashes a state's encoding (a multiply-xorshift hash in the

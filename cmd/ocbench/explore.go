@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -65,6 +66,8 @@ type exploreOptions struct {
 	quiet     bool
 	reduce    string
 	force     bool
+	workers   int
+	exact     bool
 }
 
 func exploreFlags(o *exploreOptions) *pflag.FlagSet {
@@ -82,7 +85,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
 	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: 20, unit: "δ"}, true, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
-	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (20–30 bytes each, plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
+	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (an 8-byte fingerprint each, 11–21 bytes with the table's slack, and 20 bytes of path log on disk; plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.maxMemory, "max-memory", "2G", "stop when the BFS levels being expanded take more than this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
 	fs.BoolVar(&o.force, "force", false, "let a violation's trace overwrite an existing file (--trace, or explore-ALGO-N.jsonl; refused without it, before exploring)")
@@ -94,6 +97,8 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.linkCap, "link-cap", 0, "--transient: 0 or 1 junk messages on each link (every message of Junk's domain)")
 	floatVar(fs, &o.timeout, "timeout", 0, floatRange{lo: 0, hi: 100, unit: "0: the algorithm's default"}, true, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
 	fs.StringVar(&o.reduce, "reduce", "none", "none (every interleaving) or por: a partial-order reduction by persistent sets of deliveries, untimed runs without crashes, fewer states stored but slower and the algorithm's every-step invariants checked only in the states visited (docs/explore.md)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines expanding each BFS level, 1..1024 (the default is this machine's number of cores); the states, the verdict and the shortest run's length do not depend on it (the reduction's search runs on one)")
+	fs.BoolVar(&o.exact, "exact", false, "keep every visited state's whole encoding (no hash collision can hide a state; several times the memory) instead of its 64-bit fingerprint")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
 }
@@ -158,6 +163,10 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, errors.New("--domain, --max-seq, --link-cap, --timeout: they shape --transient; give it")
 	case o.reduce != "por" && o.reduce != "none":
 		return nil, fmt.Errorf("--reduce: unknown reduction %q (allowed: por, none)", o.reduce)
+	case o.workers < 1 || o.workers > 1024:
+		return nil, fmt.Errorf("--workers: %d is not in 1..1024", o.workers)
+	case o.exact && o.reduce == "por":
+		return nil, errors.New("--exact, --reduce por: the reduction's search keeps 64-bit hashes; give one of them")
 	case o.protocol != string(bench.ProtocolOCBench) && o.protocol != string(bench.ProtocolPaper):
 		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: ocbench, paper)", o.protocol)
 	}
@@ -233,7 +242,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			fifo := o.fifo || algo.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
 				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: int64(maxBytes),
-				Reduce: o.reduce == "por", Initial: initial}
+				Reduce: o.reduce == "por", Initial: initial, Workers: o.workers, Exact: o.exact}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
 			if o.reqNodes > 0 && o.reqNodes < n {
 				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
@@ -375,8 +384,12 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 			red += "; the algorithm's every-step invariants were checked in the states visited, not all reachable (--reduce none for those)"
 		}
 	}
-	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.0f B/state stored, largest level %d B, %d node states (%d B); %s",
-		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, res.PeakFrontier, res.NodeStates, res.NodeBytes, red)
+	store := "exact: whole encodings stored"
+	if !res.Exact {
+		store = fmt.Sprintf("64-bit fingerprints: a collision hid a state with probability ≤ %.1e (n²/2^65)", res.Collision)
+	}
+	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs on %d worker(s) (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.1f B/state stored (%s), largest level %d B, %d node states (%d B); %s",
+		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), res.Workers, rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, store, res.PeakFrontier, res.NodeStates, res.NodeBytes, red)
 	switch {
 	case res.Violation != nil:
 		v := res.Violation

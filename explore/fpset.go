@@ -1,0 +1,219 @@
+package explore
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// visited is the set of states a search has reached, shared by its
+// workers: add inserts a state (its encoding enc, whose hash64 is h) and
+// reports whether it was new.
+type visited interface {
+	add(h uint64, enc []byte) bool
+	// prefetch starts bringing in the slot where h goes, without a lock:
+	// an add of h that follows other work then finds it in the cache.
+	prefetch(h uint64)
+	// bytes returns the memory the set takes.
+	bytes() int64
+}
+
+// shardBits is log2 of the number of shards of a visited set: a shard is
+// chosen by the hash's top bits and locked for an insert, so that workers
+// rarely wait for one another.
+const shardBits = 8
+
+// fpSet keeps each state as its 64-bit fingerprint (hash64 of its
+// canonical encoding) in open-addressing tables (linear probing, at most
+// 3/4 full), one per shard. Two distinct states with one fingerprint make
+// the second look visited: Collision gives the chance of that.
+type fpSet struct {
+	shards [1 << shardBits]fpShard
+}
+
+type fpShard struct {
+	mu    sync.Mutex
+	slots []uint64 // 0: empty
+	n     int
+	// base and mask are slots' address and length − 1, for prefetch
+	// (read without the lock: a torn pair only prefetches a wrong line).
+	base atomic.Pointer[uint64]
+	mask atomic.Uint64
+	_    [8]byte // one shard a cache line
+}
+
+func newFPSet() *fpSet {
+	s := &fpSet{}
+	for k := range s.shards {
+		s.shards[k].setSlots(make([]uint64, 8))
+	}
+	return s
+}
+
+func (sh *fpShard) setSlots(slots []uint64) {
+	sh.slots = slots
+	sh.base.Store(&slots[0])
+	sh.mask.Store(uint64(len(slots) - 1))
+}
+
+func (s *fpSet) prefetch(h uint64) {
+	if h == 0 {
+		h = 1
+	}
+	sh := &s.shards[h>>(64-shardBits)]
+	prefetch(unsafe.Add(unsafe.Pointer(sh.base.Load()), (h&sh.mask.Load())*8))
+}
+
+func (s *fpSet) add(h uint64, _ []byte) bool {
+	if h == 0 {
+		h = 1 // 0 marks an empty slot
+	}
+	sh := &s.shards[h>>(64-shardBits)]
+	sh.mu.Lock()
+	if sh.n*4 >= len(sh.slots)*3 {
+		sh.grow()
+	}
+	mask := uint64(len(sh.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch sh.slots[i] {
+		case 0:
+			sh.slots[i] = h
+			sh.n++
+			sh.mu.Unlock()
+			return true
+		case h:
+			sh.mu.Unlock()
+			return false
+		}
+	}
+}
+
+func (sh *fpShard) grow() {
+	old := sh.slots
+	sh.setSlots(make([]uint64, 2*len(old)))
+	mask := uint64(len(sh.slots) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for sh.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		sh.slots[i] = h
+	}
+}
+
+func (s *fpSet) bytes() int64 {
+	var b int64
+	for k := range s.shards {
+		sh := &s.shards[k]
+		sh.mu.Lock()
+		b += int64(len(sh.slots)) * 8
+		sh.mu.Unlock()
+	}
+	return b
+}
+
+// exactSet keeps every state's encoding (--exact): a fingerprint's match
+// is checked against the encoding, so no collision can hide a state.
+type exactSet struct {
+	shards [1 << shardBits]exactShard
+}
+
+type exactShard struct {
+	mu    sync.Mutex
+	slots []uint64 // the fingerprint; 0: empty
+	refs  []ref    // where its encoding is, in arena
+	arena [][]byte // chunks, never copied as they fill
+	size  int64
+	n     int
+}
+
+func (s *exactSet) prefetch(uint64) {}
+
+func newExactSet() *exactSet {
+	s := &exactSet{}
+	for k := range s.shards {
+		s.shards[k].slots = make([]uint64, 8)
+		s.shards[k].refs = make([]ref, 8)
+	}
+	return s
+}
+
+func (s *exactSet) add(h uint64, enc []byte) bool {
+	if h == 0 {
+		h = 1
+	}
+	sh := &s.shards[h>>(64-shardBits)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.n*4 >= len(sh.slots)*3 {
+		sh.grow()
+	}
+	mask := uint64(len(sh.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch sh.slots[i] {
+		case 0:
+			sh.slots[i], sh.refs[i] = h, sh.store(enc)
+			sh.n++
+			return true
+		case h:
+			if r := sh.refs[i]; bytes.Equal(sh.arena[r.chunk][r.off:r.off+r.n], enc) {
+				return false
+			}
+		}
+	}
+}
+
+// store copies enc into the shard's arena.
+func (sh *exactShard) store(enc []byte) ref {
+	const chunk = 1 << 20
+	k := len(sh.arena) - 1
+	if k < 0 || len(sh.arena[k])+len(enc) > cap(sh.arena[k]) {
+		sh.arena = append(sh.arena, make([]byte, 0, max(chunk, len(enc))))
+		k++
+	}
+	off := len(sh.arena[k])
+	sh.arena[k] = append(sh.arena[k], enc...)
+	sh.size += int64(len(enc))
+	return ref{uint32(k), uint32(off), uint32(len(enc))}
+}
+
+func (sh *exactShard) grow() {
+	old, oldRefs := sh.slots, sh.refs
+	sh.slots = make([]uint64, 2*len(old))
+	sh.refs = make([]ref, 2*len(old))
+	mask := uint64(len(sh.slots) - 1)
+	for k, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for sh.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		sh.slots[i], sh.refs[i] = h, oldRefs[k]
+	}
+}
+
+func (s *exactSet) bytes() int64 {
+	var b int64
+	for k := range s.shards {
+		sh := &s.shards[k]
+		sh.mu.Lock()
+		b += int64(len(sh.slots))*20 + sh.size
+		sh.mu.Unlock()
+	}
+	return b
+}
+
+// Collision is the probability that a 64-bit fingerprint collision hid a
+// state in a search that stored n states: a state is hidden when its
+// fingerprint equals one of the states stored before it, at most
+// n(n−1)/2 pairs each 2^−64, so about n²/2^65 (the birthday bound).
+func Collision(n int64) float64 {
+	f := float64(n)
+	return f * (f - 1) / 2 / (1 << 64)
+}

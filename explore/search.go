@@ -1,0 +1,374 @@
+package explore
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Run explores every state reachable from the initial configurations, in
+// breadth-first order, and stops after the first level that holds a
+// violation (giving a shortest run to one), at the end, or at a limit.
+// With the reduction (Config.Reduce) the search is runTracked's;
+// otherwise it is parallel: Config.Workers goroutines expand each level
+// together, sharing the visited set (fingerprints, or with Config.Exact
+// whole encodings) and the table of node states, each with its own next
+// level, step cache and path log.
+func (e *Explorer) Run() (*Result, error) {
+	if e.reduce {
+		return e.runTracked()
+	}
+	return e.runParallel()
+}
+
+// found is what a worker met that ends the search after its level: a
+// violation (the new state's fingerprint h and what it breaks), or a step
+// that cannot be carried out (from the state of fingerprint h, by act).
+// Of several, the least by (step error first, h, act) is kept, so that
+// which one is reported does not depend on the order the workers took.
+type found struct {
+	stepErr error
+	h       uint64
+	act     uint32
+	what    string
+}
+
+func (f *found) better(g *found) bool {
+	if (f.stepErr != nil) != (g.stepErr != nil) {
+		return f.stepErr != nil
+	}
+	if f.h != g.h {
+		return f.h < g.h
+	}
+	return f.act < g.act
+}
+
+// worker is one goroutine's part of a parallel search.
+type worker struct {
+	e           *Explorer // its own buffers and step cache
+	log         *pathLog
+	next        *level
+	s           sys
+	pend        [2]pending // successors computed, not yet looked up
+	turn        int        // the one to fill next
+	as          []action
+	transitions int64
+	terminal    int64
+	found       *found
+	err         error // an error that is no step's: the search fails
+	// pendStates are the new states not yet in the tally; counted the
+	// bytes of next that are.
+	pendStates int64
+	counted    int64
+}
+
+// clone returns an explorer for another worker: the configuration, the
+// codec and the table of node states shared, its buffers and step cache
+// its own.
+func (e *Explorer) clone() *Explorer {
+	w := &Explorer{cfg: e.cfg, alg: e.alg, nc: e.nc, types: e.types, family: e.family, token: e.token, ell: e.ell,
+		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, items: e.items, roundEvent: e.roundEvent,
+		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, cacheMax: e.cacheMax}
+	return w
+}
+
+// batch is how many states a worker takes from the level at a time (and
+// how often a level records where its records are).
+const batch = 64
+
+func (e *Explorer) runParallel() (*Result, error) {
+	t0 := time.Now()
+	nw := e.cfg.Workers
+	res := &Result{Workers: nw, Exact: e.cfg.Exact}
+	var seen visited
+	if e.cfg.Exact {
+		seen = newExactSet()
+	} else {
+		seen = newFPSet()
+	}
+	e.cacheMax = max(maxCache/nw, 1<<12)
+	ws := make([]*worker, nw)
+	for k := range ws {
+		ex := e
+		if k > 0 {
+			ex = e.clone()
+		}
+		l, err := newPathLog()
+		if err != nil {
+			for _, w := range ws[:k] {
+				w.log.close()
+			}
+			return nil, err
+		}
+		ws[k] = &worker{e: ex, log: l, next: &level{}}
+	}
+	logs := make([]*pathLog, nw)
+	for k, w := range ws {
+		logs[k] = w.log
+	}
+	defer func() {
+		for _, l := range logs {
+			l.close()
+		}
+	}()
+	inits, err := e.initial()
+	if err != nil {
+		return nil, err
+	}
+	states := int64(0)
+	var first *found
+	// cur[k] is the level worker k built.
+	cur := make([]*level, nw)
+	for k := range cur {
+		cur[k] = &level{}
+	}
+	for k, s := range inits {
+		e.legitimate(s)
+		e.buf = appendState(e.buf[:0], s)
+		h := hash64(e.buf)
+		if !seen.add(h, e.buf) {
+			continue
+		}
+		states++
+		ws[0].log.add(h, uint64(k), action{kind: Start}.pack())
+		if what := e.check(s); what != "" {
+			if f := (&found{h: h, what: what}); first == nil || f.better(first) {
+				first = f
+			}
+		}
+		cur[0].add(e.buf, h)
+	}
+	for _, l := range logs {
+		if err := l.endLevel(); err != nil {
+			return nil, err
+		}
+	}
+	tally := tally{cfg: &e.cfg}
+	tally.states.Store(states)
+	stop := &tally.stop
+	if states >= e.cfg.MaxStates {
+		tally.setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
+	}
+	depth := 0
+	for ; first == nil && !stop.Load(); depth++ {
+		total, size := 0, int64(0)
+		// Batch g of the level is batch g − nb[k] of worker k's part.
+		nb := make([]int, nw+1)
+		for k, l := range cur {
+			total += l.n
+			size += l.size
+			nb[k+1] = nb[k] + len(l.starts)
+		}
+		if total == 0 {
+			break
+		}
+		res.Depth = depth
+		res.PeakFrontier = max(res.PeakFrontier, size)
+		tally.frontier.Store(0)
+		tally.curSize = size
+		var claim atomic.Int64
+		var wg sync.WaitGroup
+		for _, w := range ws {
+			w.next.reset()
+			w.counted = 0
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer w.flush(&tally) // the states counted since the last flush
+				defer w.drain(seen, &tally)
+				for !stop.Load() && w.err == nil {
+					g := int(claim.Add(1)) - 1
+					if g >= nb[nw] {
+						return
+					}
+					k := 0
+					for nb[k+1] <= g {
+						k++
+					}
+					l, j := cur[k], g-nb[k]
+					at := cursor{l: l, chunk: l.starts[j].chunk, off: l.starts[j].off}
+					for r := min(batch, l.n-j*batch); r > 0 && !stop.Load() && w.err == nil; r-- {
+						key, enc := at.next()
+						w.expand(enc, key, seen, &tally)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, w := range ws {
+			if w.err != nil {
+				return nil, w.err
+			}
+			if err := w.log.endLevel(); err != nil {
+				return nil, err
+			}
+			if w.found != nil && (first == nil || w.found.better(first)) {
+				first = w.found
+			}
+			w.found = nil
+		}
+		if e.cfg.Progress != nil {
+			e.cfg.Progress(depth, min(tally.states.Load(), e.cfg.MaxStates))
+		}
+		for k, w := range ws {
+			cur[k], w.next = w.next, cur[k]
+		}
+	}
+	for _, w := range ws {
+		res.Transitions += w.transitions
+		res.Terminal += w.terminal
+	}
+	res.States = min(tally.states.Load(), e.cfg.MaxStates)
+	res.Limit = tally.limit
+	res.Elapsed = time.Since(t0)
+	res.BytesPerState = float64(seen.bytes()) / float64(max(res.States, 1))
+	if !e.cfg.Exact {
+		res.Collision = Collision(res.States)
+	}
+	for _, l := range logs {
+		res.LogBytes += l.size
+	}
+	res.NodeStates, res.NodeBytes = e.nt.size()
+	if first == nil {
+		return res, nil
+	}
+	// The violation is a state of level depth (a step error: the step
+	// from a state of level depth−1), or with depth 0 an initial state.
+	at := depth
+	if first.stepErr != nil {
+		at--
+	}
+	k, acts, err := trail(logs, at, first.h)
+	if err != nil {
+		return nil, err
+	}
+	path, err := e.replayFrom(k, acts)
+	if err != nil {
+		return nil, err
+	}
+	if first.stepErr != nil {
+		return nil, &StepError{Err: first.stepErr, Path: path, At: unpack(first.act)}
+	}
+	res.Violation = &Violation{What: first.what, Path: path}
+	return res, nil
+}
+
+// expand computes the successors of the state encoded as enc, of
+// fingerprint from, adding the new ones to the visited set, its path log
+// and its next level.
+func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
+	e := w.e
+	s := &w.s
+	if !e.readState(enc, s) {
+		w.err = errCorrupt
+		return
+	}
+	if err := e.decodeNodes(s); err != nil {
+		w.err = err
+		return
+	}
+	as := e.actions(s, w.as[:0])
+	w.as = as
+	if len(as) == 0 {
+		w.terminal++
+	}
+	for _, a := range as {
+		w.transitions++
+		p := &w.pend[w.turn]
+		if err := e.apply(s, a, &p.c, nil); err != nil {
+			if f := (&found{stepErr: err, h: from, act: a.pack()}); w.found == nil || f.better(w.found) {
+				w.found = f
+			}
+			return
+		}
+		e.legitimate(&p.c)
+		p.buf = appendState(p.buf[:0], &p.c)
+		p.h, p.from, p.act = hash64(p.buf), from, a.pack()
+		seen.prefetch(p.h)
+		// The successor before this one is looked up now: its slot was
+		// prefetched a successor's work ago.
+		w.turn ^= 1
+		q := &w.pend[w.turn]
+		p.ok = true
+		if q.ok && w.settle(q, seen, t) {
+			return
+		}
+	}
+}
+
+// pending is a successor computed, its visited-set lookup not yet done.
+type pending struct {
+	c       sys
+	buf     []byte
+	h, from uint64
+	act     uint32
+	ok      bool
+}
+
+// settle looks successor q up in the visited set and, if it is new, logs,
+// checks and keeps it; it reports whether a limit stops the search.
+func (w *worker) settle(q *pending, seen visited, t *tally) bool {
+	q.ok = false
+	if !seen.add(q.h, q.buf) {
+		return false
+	}
+	w.log.add(q.h, q.from, q.act)
+	w.pendStates++
+	if what := w.e.check(&q.c); what != "" {
+		if f := (&found{h: q.h, what: what}); w.found == nil || f.better(w.found) {
+			w.found = f
+		}
+	} else {
+		w.next.add(q.buf, q.h)
+	}
+	if w.pendStates >= flushEvery || w.pendStates >= t.cfg.MaxStates {
+		return w.flush(t)
+	}
+	return false
+}
+
+// drain settles the successors still pending.
+func (w *worker) drain(seen visited, t *tally) {
+	for k := range w.pend {
+		if w.pend[k].ok {
+			w.settle(&w.pend[k], seen, t)
+		}
+	}
+}
+
+// flushEvery is how many new states a worker counts before it adds them
+// to the search's tally (a shared counter written at every state would
+// move its cache line from core to core at every state).
+const flushEvery = 256
+
+// tally is what the workers of a level count together, and the limits.
+type tally struct {
+	cfg       *Config
+	states    atomic.Int64 // states reached
+	frontier  atomic.Int64 // bytes of the level being built
+	curSize   int64        // bytes of the level being expanded
+	stop      atomic.Bool  // a limit was reached
+	limitOnce sync.Once
+	limit     string
+}
+
+func (t *tally) setLimit(why string) {
+	t.limitOnce.Do(func() { t.limit = why })
+	t.stop.Store(true)
+}
+
+// flush adds the worker's new states and bytes to t and reports whether
+// a limit was reached.
+func (w *worker) flush(t *tally) bool {
+	n := t.states.Add(w.pendStates)
+	b := t.frontier.Add(w.next.size - w.counted)
+	w.pendStates, w.counted = 0, w.next.size
+	switch {
+	case n >= t.cfg.MaxStates:
+		t.setLimit(fmt.Sprintf("the state limit (%d states) was reached", t.cfg.MaxStates))
+	case b+t.curSize > t.cfg.MaxBytes:
+		t.setLimit(fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", t.cfg.MaxBytes))
+	}
+	return t.stop.Load()
+}
