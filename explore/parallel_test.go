@@ -7,12 +7,13 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // paperOpenCube is the open-cube with its failure protocol as §5 writes it.
 func paperOpenCube(t *testing.T, n int) proto.Algorithm {
 	t.Helper()
-	plan, err := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Seed: 1, Workload: bench.Sequential,
+	plan, err := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Seed: 1, Workload: workload.Sequential,
 		CSTime: bench.DefaultCSTime, FT: true, Protocol: bench.ProtocolPaper}.Resolve()
 	if err != nil {
 		t.Fatal(err)
