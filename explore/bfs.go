@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/ocbench/ocbench/internal/memsize"
 )
 
 // level is one BFS level: its states as records (the state's key, the
@@ -194,8 +196,8 @@ func (e *Explorer) runTracked() (*Result, error) {
 						res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
 						break
 					}
-					if next.size+cur.size > e.cfg.MaxBytes {
-						res.Limit = fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", e.cfg.MaxBytes)
+					if next.size+cur.size+seen.bytes()+8*int64(cap(parent)) > e.cfg.MaxBytes {
+						res.Limit = fmt.Sprintf("the search outgrew its memory limit (%s for the visited set, the states' parents and the BFS levels)", memsize.Format(float64(e.cfg.MaxBytes)))
 						break
 					}
 				}

@@ -15,7 +15,7 @@ type visited interface {
 	// prefetch starts bringing in the slot where h goes, without a lock:
 	// an add of h that follows other work then finds it in the cache.
 	prefetch(h uint64)
-	// bytes returns the memory the set takes.
+	// bytes returns the memory the set takes (kept as it grows: no lock).
 	bytes() int64
 }
 
@@ -30,6 +30,7 @@ const shardBits = 8
 // the second look visited: Collision gives the chance of that.
 type fpSet struct {
 	shards [1 << shardBits]fpShard
+	total  atomic.Int64 // bytes of the shards' tables
 }
 
 type fpShard struct {
@@ -48,6 +49,7 @@ func newFPSet() *fpSet {
 	for k := range s.shards {
 		s.shards[k].setSlots(make([]uint64, 8))
 	}
+	s.total.Store(int64(len(s.shards)) * 8 * 8)
 	return s
 }
 
@@ -72,6 +74,7 @@ func (s *fpSet) add(h uint64, _ []byte) bool {
 	sh := &s.shards[h>>(64-shardBits)]
 	sh.mu.Lock()
 	if sh.n*4 >= len(sh.slots)*3 {
+		s.total.Add(int64(len(sh.slots)) * 8) // the table doubles
 		sh.grow()
 	}
 	mask := uint64(len(sh.slots) - 1)
@@ -105,21 +108,13 @@ func (sh *fpShard) grow() {
 	}
 }
 
-func (s *fpSet) bytes() int64 {
-	var b int64
-	for k := range s.shards {
-		sh := &s.shards[k]
-		sh.mu.Lock()
-		b += int64(len(sh.slots)) * 8
-		sh.mu.Unlock()
-	}
-	return b
-}
+func (s *fpSet) bytes() int64 { return s.total.Load() }
 
 // exactSet keeps every state's encoding (--exact): a fingerprint's match
 // is checked against the encoding, so no collision can hide a state.
 type exactSet struct {
 	shards [1 << shardBits]exactShard
+	total  atomic.Int64 // bytes of the shards' tables and arenas
 }
 
 type exactShard struct {
@@ -127,7 +122,6 @@ type exactShard struct {
 	slots []uint64 // the fingerprint; 0: empty
 	refs  []ref    // where its encoding is, in arena
 	arena [][]byte // chunks, never copied as they fill
-	size  int64
 	n     int
 }
 
@@ -139,6 +133,7 @@ func newExactSet() *exactSet {
 		s.shards[k].slots = make([]uint64, 8)
 		s.shards[k].refs = make([]ref, 8)
 	}
+	s.total.Store(int64(len(s.shards)) * 8 * exactSlotBytes)
 	return s
 }
 
@@ -150,13 +145,18 @@ func (s *exactSet) add(h uint64, enc []byte) bool {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.n*4 >= len(sh.slots)*3 {
+		s.total.Add(int64(len(sh.slots)) * exactSlotBytes) // the tables double
 		sh.grow()
 	}
 	mask := uint64(len(sh.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		switch sh.slots[i] {
 		case 0:
+			chunks := len(sh.arena)
 			sh.slots[i], sh.refs[i] = h, sh.store(enc)
+			for _, c := range sh.arena[chunks:] {
+				s.total.Add(int64(cap(c)))
+			}
 			sh.n++
 			return true
 		case h:
@@ -177,7 +177,6 @@ func (sh *exactShard) store(enc []byte) ref {
 	}
 	off := len(sh.arena[k])
 	sh.arena[k] = append(sh.arena[k], enc...)
-	sh.size += int64(len(enc))
 	return ref{uint32(k), uint32(off), uint32(len(enc))}
 }
 
@@ -198,16 +197,10 @@ func (sh *exactShard) grow() {
 	}
 }
 
-func (s *exactSet) bytes() int64 {
-	var b int64
-	for k := range s.shards {
-		sh := &s.shards[k]
-		sh.mu.Lock()
-		b += int64(len(sh.slots))*20 + sh.size
-		sh.mu.Unlock()
-	}
-	return b
-}
+// exactSlotBytes is a slot of an exactSet's tables: a fingerprint and a ref.
+const exactSlotBytes = 8 + int64(unsafe.Sizeof(ref{}))
+
+func (s *exactSet) bytes() int64 { return s.total.Load() }
 
 // Collision is the probability that a 64-bit fingerprint collision hid a
 // state in a search that stored n states: a state is hidden when its

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ocbench/ocbench/internal/memsize"
 )
 
 // Run explores every state reachable from the initial configurations, in
@@ -144,7 +146,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 			return nil, err
 		}
 	}
-	tally := tally{cfg: &e.cfg}
+	tally := tally{cfg: &e.cfg, seen: seen}
 	tally.states.Store(states)
 	stop := &tally.stop
 	if states >= e.cfg.MaxStates {
@@ -345,6 +347,7 @@ const flushEvery = 256
 // tally is what the workers of a level count together, and the limits.
 type tally struct {
 	cfg       *Config
+	seen      visited
 	states    atomic.Int64 // states reached
 	frontier  atomic.Int64 // bytes of the level being built
 	curSize   int64        // bytes of the level being expanded
@@ -367,8 +370,8 @@ func (w *worker) flush(t *tally) bool {
 	switch {
 	case n >= t.cfg.MaxStates:
 		t.setLimit(fmt.Sprintf("the state limit (%d states) was reached", t.cfg.MaxStates))
-	case b+t.curSize > t.cfg.MaxBytes:
-		t.setLimit(fmt.Sprintf("the frontier outgrew its memory limit (%d bytes)", t.cfg.MaxBytes))
+	case b+t.curSize+t.seen.bytes() > t.cfg.MaxBytes:
+		t.setLimit(fmt.Sprintf("the search outgrew its memory limit (%s for the visited set and the BFS levels)", memsize.Format(float64(t.cfg.MaxBytes))))
 	}
 	return t.stop.Load()
 }

@@ -95,6 +95,7 @@ func TestFaults(t *testing.T) {
 		{finding: "40.10", args: []string{"explore", "--algo", "kofl", "--nodes", "2", "--transient", "--ell", "6"}, code: 2, want: "more than 20000000 initial configurations", limit: 5 * time.Second},
 		{finding: "40.10", args: []string{"explore", "--algo", "kofl", "--nodes", "2", "--transient", "--k-max", "99"}, code: 2, want: "more than 20000000 initial configurations", limit: 5 * time.Second},
 		{finding: "40.10", args: []string{"explore", "--algo", "kofl", "--nodes", "2", "--transient", "--ell", "5"}, code: 2, want: "initial configurations", limit: 5 * time.Second, long: true},
+		{finding: "40.11", args: []string{"--nodes", "8", "--requests", "10000000", "--max-memory", "100M"}, code: 2, want: "lower --nodes or --requests"},
 		{finding: "40.13", args: []string{"report", "-o", "out", "/dev/zero"}, code: 2, want: "/dev/zero is a character device, not a regular file"},
 		{finding: "40.13", args: []string{"report", "-o", "out", "mixed/f.json"}, code: 2, want: "mixed/f.json is a FIFO"},
 		{finding: "40.13", args: []string{"report", "-o", "out", "mixed"}, code: 0, want: "wrote out/report.md"},
@@ -298,4 +299,23 @@ func nobodyBinary(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestExploreMemoryBound: explore's --max-memory bounds the process (finding
+// 40.12: 1G peaked at 2.19 GB): a search that outgrows it stops INCOMPLETE
+// (exit 1) with a peak resident memory within an eighth over the budget.
+func TestExploreMemoryBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a search of 20 s")
+	}
+	const budget = 96 << 20
+	r := runFault(t, t.TempDir(), faultCase{args: []string{"explore", "--nodes", "64", "--max-memory", "96M", "--quiet"}, limit: 120 * time.Second})
+	switch {
+	case r.code != 1 || !strings.Contains(r.stdout, "INCOMPLETE: the search outgrew its memory limit"):
+		t.Fatalf("exit %d, stdout %.300q, stderr %.300q; want exit 1 and INCOMPLETE for memory", r.code, r.stdout, r.stderr)
+	case r.rss > budget+budget/8:
+		t.Errorf("peak RSS %d MiB with --max-memory 96M", r.rss>>20)
+	default:
+		t.Logf("peak RSS %d MiB with --max-memory 96M", r.rss>>20)
+	}
 }
