@@ -141,12 +141,13 @@ func TestBaselineViolation(t *testing.T) {
 
 // TestThinkOnlyForPoisson: the default think time N × cs-time is checked
 // against its bounds only where a workload thinks: make scale (N = 2^20,
-// sequential) must run, and a poisson run of that size is refused.
+// sequential) must run, and so must a poisson run of that size, whose
+// default think time is within MaxThink (TestDefaultThinkAtEveryN).
 func TestThinkOnlyForPoisson(t *testing.T) {
 	for _, c := range []struct {
 		workload workload.Kind
 		ok       bool
-	}{{"sequential", true}, {"saturated", true}, {"poisson", false}} {
+	}{{"sequential", true}, {"saturated", true}, {"poisson", true}} {
 		_, err := Spec{Algorithm: "opencube", Nodes: 1 << 20, Requests: 10, Workload: c.workload, CSTime: 1}.Normalized()
 		if (err == nil) != c.ok {
 			t.Errorf("%s at N=2^20: error %v", c.workload, err)

@@ -5,11 +5,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -222,7 +225,8 @@ func mustMkdir(t *testing.T, path string) {
 }
 
 // faultResult is how a fault case's process ended: its status (-1: killed
-// at the time limit), its output and its peak RSS in bytes.
+// at the time limit), its output and its peak RSS in bytes (as last seen
+// before it ended: pollPeak).
 type faultResult struct {
 	code           int
 	stdout, stderr string
@@ -258,16 +262,54 @@ func runFault(t *testing.T, dir string, c faultCase) faultResult {
 		case <-ended:
 		}
 	}()
+	var peak atomic.Int64
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		pollPeak(cmd.Process.Pid, ended, &peak)
+	}()
 	cmd.Wait()
 	close(ended)
-	r := faultResult{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	<-polled
+	r := faultResult{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String(), rss: peak.Load()}
 	if ctx.Err() != nil {
 		r.code = -1
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rss = ru.Maxrss << 10 // KiB on Linux
-	}
 	return r
+}
+
+// pollPeak keeps in peak the child pid's peak resident memory (VmHWM in
+// /proc/PID/status, bytes) until ended, reading it every 20 ms. A child's
+// getrusage maximum is no measure: Linux carries the parent's resident size
+// at the fork over into the child's (the test process's, often larger than
+// the child's own).
+func pollPeak(pid int, ended <-chan struct{}, peak *atomic.Int64) {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if kb, ok := vmHWM(string(b)); ok && kb<<10 > peak.Load() {
+				peak.Store(kb << 10)
+			}
+		}
+		select {
+		case <-ended:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// vmHWM returns the VmHWM line's value (kB) of a /proc status file.
+func vmHWM(status string) (int64, bool) {
+	for _, line := range strings.Split(status, "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb, err == nil
+		}
+	}
+	return 0, false
 }
 
 // nobodyBinary returns a copy of this test binary that user nobody may run
