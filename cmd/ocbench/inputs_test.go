@@ -39,7 +39,7 @@ func TestNoInputHangs(t *testing.T) {
 		flag string // the flag a refusal names; "" if the run must go ahead
 		want string // what the refusal says of the accepted values
 	}{
-		{[]string{"--cs-time", "0"}, "--think", "[0.001, 1e6]"}, // the ipsc2 preset: think time 10·N·0
+		{[]string{"--cs-time", "0"}, "--think", "[0.001, 1e6]"},                          // the ipsc2 preset: think time 10·N·0
 		{[]string{"--preset", "ipsc2", "--cs-time", "1e6"}, "--think", "[0.001, 3.2e7]"}, // 10·N·cs-time, above N·cs-time
 		{[]string{"--think", "1e308"}, "--think", "[0.001, 1e6]"},
 		{[]string{"--think", "-1"}, "--think", "[0.001, 1e6]"},
