@@ -51,7 +51,9 @@ func main() {
 const badInputGrace = 500 * time.Millisecond
 
 type options struct {
-	maxMemory string // --max-memory ("": bench.DefaultMaxMemory)
+	maxMemory string  // --max-memory ("": bench.DefaultMaxMemory)
+	budget    float64 // the memory budget in bytes, from --max-memory
+	jobs      int     // --jobs: runs at once in the simulator (0 until configs: the cores)
 	preset    string
 	algos     []string
 	nodes     []int
@@ -130,6 +132,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+bench.Join(bench.Workloads))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
+	fs.IntVar(&o.jobs, "jobs", 0, "runs at once in the simulator, in 0..1024 (0: as many as the machine has cores): the command's runs (seeds, N, algorithms) on this many workers, within --max-memory together; the output and the saved runs are those of --jobs 1 (under mpirun: 1)")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
 	fs.BoolVar(&o.wide, "wide", false, fmt.Sprintf("print every column of the table, in lines as long as they need (default: the key columns, in %d columns)", results.Width))
 	fs.StringSliceVar(&o.columns, "columns", nil, "the table's columns, comma-separated, in this order (e.g. algorithm,N,msg/cs-mean,p99; a wrong name lists the table's columns)")
@@ -177,6 +180,9 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version (as ocbench version)")
 	return fs
 }
+
+// maxJobs is the most workers --jobs takes.
+const maxJobs = 1024
 
 // limits is the help's paragraph on the bounds of the flags and the budget
 // of a run (bench.MaxTime, bench.MinThink, bench.MinUp, budgetFor).
@@ -293,7 +299,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 		return 2
 	}
-	o.save.args = args
+	o.save.args = withoutJobs(args)
 	if defaultsToPreset(fs, o.algos) {
 		o.preset = "ipsc2"
 	}
@@ -435,6 +441,12 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	if o.lateFactor == 0 { // the spec reads 0 as the default, 10
 		return nil, usageError{fmt.Errorf("--late-factor: 0 is not in (1, %s] (a multiple of δ)", num(bench.MaxTime))}
 	}
+	if o.jobs < 0 || o.jobs > maxJobs {
+		return nil, usageError{fmt.Errorf("--jobs: %d is not in 0..%d", o.jobs, maxJobs)}
+	}
+	if o.jobs == 0 {
+		o.jobs = runtime.NumCPU()
+	}
 	var out []config
 	budget := bench.DefaultMaxMemory()
 	if o.maxMemory != "" {
@@ -444,6 +456,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		budget = b
 	}
+	o.budget = budget
 	for _, sh := range shapes {
 		think := o.think
 		if o.thinkPerN != 0 { // a multiple of N·cs-time (presets)
