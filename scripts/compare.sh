@@ -8,17 +8,20 @@
 # readable tables published/compare/*.txt and the saved runs
 # published/compare/data/*.json.
 # Usage: scripts/compare.sh [seed]; RESULTS=DIR writes into DIR instead of
-# published/.
+# published/; JOBS=N runs ocbench with --jobs N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 requests=2000
+# JOBS=N: every run of ocbench on N workers (--jobs N; default: ocbench's,
+# the machine's cores); the tables and saved runs are the same for any N.
+jobs=(${JOBS:+--jobs "$JOBS"})
 make -s build
 results=${RESULTS:-published}
-out=$published/compare
+out=$results/compare
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
-rm -rf "$out" "$published/compare.md"
+rm -rf "$out" "$results/compare.md"
 mkdir -p "$out/data"
 # Every algorithm of the group all but raynal, whose 2(N−1)² messages per
 # request (more under saturation: it polls) would take hours at N = 256; it
@@ -26,11 +29,11 @@ mkdir -p "$out/data"
 algos=$(./ocbench --algo list | awk '/^  / && / all/ && $1 != "raynal" { print $1 }' | paste -sd, -)
 for w in sequential poisson saturated; do
   echo "== $w: ./ocbench --algo (all but raynal) --nodes 16,64,256 --workload $w --requests $requests --seed $seed"
-  ./ocbench --algo "$algos" --nodes 16,64,256 --workload "$w" --requests "$requests" --seed "$seed" \
+  ./ocbench "${jobs[@]}" --algo "$algos" --nodes 16,64,256 --workload "$w" --requests "$requests" --seed "$seed" \
     --out "$runs/$w" --quiet | tee "$out/$w.txt"
   cp "$runs/$w"/runs/*.json "$out/data/$w.json"
   echo "== $w: ./ocbench --algo raynal --nodes 16,64 --workload $w --requests 200 --seed $seed"
-  ./ocbench --algo raynal --nodes 16,64 --workload "$w" --requests 200 --seed "$seed" \
+  ./ocbench "${jobs[@]}" --algo raynal --nodes 16,64 --workload "$w" --requests 200 --seed "$seed" \
     --out "$runs/raynal-$w" --quiet | tee "$out/raynal-$w.txt"
   cp "$runs/raynal-$w"/runs/*.json "$out/data/raynal-$w.json"
 done
@@ -39,7 +42,7 @@ done
 for rho in 0.01 0.1 0.5 2 10; do
   think=$(awk "BEGIN { print 64 / $rho }")
   echo "== load ρ = $rho: ./ocbench --algo (all but raynal) --nodes 64 --workload poisson --think $think --requests $requests --seed $seed"
-  ./ocbench --algo "$algos" --nodes 64 --workload poisson --think "$think" --requests "$requests" --seed "$seed" \
+  ./ocbench "${jobs[@]}" --algo "$algos" --nodes 64 --workload poisson --think "$think" --requests "$requests" --seed "$seed" \
     --out "$runs/load-$rho" --quiet > "$out/load-rho-$rho.txt"
   cp "$runs/load-$rho"/runs/*.json "$out/data/load-rho-$rho.json"
 done

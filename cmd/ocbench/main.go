@@ -595,6 +595,7 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		list[0].spec.Trace, list[0].spec.TraceTree = w, true
 	}
 	done := &finished{runs: make([][]*results.Run, len(list))}
+	defer ballast(o)()
 	it := &interrupted{o: o, list: list, done: done, sv: sv, prog: prog, trace: traceFile, stderr: stderr}
 	release, stop := catchInterrupts(it)
 	defer stop()
