@@ -6,17 +6,18 @@
 # Every row sits under a header with its columns: every call prints one
 # column set (--columns), and a block repeats the header only where it
 # changes. Usage: scripts/crash-sweep.sh [seed]; RESULTS=DIR writes into DIR
-# instead of published/.
+# instead of published/; JOBS=N runs ocbench with --jobs N (default: the
+# machine's cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 make -s build
 results=${RESULTS:-published}
-out=$published/crash-sweep.txt
-plots=$published/crash-sweep
+out=$results/crash-sweep.txt
+plots=$results/crash-sweep
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
-common=(--workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 --out "$runs" --quiet)
+common=(${JOBS:+--jobs "$JOBS"} --workload poisson --cs-time 1 --downtime 20 --seed "$seed" --repeat 3 --out "$runs" --quiet)
 # Every call prints the same columns (--columns: a column shows even when it
 # is "-" in every row, e.g. paper away from N = 32 and 64), so that the rows
 # of several calls line up under one heading.

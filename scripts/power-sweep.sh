@@ -5,10 +5,12 @@
 # per power and 3 seeds per N. Prints, and writes to published/power-sweep.txt
 # (RESULTS=DIR: DIR/power-sweep.txt), one line per N: N, the failures, the
 # stratified estimate and (power, failures, mean) for every power, then any
-# violation. It fits no growth law; docs/failures.md reads it.
+# violation. It fits no growth law; docs/failures.md reads it. JOBS=N runs
+# ocbench with --jobs N (default: the machine's cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s build
+jobs=(${JOBS:+--jobs "$JOBS"})
 out=${RESULTS:-published}/power-sweep.txt
 mkdir -p "$(dirname "$out")"
 {
@@ -19,7 +21,7 @@ echo "# ./ocbench --nodes N --crashes 30·(log2 N + 1) --crash-every 1000 --thin
 echo "# N, failures, stratified overhead per failure (msg), [(victim power, failures, mean overhead)], violation"
 for n in 16 32 64 128 256 512 1024 2048 4096; do
   p=$(python3 -c "import math;print(int(math.log2($n)))")
-  ./ocbench --nodes $n --crashes $((30*(p+1))) --crash-every 1000 --think $((10*n)) --workload poisson --cs-time 1 --downtime 20 --crash-target power --repeat 3 --no-save --json --check counts 2>/dev/null | python3 -c "
+  ./ocbench "${jobs[@]}" --nodes $n --crashes $((30*(p+1))) --crash-every 1000 --think $((10*n)) --workload poisson --cs-time 1 --downtime 20 --crash-target power --repeat 3 --no-save --json --check counts 2>/dev/null | python3 -c "
 import json,sys
 r=json.load(sys.stdin)['runs'][0]
 print($n, r['failures'], round(r['overhead_stratified'],2), [(s['power'],s['failures'],round(s['mean'],1)) for s in r['overhead_by_victim_power']], r.get('violation',''))"

@@ -56,7 +56,9 @@ func main() {
 const badInputGrace = 500 * time.Millisecond
 
 type options struct {
-	maxMemory string // --max-memory ("": memsize.Budget)
+	maxMemory string  // --max-memory ("": memsize.Budget)
+	budget    float64 // the memory budget in bytes, from --max-memory
+	jobs      int     // --jobs: runs at once in the simulator (0 until configs: the cores)
 	preset    string
 	algos     []string
 	nodes     []int
@@ -135,6 +137,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.workload, "workload", "sequential", "workload: "+field.Join(workload.Kinds))
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
+	fs.IntVar(&o.jobs, "jobs", 0, "runs at once in the simulator, in 0..1024 (0: as many as the machine has cores): the command's runs (seeds, N, algorithms) on this many workers, within --max-memory together; the output and the saved runs are those of --jobs 1 (under mpirun: 1)")
 	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
 	fs.BoolVar(&o.wide, "wide", false, fmt.Sprintf("print every column of the table, in lines as long as they need (default: the key columns, in %d columns)", results.Width))
 	fs.StringSliceVar(&o.columns, "columns", nil, "the table's columns, comma-separated, in this order (e.g. algorithm,N,msg/cs-mean,p99; a wrong name lists the table's columns)")
@@ -182,6 +185,9 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version (as ocbench version)")
 	return fs
 }
+
+// maxJobs is the most workers --jobs takes.
+const maxJobs = 1024
 
 // limits is the help's paragraph on the bounds of the flags and the budget
 // of a run (field.MaxTime, bench.MinThink, faults.MinUp, budgetFor).
@@ -293,7 +299,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 		return 2
 	}
-	o.save.args = args
+	o.save.args = withoutJobs(args)
 	if defaultsToPreset(fs, o.algos) {
 		o.preset = "ipsc2"
 	}
@@ -455,6 +461,12 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 	if o.lateFactor == 0 { // the spec reads 0 as the default, 10
 		return nil, usageError{fmt.Errorf("--late-factor: 0 is not in (1, %s] (a multiple of δ)", num(field.MaxTime))}
 	}
+	if o.jobs < 0 || o.jobs > maxJobs {
+		return nil, usageError{fmt.Errorf("--jobs: %d is not in 0..%d", o.jobs, maxJobs)}
+	}
+	if o.jobs == 0 {
+		o.jobs = runtime.NumCPU()
+	}
 	var out []config
 	budget := memsize.Budget()
 	if o.maxMemory != "" {
@@ -464,6 +476,7 @@ func configs(o *options, fs *pflag.FlagSet) ([]config, error) {
 		}
 		budget = b
 	}
+	o.budget = budget
 	for _, sh := range shapes {
 		think := o.think
 		if o.thinkPerN != 0 { // a multiple of N·cs-time (presets)
@@ -602,6 +615,7 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		list[0].spec.Trace, list[0].spec.TraceTree = w, true
 	}
 	done := &finished{runs: make([][]*results.Run, len(list))}
+	defer ballast(o)()
 	it := &interrupted{o: o, list: list, done: done, sv: sv, prog: prog, trace: traceFile, stderr: stderr}
 	release, stop := catchInterrupts(it)
 	defer stop()

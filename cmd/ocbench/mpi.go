@@ -109,6 +109,8 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		refusal = usageError{fmt.Errorf("--clock: unknown clock %q (allowed: virtual, wall)", o.clock)}
 	case o.clock == "virtual" && o.deltaAuto:
 		refusal = usageError{fmt.Errorf("--delta auto measures wall-clock delivery times, and this run is in virtual time; give --clock wall or a δ")}
+	case fs.Changed("jobs") && o.jobs != 1:
+		refusal = usageError{fmt.Errorf("--jobs: under mpirun the ranks run the runs, one job at a time; drop --jobs (or give 1)")}
 	case o.clock == "wall" && fs.Changed("verify"):
 		refusal = usageError{fmt.Errorf("--verify: it replays runs in virtual time, and --clock wall runs in real time (its parity test compares them); drop --verify")}
 	}
@@ -123,6 +125,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 			o.minDelay = 0 // real delays
 		}
 	}
+	o.jobs = 1 // the ranks run the runs
 	o.rt = o.mpiRuntime(rank.MPI{}, 0)
 	var code int
 	err := mpi.OnThread(func() error {
@@ -343,10 +346,13 @@ func batches(o *options, list []config) [][]seedRun {
 
 // runAll runs every configuration of list with the seeds of --repeat in the
 // runtime of o, in batches, and returns each configuration's records in
-// seed order. Under MPI only rank 0 gets records.
+// seed order. Under MPI only rank 0 gets records. In the simulator the
+// batches run on o.jobs workers (runPool); under MPI one after the other.
 func runAll(o *options, list []config, prog *progress, done *finished) ([][]*results.Run, error) {
 	out := make([][]*results.Run, len(list))
-	for _, b := range batches(o, list) {
+	bs := batches(o, list)
+	do := func(i int) ([]*results.Run, error) {
+		b := bs[i]
 		specs := make([]bench.Spec, len(b))
 		for i, r := range b {
 			specs[i] = list[r.c].spec
@@ -360,10 +366,28 @@ func runAll(o *options, list []config, prog *progress, done *finished) ([][]*res
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", describeBatch(list, b), err)
 		}
-		for i, r := range got {
-			out[b[i].c] = append(out[b[i].c], r)
-			done.add(b[i].c, r)
+		return got, nil
+	}
+	emit := func(i int, got []*results.Run) error {
+		for k, r := range got {
+			c := bs[i][k].c
+			out[c] = append(out[c], r)
+			done.add(c, r)
 		}
+		return nil
+	}
+	if o.runtimeInfo != nil || o.jobs <= 1 {
+		for i := range bs {
+			got, err := do(i)
+			if err != nil {
+				return nil, err
+			}
+			emit(i, got)
+		}
+		return out, nil
+	}
+	if err := runPool(o, list, bs, do, emit); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

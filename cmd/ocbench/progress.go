@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,11 +17,12 @@ import (
 
 // progress shows how far the runs have got on stderr, in one line redrawn
 // in place: failures injected of the total (runs with crashes) or requests
-// served of the total, elapsed time and time left. The line is at most the
-// terminal's width less one (so that the terminal never wraps it onto a
-// second line, which a redraw from its start would leave behind), measured
-// at every redraw. It is nil (and costs nothing) when stderr is not a
-// terminal or with --quiet.
+// served of the total, elapsed time and time left, counted over every run
+// under way (the workers of --jobs, the runs of an MPI job). The line is at
+// most the terminal's width less one (so that the terminal never wraps it
+// onto a second line, which a redraw from its start would leave behind),
+// measured at every redraw. It is nil (and costs nothing) when stderr is
+// not a terminal or with --quiet.
 type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -33,10 +35,18 @@ type progress struct {
 	its      string // what the bar counts: "failures injected" or "requests served"
 	total    int64  // failures or requests in all
 	runs     int    // runs in all
-	batch    int    // runs the current call covers (an MPI job's)
+	batch    int    // runs under way (the workers' runs, an MPI job's)
 	run      int    // runs finished
 	doneBase int64  // failures or requests of the finished runs
 	served   int64  // requests served by the finished runs
+	live     []*runSlot
+}
+
+// runSlot is what one callback has reported of the runs it covers, while
+// they are under way.
+type runSlot struct {
+	v, served int64 // failures or requests so far; requests served so far
+	runs      int   // runs it covers (at least 1)
 }
 
 // progressEvery is the least time between two redraws.
@@ -113,17 +123,17 @@ func termWidth(f *os.File) int {
 	return w
 }
 
-// describe is the text before the bar: which run, or under MPI which runs
-// at once.
+// describe is the text before the bar: which run, or which runs are under
+// way at once (--jobs, an MPI job).
 func (p *progress) describe() string {
-	if p.batch > 1 { // an MPI job runs several at once
+	if p.batch > 1 {
 		return fmt.Sprintf("runs %d–%d/%d", min(p.run+1, p.runs), min(p.run+p.batch, p.runs), p.runs)
 	}
 	return fmt.Sprintf("run %d/%d", min(p.run+1, p.runs), p.runs)
 }
 
 // extra is what the line says after the count when there is room: with
-// crashes, the requests served so far (served of the current run).
+// crashes, the requests served so far (served of the runs under way).
 func (p *progress) extra(served int64) string {
 	if !p.crashes {
 		return ""
@@ -131,28 +141,41 @@ func (p *progress) extra(served int64) string {
 	return fmt.Sprintf(", %d requests served", p.served+served)
 }
 
-// callback returns the bench.Spec.Progress of the next run, or nil.
+// callback returns the bench.Spec.Progress of the next run (or MPI job),
+// or nil. The callbacks of runs under way at once (--jobs) may be called
+// from their own goroutines: the line adds them up.
 func (p *progress) callback() func(bench.Progress) {
 	if p == nil {
 		return nil
 	}
+	slot := &runSlot{}
 	return func(b bench.Progress) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.batch = b.Runs
-		v := b.Served
+		if !slices.Contains(p.live, slot) {
+			p.live = append(p.live, slot)
+		}
+		slot.v, slot.served, slot.runs = b.Served, b.Served, max(b.Runs, 1)
 		if p.crashes {
-			v = int64(b.Failures)
+			slot.v = int64(b.Failures)
+		}
+		p.batch = 0
+		v, served := p.doneBase, int64(0)
+		for _, l := range p.live {
+			p.batch += l.runs
+			v += l.v
+			served += l.served
 		}
 		if now := p.now(); now.Sub(p.drawn) >= progressEvery || b.Done {
 			p.drawn = now
-			fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(p.doneBase+v, p.extra(b.Served), now, p.width()))
+			fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(v, p.extra(served), now, p.width()))
 			p.shown = true
 		}
 		if b.Done {
-			p.doneBase += v
-			p.served += b.Served
-			p.run += max(b.Runs, 1)
+			p.doneBase += slot.v
+			p.served += slot.served
+			p.run += slot.runs
+			p.live = slices.DeleteFunc(p.live, func(l *runSlot) bool { return l == slot })
 		}
 	}
 }

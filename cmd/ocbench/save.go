@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -156,6 +157,9 @@ func outputError(err error, saved string, saveErr error, stderr io.Writer) error
 // SIGPIPE (status 141): the run is saved before anything is printed.
 func ignoreSIGPIPE() { signal.Ignore(syscall.SIGPIPE) }
 
+// clock is the time of a save (tests replace it).
+var clock = time.Now
+
 // environment describes this run for the saved file.
 func environment(o *options, list []config) results.Environment {
 	host, _ := os.Hostname()
@@ -172,6 +176,7 @@ func environment(o *options, list []config) results.Environment {
 		Preset:       o.preset,
 		Command:      results.QuoteCommand(append([]string{"ocbench"}, o.save.args...)),
 		Header:       header(o, list),
+		Date:         clock().UTC().Format(time.RFC3339),
 	}
 	if mpi.Compiled() {
 		e.MPILibrary = mpi.LibraryVersion()
