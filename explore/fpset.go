@@ -93,19 +93,8 @@ func (s *fpSet) add(h uint64, _ []byte) bool {
 }
 
 func (sh *fpShard) grow() {
-	old := sh.slots
-	sh.setSlots(make([]uint64, 2*len(old)))
-	mask := uint64(len(sh.slots) - 1)
-	for _, h := range old {
-		if h == 0 {
-			continue
-		}
-		i := h & mask
-		for sh.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		sh.slots[i] = h
-	}
+	slots, _ := doubled[struct{}](sh.slots, nil)
+	sh.setSlots(slots)
 }
 
 func (s *fpSet) bytes() int64 { return s.total.Load() }
@@ -180,22 +169,7 @@ func (sh *exactShard) store(enc []byte) ref {
 	return ref{uint32(k), uint32(off), uint32(len(enc))}
 }
 
-func (sh *exactShard) grow() {
-	old, oldRefs := sh.slots, sh.refs
-	sh.slots = make([]uint64, 2*len(old))
-	sh.refs = make([]ref, 2*len(old))
-	mask := uint64(len(sh.slots) - 1)
-	for k, h := range old {
-		if h == 0 {
-			continue
-		}
-		i := h & mask
-		for sh.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		sh.slots[i], sh.refs[i] = h, oldRefs[k]
-	}
-}
+func (sh *exactShard) grow() { sh.slots, sh.refs = doubled(sh.slots, sh.refs) }
 
 // exactSlotBytes is a slot of an exactSet's tables: a fingerprint and a ref.
 const exactSlotBytes = 8 + int64(unsafe.Sizeof(ref{}))
@@ -209,4 +183,31 @@ func (s *exactSet) bytes() int64 { return s.total.Load() }
 func Collision(n int64) float64 {
 	f := float64(n)
 	return f * (f - 1) / 2 / (1 << 64)
+}
+
+// doubled returns an open-addressing table of fingerprints (0: an empty
+// slot) and the values beside them (vals, parallel to slots; nil for a
+// set without values) in tables twice as large, each fingerprint at its
+// place by linear probing: what every visited set does when it grows.
+func doubled[V any](slots []uint64, vals []V) ([]uint64, []V) {
+	out := make([]uint64, 2*len(slots))
+	var outVals []V
+	if vals != nil {
+		outVals = make([]V, 2*len(slots))
+	}
+	mask := uint64(len(out) - 1)
+	for k, h := range slots {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for out[i] != 0 {
+			i = (i + 1) & mask
+		}
+		out[i] = h
+		if vals != nil {
+			outVals[i] = vals[k]
+		}
+	}
+	return out, outVals
 }

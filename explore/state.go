@@ -345,24 +345,7 @@ func (s *hashSet) add(h uint64, id uint32) (uint32, bool) {
 	}
 }
 
-func (s *hashSet) grow() {
-	old, oldIDs := s.slots, s.ids
-	s.slots = make([]uint64, 2*len(old))
-	s.ids = make([]uint32, 2*len(old))
-	s.n = 0
-	mask := uint64(len(s.slots) - 1)
-	for k, h := range old {
-		if h == 0 {
-			continue
-		}
-		i := h & mask
-		for s.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		s.slots[i], s.ids[i] = h, oldIDs[k]
-		s.n++
-	}
-}
+func (s *hashSet) grow() { s.slots, s.ids = doubled(s.slots, s.ids) }
 
 // bytes returns the memory the set takes.
 func (s *hashSet) bytes() int64 { return int64(len(s.slots)) * 12 }
