@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocbench/ocbench/internal/memsize"
 	"github.com/ocbench/ocbench/workload"
 )
 
@@ -28,15 +29,11 @@ func TestMemoryPerRequest(t *testing.T) {
 		if _, err := Run(spec(workload.Kind(w), requests)); err != nil {
 			t.Fatal(err)
 		}
-		status, err := os.ReadFile("/proc/self/status")
+		peak, err := memsize.Peak(os.Getpid())
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, line := range strings.Split(string(status), "\n") {
-			if strings.HasPrefix(line, "VmHWM:") {
-				fmt.Println(line) // the peak, which the parent reads
-			}
-		}
+		fmt.Printf("peak %.0f\n", peak) // which the parent reads
 		return
 	}
 	if testing.Short() {
@@ -50,17 +47,15 @@ func TestMemoryPerRequest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("child %s: %v\n%s", child, err, out)
 		}
-		// The child's own peak (VmHWM): its getrusage maximum would carry
-		// this process's resident size at the fork over.
+		// The child's own peak (memsize.Peak), as it printed it.
 		for _, line := range strings.Split(string(out), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-				kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-				if err == nil {
-					return kb * 1024
+			if v, ok := strings.CutPrefix(line, "peak "); ok {
+				if b, err := strconv.ParseFloat(v, 64); err == nil {
+					return b
 				}
 			}
 		}
-		t.Fatalf("child %s printed no VmHWM line:\n%s", child, out)
+		t.Fatalf("child %s printed no peak:\n%s", child, out)
 		return 0
 	}
 	for _, w := range []workload.Kind{workload.Sequential, workload.Saturated, workload.Poisson} {

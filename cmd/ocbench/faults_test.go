@@ -5,17 +5,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ocbench/ocbench/internal/memsize"
 )
 
 // faultCase is one command line of the fault-injection suite, run as a
@@ -278,20 +278,14 @@ func runFault(t *testing.T, dir string, c faultCase) faultResult {
 	return r
 }
 
-// pollPeak keeps in peak the child pid's peak resident memory (VmHWM in
-// /proc/PID/status, bytes) until ended, reading it every 20 ms. A child's
-// getrusage maximum is no measure: Linux carries the parent's resident size
-// at the fork over into the child's (the test process's, often larger than
-// the child's own).
+// pollPeak keeps in peak the child pid's peak resident memory
+// (memsize.Peak, bytes) until ended, reading it every 20 ms.
 func pollPeak(pid int, ended <-chan struct{}, peak *atomic.Int64) {
-	path := fmt.Sprintf("/proc/%d/status", pid)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if b, err := os.ReadFile(path); err == nil {
-			if kb, ok := vmHWM(string(b)); ok && kb<<10 > peak.Load() {
-				peak.Store(kb << 10)
-			}
+		if b, err := memsize.Peak(pid); err == nil && int64(b) > peak.Load() {
+			peak.Store(int64(b))
 		}
 		select {
 		case <-ended:
@@ -299,17 +293,6 @@ func pollPeak(pid int, ended <-chan struct{}, peak *atomic.Int64) {
 		case <-tick.C:
 		}
 	}
-}
-
-// vmHWM returns the VmHWM line's value (kB) of a /proc status file.
-func vmHWM(status string) (int64, bool) {
-	for _, line := range strings.Split(status, "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb, err == nil
-		}
-	}
-	return 0, false
 }
 
 // nobodyBinary returns a copy of this test binary that user nobody may run

@@ -1,6 +1,6 @@
 // Package memsize reads and writes memory sizes (512 B, 1.5 GiB; --max-memory
-// 3G) and gives the default memory budget of a process: half of the
-// machine's memory.
+// 3G), gives the default memory budget of a process (half of the machine's
+// memory) and reads a process's peak resident memory.
 package memsize
 
 import (
@@ -27,15 +27,32 @@ const Fallback = 4 << 30
 
 // memTotal reads MemTotal (bytes) from a meminfo file.
 func memTotal(path string) (float64, error) {
-	f, err := os.Open(path)
+	t, err := kBField(path, "MemTotal")
 	if err != nil {
 		return 0, fmt.Errorf("memory budget: %w", err)
+	}
+	return t, nil
+}
+
+// Peak returns the peak resident memory of process pid, in bytes: VmHWM
+// in /proc/PID/status (Linux). It is the process's own, where a child's
+// getrusage maximum carries over its parent's resident size at the fork.
+func Peak(pid int) (float64, error) {
+	return kBField(fmt.Sprintf("/proc/%d/status", pid), "VmHWM")
+}
+
+// kBField reads the field key, a size in kB ("MemTotal:  24 kB"), from a
+// /proc file of such lines, in bytes.
+func kBField(path, key string) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || k != "MemTotal" {
+		if !ok || k != key {
 			continue
 		}
 		fs := strings.Fields(v)
@@ -44,11 +61,11 @@ func memTotal(path string) (float64, error) {
 		}
 		kb, err := strconv.ParseFloat(fs[0], 64)
 		if err != nil {
-			return 0, fmt.Errorf("memory budget: MemTotal in %s: %w", path, err)
+			return 0, fmt.Errorf("%s in %s: %w", key, path, err)
 		}
 		return kb * 1024, nil
 	}
-	return 0, fmt.Errorf("memory budget: no MemTotal in kB in %s", path)
+	return 0, fmt.Errorf("no %s in kB in %s", key, path)
 }
 
 // Format formats a number of bytes with a binary unit: 512 B, 1.5 GiB.

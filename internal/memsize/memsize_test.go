@@ -1,6 +1,9 @@
 package memsize
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestParse: sizes with and without units are read, and what is not a
 // positive finite size is refused; MemTotal, where readable, is positive.
@@ -20,5 +23,20 @@ func TestParse(t *testing.T) {
 	}
 	if m, err := memTotal("/proc/meminfo"); err == nil && m <= 0 {
 		t.Errorf("MemTotal %g", m)
+	}
+}
+
+// TestPeak: this process's peak resident memory, where /proc has it, is
+// a positive size, and a process that does not exist has none.
+func TestPeak(t *testing.T) {
+	p, err := Peak(os.Getpid())
+	if err != nil {
+		t.Skipf("no VmHWM here: %v", err)
+	}
+	if p <= 0 {
+		t.Errorf("peak %g bytes", p)
+	}
+	if _, err := Peak(-1); err == nil {
+		t.Error("Peak(-1) found a process")
 	}
 }
