@@ -112,7 +112,7 @@ func TestCountsReachRecord(t *testing.T) {
 			return &c
 		}
 		reaches(t, bg, func(c *sim.Counts) []byte {
-			return encode(Record(spec, &Outcome{Runtime: "sim", Ranks: 1, Issued: 1, Served: 1, Counts: *c}))
+			return encode(Record(MustResolve(spec), &Outcome{Runtime: "sim", Ranks: 1, Issued: 1, Served: 1, Counts: *c}))
 		})
 	})
 }

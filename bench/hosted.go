@@ -5,7 +5,6 @@ import (
 
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/proto"
-	"github.com/ocbench/ocbench/results"
 	"github.com/ocbench/ocbench/workload"
 )
 
@@ -18,14 +17,6 @@ import (
 func (s Spec) Normalized() (Spec, error) {
 	s.fill()
 	return s, s.Validate()
-}
-
-// NewNodes returns the N nodes of the experiment, node i with id i, in their
-// initial configuration: the algorithm's nodes, with its failure protocol
-// when the spec runs one (proto.FaultTolerantAlgorithm). s is valid.
-func NewNodes(s Spec) []proto.Node {
-	plan := MustResolve(s)
-	return plan.Algorithm.NewNodes(plan.Spec.Nodes)
 }
 
 // newArray returns algo's n nodes and, for an algorithm whose nodes have
@@ -68,9 +59,4 @@ func Duration(s Spec, plan []faults.Fault) float64 {
 		work = float64(s.Requests) * s.CSTime * s.Delta
 	}
 	return max(end, work) + Settle(s)
-}
-
-// NewRecord returns the record of a run of s with the fields every run has.
-func NewRecord(s Spec, runtime string, ranks int, checks string, issued, served int64) *results.Run {
-	return newRecord(MustResolve(s), runtime, ranks, checks, issued, served)
 }

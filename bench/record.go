@@ -65,7 +65,7 @@ type Finding struct {
 // run stopped at a safety violation, a stall is one liveness violation and
 // so are requests of nodes that stayed up and were never served (the
 // requests lost), described if nothing else is.
-func Record(spec Spec, o *Outcome) *results.Run { return recordOf(MustResolve(spec), o) }
+func Record(plan *Plan, o *Outcome) *results.Run { return recordOf(plan, o) }
 
 // recordOf is Record of a run of plan.
 func recordOf(plan *Plan, o *Outcome) *results.Run {
@@ -324,11 +324,11 @@ func fill(t *sim.Counts, r *results.Run, plan *Plan, perRequest []float64) {
 	}
 }
 
-// Event returns the count in c of the event that the spec's algorithm
+// Event returns the count in c of the event that the plan's algorithm
 // calls name (0 if it has none of that name): the record's fields that are
 // events of the failure protocol read them by name.
-func Event(c *sim.Counts, spec Spec, name string) int64 {
-	return c.Event(MustResolve(spec).Algorithm.Events(), name)
+func Event(c *sim.Counts, plan *Plan, name string) int64 {
+	return c.Event(plan.Algorithm.Events(), name)
 }
 
 // kDistribution counts the requests of the given tags by their k.
@@ -402,20 +402,19 @@ func recordK(r *results.Run, plan *Plan, o *outcome) {
 	r.Stabilization = stab
 }
 
-// FillKExclusion writes into r, the record of a run of s on a runtime
+// FillKExclusion writes into r, the record of a run of plan on a runtime
 // other than the simulator, what it says of a k-exclusion algorithm: ℓ, K,
 // the k distribution of the requests of serials tags, the messages per
 // served request (they serve no one request; msgs_per_entry is the same,
 // over the whole run), and the transient plan.
 // The stabilization time is the simulator's alone (the legitimacy
 // predicate reads the whole system).
-func FillKExclusion(r *results.Run, s Spec, tags []uint32) {
-	plan := MustResolve(s)
+func FillKExclusion(r *results.Run, plan *Plan, tags []uint32) {
 	k := plan.KExclusion
 	if k == nil {
 		return
 	}
-	s = plan.Spec
+	s := plan.Spec
 	r.Ell, r.KMax = k.Units()
 	r.KDistribution = map[string]int64{}
 	for _, tag := range tags {

@@ -142,12 +142,11 @@ type transient struct {
 }
 
 // ArbitraryConfiguration makes the arbitrary initial configuration of a
-// run of s with the initial plan: it scrambles every node (all of them,
+// run of plan with the initial transient plan: it scrambles every node (all of them,
 // whichever a runtime hosts: every rank of an MPI job draws the same) and
 // returns the junk messages for the links, 0..LinkCap out of each node,
 // node by node. The draws are the transient stream's, from the seed.
-func ArbitraryConfiguration(s Spec, nodes []proto.Node) []proto.Message {
-	plan := MustResolve(s)
+func ArbitraryConfiguration(plan *Plan, nodes []proto.Node) []proto.Message {
 	return plan.Spec.Transient.Configuration(plan.Algorithm, plan.Spec.Seed, nodes, rand.New(rand.NewPCG(plan.Spec.Seed, stream.Transient)))
 }
 

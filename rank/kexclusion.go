@@ -21,7 +21,7 @@ func (in *instance) startKExclusion() {
 	s := in.spec
 	var junk []proto.Message
 	if s.Transient.Initial() {
-		junk = bench.ArbitraryConfiguration(s, in.nodes)
+		junk = bench.ArbitraryConfiguration(in.res, in.nodes)
 		in.invented = bench.NewInventedCS(in, in.wl, in.nodes, s.CSTime*in.delta)
 	}
 	in.at(0, func() {

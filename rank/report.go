@@ -148,7 +148,7 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 		// Ranks cannot tell a false suspicion from a true one (the node
 		// suspected may be on another rank): without crashes every
 		// suspicion is false; with crashes they are not judged (-1).
-		t.Suspicions, out.FalseSuspicions = bench.Event(&t, s, "suspicions"), -1
+		t.Suspicions, out.FalseSuspicions = bench.Event(&t, in.res, "suspicions"), -1
 		if s.Faults.Crashes == 0 {
 			out.FalseSuspicions = t.Suspicions
 		}
@@ -165,8 +165,8 @@ func assemble(in *instance, reps []*rankReport) *results.Run {
 	if sum.Broken > 0 {
 		out.Safety = append(out.Safety, bench.Finding{Count: int(sum.Broken), Why: sum.BrokenWhy})
 	}
-	r := bench.Record(s, out)
-	bench.FillKExclusion(r, s, tags)
+	r := bench.Record(in.res, out)
+	bench.FillKExclusion(r, in.res, tags)
 	r.MeasuredMinDelayDelta = minDelay
 	r.Placement = in.place.Name()
 	r.Clock = "wall"
