@@ -57,6 +57,7 @@ type exploreOptions struct {
 	strict    bool
 	maxStates int64
 	maxMemory string
+	budget    float64 // --max-memory in bytes (exploreJobs)
 	trace     string
 	ell, kMax int
 	transient bool
@@ -133,9 +134,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	// --max-memory bounds the process: the searches stop when their states
 	// take three quarters of it (exploreJobs), and the collector keeps the
 	// garbage within the rest (a soft limit: Go's runtime/debug).
-	if budget, err := memsize.Parse(o.maxMemory); err == nil {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(budget)))
-	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(o.budget)))
 	code := 0
 	for _, j := range jobs {
 		if c := runExploreJob(j, &o, stdout, stderr); c > code {
@@ -184,6 +183,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 	if maxBytes < 1<<20 {
 		return nil, fmt.Errorf("--max-memory: %s is less than 1M", o.maxMemory)
 	}
+	o.budget = maxBytes
 	algos := expandAlgos(o.algos)
 	if len(algos) == 0 {
 		return nil, fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, survey, ft, kexclusion)", strings.Join(algo.Ordered(), ", "))
