@@ -27,9 +27,9 @@ func TestInterrupt(t *testing.T) {
 		after time.Duration
 		want  string // a regular expression for the line
 	}{
-		{"saved", []string{"--algo", "opencube", "--nodes", "4", "--requests", "50", "--repeat", "10000"}, syscall.SIGINT, 1500 * time.Millisecond,
+		{"saved", []string{"--algo", "opencube", "--nodes", "16", "--requests", "500", "--repeat", "10000"}, syscall.SIGINT, 1500 * time.Millisecond,
 			`^ocbench: interrupted; saved (\d+) finished runs? as partial to (\S+\.json)\n$`},
-		{"sigterm", []string{"--algo", "opencube", "--nodes", "4", "--requests", "50", "--repeat", "10000"}, syscall.SIGTERM, 1500 * time.Millisecond,
+		{"sigterm", []string{"--algo", "opencube", "--nodes", "16", "--requests", "500", "--repeat", "10000"}, syscall.SIGTERM, 1500 * time.Millisecond,
 			`^ocbench: interrupted; saved (\d+) finished runs? as partial to (\S+\.json)\n$`},
 		{"trace", []string{"--nodes", "1024", "--requests", "10000000", "--trace", "run.jsonl"}, syscall.SIGINT, 1500 * time.Millisecond,
 			`^ocbench: interrupted; nothing saved \(no run had finished\); removed the unfinished trace run.jsonl\n$`},
