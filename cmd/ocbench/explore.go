@@ -88,7 +88,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
 	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: 20, unit: "δ"}, true, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
 	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (an 8-byte fingerprint each, 11–21 bytes with the table's slack, and 20 bytes of path log on disk; plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
-	fs.StringVar(&o.maxMemory, "max-memory", "2G", "the process's memory: a search stops when its states (the visited set and the BFS levels being expanded) take three quarters of this (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
+	fs.StringVar(&o.maxMemory, "max-memory", "2G", "the process's memory: a search stops when its states (the visited set and the BFS levels being expanded) take three quarters of what the process does not hold already (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
 	fs.BoolVar(&o.force, "force", false, "let a violation's trace overwrite an existing file (--trace, or explore-ALGO-N.jsonl; refused without it, before exploring)")
 	fs.IntVar(&o.ell, "ell", 0, "k-exclusion: ℓ, the units (0: the algorithm's default)")
@@ -132,8 +132,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// --max-memory bounds the process: the searches stop when their states
-	// take three quarters of it (exploreJobs), and the collector keeps the
-	// garbage within the rest (a soft limit: Go's runtime/debug).
+	// take three quarters of what the process does not hold already
+	// (exploreJobs), and the collector keeps the garbage within the rest (a
+	// soft limit: Go's runtime/debug).
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(o.budget)))
 	code := 0
 	for _, j := range jobs {
@@ -184,6 +185,16 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--max-memory: %s is less than 1M", o.maxMemory)
 	}
 	o.budget = maxBytes
+	// The searches' states get three quarters of what the process does not
+	// hold already (its code, runtime and tables: about 15 MiB).
+	held, err := memsize.Peak(os.Getpid())
+	if err != nil {
+		held = 0 // no /proc: the budget is the searches' and the collector's alone
+	}
+	if held >= maxBytes {
+		return nil, fmt.Errorf("--max-memory: %s is less than the %s the process holds before it searches", o.maxMemory, memsize.Format(held))
+	}
+	searchBytes := int64(maxBytes-held) * 3 / 4
 	algos := expandAlgos(o.algos)
 	if len(algos) == 0 {
 		return nil, fmt.Errorf("--algo: no algorithm named (allowed: %s; or all, survey, ft, kexclusion)", strings.Join(algo.Ordered(), ", "))
@@ -248,7 +259,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			csTicks := int(o.csTime*float64(ticks) + 0.999999)
 			fifo := o.fifo || algo.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
-				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: int64(maxBytes) * 3 / 4,
+				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: searchBytes,
 				Reduce: o.reduce == "por", Initial: initial, Workers: o.workers, Exact: o.exact}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
 			if o.reqNodes > 0 && o.reqNodes < n {
