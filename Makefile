@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png faults-mpi
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png faults-mpi large-n
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -46,6 +46,7 @@ help:
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into published/report/"
 	@echo "make bench         the simulator's events per second (sequential open-cube, N = 2^10 and 2^16) against a bare event heap's in 21 pairs: their median ratio and range"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
+	@echo "make large-n       the memory estimate against the peak of runs up to N = 2^25 (sequential; 2^22 poisson and saturated): within 1.5×, about 10 minutes and 6 GiB"
 	@echo "make clean         remove the binaries make builds (ocbench, mpi.test, rank.test)"
 	@echo "make help          this list"
 
@@ -206,6 +207,9 @@ report:
 # (BenchmarkSimulator in bench/bench_test.go; docs/speed.md).
 bench:
 	$(GO) test -run XXX -bench Simulator -benchtime 21x ./bench
+
+large-n:
+	OCBENCH_LARGE_N=1 $(GO) test -count=1 -timeout 60m -run '^TestMemoryEstimateRange$$' -v ./bench
 
 scale: build
 	/usr/bin/time -f "wall %es, max RSS %MkB" ./ocbench --nodes 1048576 --requests 1000000 --workload sequential --seed 1

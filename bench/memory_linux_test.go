@@ -68,3 +68,96 @@ func TestMemoryPerRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryEstimateRange checks the memory estimate against what runs
+// take: the open-cube's peak resident memory (VmHWM) in a child process
+// running one run, for each workload from N = 2^10 to 2^18 (with
+// OCBENCH_LARGE_N=1, make large-n: to 2^25 sequential, 2^22 the others), is within a factor of 1.5 of Memory
+// plus the child's peak before the run (the test binary's runtime, as
+// RuntimeBytes is the command's). A workload's largest N is the largest the default
+// budget (half of a 24 GiB machine) takes.
+func TestMemoryEstimateRange(t *testing.T) {
+	spec := func(w workload.Kind, n int, requests int64) Spec {
+		return Spec{Algorithm: "opencube", Nodes: n, Workload: w, Requests: requests, Seed: 1, CSTime: 1, Check: CheckCounts}
+	}
+	if child := os.Getenv("OCBENCH_ESTIMATE_CHILD"); child != "" {
+		var w string
+		var n int
+		var requests int64
+		if _, err := fmt.Sscanf(child, "%s %d %d", &w, &n, &requests); err != nil {
+			t.Fatal(err)
+		}
+		base, err := memsize.Peak(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(spec(workload.Kind(w), n, requests)); err != nil {
+			t.Fatal(err)
+		}
+		peak, err := memsize.Peak(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("base %.0f\npeak %.0f\n", base, peak)
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs child processes up to N = 2^18")
+	}
+	large := os.Getenv("OCBENCH_LARGE_N") == "1"
+	type run struct {
+		w        workload.Kind
+		log2     int
+		requests int64
+	}
+	var runs []run
+	for _, w := range []workload.Kind{workload.Sequential, workload.Poisson, workload.Saturated} {
+		top := 18
+		switch {
+		case large && w == workload.Sequential:
+			top = 25
+		case large:
+			top = 22
+		}
+		for k := 10; k <= top; k += 2 {
+			if k == 24 && top == 25 {
+				k = 25 // 2^24 and 2^25: the largest is the one to check
+			}
+			runs = append(runs, run{w, k, 1000})
+		}
+		runs = append(runs, run{w, 16, 100000})
+	}
+	for _, r := range runs {
+		t.Run(fmt.Sprintf("%s/N=2^%d/requests=%d", r.w, r.log2, r.requests), func(t *testing.T) {
+			child := fmt.Sprintf("%s %d %d", r.w, 1<<r.log2, r.requests)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryEstimateRange$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "OCBENCH_ESTIMATE_CHILD="+child)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("child %s: %v\n%s", child, err, out)
+			}
+			var base, peak float64
+			for _, line := range strings.Split(string(out), "\n") {
+				if v, ok := strings.CutPrefix(line, "peak "); ok {
+					peak, _ = strconv.ParseFloat(v, 64)
+				}
+				if v, ok := strings.CutPrefix(line, "base "); ok {
+					base, _ = strconv.ParseFloat(v, 64)
+				}
+			}
+			if peak <= 0 || base <= 0 {
+				t.Fatalf("child %s printed no peak:\n%s", child, out)
+			}
+			p, err := spec(r.w, 1<<r.log2, r.requests).Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			est := base + Memory(p) // the process's own, as RuntimeBytes is the command's
+			if ratio := est / peak; ratio > 1.5 || ratio < 1/1.5 {
+				t.Errorf("estimate %s, peak %s: %.2f× the peak, want within 1.5×", memsize.Format(est), memsize.Format(peak), ratio)
+			} else {
+				t.Logf("estimate %s, peak %s: %.2f×", memsize.Format(est), memsize.Format(peak), ratio)
+			}
+		})
+	}
+}

@@ -23,7 +23,7 @@ func liveHeap(f func() any) float64 {
 
 // TestMemoryEstimates measures the heap per node of every algorithm's
 // initial state at a few N: a proto.MemoryEstimator's MemoryPerNode is
-// within a factor of 2 of it, and an algorithm without one takes no more
+// within a factor of 2 of it (and 64 KiB over all nodes), and an algorithm without one takes no more
 // than NodeBytes (else it needs one).
 func TestMemoryEstimates(t *testing.T) {
 	for _, name := range algo.Ordered() {
@@ -34,8 +34,11 @@ func TestMemoryEstimates(t *testing.T) {
 			}
 			got := liveHeap(func() any { return a.NewNodes(n) }) / float64(n)
 			m, ok := a.(proto.MemoryEstimator)
+			// The heap's other changes, 64 KiB at most, blur a few
+			// hundred small nodes: they are the slack.
+			slack := 65536 / float64(n)
 			switch {
-			case ok && (float64(m.MemoryPerNode(n)) > 2*got || 2*float64(m.MemoryPerNode(n)) < got):
+			case ok && (float64(m.MemoryPerNode(n)) > 2*got+slack || 2*float64(m.MemoryPerNode(n))+slack < got):
 				t.Errorf("%s at N = %d: MemoryPerNode %d bytes, measured %.0f", name, n, m.MemoryPerNode(n), got)
 			case !ok && got > NodeBytes:
 				t.Errorf("%s at N = %d: %.0f bytes per node measured, more than NodeBytes = %d: implement proto.MemoryEstimator", name, n, got, NodeBytes)

@@ -201,7 +201,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 		// The legitimacy predicate reads each link in delivery order.
 		OrderedInFlight: selfStab, Mirrored: p.mirrored,
 		Owned: owned, TraceIndex: owned != nil && trace != nil, MaxSteps: p.limit.steps,
-		FatherOf: fatherOf, Array: array,
+		FatherOf: fatherOf, Array: array, Pending: pendingEvents(spec, owned),
 	}, p.nodes, sim.Hooks{
 		Request:     p.requested,
 		Enter:       p.entered,
@@ -977,4 +977,24 @@ func merge(plan *Plan, parts []*Result) *outcome {
 		}
 	}
 	return o
+}
+
+// pendingEvents is the events a part of spec holds at once, as far as its
+// size goes (sim.Config.Pending): a workload that runs per node keeps an
+// event per hosted node in the queue (its think time or its request);
+// the sequential workload keeps a few, which need no reservation.
+func pendingEvents(spec Spec, owned []bool) int {
+	if spec.Workload == workload.Sequential {
+		return 0
+	}
+	if owned == nil {
+		return spec.Nodes + 64
+	}
+	hosted := 64
+	for _, o := range owned {
+		if o {
+			hosted++
+		}
+	}
+	return hosted
 }

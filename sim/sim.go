@@ -90,6 +90,12 @@ type Config struct {
 	// after each step that changes it (trace.Father). Nil: no father
 	// lines.
 	FatherOf func(proto.Node) (proto.NodeID, bool)
+	// Pending is how many events the run is expected to hold at once (the
+	// workload's timer per node, say): the queue and the slab of events
+	// are made that large at once, so that a large run neither copies them
+	// as they grow nor holds the old and new arrays together. 0: they
+	// grow as needed.
+	Pending int
 	// Array, if not nil, steps the nodes by index (proto.ArrayAlgorithm):
 	// its node i must be nodes[i].
 	Array proto.NodeArray
@@ -375,6 +381,10 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		ctlInputs: math.Inf(1),
 
 		stormAt: stormInFlight(len(nodes)) + 4*max(0, cfg.Units),
+	}
+	if cfg.Pending > 0 {
+		s.slab = make([]payload, 0, cfg.Pending)
+		s.heap = make(eventq.Queue, 0, cfg.Pending)
 	}
 	s.token = proto.TokenType(cfg.Types)
 	s.quietCheck = cfg.Legitimate == nil && cfg.Family == proto.TokenBased && cfg.Owned == nil && cfg.Check < CheckFull
