@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ocbench/ocbench/internal/hugepage"
+
 	"github.com/ocbench/ocbench/faults"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/internal/floatsort"
@@ -178,7 +180,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 		p.ell, _ = k.Units()
 	}
 	p.limit = sc.limit
-	p.open = make([]int, spec.Nodes)
+	p.open = hugepage.Make[int](spec.Nodes)
 	if owned == nil {
 		p.stays = make([]workload.Stay, 0, capHint(spec.Requests))
 	}
@@ -273,7 +275,7 @@ func newPart(plan *Plan, owned []bool, trace io.Writer) *Part {
 
 // hosted lists the nodes the part hosts.
 func (p *Part) hosted() []proto.NodeID {
-	out := make([]proto.NodeID, 0, len(p.nodes))
+	out := hugepage.MakeCap[proto.NodeID](len(p.nodes))
 	for i := range p.nodes {
 		if p.owned == nil || p.owned[i] {
 			out = append(out, proto.NodeID(i))

@@ -2,6 +2,7 @@ package opencube
 
 import (
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/hugepage"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/scheme"
 )
@@ -56,8 +57,8 @@ func (a Algorithm) NewArray(n int) ([]proto.Node, proto.NodeArray) {
 	if a.FT == nil {
 		return scheme.Algorithm{Rule: rule}.NewArray(n)
 	}
-	nodes := make(array, n)
-	out := make([]proto.Node, n)
+	nodes := array(hugepage.Make[Node](n))
+	out := hugepage.Make[proto.Node](n)
 	for i := range nodes {
 		nd := &nodes[i]
 		nd.core.Init(rule, proto.NodeID(i), n)

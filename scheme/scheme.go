@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ocbench/ocbench/internal/hugepage"
+
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -523,8 +525,8 @@ func (a Algorithm) NewNodes(size int) []proto.Node {
 
 // NewArray implements proto.ArrayAlgorithm.
 func (a Algorithm) NewArray(size int) ([]proto.Node, proto.NodeArray) {
-	nodes := make(array, size)
-	out := make([]proto.Node, size)
+	nodes := array(hugepage.Make[Node](size))
+	out := hugepage.Make[proto.Node](size)
 	k := ruleIndex(a.Rule)
 	for i := range nodes {
 		nodes[i].init(a.Rule, k, proto.NodeID(i), size)

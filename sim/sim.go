@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/ocbench/ocbench/internal/hugepage"
+
 	"github.com/ocbench/ocbench/internal/eventq"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/results"
@@ -372,7 +374,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 	s := &Sim{
 		cfg:   cfg,
 		nodes: nodes,
-		slots: make([]slot, len(nodes)+creatorOfNode),
+		slots: hugepage.Make[slot](len(nodes) + creatorOfNode),
 		free:  -1,
 		hooks: hooks,
 		owned: cfg.Owned,
@@ -383,8 +385,8 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		stormAt: stormInFlight(len(nodes)) + 4*max(0, cfg.Units),
 	}
 	if cfg.Pending > 0 {
-		s.slab = make([]payload, 0, cfg.Pending)
-		s.heap = make(eventq.Queue, 0, cfg.Pending)
+		s.slab = hugepage.MakeCap[payload](cfg.Pending)
+		s.heap = hugepage.MakeCap[eventq.Item](cfg.Pending)
 	}
 	s.token = proto.TokenType(cfg.Types)
 	s.quietCheck = cfg.Legitimate == nil && cfg.Family == proto.TokenBased && cfg.Owned == nil && cfg.Check < CheckFull

@@ -12,6 +12,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ocbench/ocbench/internal/hugepage"
+
 	"github.com/ocbench/ocbench/internal/field"
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
@@ -156,13 +158,13 @@ func New(host Host, c Config) *Driver {
 	n := c.Nodes
 	d := &Driver{kind: c.Kind, host: host, seed: c.Seed, order: NewOrder(c.Seed, n), n: n,
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
-		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, ctlDown: c.Down, nd: make([]nodeLoad, n)}
+		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, ctlDown: c.Down, nd: hugepage.Make[nodeLoad](n)}
 	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited
 	if c.PerNode {
 		d.quota = (c.Requests + int64(n) - 1) / int64(n)
 	}
 	if d.hosted == nil {
-		d.hosted = make([]proto.NodeID, n)
+		d.hosted = hugepage.Make[proto.NodeID](n)
 		for i := range d.hosted {
 			d.hosted[i] = proto.NodeID(i)
 		}
