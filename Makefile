@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png faults-mpi
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check slurm slurm-check chromium view-test view-short view-png faults-mpi
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -34,6 +34,8 @@ help:
 	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
 	@echo "make mpich         install MPICH from Debian if missing (scripts/install-mpich.sh); OpenMPI stays the default mpirun"
 	@echo "make mpich-check   scripts/mpich-check.sh: the MPICH build (-tags mpi,mpich): the binding's tests, virtual time equal to the simulator, the default job on 32 ranks, bad input (part of make check)"
+	@echo "make slurm         install and start a one-machine Slurm from Debian's packages (scripts/install-slurm.sh; root; the daemons keep running, scripts/install-slurm.sh --stop ends them)"
+	@echo "make slurm-check   scripts/slurm-check.sh: scripts/slurm.sbatch under a one-machine Slurm, with mpirun (32 ranks) and srun --mpi=pmix (8 ranks), each job's records against the simulator's; stops the daemons it started (part of make check; about 1 minute, 3 at load 36)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
@@ -87,8 +89,9 @@ test: vet view-short unit-short
 
 # The long part, which CI runs after make test: every test in full, fuzzing
 # longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, and
-# the MPICH build (scripts/mpich-check.sh).
-check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check
+# the MPICH build (scripts/mpich-check.sh), scripts/slurm.sbatch under Slurm
+# (scripts/slurm-check.sh).
+check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check slurm-check
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -166,6 +169,16 @@ mpich:
 # half; installs MPICH if missing).
 mpich-check:
 	scripts/mpich-check.sh
+
+# A one-machine Slurm (munged, slurmctld, slurmd from Debian; root),
+# left running.
+slurm:
+	@scripts/install-slurm.sh
+
+# scripts/slurm.sbatch submitted to a one-machine Slurm that the script
+# starts (and stops, unless it ran before), with mpirun and with srun.
+slurm-check: openmpi
+	scripts/slurm-check.sh
 
 seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestSeedSweep' ./bench -seeds $(SEEDS)

@@ -3,7 +3,8 @@
 # slurmd, munge), for scripts/slurm-check.sh and for trying
 # scripts/slurm.sbatch on a laptop:
 #   scripts/install-slurm.sh          # install, configure, start; idempotent
-#   scripts/install-slurm.sh --stop   # stop the three daemons (pid files)
+#   scripts/install-slurm.sh --stop [DAEMON…]  # stop slurmd, slurmctld, munged
+#   scripts/install-slurm.sh --running         # name the daemons that run
 #
 # - installs slurmctld, slurmd, slurm-client and munge through apt-get
 #   (scripts/apt-install.sh) when sbatch, slurmctld, slurmd or munged is
@@ -55,9 +56,27 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 if [ "${1:-}" = --stop ]; then
-	stop "$slurmd_pid" slurmd
-	stop "$ctld_pid" slurmctld
-	stop "$munge_pid" munged
+	shift
+	[ $# -gt 0 ] || set -- slurmd slurmctld munged
+	for d in "$@"; do
+		case $d in
+		slurmd) stop "$slurmd_pid" slurmd ;;
+		slurmctld) stop "$ctld_pid" slurmctld ;;
+		munged) stop "$munge_pid" munged ;;
+		*)
+			echo "$name: --stop $d: want slurmd, slurmctld or munged" >&2
+			exit 2
+			;;
+		esac
+	done
+	exit 0
+fi
+if [ "${1:-}" = --running ]; then
+	# The daemons that run now, one name a line (scripts/slurm-check.sh
+	# stops at its end those it started).
+	running "$munge_pid" && echo munged
+	running "$ctld_pid" && echo slurmctld
+	running "$slurmd_pid" && echo slurmd
 	exit 0
 fi
 
