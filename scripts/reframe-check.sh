@@ -19,6 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+# No __pycache__ beside the check in the repository.
+export PYTHONDONTWRITEBYTECODE=1
 cache=${OCBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ocbench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
