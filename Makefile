@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png faults-mpi large-n
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check slurm slurm-check reframe reframe-check chromium view-test view-short view-png faults-mpi large-n
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -34,6 +34,10 @@ help:
 	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
 	@echo "make mpich         install MPICH from Debian if missing (scripts/install-mpich.sh); OpenMPI stays the default mpirun"
 	@echo "make mpich-check   scripts/mpich-check.sh: the MPICH build (-tags mpi,mpich): the binding's tests, virtual time equal to the simulator, the default job on 32 ranks, bad input (part of make check)"
+	@echo "make slurm         install and start a one-machine Slurm from Debian's packages (scripts/install-slurm.sh; root; the daemons keep running, scripts/install-slurm.sh --stop ends them)"
+	@echo "make slurm-check   scripts/slurm-check.sh: scripts/slurm.sbatch under a one-machine Slurm, with mpirun (32 ranks) and srun --mpi=pmix (8 ranks), each job's records against the simulator's; stops the daemons it started (part of make check; 3 to 3.5 minutes at load 36 to 60 on 2 cores)"
+	@echo "make reframe       install ReFrame (PyPI's reframe-hpc, or REFRAME_SRC=DIR, a source tree) into a virtual environment under ~/.cache/ocbench (scripts/install-reframe.sh)"
+	@echo "make reframe-check hpc/reframe's check run by ReFrame on this machine: ocbench built with MPI, the default job on 4 ranks, sanity (the simulator's records, 0 violations) and messages per failure against the paper's figures; without ReFrame, the same job and patterns by hand (part of make check; 1 minute at load 36, 2.5 at load 60)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
@@ -88,8 +92,9 @@ test: vet view-short unit-short
 
 # The long part, which CI runs after make test: every test in full, fuzzing
 # longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, and
-# the MPICH build (scripts/mpich-check.sh).
-check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check
+# the MPICH build (scripts/mpich-check.sh), scripts/slurm.sbatch under Slurm
+# (scripts/slurm-check.sh) and the ReFrame check (scripts/reframe-check.sh).
+check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check slurm-check reframe-check
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
@@ -167,6 +172,24 @@ mpich:
 # half; installs MPICH if missing).
 mpich-check:
 	scripts/mpich-check.sh
+
+# A one-machine Slurm (munged, slurmctld, slurmd from Debian; root),
+# left running.
+slurm:
+	@scripts/install-slurm.sh
+
+# scripts/slurm.sbatch submitted to a one-machine Slurm that the script
+# starts (and stops, unless it ran before), with mpirun and with srun.
+slurm-check: openmpi
+	scripts/slurm-check.sh
+
+reframe:
+	@scripts/install-reframe.sh >/dev/null
+
+# hpc/reframe/ocbench_check.py under ReFrame (installed if missing), or,
+# where ReFrame cannot be installed, its job and patterns by hand.
+reframe-check: openmpi
+	scripts/reframe-check.sh
 
 seeds:
 	$(GO) test -count=1 -timeout 0 -run 'TestSeedSweep' ./bench -seeds $(SEEDS)

@@ -27,9 +27,11 @@ const DefaultMPIDelta = 4e-3
 
 // launcher returns the world size and this process's rank as announced by
 // the MPI launcher's environment (Open MPI's mpirun, MPICH's Hydra, Slurm's
-// PMI), and whether there is one.
+// PMI-2, Slurm's srun --mpi=pmix: PMIX_RANK, with the step's task count),
+// and whether there is one. A batch script's own environment (SLURM_NTASKS,
+// SLURM_PROCID, no PMIX_RANK) is no launch.
 func launcher() (size, me int, ok bool) {
-	for _, v := range [][2]string{{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}} {
+	for _, v := range [][2]string{{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}, {"SLURM_STEP_NUM_TASKS", "PMIX_RANK"}} {
 		s, err1 := strconv.Atoi(os.Getenv(v[0]))
 		r, err2 := strconv.Atoi(os.Getenv(v[1]))
 		if err1 == nil && err2 == nil {
