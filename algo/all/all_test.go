@@ -10,7 +10,8 @@ import (
 // TestStatedCostsSourced: every registered algorithm that states a cost
 // names its source, and its figures fit its kind: an exact cost is one
 // figure, a range Low ≤ High with High > 0, an order of growth no figure
-// (so nothing divides by it), a derived figure a figure. The zero Cost
+// (so nothing divides by it), a derived figure a figure, an upper bound
+// alone (algo.AtMost) a positive bound and no lower end. The zero Cost
 // states none.
 func TestStatedCostsSourced(t *testing.T) {
 	for _, name := range algo.Names() {
@@ -36,7 +37,9 @@ func TestStatedCostsSourced(t *testing.T) {
 				bad = "an order of growth with a figure"
 			case st.Kind == proto.Derived && (st.High <= 0 || st.Comparable()):
 				bad = "derived, without a figure or comparable"
-			case st.Kind > proto.Derived:
+			case st.Kind == algo.AtMost && (st.Low != 0 || st.High <= 0 || !st.Comparable()):
+				bad = "an upper bound without a positive bound, or with a lower end"
+			case st.Kind > algo.AtMost:
 				bad = "an unknown kind"
 			}
 			if bad != "" {
