@@ -99,7 +99,7 @@ func TestPlaneExample(t *testing.T) {
 	net.EnterTag(3, 2, "request(3) 3→2", "request(3) 3→6")
 	net.Deliver("request(3) 3→6", "forward() 6→0") // 6 knows the former holder
 	net.Deliver("forward() 6→0")                   // 0 no longer holds the token: it learns
-	net.Deliver("request(3) 3→2") // 2 is not in A_0: no relay
+	net.Deliver("request(3) 3→2")                  // 2 is not in A_0: no relay
 	net.Deliver("token() 0→4", "acquired() 4→1", "acquired() 4→3")
 	net.InCS(4)
 	net.Deliver("request(4) 4→3")
