@@ -1,6 +1,10 @@
 package all
 
 import (
+	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
@@ -44,6 +48,83 @@ func TestStatedCostsSourced(t *testing.T) {
 			}
 			if bad != "" {
 				t.Errorf("%s at N = %d: %s: %+v", name, n, bad, st)
+			}
+		}
+	}
+}
+
+// TestStatedCostsDoc: docs/stated-costs.md has a row for every registered
+// algorithm, and the row's kind and its figures at N = 16 and 64 are what
+// the algorithm states (an exact cost one figure, a range Low…High, an
+// upper bound ≤High, an order of growth or no cost —).
+func TestStatedCostsDoc(t *testing.T) {
+	b, err := os.ReadFile("../../docs/stated-costs.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "## Every algorithm's")
+	if start < 0 {
+		t.Fatal("docs/stated-costs.md: no section \"Every algorithm's\"")
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(text[start:], "\n")[1:] {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
+		if !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		line = strings.ReplaceAll(line, `\|`, "¦") // an escaped | inside a cell
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) == 6 {
+			rows[cells[0]] = cells
+		}
+	}
+	figure := func(c proto.Cost) string {
+		num := func(x float64) string { return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64) }
+		switch {
+		case c == (proto.Cost{}) || c.Kind == proto.Order:
+			return "—"
+		case c.Kind == algo.AtMost:
+			return "≤" + num(c.High)
+		case c.Low == c.High:
+			return num(c.High)
+		}
+		return num(c.Low) + "…" + num(c.High)
+	}
+	for _, name := range algo.Names() {
+		row, ok := rows[name]
+		if !ok {
+			t.Errorf("docs/stated-costs.md: no row for %s", name)
+			continue
+		}
+		a, _ := algo.Lookup(name)
+		c, ok := a.(proto.CostAlgorithm)
+		kind := ""
+		if ok && c.StatedCost(16) != (proto.Cost{}) {
+			kind = c.StatedCost(16).Kind.String()
+		}
+		if row[3] != kind {
+			t.Errorf("docs/stated-costs.md, %s: kind %q, the algorithm states %q", name, row[3], kind)
+		}
+		for k, n := range []int{16, 64} {
+			want := "—"
+			if ok {
+				want = figure(c.StatedCost(n))
+			}
+			got, _, _ := strings.Cut(row[4+k], " ")
+			if kind == "" {
+				got = row[4+k]
+				if got == "" {
+					got = "—"
+				}
+			}
+			if got != want {
+				t.Errorf("docs/stated-costs.md, %s at N = %d: %q, the algorithm states %q", name, n, got, want)
 			}
 		}
 	}
