@@ -466,9 +466,13 @@ const (
 	// or from a paper's formula for a configuration the paper does not
 	// give); not a paper's statement.
 	Derived
+	// bound (algo.AtMost names it, proto keeping its exported names to
+	// the few every runtime needs): a paper's upper bound alone ("at most
+	// 2(N−1)"); High is the bound, Low is 0 (no lower end is stated).
+	bound
 )
 
-// String returns "exact", "range", "order" or "derived".
+// String returns "exact", "range", "order", "derived" or "bound".
 func (k CostKind) String() string {
 	switch k {
 	case Exact:
@@ -479,6 +483,8 @@ func (k CostKind) String() string {
 		return "order"
 	case Derived:
 		return "derived"
+	case bound:
+		return "bound"
 	}
 	return fmt.Sprintf("CostKind(%d)", uint8(k))
 }
@@ -496,16 +502,17 @@ type Cost struct {
 	// 1993, Table 2), "survey §4" (its text), or the paper and section;
 	// for a Derived cost, what it is derived from.
 	Source string
-	// Kind says whether Text is a paper's formula (Exact, Range), an
-	// order of growth (Order) or the project's derivation (Derived).
+	// Kind says whether Text is a paper's formula (Exact, Range, or an
+	// upper bound alone: algo.AtMost), an order of growth (Order) or the
+	// project's derivation (Derived).
 	Kind CostKind
 }
 
 // Comparable reports whether a measured cost may be divided by High: the
-// cost is a paper's formula with a figure (Exact or Range, High > 0), not
-// an order of growth nor a derived figure.
+// cost is a paper's formula with a figure (Exact, Range, or an upper
+// bound alone, High > 0), not an order of growth nor a derived figure.
 func (c Cost) Comparable() bool {
-	return (c.Kind == Exact || c.Kind == Range) && c.High > 0
+	return (c.Kind == Exact || c.Kind == Range || c.Kind == bound) && c.High > 0
 }
 
 // CostAlgorithm is implemented by an algorithm whose message cost per

@@ -66,7 +66,7 @@ func statedRatio(r *Run) string {
 // kinds and is taken as one).
 func statedComparable(r *Run) bool {
 	switch r.StatedCostKind {
-	case "", "exact", "range":
+	case "", "exact", "range", "bound":
 		return r.StatedCost != "" && r.StatedCostHigh > 0
 	}
 	return false
@@ -93,7 +93,8 @@ func summaryP99(s Summary) string {
 // 2(N−1), survey T2", "0…16 = N (0 with the idle token), survey T1, §4"
 // for a range, "avg O(log N), survey T1 (order)" for an order of growth,
 // "0…3 = request, token, return (derived: the proxy rule)" for the
-// project's own figure; "-"
+// project's own figure, "≤30 = at most 2(N−1), survey §4, T3" for an upper
+// bound alone; "-"
 // if none. A record without a source (older) prints the figure alone.
 func stated(r *Run) string {
 	if r.StatedCost == "" {
@@ -104,6 +105,10 @@ func stated(r *Run) string {
 		fig = num(r.StatedCostLow) + "…" + num(r.StatedCostHigh)
 	}
 	switch {
+	case r.StatedCostKind == "bound" && r.StatedCostSource != "":
+		return "≤" + num(r.StatedCostHigh) + " = " + r.StatedCost + ", " + r.StatedCostSource
+	case r.StatedCostKind == "bound":
+		return "≤" + num(r.StatedCostHigh)
 	case r.StatedCostSource == "":
 		return fig
 	case r.StatedCostKind == "order":
@@ -115,7 +120,7 @@ func stated(r *Run) string {
 }
 
 // statedFigure is stated's figure alone, for a narrow table: "30",
-// "0…16", "avg O(log N)" for an order of growth, "0…3*" for the project's
+// "0…16", "≤30" for an upper bound, "avg O(log N)" for an order of growth, "0…3*" for the project's
 // derived figure (the header lines say so); "-" if none.
 func statedFigure(r *Run) string {
 	if r.StatedCost == "" {
@@ -130,6 +135,8 @@ func statedFigure(r *Run) string {
 		return r.StatedCost
 	case "derived":
 		return fig + "*"
+	case "bound":
+		return "≤" + num(r.StatedCostHigh)
 	}
 	return fig
 }

@@ -16,8 +16,9 @@
 //
 // ocbench runs it as ℓ-exclusion with ℓ = k units and requests of one
 // unit (Config, kexcl.Unit; K > 1 is refused). The protocol is Maekawa's
-// as algo/sanders implements it with I_i = R_i = the quorum (Node wraps a
-// sanders node and reports one unit while in the critical section).
+// as algo/sanders implements it with I_i = R_i = the quorum the node
+// chooses at its request (Node wraps a sanders node, chooses its quorum,
+// and reports one unit while in the critical section).
 //
 // # Decisions where the survey is silent
 //
@@ -27,12 +28,17 @@
 //     gives node i its row and column in the grid of its group's members.
 //     Quorums of one group meet, quorums of two groups are disjoint: a
 //     k-coterie with k = g (TestCoterie checks its conditions).
-//   - The quorum a node uses: its own, always. The survey's "appropriate
-//     quorum" (one disjoint from the quorums in use) needs knowledge of
-//     the quorums in use that the survey does not say how a node gets; with
-//     a fixed quorum, ℓ nodes are in the critical section together only if
-//     they are in ℓ different groups (one per group: invariant
-//     one_a_group).
+//   - The quorum a node uses (Node.Choice): the survey's "appropriate
+//     quorum", one disjoint from the quorums in use, needs knowledge of the
+//     quorums in use that the survey does not say how a node gets. A node
+//     knows one thing without a message: whether its own permission is
+//     granted, i.e. whether a quorum of its group is in use. It asks its
+//     own group's quorum when its permission is free, and the next group's
+//     otherwise (the quorum of its rank in that group); it knows nothing of
+//     that group, so the choice is blind there. So two nodes of one group
+//     can be in the critical section together (TestWorkedExample), which a
+//     quorum fixed per node could not give. The quorums of the nodes in the
+//     critical section are pairwise disjoint (invariant disjoint_quorums).
 //   - ℓ ≥ N: every node is its own group and quorum and enters at once,
 //     without messages.
 //   - Sequence numbers are Lamport timestamps (ties to the smaller id);

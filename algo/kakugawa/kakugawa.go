@@ -3,6 +3,7 @@ package kakugawa
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/algo/internal/arbiter"
 	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/algo/sanders"
 	"github.com/ocbench/ocbench/proto"
@@ -20,11 +21,52 @@ func (c Config) Validate() error {
 // NeedOf returns the k of the request with serial tag (kexcl.NeedOf): 1.
 func (c Config) NeedOf(tag uint32) int { return kexcl.Unit(c).NeedOf(tag) }
 
-// Node is one node: Maekawa's protocol (algo/sanders' node on the
-// k-coterie, whose informing and request sets are the quorum) that says
-// it uses one unit while in the critical section. It is a proto.Recoverer
-// as the inner node is.
-type Node struct{ *sanders.Node }
+// Node is one node: Maekawa's protocol (algo/sanders' node, with status
+// sets arbiter.All) on a quorum of the k-coterie that it chooses at each
+// request (Choice), and that says it uses one unit while in the critical
+// section. It is a proto.Recoverer as the inner node is.
+type Node struct {
+	*sanders.Node
+	group, member int    // i mod g, i / g
+	quorums       *table // the k-coterie's quorums, shared by the nodes
+}
+
+// table holds the quorums of the k-coterie: by group, by member.
+type table struct{ q [][][]proto.NodeID }
+
+func newTable(c Coterie, n int) *table {
+	t := &table{q: make([][][]proto.NodeID, c.Groups)}
+	for i := range n {
+		r := i % c.Groups
+		q, _ := c.Sets(proto.NodeID(i), n)
+		t.q[r] = append(t.q[r], q)
+	}
+	return t
+}
+
+// Choice returns the group whose quorum the node asks at its next
+// request: its own group's, unless its own permission is granted (its
+// arbiter is busy: a quorum of its group is in use, which it knows without
+// a message), then the next group's (i mod g + 1, cyclically). The node
+// knows the state of no other arbiter, so the next group is chosen
+// blindly. Within the chosen group it asks the quorum of the member of its
+// own rank (i / g, modulo the group's size).
+func (nd *Node) Choice() int {
+	if nd.Node.Busy() {
+		return (nd.group + 1) % len(nd.quorums.q)
+	}
+	return nd.group
+}
+
+// Step implements proto.Node: on a new request the node chooses its
+// quorum (Choice), then runs Maekawa's protocol.
+func (nd *Node) Step(in proto.Input, out *proto.Output) {
+	if in.Kind == proto.EnterCS && !nd.Node.Asks() {
+		g := nd.quorums.q[nd.Choice()]
+		nd.Node.Choose(g[nd.member%len(g)])
+	}
+	nd.Node.Step(in, out)
+}
 
 // Units implements kexcl.UnitNode: one unit while in the critical
 // section.
@@ -61,11 +103,16 @@ func (a Algorithm) NewNodes(n int) []proto.Node {
 	if err := a.Validate(); err != nil {
 		panic(err)
 	}
-	inner := a.maekawa(n).NewNodes(n)
+	c := a.coterie(n)
+	t := newTable(c, n)
+	inner := make([]sanders.Node, n)
 	nodes := make([]Node, n)
 	out := make([]proto.Node, n)
 	for i := range nodes {
-		nodes[i].Node = inner[i].(*sanders.Node)
+		r, m := i%c.Groups, i/c.Groups
+		q := t.q[r][m]
+		inner[i].Init(proto.NodeID(i), n, q, q, arbiter.All{}, true)
+		nodes[i] = Node{Node: &inner[i], group: r, member: m, quorums: t}
 		out[i] = &nodes[i]
 	}
 	return out
@@ -111,35 +158,37 @@ func (a Algorithm) Units() (int, int) { return kexcl.Unit(a.Config).Units() }
 func (Algorithm) MaxK() int { return 1 }
 
 // Invariants implements proto.Algorithm: kexcl's (at most ℓ units in use,
-// no deadlock when nothing is in flight), OneAGroup, and algo/sanders'
-// arbiters and queued checks on the inner nodes.
+// no deadlock when nothing is in flight), DisjointQuorums, and
+// algo/sanders' arbiters and queued checks on the inner nodes.
 func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return nil
 	}
 	invs := kexcl.Invariants(a.Ell, false,
-		proto.Invariant{Name: "one_a_group", When: proto.EveryStep, Check: a.OneAGroup},
+		proto.Invariant{Name: "disjoint_quorums", When: proto.EveryStep, Check: DisjointQuorums},
 		proto.Invariant{Name: "arbiters", When: proto.EveryStep, Check: inner(sanders.Arbiters)})
 	return append(invs, proto.Invariant{Name: "queued", When: proto.Quiet, Check: inner(sanders.Queued)})
 }
 
-// OneAGroup checks that at most one node of each group of the k-coterie is
-// in the critical section. O(n).
-func (a Algorithm) OneAGroup(s proto.System) error {
+// DisjointQuorums checks that the quorums of the nodes in the critical
+// section are pairwise disjoint (the k-coterie's intersection property,
+// which the arbiters enforce, makes them at most k). O(n + Σ|Q|).
+func DisjointQuorums(s proto.System) error {
 	ns := s.Nodes()
-	g := a.coterie(len(ns)).Groups
-	in := make([]int, g)
-	for i := range in {
-		in[i] = -1
-	}
+	var used map[proto.NodeID]int
 	for i, nd := range ns {
 		if !nd.View().InCS {
 			continue
 		}
-		if j := in[i%g]; j >= 0 {
-			return fmt.Errorf("one_a_group: nodes %d and %d of group %d are in the critical section", j, i, i%g)
+		if used == nil {
+			used = make(map[proto.NodeID]int)
 		}
-		in[i%g] = i
+		for _, k := range nd.(*Node).Node.Quorum() {
+			if j, ok := used[k]; ok {
+				return fmt.Errorf("disjoint_quorums: nodes %d and %d are in the critical section with quorums that share node %d", j, i, k)
+			}
+			used[k] = i
+		}
 	}
 	return nil
 }

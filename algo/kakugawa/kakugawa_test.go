@@ -54,9 +54,12 @@ func TestCoterie(t *testing.T) {
 // TestWorkedExample: N = 4, ℓ = 2: groups {0, 2} and {1, 3}, each node's
 // quorum its whole group. Nodes 0 and 1 ask together and are in the
 // critical section together (two units, one per group), each after a
-// request and a grant. Node 2 then asks: node 0 holds its group's
-// permissions, so node 2 gets a fail (its own permission, granted to node
-// 0, fails it without a message) and enters when node 0's release comes.
+// request and a grant. Node 2 then asks: its own permission is granted (to
+// node 0), so a quorum of its group is in use, and it chooses the other
+// group's quorum {1, 3} (the survey's "appropriate quorum"); both arbiters
+// serve node 1 and send it a fail; when node 1 leaves, both grant it, and
+// nodes 0 and 2, of one group, are in the critical section together, which
+// a quorum fixed by the node's group could not give.
 func TestWorkedExample(t *testing.T) {
 	a := Algorithm{Config{Ell: 2, K: 1}}
 	net := &steptest.Net{T: t, Types: a.MessageTypes(), Nodes: a.NewNodes(4), Invariants: a.Invariants(false)}
@@ -67,18 +70,50 @@ func TestWorkedExample(t *testing.T) {
 	net.Deliver("grant() 2→0")
 	net.Deliver("grant() 3→1")
 	net.InCSNow(0, 1)
-	net.EnterTag(2, 12, "request() 2→0")
-	net.Deliver("request() 2→0", "fail() 0→2")
-	net.Deliver("fail() 0→2")
-	net.Exit(0, "release() 0→2", "grant() 0→2")
+	net.EnterTag(2, 12, "request() 2→1", "request() 2→3")
+	net.Deliver("request() 2→1", "fail() 1→2")
+	net.Deliver("request() 2→3", "fail() 3→2")
+	net.Deliver("fail() 1→2")
+	net.Deliver("fail() 3→2")
+	net.Exit(1, "release() 1→3", "grant() 1→2")
+	net.Deliver("release() 1→3", "grant() 3→2")
+	net.Deliver("grant() 1→2")
+	net.Deliver("grant() 3→2")
+	net.InCSNow(0, 2)
+	if q := net.Nodes[2].(*Node).Node.Quorum(); !slices.Equal(q, []proto.NodeID{1, 3}) {
+		t.Errorf("node 2's quorum %v, want [1 3]", q)
+	}
+	net.Exit(0, "release() 0→2")
 	net.Deliver("release() 0→2")
-	net.Deliver("grant() 0→2")
-	net.InCSNow(1, 2)
-	net.Exit(1, "release() 1→3")
-	net.Exit(2, "release() 2→0")
+	net.Exit(2, "release() 2→1", "release() 2→3")
 	net.Drain()
-	if net.Sent != 10 {
-		t.Errorf("%d messages, want 10", net.Sent)
+	if net.Sent != 14 {
+		t.Errorf("%d messages, want 14", net.Sent)
+	}
+}
+
+// TestChoice: node i asks its own group's quorum while its permission is
+// free, and the next group's (the quorum of its rank there) while its
+// permission is granted.
+func TestChoice(t *testing.T) {
+	for _, c := range []struct{ n, ell int }{{4, 2}, {9, 3}, {16, 3}, {7, 2}} {
+		a := Algorithm{Config{Ell: c.ell, K: 1}}
+		nodes := a.NewNodes(c.n)
+		g := a.coterie(c.n).Groups
+		for i, nd := range nodes {
+			k := nd.(*Node)
+			if got := k.Choice(); got != i%g {
+				t.Errorf("n=%d ℓ=%d: idle node %d chooses group %d, want its own %d", c.n, c.ell, i, got, i%g)
+			}
+		}
+		// Node 0 asks and is granted its own permission: node 0's arbiter
+		// is busy, so node 0 itself would choose the next group, and so
+		// would any node whose arbiter 0 is.
+		var out proto.Output
+		nodes[0].Step(proto.Input{Kind: proto.EnterCS, Tag: 1}, &out)
+		if got := nodes[0].(*Node).Choice(); got != 1%g {
+			t.Errorf("n=%d ℓ=%d: node 0, its permission granted, chooses group %d, want %d", c.n, c.ell, got, 1%g)
+		}
 	}
 }
 

@@ -30,14 +30,14 @@ type Rows struct{}
 // Name implements Agreement.
 func (Rows) Name() string { return "mizuno-neilsen-rao" }
 
-// Cost implements Agreement. The survey states 3√N for finite projective
-// planes and 2√2·√N − 2 for a "modified grid-set protocol" (Table 1 and
-// §4), both as upper bounds; for the plain grid of rows and columns it
-// states nothing, so the figure given is the grid-set one, labelled as
-// derived.
+// Cost implements Agreement. The survey states an upper bound of
+// 2√2·√N − 2 for a "modified grid-set protocol" (§4 only; Table 1 gives
+// the binary tree and the projective planes), which it does not describe;
+// for the plain grid of rows and columns it states nothing. The figure
+// given is §4's formula applied to the plain grid, so Derived.
 func (Rows) Cost(n int) proto.Cost {
 	c := 2*math.Sqrt2*math.Sqrt(float64(n)) - 2
-	return proto.Cost{Low: 0, High: c, Text: "≤ 2√2·√N − 2 (grid sets)", Source: "survey T1's 3√N on planes, for grid sets", Kind: proto.Derived}
+	return proto.Cost{Low: 0, High: c, Text: "≤ 2√2·√N − 2", Source: "survey §4's bound for a modified grid-set protocol, applied to the plain grid", Kind: proto.Derived}
 }
 
 // Sets implements Agreement.

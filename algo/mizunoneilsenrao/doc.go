@@ -30,15 +30,19 @@
 //
 //   - A request that reaches a member after the holder's ACQUIRED: the
 //     survey only describes the forward on ACQUIRED, which would leave a
-//     request stuck while the token stays idle. A node remembers the
-//     holder it last heard of (the sender of the ACQUIRED with the most
-//     token transfers, or where it sent the token itself; members of A_0
-//     know the initial holder, node 0) and forwards a request it receives
-//     to it at once. A forward that reaches a node no longer holding the
-//     token is only learnt from: the member of R_i in the new holder's
-//     acquired set forwards it there.
+//     request stuck while the token stays idle. A node that heard the
+//     ACQUIRED of the holder it knows (the one with the most token
+//     transfers), or a member of A_0 at the start (as if node 0 had sent
+//     its ACQUIRED), is that holder's relation link: it forwards a request
+//     it receives to the holder at once. No other node forwards on a
+//     request (a node that sent the token away, or that only knows node 0
+//     from its own A_i, keeps the request for the next ACQUIRED). A relay
+//     does not learn that the token left its holder, so a relay of a
+//     former holder still forwards to it; such a forward is only learnt
+//     from, and the relation link of the current holder's acquired set
+//     forwards the request there.
 //   - The requester is a member of its own R_i: it forwards its request to
-//     the holder it knows of, if any.
+//     the holder too if it is a relay.
 //   - The agreement: the survey gives figures for the binary-tree protocol
 //     and finite projective planes (N = q² + q + 1, never a power of two).
 //     --algo mizuno-neilsen-rao uses rows and columns of algo/quorum's grid
@@ -54,9 +58,9 @@
 //   - Who knows the initial holder, node 0: the members of A_0 (as if node
 //     0 had sent its ACQUIRED) and the nodes whose A_i holds node 0 (on the
 //     grid these are the same nodes; on the binary tree every node).
-//   - Stated cost: the agreement's (Agreement.Cost). On the grid, the
-//     survey's "modified grid-set protocol" bound 2√2·√N − 2 (the nearest it
-//     states), labelled as derived; on the binary tree, "avg log N", an
+//   - Stated cost: the agreement's (Agreement.Cost). On the grid, §4's
+//     bound 2√2·√N − 2 for a "modified grid-set protocol" the survey does
+//     not describe, applied to the plain grid and so labelled as derived; on the binary tree, "avg log N", an
 //     order of growth; on the planes the survey's 3√N, as a range 0 … 3√N.
 //   - Channels need not be FIFO: a request number orders a node's requests,
 //     the token's transfers order ACQUIRED messages, and a forward whose

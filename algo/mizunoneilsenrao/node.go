@@ -35,8 +35,8 @@ type Node struct {
 	request  []proto.NodeID // R_i
 	acquired []proto.NodeID // A_i
 	// knowsStart: the node knows that node 0 holds the token initially
-	// (it is in A_0, or node 0 is in A_i).
-	knowsStart bool
+	// (it is in A_0, or node 0 is in A_i); inA0: it is in A_0.
+	knowsStart, inA0 bool
 
 	rn    []int64  // RN: the highest request number known of every node
 	rnTag []uint32 // the serial of that request
@@ -46,6 +46,10 @@ type Node struct {
 	// never heard.
 	holder proto.NodeID
 	hcount uint64
+	// relay: the node knows holder from the holder's own ACQUIRED (or, at
+	// the start, as a member of A_0): it is the relation link between the
+	// holder's acquired set and any request set it is in.
+	relay bool
 
 	count uint64  // the token's transfers, while held
 	q     []int64 // the token's queue, while held
@@ -55,7 +59,8 @@ type Node struct {
 // init gives the node its sets; a0 is A_0.
 func (nd *Node) init(a Agreement, a0 []proto.NodeID) {
 	nd.request, nd.acquired = a.Sets(nd.id, nd.n)
-	nd.knowsStart = slices.Contains(a0, nd.id) || slices.Contains(nd.acquired, 0)
+	nd.inA0 = slices.Contains(a0, nd.id)
+	nd.knowsStart = nd.inA0 || slices.Contains(nd.acquired, 0)
 	nd.reset()
 }
 
@@ -65,7 +70,7 @@ func (nd *Node) init(a Agreement, a0 []proto.NodeID) {
 // same nodes; on the binary tree every A_i holds the root, node 0).
 func (nd *Node) reset() {
 	*nd = Node{State: tokennode.State{}, id: nd.id, n: nd.n, request: nd.request, acquired: nd.acquired,
-		knowsStart: nd.knowsStart, rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
+		knowsStart: nd.knowsStart, inA0: nd.inA0, rn: nd.rn, rnTag: nd.rnTag, ln: nd.ln, inQ: nd.inQ, q: nd.q[:0], holder: proto.Nil}
 	clear(nd.rn)
 	clear(nd.rnTag)
 	clear(nd.ln)
@@ -76,6 +81,7 @@ func (nd *Node) reset() {
 	if nd.knowsStart {
 		nd.holder = 0
 	}
+	nd.relay = nd.inA0
 }
 
 // Step implements proto.Node.
@@ -134,20 +140,21 @@ func (nd *Node) heard(h proto.NodeID, count uint64, ln []int64) {
 	if nd.holder != proto.Nil && count < nd.hcount {
 		return // an older holder's
 	}
-	nd.holder, nd.hcount = h, count
+	nd.holder, nd.hcount, nd.relay = h, count, true
 	for j, v := range ln {
 		nd.ln[j] = max(nd.ln[j], v)
 	}
 }
 
 // member handles, as a member of R_j, node j's request: the holder queues
-// it or sends the idle token; another node passes it on to the holder it
-// knows of.
+// it or sends the idle token; a relay (a node that heard the holder's
+// ACQUIRED, or a member of A_0 at the start) passes it on to that holder at
+// once; any other node keeps it for the next ACQUIRED it gets.
 func (nd *Node) member(j proto.NodeID, out *proto.Output) {
 	switch {
 	case nd.TokenHere:
 		nd.collect(out)
-	case nd.holder != proto.Nil && nd.holder != nd.id && nd.rn[j] > nd.ln[j]:
+	case nd.relay && nd.holder != proto.Nil && nd.holder != nd.id && nd.rn[j] > nd.ln[j]:
 		out.Msgs = append(out.Msgs, proto.Message{Type: Forward, From: nd.id, To: nd.holder, Tag: nd.rnTag[j],
 			Payload: []int64{entry(j, nd.rnTag[j]), nd.rn[j]}})
 	}
@@ -201,7 +208,7 @@ func (nd *Node) sendToken(out *proto.Output) {
 	nd.q = nd.q[:0]
 	nd.TokenHere = false
 	nd.count++
-	nd.holder, nd.hcount = j, nd.count // it knows where the token went
+	nd.holder, nd.hcount, nd.relay = j, nd.count, false // it knows where the token went, not as a relay
 	out.Msgs = append(out.Msgs, proto.Message{Type: Token, From: nd.id, To: j, Tag: tag, Stamp: nd.count, Payload: p})
 }
 

@@ -1,6 +1,7 @@
 package raymondkex
 
 import (
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/algo/kexcl"
 	"github.com/ocbench/ocbench/algo/tsorder"
 	"github.com/ocbench/ocbench/internal/nodecast"
@@ -191,10 +192,11 @@ func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
 // Events implements proto.Algorithm: none.
 func (Algorithm) Events() []string { return nil }
 
-// StatedCost implements proto.CostAlgorithm: 2(N−1) (survey, Table 3).
+// StatedCost implements proto.CostAlgorithm: at most 2(N−1), an upper
+// bound (survey §4, "at most 2 * (N - 1) messages"; Table 3 prints
+// 2*(N-1)), so of kind algo.AtMost.
 func (Algorithm) StatedCost(n int) proto.Cost {
-	c := float64(2 * (n - 1))
-	return proto.Cost{Low: c, High: c, Text: "2(N−1)", Source: "survey T3", Kind: proto.Exact}
+	return proto.Cost{High: float64(2 * (n - 1)), Text: "at most 2(N−1)", Source: "survey §4, T3", Kind: algo.AtMost}
 }
 
 // WithUnits implements proto.KExclusionAlgorithm: ℓ units and requests of

@@ -1,6 +1,7 @@
 package raynal
 
 import (
+	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -223,13 +224,12 @@ func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
 // Events implements proto.Algorithm: none.
 func (Algorithm) Events() []string { return nil }
 
-// StatedCost implements proto.CostAlgorithm: at most 2(N−1)² (survey,
-// Table 2 and §4, "an upper bound of 2(N−1)²"). The survey states no least
-// cost: Low = 0 is ocbench's, so that the cost is a range whose upper end
-// mean/stated divides by.
+// StatedCost implements proto.CostAlgorithm: at most 2(N−1)², an upper
+// bound (survey §4, "an upper bound of 2(N−1)²"; Table 2 prints
+// 2*(N-1)2), so of kind algo.AtMost: the survey states no least cost, and
+// none is recorded.
 func (Algorithm) StatedCost(n int) proto.Cost {
-	c := float64(2 * (n - 1) * (n - 1))
-	return proto.Cost{Low: 0, High: c, Text: "≤ 2(N−1)²", Source: "survey T2", Kind: proto.Range}
+	return proto.Cost{High: float64(2 * (n - 1) * (n - 1)), Text: "at most 2(N−1)²", Source: "survey §4, T2", Kind: algo.AtMost}
 }
 
 // AnySize implements proto.AnySizeAlgorithm: it needs no hypercube.

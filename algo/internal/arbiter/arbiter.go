@@ -335,6 +335,30 @@ func (n *Node) Waiting(f func(j proto.NodeID)) {
 	}
 }
 
+// Choose makes q (increasing, holding the node) both the request and the
+// informing set of the node's next request: Maekawa's protocol on a quorum
+// the requester chooses at each request (algo/kakugawa), with status sets
+// All. It does nothing while the node asks: a request keeps its quorum
+// until its release.
+func (n *Node) Choose(q []proto.NodeID) {
+	if n.asked {
+		return
+	}
+	n.request, n.inform = q, q
+	if cap(n.perm) < len(q) {
+		n.perm = make([]uint8, len(q))
+	}
+	n.perm = n.perm[:len(q)]
+}
+
+// Quorum returns the node's request set: its current request's, or its
+// last one's when it does not ask.
+func (n *Node) Quorum() []proto.NodeID { return n.request }
+
+// Asks reports whether the node has a request pending or is in the
+// critical section.
+func (n *Node) Asks() bool { return n.asked }
+
 // Busy reports whether the arbiter's CSSTAT is busy (Maekawa's locked).
 func (n *Node) Busy() bool { return n.busy }
 
