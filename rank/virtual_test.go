@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
@@ -144,8 +145,14 @@ func TestVirtualEqualsSimulator(t *testing.T) {
 					if !bytes.Equal(tr.Bytes(), simTrace.Bytes()) {
 						t.Errorf("merged trace differs from the simulator's (%d bytes, not %d)", tr.Len(), simTrace.Len())
 					}
-					if got.Runtime != "mpi" || got.Clock != "virtual" || got.Ranks != p || got.Sync == nil || got.Sync.Windows == 0 {
-						t.Errorf("runtime %q clock %q ranks %d sync %+v", got.Runtime, got.Clock, got.Ranks, got.Sync)
+					if got.Runtime != "mpi" || got.Clock != "virtual" || got.Ranks != p || got.Sync == nil {
+						t.Fatalf("runtime %q clock %q ranks %d sync %+v", got.Runtime, got.Clock, got.Ranks, got.Sync)
+					}
+					// One rank runs the simulator (no window collective); more
+					// synchronize every window, and give each other bytes.
+					sc := got.Sync
+					if split := p > 1; split != (sc.Windows > 0) || split != (sc.Collectives >= sc.Windows && sc.Collectives > 0) || len(sc.BytesPerRank) != p || split != (slices.Min(sc.BytesPerRank) > 0) {
+						t.Errorf("%d ranks: sync %+v", p, sc)
 					}
 				})
 			}
