@@ -188,6 +188,12 @@ func TestVirtualBatch(t *testing.T) {
 // back when a run ends before the others, and the last call says the job
 // is over with its runs' totals (its crash-free baselines aside).
 func TestVirtualProgress(t *testing.T) {
+	for _, ranks := range []int{1, 2} { // one rank runs the simulator (runAlone)
+		t.Run(fmt.Sprint(ranks), func(t *testing.T) { testVirtualProgress(t, ranks) })
+	}
+}
+
+func testVirtualProgress(t *testing.T, ranks int) {
 	var calls []bench.Progress
 	specs := []bench.Spec{
 		{Algorithm: "opencube", Nodes: 8, Requests: 1, Workload: "poisson", Think: 80, MinDelay: 0.5, Seed: 1,
@@ -196,7 +202,7 @@ func TestVirtualProgress(t *testing.T) {
 			Faults: faults.FaultPlan{Crashes: 20, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
 	}
 	specs[0].Progress = func(p bench.Progress) { calls = append(calls, p) }
-	recs := runVirtual(t, 2, "block", specs)
+	recs := runVirtual(t, ranks, "block", specs)
 	if len(calls) == 0 {
 		t.Fatal("no progress call")
 	}
