@@ -125,6 +125,14 @@ func RunParts(ex Exchange, plans []*Plan, owners [][]int) ([]*results.Run, error
 	case len(owners) != len(plans):
 		return nil, fmt.Errorf("split: %d placements for %d specs", len(owners), len(plans))
 	}
+	if n == 1 && !slices.ContainsFunc(owners, func(o []int) bool { return slices.ContainsFunc(o, func(j int) bool { return j != 0 }) }) {
+		for _, p := range plans {
+			if err := Splittable(p.Spec); err != nil {
+				return nil, err
+			}
+		}
+		return runAlone(ex, plans)
+	}
 	runs := make([]*split, 2*len(plans))
 	add := func(r int, plan *Plan, owner []int) error {
 		spec := plan.Spec
@@ -174,6 +182,58 @@ func RunParts(ex Exchange, plans []*Plan, owners [][]int) ([]*results.Run, error
 		return nil, err
 	}
 	return d.end()
+}
+
+// runAlone is RunParts for one process whose runs are each one part: it
+// has no boundary to carry, so each run goes in the simulator (Part.Drive,
+// which skips the idle boundaries), and its crash-free baseline after it
+// when the simulator's runs one (Run). Process 0 still gathers the parts'
+// endings (the exchange's measure of the job).
+func runAlone(ex Exchange, plans []*Plan) ([]*results.Run, error) {
+	var mine []Ending
+	type done struct{ o, bo *outcome }
+	outs := make([]done, len(plans))
+	var pr Progress // the runs before the current one
+	report := plans[0].Spec.Progress
+	for k, plan := range plans {
+		pr.Runs++
+		pr.Requests += plan.Spec.Requests
+		pr.FailuresPlanned += plan.Spec.Faults.Crashes
+		var progress func(p *Part, done bool)
+		if report != nil {
+			progress = func(p *Part, done bool) {
+				now := pr
+				now.Served, now.Issued = pr.Served+p.snap.Served, pr.Issued+p.snap.Issued
+				now.Failures += p.tally.Crashes
+				now.Virtual = max(pr.Virtual, p.s.Now())
+				if done {
+					pr.Served, pr.Issued, pr.Failures, pr.Virtual = now.Served, now.Issued, now.Failures, now.Virtual
+				}
+				now.Done = done && k == len(plans)-1
+				report(now)
+			}
+		}
+		res, o := simulated(plan, progress)
+		mine = append(mine, Ending{Run: 2 * k, Result: res})
+		var v *sim.Violation
+		if NeedsBaseline(plan.Spec) && o.stats.Crashes > 0 && (o.err == nil || errors.As(o.err, &v)) {
+			bres, bo := simulated(plan.Baseline(), nil)
+			mine = append(mine, Ending{Run: 2*k + 1, Result: bres})
+			outs[k].bo = bo
+		}
+		outs[k].o = o
+	}
+	if _, err := ex.Gather(mine); err != nil {
+		return nil, fmt.Errorf("split: gathering the parts' results: %w", err)
+	}
+	recs := make([]*results.Run, len(plans))
+	for k, plan := range plans {
+		var err error
+		if recs[k], err = assemble(plan, outs[k].o, outs[k].bo); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
 }
 
 // driver is RunParts's loop over its runs.

@@ -681,10 +681,22 @@ func (p *Part) finish() {
 
 // simulate runs one simulation of plan, within its budget.
 func simulate(plan *Plan) *outcome {
+	_, o := simulated(plan, nil)
+	return o
+}
+
+// simulated runs one simulation of plan, within its budget, reporting
+// its progress to report (nil: the spec's Progress), and returns the
+// part's result and the run's outcome.
+func simulated(plan *Plan, report func(p *Part, done bool)) (*Result, *outcome) {
 	spec := plan.Spec
 	p := newPart(plan, nil, spec.Trace)
+	if report != nil {
+		p.report = func(done bool) { report(p, done) }
+	}
 	err := p.Drive()
-	o := merge(plan, []*Result{p.Result(err)})
+	res := p.Result(err)
+	o := merge(plan, []*Result{res})
 	o.stab = p.s.Stab()
 	if p.repair != nil && o.err == nil && o.stuck == "" {
 		if !p.repair.done {
@@ -693,7 +705,7 @@ func simulate(plan *Plan) *outcome {
 			o.shape = p.repair.shape
 		}
 	}
-	return o
+	return res, o
 }
 
 // Drive runs a run of one part (the simulator) to its end: at every

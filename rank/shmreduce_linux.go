@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -52,6 +54,11 @@ type shmReduce struct {
 	// of that parity again two windows later, after the next reduction,
 	// which every rank reaches only once it has read this one.
 	boxes [][2][]byte
+	// spin is how long a waiting rank polls the generation before it
+	// sleeps (0: it sleeps at once), adapted to how long the waits are:
+	// it doubles after a wait that polling ended, up to spinMax, and
+	// halves after one it did not.
+	spin, spinMax time.Duration
 }
 
 // shmBox is the size of a rank's box of frames for one window parity: a
@@ -87,7 +94,8 @@ func setupShmReduce(comm Comm, max int, raw bool) (*shmReduce, error) {
 		return nil, nil
 	}
 	mem := page.mem
-	s := &shmReduce{mem: mem, rank: rank, size: size, max: max, raw: raw,
+	spinMax := spinFor(size)
+	s := &shmReduce{mem: mem, rank: rank, size: size, max: max, raw: raw, spin: spinMax, spinMax: spinMax,
 		gen: (*uint32)(unsafe.Pointer(&mem[0])), arrived: (*uint32)(unsafe.Pointer(&mem[4])), sleepers: (*uint32)(unsafe.Pointer(&mem[8]))}
 	words := unsafe.Slice((*int64)(unsafe.Pointer(&mem[shmHeader])), max*(size+1))
 	s.result = words[:max:max]
@@ -134,7 +142,7 @@ func (s *shmReduce) SumMin(in []int64, nsum int, progress func()) ([]int64, erro
 		if atomic.LoadUint32(s.sleepers) > 0 {
 			s.wake()
 		}
-	} else {
+	} else if !s.poll(g) {
 		for atomic.LoadUint32(s.gen) == g {
 			atomic.AddUint32(s.sleepers, 1)
 			if atomic.LoadUint32(s.gen) == g {
@@ -150,6 +158,70 @@ func (s *shmReduce) SumMin(in []int64, nsum int, progress func()) ([]int64, erro
 		}
 	}
 	return append([]int64(nil), s.result[:len(in)]...), nil
+}
+
+// shmSpin is the longest a waiting rank polls the generation before it
+// sleeps, when every rank of the job has a core of this machine: a window
+// takes a few microseconds, and a futex wake-up costs ten times as much
+// (and a core that another rank would take, when ranks outnumber cores).
+const shmSpin = 50 * time.Microsecond
+
+// spinFor returns how long the ranks of a job of size ranks on this
+// machine poll before they sleep: shmSpin if they are no more than its
+// online cores, else 0. OCBENCH_SHM_SPIN (microseconds) sets it.
+func spinFor(size int) time.Duration {
+	if v, err := strconv.Atoi(os.Getenv("OCBENCH_SHM_SPIN")); err == nil && v >= 0 {
+		return time.Duration(v) * time.Microsecond
+	}
+	if size > onlineCPUs() {
+		return 0
+	}
+	return shmSpin
+}
+
+// onlineCPUs returns the cores of this machine that are online, whatever
+// the process's affinity (mpirun binds a rank to one): 1 if unknown.
+func onlineCPUs() int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return 1
+	}
+	n := 0
+	for _, r := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		lo, hi, ok := strings.Cut(r, "-")
+		a, err1 := strconv.Atoi(lo)
+		z, err2 := a, error(nil)
+		if ok {
+			z, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || z < a {
+			return 1
+		}
+		n += z - a + 1
+	}
+	return max(n, 1)
+}
+
+// poll waits for the generation to leave g for at most s.spin, and
+// reports whether it did; it adapts s.spin.
+func (s *shmReduce) poll(g uint32) bool {
+	if s.spin <= 0 {
+		return false
+	}
+	start := time.Now()
+	for k := 1; ; k++ {
+		if atomic.LoadUint32(s.gen) != g {
+			s.spin = min(2*s.spin, s.spinMax)
+			return true
+		}
+		if k%64 == 0 && time.Since(start) > s.spin {
+			s.spin /= 2
+			if s.spin < time.Microsecond {
+				s.spin = time.Microsecond
+			}
+			return false
+		}
+	}
 }
 
 // reset empties this rank's box of parity w, before the window's frames.

@@ -97,6 +97,8 @@ type vrank struct {
 	CPU        float64
 	Collective float64 // seconds in the window collectives
 	Windows    int64
+	Colls      int64 // collectives: the windows' and the others
+	Bytes      int64 // bytes given the other ranks: frames and reduction vectors
 	Events     int64 // events popped, all runs
 
 	done atomic.Int64 // Windows, for watchWindows
@@ -189,10 +191,11 @@ func (v Virtual) Run(specs []bench.Spec) ([]*results.Run, error) {
 		}
 		if k == 0 {
 			rec.WallSeconds = time.Since(wall).Seconds()
-			sc := &results.SyncCost{Windows: ex.ranks[0].Windows}
+			sc := &results.SyncCost{Windows: ex.ranks[0].Windows, Collectives: ex.ranks[0].Colls}
 			for _, x := range ex.ranks {
 				rec.CPUSecondsPerRank = append(rec.CPUSecondsPerRank, x.CPU)
 				sc.CollectiveSecondsPerRank = append(sc.CollectiveSecondsPerRank, x.Collective)
+				sc.BytesPerRank = append(sc.BytesPerRank, x.Bytes)
 				if x.Windows > 0 {
 					sc.EventsPerWindowPerRank = append(sc.EventsPerWindowPerRank, float64(x.Events)/float64(x.Windows))
 				}
@@ -239,6 +242,10 @@ func (e *exchange) Processes() (int, int) { return e.comm.Size(), e.comm.Rank() 
 
 // sumMin is Comm.SumMin, through the shared page if there is one.
 func (e *exchange) sumMin(vec []int64, nsum int) ([]int64, error) {
+	e.rk.Colls++
+	if p := e.comm.Size(); p > 1 {
+		e.rk.Bytes += int64(8 * len(vec))
+	}
 	if e.shm != nil {
 		return e.shm.SumMin(vec, nsum, func() { e.comm.Iprobe() })
 	}
@@ -247,6 +254,7 @@ func (e *exchange) sumMin(vec []int64, nsum int) ([]int64, error) {
 
 // frame adds frame f for rank to to the window's frames.
 func (e *exchange) frame(to int, f []byte) {
+	e.rk.Bytes += int64(len(f))
 	if e.shm == nil || !e.shm.put(int(e.rk.Windows%2), to, f) {
 		e.out = append(e.out, frame{to, f})
 		e.sent[to]++
@@ -381,6 +389,8 @@ func (e *exchange) Reduce(vec []int64, nsum int) ([]int64, error) { return e.sum
 // AllGather is Comm.AllGather (bench.Exchange).
 func (e *exchange) AllGather(b []byte) ([][]byte, error) {
 	t0 := time.Now()
+	e.rk.Colls++
+	e.rk.Bytes += int64(len(b) * (e.comm.Size() - 1))
 	all, err := e.comm.AllGather(b)
 	e.rk.Collective += time.Since(t0).Seconds()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
@@ -144,8 +145,14 @@ func TestVirtualEqualsSimulator(t *testing.T) {
 					if !bytes.Equal(tr.Bytes(), simTrace.Bytes()) {
 						t.Errorf("merged trace differs from the simulator's (%d bytes, not %d)", tr.Len(), simTrace.Len())
 					}
-					if got.Runtime != "mpi" || got.Clock != "virtual" || got.Ranks != p || got.Sync == nil || got.Sync.Windows == 0 {
-						t.Errorf("runtime %q clock %q ranks %d sync %+v", got.Runtime, got.Clock, got.Ranks, got.Sync)
+					if got.Runtime != "mpi" || got.Clock != "virtual" || got.Ranks != p || got.Sync == nil {
+						t.Fatalf("runtime %q clock %q ranks %d sync %+v", got.Runtime, got.Clock, got.Ranks, got.Sync)
+					}
+					// One rank runs the simulator (no window collective); more
+					// synchronize every window, and give each other bytes.
+					sc := got.Sync
+					if split := p > 1; split != (sc.Windows > 0) || split != (sc.Collectives >= sc.Windows && sc.Collectives > 0) || len(sc.BytesPerRank) != p || split != (slices.Min(sc.BytesPerRank) > 0) {
+						t.Errorf("%d ranks: sync %+v", p, sc)
 					}
 				})
 			}
@@ -181,6 +188,12 @@ func TestVirtualBatch(t *testing.T) {
 // back when a run ends before the others, and the last call says the job
 // is over with its runs' totals (its crash-free baselines aside).
 func TestVirtualProgress(t *testing.T) {
+	for _, ranks := range []int{1, 2} { // one rank runs the simulator (runAlone)
+		t.Run(fmt.Sprint(ranks), func(t *testing.T) { testVirtualProgress(t, ranks) })
+	}
+}
+
+func testVirtualProgress(t *testing.T, ranks int) {
 	var calls []bench.Progress
 	specs := []bench.Spec{
 		{Algorithm: "opencube", Nodes: 8, Requests: 1, Workload: "poisson", Think: 80, MinDelay: 0.5, Seed: 1,
@@ -189,7 +202,7 @@ func TestVirtualProgress(t *testing.T) {
 			Faults: faults.FaultPlan{Crashes: 20, Every: 100, Down: 20, Spacing: "exp", DownDist: "exp", Target: "random"}},
 	}
 	specs[0].Progress = func(p bench.Progress) { calls = append(calls, p) }
-	recs := runVirtual(t, 2, "block", specs)
+	recs := runVirtual(t, ranks, "block", specs)
 	if len(calls) == 0 {
 		t.Fatal("no progress call")
 	}

@@ -376,12 +376,16 @@ type DelayMeasurement struct {
 }
 
 // SyncCost is what the window collectives cost a job of the MPI runtime in
-// virtual time: the windows (one collective each), the wall-clock seconds
-// each rank spent in them, and the events each rank ran per window.
+// virtual time: the windows (one collective each), the collectives in all
+// (the windows', and those a boundary adds), the wall-clock seconds each
+// rank spent in them, the events each rank ran per window, and the bytes
+// each rank gave the others (frames, and its share of the reductions).
 type SyncCost struct {
 	Windows                  int64     `json:"windows"`
+	Collectives              int64     `json:"collectives"`
 	CollectiveSecondsPerRank []float64 `json:"collective_seconds_per_rank"`
 	EventsPerWindowPerRank   []float64 `json:"events_per_window_per_rank"`
+	BytesPerRank             []int64   `json:"bytes_per_rank"`
 }
 
 // Parity is a two-sample test of the per-failure overhead of an MPI run
