@@ -171,6 +171,13 @@ func (e *Explorer) runParallel() (*Result, error) {
 		}
 	}
 	seg := &level{}
+	if spillAt > 0 {
+		// The levels' chunks are no larger than a spill.
+		for k, w := range ws {
+			w.next.chunk, cur[k].chunk = int(min(spillAt, chunkSize)), int(min(spillAt, chunkSize))
+		}
+		seg.chunk = int(min(spillAt, chunkSize))
+	}
 	depth := 0
 	for ; first == nil && !stop.Load(); depth++ {
 		total, size := 0, int64(0)
