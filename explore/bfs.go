@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ type level struct {
 	n      int   // records
 	size   int64 // bytes
 	last   int   // the chunk being filled
+	chunk  int   // the size of a new chunk (0: chunkSize)
 }
 
 type pos struct{ chunk, off int }
@@ -41,7 +43,7 @@ func (l *level) add(b []byte, key uint64) {
 			k++ // a chunk kept from an earlier level, too small for b
 		}
 		if k == len(l.chunks) {
-			l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, need)))
+			l.chunks = append(l.chunks, make([]byte, 0, max(cmp.Or(l.chunk, chunkSize), need)))
 		}
 		l.last = k
 	}

@@ -138,6 +138,9 @@ type Result struct {
 	Exact     bool
 	Collision float64
 	LogBytes  int64
+	// SpilledBytes is how many bytes of BFS levels went to disk, because
+	// the levels outgrew their part of Config.MaxBytes.
+	SpilledBytes int64
 }
 
 // Violation is a broken check and the shortest run to it.

@@ -11,7 +11,7 @@ import (
 )
 
 // paperOpenCube is the open-cube with its failure protocol as §5 writes it.
-func paperOpenCube(t *testing.T, n int) proto.Algorithm {
+func paperOpenCube(t testing.TB, n int) proto.Algorithm {
 	t.Helper()
 	plan, err := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Seed: 1, Workload: workload.Sequential,
 		CSTime: bench.DefaultCSTime, FT: true, Protocol: bench.ProtocolPaper}.Resolve()

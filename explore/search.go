@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,9 @@ type worker struct {
 	// bytes of next that are.
 	pendStates int64
 	counted    int64
+	// spill, if not nil, takes next to disk when it holds spillAt bytes.
+	spill   *spill
+	spillAt int64
 }
 
 // clone returns an explorer for another worker: the configuration, the
@@ -152,15 +156,41 @@ func (e *Explorer) runParallel() (*Result, error) {
 	if states >= e.cfg.MaxStates {
 		tally.setLimit(fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates))
 	}
+	// A worker's next level spills to disk past spillAt bytes (a 16th of
+	// the memory share between the workers), and a level on disk is
+	// expanded a segment of about the same size at a time.
+	var spillAt int64
+	if e.cfg.MaxBytes < math.MaxInt64 {
+		spillAt = max(e.cfg.MaxBytes/int64(16*nw), 1)
+		for _, w := range ws {
+			if w.spill, err = newSpill(); err != nil {
+				return nil, err
+			}
+			defer w.spill.close()
+			w.spillAt = spillAt
+		}
+	}
+	seg := &level{}
+	if spillAt > 0 {
+		// The levels' chunks are no larger than a spill.
+		for k, w := range ws {
+			w.next.chunk, cur[k].chunk = int(min(spillAt, chunkSize)), int(min(spillAt, chunkSize))
+		}
+		seg.chunk = int(min(spillAt, chunkSize))
+	}
 	depth := 0
 	for ; first == nil && !stop.Load(); depth++ {
 		total, size := 0, int64(0)
-		// Batch g of the level is batch g − nb[k] of worker k's part.
-		nb := make([]int, nw+1)
-		for k, l := range cur {
+		for _, l := range cur {
 			total += l.n
 			size += l.size
-			nb[k+1] = nb[k] + len(l.starts)
+		}
+		memSize := size
+		for _, w := range ws {
+			if w.spill != nil {
+				r, b := w.spill.spilled()
+				total, size = total+r, size+b
+			}
 		}
 		if total == 0 {
 			break
@@ -168,40 +198,27 @@ func (e *Explorer) runParallel() (*Result, error) {
 		res.Depth = depth
 		res.PeakFrontier = max(res.PeakFrontier, size)
 		tally.frontier.Store(0)
-		tally.curSize = size
-		var claim atomic.Int64
-		var wg sync.WaitGroup
 		for _, w := range ws {
 			w.next.reset()
 			w.counted = 0
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer w.flush(&tally) // the states counted since the last flush
-				defer w.drain(seen, &tally)
-				for !stop.Load() && w.err == nil {
-					g := int(claim.Add(1)) - 1
-					if g >= nb[nw] {
-						return
-					}
-					k := 0
-					for nb[k+1] <= g {
-						k++
-					}
-					l, j := cur[k], g-nb[k]
-					at := cursor{l: l, chunk: l.starts[j].chunk, off: l.starts[j].off}
-					for r := min(batch, l.n-j*batch); r > 0 && !stop.Load() && w.err == nil; r-- {
-						key, enc := at.next()
-						w.expand(enc, key, seen, &tally)
-					}
-				}
-			}()
 		}
-		wg.Wait()
+		// The records on disk first, a segment at a time, then those in
+		// memory.
 		for _, w := range ws {
-			if w.err != nil {
-				return nil, w.err
+			for k := 0; w.spill != nil && k < len(w.spill.read) && !stop.Load(); {
+				if k, err = w.spill.load(k, seg, spillAt); err != nil {
+					return nil, err
+				}
+				if err := expandLevel([]*level{seg}, memSize, ws, seen, &tally); err != nil {
+					return nil, err
+				}
 			}
+		}
+		seg.reset()
+		if err := expandLevel(cur, 0, ws, seen, &tally); err != nil {
+			return nil, err
+		}
+		for _, w := range ws {
 			if err := w.log.endLevel(); err != nil {
 				return nil, err
 			}
@@ -209,6 +226,11 @@ func (e *Explorer) runParallel() (*Result, error) {
 				first = w.found
 			}
 			w.found = nil
+			if w.spill != nil {
+				if err := w.spill.swap(); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if e.cfg.Progress != nil {
 			e.cfg.Progress(depth, min(tally.states.Load(), e.cfg.MaxStates))
@@ -230,6 +252,11 @@ func (e *Explorer) runParallel() (*Result, error) {
 	}
 	for _, l := range logs {
 		res.LogBytes += l.size
+	}
+	for _, w := range ws {
+		if w.spill != nil {
+			res.SpilledBytes += w.spill.bytes
+		}
 	}
 	res.NodeStates, res.NodeBytes = e.nt.size()
 	if first == nil {
@@ -254,6 +281,53 @@ func (e *Explorer) runParallel() (*Result, error) {
 	}
 	res.Violation = &Violation{What: first.what, Path: path}
 	return res, nil
+}
+
+// expandLevel has the workers expand the states of levels ls (the
+// workers' parts of a BFS level, or a segment of it read from disk) into
+// their next levels; held is what other levels in memory take.
+func expandLevel(ls []*level, held int64, ws []*worker, seen visited, t *tally) error {
+	// Batch g of ls is batch g − nb[k] of ls[k].
+	nb := make([]int, len(ls)+1)
+	t.curSize = held
+	for k, l := range ls {
+		t.curSize += l.size
+		nb[k+1] = nb[k] + len(l.starts)
+	}
+	stop := &t.stop
+	var claim atomic.Int64
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.flush(t) // the states counted since the last flush
+			defer w.drain(seen, t)
+			for !stop.Load() && w.err == nil {
+				g := int(claim.Add(1)) - 1
+				if g >= nb[len(ls)] {
+					return
+				}
+				k := 0
+				for nb[k+1] <= g {
+					k++
+				}
+				l, j := ls[k], g-nb[k]
+				at := cursor{l: l, chunk: l.starts[j].chunk, off: l.starts[j].off}
+				for r := min(batch, l.n-j*batch); r > 0 && !stop.Load() && w.err == nil; r-- {
+					key, enc := at.next()
+					w.expand(enc, key, seen, t)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, w := range ws {
+		if w.err != nil {
+			return w.err
+		}
+	}
+	return nil
 }
 
 // expand computes the successors of the state encoded as enc, of
@@ -323,6 +397,11 @@ func (w *worker) settle(q *pending, seen visited, t *tally) bool {
 		}
 	} else {
 		w.next.add(q.buf, q.h)
+		if w.spill != nil && w.next.size >= w.spillAt {
+			t.frontier.Add(-w.counted)
+			w.counted = 0
+			w.spill.out(w.next)
+		}
 	}
 	if w.pendStates >= flushEvery || w.pendStates >= t.cfg.MaxStates {
 		return w.flush(t)

@@ -406,8 +406,12 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 	if !res.Exact {
 		store = fmt.Sprintf("64-bit fingerprints: a collision hid a state with probability ≤ %.1e (n²/2^65)", res.Collision)
 	}
-	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs on %d worker(s) (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.1f B/state stored (%s), largest level %d B, %d node states (%d B); %s",
-		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), res.Workers, rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, store, res.PeakFrontier, res.NodeStates, res.NodeBytes, red)
+	disk := fmt.Sprintf("%.0f B/state of path log on disk", float64(res.LogBytes)/float64(max(res.States, 1)))
+	if res.SpilledBytes > 0 {
+		disk += fmt.Sprintf(", %d B of BFS levels spilled to disk", res.SpilledBytes)
+	}
+	stats := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal; %.2fs on %d worker(s) (%.0f states/s; %.2f CPU s, %.0f states per CPU s); %.1f B/state stored (%s; %s), largest level %d B, %d node states (%d B); %s",
+		res.States, res.Transitions, res.Depth, res.Terminal, res.Elapsed.Seconds(), res.Workers, rate, cpu, float64(res.States)/max(cpu, 1e-9), res.BytesPerState, store, disk, res.PeakFrontier, res.NodeStates, res.NodeBytes, red)
 	switch {
 	case res.Violation != nil:
 		v := res.Violation
@@ -473,8 +477,8 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 		return 1
 	}
 	n := j.cfg.Nodes
-	fmt.Fprintf(stdout, "%s:\n  %d initial configurations, %d states before legitimacy (with rounds' marks), %.2fs (%.2f CPU s)\n",
-		j.desc, st.Configurations, st.States, st.Elapsed.Seconds(), cpuSeconds()-cpu0)
+	fmt.Fprintf(stdout, "%s:\n  %d initial configurations, %d states before legitimacy (with rounds' marks), %.2fs (%.2f CPU s, %.0f states/s; a map entry a state, about 50 B)\n",
+		j.desc, st.Configurations, st.States, st.Elapsed.Seconds(), cpuSeconds()-cpu0, float64(st.States)/st.Elapsed.Seconds())
 	switch {
 	case st.Limit != "":
 		fmt.Fprintf(stdout, "  INCOMPLETE: %s\n", st.Limit)
@@ -518,10 +522,12 @@ func runStabilization(j exploreJob, ex *explore.Explorer, stdout, stderr io.Writ
 		explore.Describe(stdout, j.cfg.Algorithm, res.Violation.Path, j.cfg.Ticks)
 		return 1
 	case res.Limit != "":
-		fmt.Fprintf(stdout, "  closure and safety: INCOMPLETE: %s (%d states)\n", res.Limit, res.States)
+		fmt.Fprintf(stdout, "  closure and safety: INCOMPLETE: %s (%d states, %.0f states/s, %.1f B/state stored)\n",
+			res.Limit, res.States, float64(res.States)/res.Elapsed.Seconds(), res.BytesPerState)
 		return 1
 	}
-	fmt.Fprintf(stdout, "  closure and safety: clean, %d states (%.2fs)\n", res.States, res.Elapsed.Seconds())
+	fmt.Fprintf(stdout, "  closure and safety: clean, %d states (%.2fs, %.0f states/s, %.1f B/state stored)\n",
+		res.States, res.Elapsed.Seconds(), float64(res.States)/res.Elapsed.Seconds(), res.BytesPerState)
 	return 0
 }
 

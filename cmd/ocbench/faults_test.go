@@ -327,17 +327,19 @@ func nobodyBinary(t *testing.T) string {
 }
 
 // TestExploreMemoryBound: explore's --max-memory bounds the process (finding
-// 40.12: 1G peaked at 2.19 GB): a search that outgrows it stops INCOMPLETE
-// (exit 1) with a peak resident memory within an eighth over the budget.
+// 40.12: 1G peaked at 2.19 GB): a search whose BFS levels outgrow it (300,000
+// states of N = 64, about 400 bytes each) spills them to disk and stops
+// INCOMPLETE at its state limit (exit 1) with a peak resident memory within
+// an eighth over the budget.
 func TestExploreMemoryBound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a search of 20 s")
+		t.Skip("a search of 10 s")
 	}
 	const budget = 96 << 20
-	r := runFault(t, t.TempDir(), faultCase{args: []string{"explore", "--nodes", "64", "--max-memory", "96M", "--quiet"}, limit: 120 * time.Second})
+	r := runFault(t, t.TempDir(), faultCase{args: []string{"explore", "--nodes", "64", "--max-memory", "96M", "--max-states", "300000", "--quiet"}, limit: 120 * time.Second})
 	switch {
-	case r.code != 1 || !strings.Contains(r.stdout, "INCOMPLETE: the search outgrew its memory limit"):
-		t.Fatalf("exit %d, stdout %.300q, stderr %.300q; want exit 1 and INCOMPLETE for memory", r.code, r.stdout, r.stderr)
+	case r.code != 1 || !strings.Contains(r.stdout, "INCOMPLETE: the state limit") || !strings.Contains(r.stdout, "spilled to disk"):
+		t.Fatalf("exit %d, stdout %.300q, stderr %.300q; want exit 1, INCOMPLETE for the state limit and levels spilled", r.code, r.stdout, r.stderr)
 	case r.rss > budget+budget/8:
 		t.Errorf("peak RSS %d MiB with --max-memory 96M", r.rss>>20)
 	default:

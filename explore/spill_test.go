@@ -1,0 +1,52 @@
+package explore
+
+import (
+	"testing"
+)
+
+// TestSpill: with a memory share so small that the BFS levels go to disk,
+// a search counts the same states and transitions and finds the same
+// verdict at the same depth as in memory, on clean and broken systems,
+// with one worker and two.
+func TestSpill(t *testing.T) {
+	// mem is the memory share: the visited set fits, the levels do not
+	// (a worker's level spills past a 16th of it).
+	cases := []struct {
+		name string
+		cfg  Config
+		mem  int64
+	}{
+		{"broken copy N=3", Config{Algorithm: brokenRA{}, Nodes: 3, Requests: 1}, 128 << 10},
+		{"ricart-agrawala N=3", Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1}, 256 << 10},
+		{"naimi-trehel N=4", Config{Algorithm: benchAlgorithm(t, "naimi-trehel", 4), Nodes: 4, Requests: 1}, 128 << 10},
+		{"opencube paper N=4 crash strict", Config{Algorithm: paperOpenCube(t, 4), Nodes: 4, Requests: 1, Requesters: 2, Crashes: 1,
+			Ticks: 2, MinTicks: 1, CSTicks: 2, StrictTimers: true}, 1 << 20},
+	}
+	for _, c := range cases {
+		for _, w := range []int{1, 2} {
+			cfg := c.cfg
+			cfg.Workers, cfg.MaxStates = w, 1<<20
+			want := searched(t, cfg)
+			cfg.MaxBytes = c.mem
+			e, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := searched(t, cfg)
+			switch {
+			case res.Limit != "":
+				t.Errorf("%s, %d worker(s): %s", c.name, w, res.Limit)
+			case got != want:
+				t.Errorf("%s, %d worker(s): %+v spilling, %+v in memory", c.name, w, got, want)
+			case res.SpilledBytes == 0:
+				t.Errorf("%s, %d worker(s): a level of %d B, nothing spilled", c.name, w, res.PeakFrontier)
+			default:
+				t.Logf("%s, %d worker(s): %d states, largest level %d B, %d B spilled", c.name, w, res.States, res.PeakFrontier, res.SpilledBytes)
+			}
+		}
+	}
+}
