@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png faults-mpi
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check chromium view-test view-short view-png faults-mpi explore-ci
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -34,6 +34,7 @@ help:
 	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
 	@echo "make mpich         install MPICH from Debian if missing (scripts/install-mpich.sh); OpenMPI stays the default mpirun"
 	@echo "make mpich-check   scripts/mpich-check.sh: the MPICH build (-tags mpi,mpich): the binding's tests, virtual time equal to the simulator, the default job on 32 ranks, bad input (part of make check)"
+	@echo "make explore-ci    ocbench explore, N = 4, every node requesting once, of the EXPLORE_CI algorithms: each must be clean and complete (about 5 million states; within 2 minutes; part of make check)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
@@ -88,7 +89,15 @@ test: vet view-short unit-short
 # The long part, which CI runs after make test: every test in full, fuzzing
 # longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, and
 # the MPICH build (scripts/mpich-check.sh).
-check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check
+check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check explore-ci
+
+# The CI subset of `ocbench explore --algo all --nodes 4 --requests 1`
+# (docs/explore.md): the algorithms whose whole space with every node
+# requesting is explored within 2 minutes; exit 1 if one is not clean and
+# complete.
+EXPLORE_CI ?= opencube,centralized,naimi-trehel,naimi-trehel-ft,raymond,neilsen-mizuno,neilsen-mizuno-star,neilsen-mizuno-line,kakugawa,nishio,maekawa,mizuno-neilsen-rao,helary-plouzeau-raynal-line,helary-plouzeau-raynal-tree,suzuki-kasami,suzuki-kasami-bounded,singhal-token,singhal,ricart-agrawala-token
+explore-ci: build
+	./ocbench explore --algo $(EXPLORE_CI) --nodes 4 --requests 1 --quiet --trace -
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.
