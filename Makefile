@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check slurm slurm-check reframe reframe-check chromium view-test view-short view-png faults-mpi large-n
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check slurm slurm-check reframe reframe-check chromium view-test view-short view-png faults-mpi large-n explore-ci
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -38,6 +38,7 @@ help:
 	@echo "make slurm-check   scripts/slurm-check.sh: scripts/slurm.sbatch under a one-machine Slurm, with mpirun (32 ranks) and srun --mpi=pmix (8 ranks), each job's records against the simulator's; stops the daemons it started (part of make check; 3 to 3.5 minutes at load 36 to 60 on 2 cores)"
 	@echo "make reframe       install ReFrame (PyPI's reframe-hpc, or REFRAME_SRC=DIR, a source tree) into a virtual environment under ~/.cache/ocbench (scripts/install-reframe.sh)"
 	@echo "make reframe-check hpc/reframe's check run by ReFrame on this machine: ocbench built with MPI, the default job on 4 ranks, sanity (the simulator's records, 0 violations) and messages per failure against the paper's figures; without ReFrame, the same job and patterns by hand (part of make check; 1 minute at load 36, 2.5 at load 60)"
+	@echo "make explore-ci    ocbench explore, N = 4, every node requesting once, of the EXPLORE_CI algorithms: each must be clean and complete (about 5 million states; within 2 minutes; part of make check)"
 	@echo "make seeds         the long seed sweep: SEEDS=$(SEEDS) seeds per configuration"
 	@echo "make crash-seeds   the long crash sweep: SEEDS=$(SEEDS) seeds over the crash configurations"
 	@echo "make suspicion-seeds  crash-free runs at every load that must never suspect a failure (SUSPICION_SEEDS=30 per configuration)"
@@ -92,9 +93,18 @@ test: vet view-short unit-short
 
 # The long part, which CI runs after make test: every test in full, fuzzing
 # longer, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, and
-# the MPICH build (scripts/mpich-check.sh), scripts/slurm.sbatch under Slurm
-# (scripts/slurm-check.sh) and the ReFrame check (scripts/reframe-check.sh).
-check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check slurm-check reframe-check
+# the MPICH build (scripts/mpich-check.sh), scripts/slurm.sbatch under Slurm,
+# (scripts/slurm-check.sh), the ReFrame check (scripts/reframe-check.sh) and
+# the explorer's CI subset (make explore-ci).
+check: unit view-test fuzz mpi-test-long mpi-check faults-mpi mpich-check slurm-check reframe-check explore-ci
+
+# The CI subset of `ocbench explore --algo all --nodes 4 --requests 1`
+# (docs/explore.md): the algorithms whose whole space with every node
+# requesting is explored within 2 minutes; exit 1 if one is not clean and
+# complete.
+EXPLORE_CI ?= opencube,centralized,naimi-trehel,naimi-trehel-ft,raymond,neilsen-mizuno,neilsen-mizuno-star,neilsen-mizuno-line,kakugawa,nishio,maekawa,mizuno-neilsen-rao,helary-plouzeau-raynal-line,helary-plouzeau-raynal-tree,suzuki-kasami,suzuki-kasami-bounded,singhal-token,singhal,ricart-agrawala-token
+explore-ci: build
+	./ocbench explore --algo $(EXPLORE_CI) --nodes 4 --requests 1 --quiet --trace -
 
 # Every package's tests, the sweeps cut to a sample (testing.Short): the
 # quick check while working; make test stays the full one.

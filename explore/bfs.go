@@ -5,10 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
-	"time"
-
-	"github.com/ocbench/ocbench/internal/memsize"
 )
 
 // level is one BFS level: its states as records (the state's key, the
@@ -89,157 +85,6 @@ func (l *level) reset() {
 	l.starts, l.n, l.size, l.last = l.starts[:0], 0, 0, 0
 }
 
-// reduceSample is how many states the reduction is tried on before it is
-// turned off, if it applied to fewer than a fifth of them.
-const reduceSample = 20_000
-
-// runTracked is the search of the partial-order reduction: one
-// goroutine, each state stored as its 64-bit hash with its number (which
-// the reduction's proviso compares) and its parent link. It explores in
-// breadth-first order and stops at the first violation (the shortest run
-// to one), at the end, or at a limit.
-func (e *Explorer) runTracked() (*Result, error) {
-	t0 := time.Now()
-	res := &Result{Workers: 1}
-	seen := newHashSet(1 << 16)
-	// parent[k] and act[k] give how state k was first reached.
-	var parent, act []uint32
-	var cur, next level
-	inits, err := e.initial()
-	if err != nil {
-		return nil, err
-	}
-	var violation string
-	violator := uint32(0)
-	e.initOf = map[uint32]int{}
-	for k, s := range inits {
-		e.legitimate(s)
-		e.buf = appendState(e.buf[:0], s)
-		id := uint32(len(parent))
-		if _, isNew := seen.add(hash64(e.buf), id); !isNew {
-			continue
-		}
-		parent = append(parent, id)
-		act = append(act, action{kind: Start}.pack())
-		e.initOf[id] = k
-		if what := e.check(s); what != "" && violation == "" {
-			violation, violator = what, id
-		}
-		cur.add(e.buf, uint64(id))
-	}
-	var s, c sys
-	var as []action
-	for depth := 0; cur.n > 0 && violation == "" && res.Limit == ""; depth++ {
-		res.Depth = depth
-		res.PeakFrontier = max(res.PeakFrontier, cur.size)
-		next.reset()
-		at := cursor{l: &cur}
-		for range cur.n {
-			key, enc := at.next()
-			if !e.readState(enc, &s) {
-				return nil, errCorrupt
-			}
-			if err := e.decodeNodes(&s); err != nil {
-				return nil, err
-			}
-			as = e.actions(&s, as[:0])
-			if len(as) == 0 {
-				res.Terminal++
-			}
-			reduced := false
-			if e.reduce {
-				if as, reduced = e.ample(&s, as); reduced {
-					e.red.reduced++
-				} else {
-					e.red.full++
-				}
-				if e.red.reduced+e.red.full == reduceSample && e.red.reduced*5 < reduceSample {
-					// It pays for its cost where it applies often; here
-					// it does not: the rest of the search is full.
-					e.reduce = false
-					res.ReduceOff = true
-				}
-			}
-			// With a reduced set, a successor already numbered no higher
-			// than this state may close a cycle of reduced states: then
-			// the state is expanded in full (the proviso).
-			closes := false
-			from := uint32(key)
-			for pass := 0; pass < 2; pass++ {
-				if pass == 1 {
-					if !reduced || !closes || violation != "" || res.Limit != "" {
-						break
-					}
-					e.red.provisos++
-					taken := slices.Clone(as)
-					as = e.actions(&s, as[:0])
-					as = slices.DeleteFunc(as, func(a action) bool { return slices.Contains(taken, a) })
-				}
-				for _, a := range as {
-					res.Transitions++
-					if err := e.apply(&s, a, &c, nil); err != nil {
-						return nil, e.fail(parent, act, from, a, err)
-					}
-					e.legitimate(&c)
-					e.buf = appendState(e.buf[:0], &c)
-					id := uint32(len(parent))
-					if old, isNew := seen.add(hash64(e.buf), id); !isNew {
-						closes = closes || old <= from
-						continue
-					}
-					parent = append(parent, from)
-					act = append(act, a.pack())
-					if what := e.check(&c); what != "" {
-						violation, violator = what, id
-						break
-					}
-					next.add(e.buf, uint64(id))
-					if int64(len(parent)) >= e.cfg.MaxStates {
-						res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
-						break
-					}
-					if next.size+cur.size+seen.bytes()+8*int64(cap(parent)) > e.cfg.MaxBytes {
-						res.Limit = fmt.Sprintf("the search outgrew its memory limit (%s for the visited set, the states' parents and the BFS levels)", memsize.Format(float64(e.cfg.MaxBytes)))
-						break
-					}
-				}
-			}
-			if violation != "" || res.Limit != "" {
-				break
-			}
-		}
-		if e.cfg.Progress != nil {
-			e.cfg.Progress(depth, int64(len(parent)))
-		}
-		cur, next = next, cur
-	}
-	res.States = int64(len(parent))
-	res.Elapsed = time.Since(t0)
-	res.BytesPerState = float64(seen.bytes()+int64(cap(parent)+cap(act))*4) / float64(max(res.States, 1))
-	res.Collision = Collision(res.States)
-	res.NodeStates, res.NodeBytes = e.nt.size()
-	res.Reduced = e.reduce || res.ReduceOff
-	res.ReducedStates, res.FullStates, res.Provisos = e.red.reduced, e.red.full, e.red.provisos
-	if violation != "" {
-		path, err := e.replay(parent, act, violator)
-		if err != nil {
-			return nil, err
-		}
-		res.Violation = &Violation{What: violation, Path: path}
-	}
-	return res, nil
-}
-
-// fail turns an error of a step (a node that sent to a node that does not
-// exist, a timer without time) into a violation with its path.
-func (e *Explorer) fail(parent, act []uint32, from uint32, a action, err error) error {
-	path, perr := e.replay(parent, act, from)
-	if perr != nil {
-		return perr
-	}
-	return &StepError{Err: err, Path: path, At: a}
-}
-
 // ErrNeedsTime is the error (wrapped in a StepError) of an untimed
 // exploration (Config.Ticks 0) in which a node sets a timer.
 var ErrNeedsTime = errors.New("needs discrete time")
@@ -257,19 +102,6 @@ func (s *StepError) Error() string {
 }
 
 func (s *StepError) Unwrap() error { return s.Err }
-
-// replay rebuilds the path to state id from the parent links, replaying
-// it from its initial state to record every step.
-func (e *Explorer) replay(parent, act []uint32, id uint32) ([]Step, error) {
-	var rev []action
-	for unpack(act[id]).kind != Start {
-		rev = append(rev, unpack(act[id]))
-		id = parent[id]
-	}
-	slices.Reverse(rev)
-	// id is an initial state: find which.
-	return e.replayFrom(e.initOf[id], rev)
-}
 
 // replayFrom replays acts from initial state k (of initial()'s list) and
 // records every step.

@@ -65,14 +65,20 @@ type Config struct {
 	Initial func() ([]Configuration, error)
 	// Reduce explores, from each state, only a persistent set of
 	// deliveries where one is found (partial-order reduction; see
-	// reduce.go and docs/explore.md). It applies to untimed runs without
-	// crashes of an algorithm that is not self-stabilizing; elsewhere the
-	// search is full whatever Reduce says.
+	// reduce.go and docs/explore.md), where it is sound for every check
+	// the search makes: untimed runs without crashes of an algorithm that
+	// is not self-stabilizing and declares no EveryStep invariant (or with
+	// ReduceEveryStep). Elsewhere the search is full whatever Reduce
+	// says, and Result.NoReduction says why.
 	Reduce bool
+	// ReduceEveryStep lets the reduction apply to an algorithm that
+	// declares EveryStep invariants too: those are then checked in the
+	// states visited, which are not every state reachable.
+	ReduceEveryStep bool
 	// Workers is how many goroutines expand each BFS level (0:
 	// runtime.NumCPU()). The states counted, the verdict and the length
-	// of the shortest run to a violation do not depend on it. The
-	// reduction's search (Reduce) runs on one.
+	// of the shortest run to a violation do not depend on it, with the
+	// reduction or without.
 	Workers int
 	// Exact keeps every visited state's encoding, so that no hash
 	// collision can hide a state; otherwise a state is kept as its 64-bit
@@ -129,6 +135,9 @@ type Result struct {
 	// ReduceOff: the reduction applied to fewer than a fifth of the
 	// first states it was tried on, and was turned off for the rest.
 	ReduceOff bool
+	// NoReduction says why the reduction asked for (Config.Reduce) did
+	// not apply ("" if it did, or was not asked for).
+	NoReduction string
 	// Workers is how many goroutines expanded the levels; Exact whether
 	// the visited set kept whole encodings (Config.Exact); Collision, with
 	// fingerprints, an upper bound on the probability that a collision of
@@ -220,7 +229,6 @@ type Explorer struct {
 	out     proto.Output
 	sy      system // check's
 	buf     []byte
-	initOf  map[uint32]int // the initial states' numbers: their index in initial()
 	// nt is the table of node states (shared by the workers); interned
 	// is a snapshot of it, and internIdx this explorer's index into it
 	// (intern).
@@ -235,6 +243,7 @@ type Explorer struct {
 	key       []byte
 	hits      int64
 	reduce    bool
+	noReduce  string // why the reduction asked for does not apply
 	red       reducer
 	// roundEvent is the index of a self-stabilizing algorithm's round
 	// event (kofl: Root's START, a traversal) in Output.Events, or −1.
@@ -273,8 +282,6 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("explore: state limit %d: give at least 1", cfg.MaxStates)
 	case cfg.Workers < 0 || cfg.Workers > 1024:
 		return fmt.Errorf("explore: %d workers: give 0 (every core) to 1024", cfg.Workers)
-	case cfg.Exact && cfg.Reduce:
-		return errors.New("explore: the reduction's search keeps hashes: it cannot be exact")
 	}
 	if cfg.Crashes > 0 && cfg.Nodes <= MinUp {
 		return fmt.Errorf("explore: crashes need N > %d (%d nodes stay up)", MinUp, MinUp)
@@ -283,6 +290,26 @@ func (cfg Config) Validate() error {
 		return errors.New("explore: crashes need discrete time (ticks > 0): failure protocols rest on timers")
 	}
 	return nil
+}
+
+// reducible reports whether the reduction applies to cfg's search, and if
+// it was asked for and does not, why (docs/explore.md, "Reductions": it
+// is proven sound for mutual and k-exclusion, the token's uniqueness, no
+// deadlock and the Quiet invariants, in untimed runs without crashes).
+func reducible(cfg Config, e *Explorer) (bool, string) {
+	switch {
+	case !cfg.Reduce:
+		return false, ""
+	case e.stab != nil:
+		return false, "self-stabilizing"
+	case cfg.Ticks > 0:
+		return false, "timed"
+	case cfg.Crashes > 0:
+		return false, "crashes"
+	case len(e.every) > 0 && !cfg.ReduceEveryStep:
+		return false, "its every-step invariants"
+	}
+	return true, ""
 }
 
 // newExplorer returns the explorer of cfg, which Validate accepted.
@@ -318,7 +345,7 @@ func newExplorer(cfg Config) (*Explorer, error) {
 		name, _ := e.stab.Round()
 		e.roundEvent = slices.Index(a.Events(), name)
 	}
-	e.reduce = cfg.Reduce && cfg.Ticks == 0 && cfg.Crashes == 0 && e.stab == nil
+	e.reduce, e.noReduce = reducible(cfg, e)
 	e.recover = true
 	if ft, ok := a.(proto.FaultTolerantAlgorithm); ok && ft.FaultModel().NoRecovery {
 		e.recover = false

@@ -22,8 +22,9 @@ import (
 //   - no delivery taken changes what the explorer's own checks count in a
 //     way that could mend a violation: it leaves no node of the critical
 //     section, and it keeps the number of tokens (held and in flight);
-//   - the BFS proviso: if a delivery taken leads to a state already met at
-//     this level or before, the state is expanded in full (run.go).
+//   - the BFS proviso: if a delivery taken leads to a state of a level no
+//     deeper than the state's own, the state is expanded in full
+//     (reduce_proviso.go).
 
 // maxLocal bounds the local states explored for one node when the
 // reduction looks for the messages it may send; a node that reaches more

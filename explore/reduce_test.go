@@ -1,17 +1,80 @@
 package explore
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/algo/kofl"
+	"github.com/ocbench/ocbench/algo/ricartagrawala"
 	"github.com/ocbench/ocbench/proto"
 )
 
-// TestReduceSameVerdict: for every registered algorithm at N = 2 (two
-// requests per node) and for N = 4 systems whose full search is small,
-// the reduced search gives the verdict of the full one, in no more states.
+// fullAndReduced explores cfg in full and with the reduction (on every
+// algorithm, its every-step invariants included) and requires the same
+// verdict: a violation of the same check (the same words up to the first
+// colon: mutual exclusion, the token, a deadlock, the invariant's name)
+// or none, a step error or none, and the same limit, in no more states.
+// It returns both results (nil where a step error ended the search). In
+// -short mode a clean system whose full search passes 20,000 states is not
+// reduced (red nil): the reduced search costs many times the full one.
+func fullAndReduced(t *testing.T, name string, cfg Config) (full, red *Result) {
+	t.Helper()
+	run := func(reduce bool) (*Result, error) {
+		c := cfg
+		c.Reduce, c.ReduceEveryStep = reduce, reduce
+		e, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Run()
+	}
+	full, ferr := run(false)
+	if testing.Short() && ferr == nil && full.Violation == nil && full.States > 20_000 {
+		return full, nil
+	}
+	red, rerr := run(true)
+	var fse, rse *StepError
+	if (ferr != nil && !errors.As(ferr, &fse)) || (rerr != nil && !errors.As(rerr, &rse)) {
+		t.Fatalf("%s: %v; %v", name, ferr, rerr)
+	}
+	if (fse == nil) != (rse == nil) {
+		t.Fatalf("%s: step error in full: %v; reduced: %v", name, ferr, rerr)
+	}
+	if fse != nil {
+		if fse.At.kind != rse.At.kind || !strings.Contains(rerr.Error(), "panicked") != !strings.Contains(ferr.Error(), "panicked") {
+			t.Errorf("%s: step error in full: %v; reduced: %v", name, ferr, rerr)
+		}
+		return nil, nil
+	}
+	what := func(r *Result) string {
+		if r.Violation == nil {
+			return ""
+		}
+		w, _, _ := strings.Cut(r.Violation.What, ":")
+		return w
+	}
+	if what(full) != what(red) || (full.Limit == "") != (red.Limit == "") {
+		t.Errorf("%s: full search: violation %q, limit %q; reduced: violation %q, limit %q",
+			name, what(full), full.Limit, what(red), red.Limit)
+	}
+	if red.Limit == "" && full.Limit == "" && red.Violation == nil && red.States > full.States {
+		t.Errorf("%s: the reduced search reached %d states, the full one %d", name, red.States, full.States)
+	}
+	if !red.Reduced {
+		t.Errorf("%s: the reduction did not apply: %s", name, red.NoReduction)
+	}
+	return full, red
+}
+
+// TestReduceSameVerdict: on every registered algorithm the reduction
+// applies to (untimed, not self-stabilizing) at N = 2 with two requests
+// per node and at N = 3 with one, on the N = 4 systems whose full search
+// is small (every node requesting), and on the broken copies (mutual
+// exclusion, two tokens, a deadlock, a panicking node), the full and the
+// reduced searches give the same verdicts and the same violations.
 func TestReduceSameVerdict(t *testing.T) {
 	type sys struct {
 		name             string
@@ -20,58 +83,182 @@ func TestReduceSameVerdict(t *testing.T) {
 	var cases []sys
 	for _, name := range algo.Names() {
 		cases = append(cases, sys{name, 2, 2, 0})
+		if !testing.Short() {
+			cases = append(cases, sys{name, 3, 1, 0})
+		}
 	}
 	if !testing.Short() {
-		for _, name := range []string{"opencube", "naimi-trehel", "raymond", "kakugawa", "maekawa", "nishio", "mizuno-neilsen-rao"} {
+		for _, name := range []string{"opencube", "centralized", "naimi-trehel", "naimi-trehel-ft", "raymond", "neilsen-mizuno", "kakugawa",
+			"maekawa", "nishio", "mizuno-neilsen-rao", "helary-plouzeau-raynal-line", "suzuki-kasami"} {
 			cases = append(cases, sys{name, 4, 1, 0})
 		}
 		cases = append(cases, sys{"ricart-agrawala", 4, 1, 3}, sys{"lamport", 4, 1, 2})
 	}
 	for _, c := range cases {
 		a := benchAlgorithm(t, c.name, c.nodes)
-		cfg := Config{Algorithm: a, Nodes: c.nodes, Requests: c.req, Requesters: c.reqs, MaxStates: 3_000_000}
 		if _, stab := a.(proto.SelfStabilizingAlgorithm); stab || timedN4[c.name] {
 			continue // timed: the reduction does not apply
 		}
-		full := explored(t, cfg)
-		cfg.Reduce = true
-		red := explored(t, cfg)
-		if (full.Violation == nil) != (red.Violation == nil) || (full.Limit == "") != (red.Limit == "") {
-			t.Errorf("%s N=%d: full search: violation %v, limit %q; reduced: violation %v, limit %q",
-				c.name, c.nodes, full.Violation, full.Limit, red.Violation, red.Limit)
+		if c.nodes == 3 && !algoTakes(a, 3) {
+			continue
 		}
-		if red.Limit == "" && red.States > full.States {
-			t.Errorf("%s N=%d: the reduced search reached %d states, the full one %d", c.name, c.nodes, red.States, full.States)
+		cfg := Config{Algorithm: a, Nodes: c.nodes, Requests: c.req, Requesters: c.reqs, MaxStates: 3_000_000}
+		name := fmt.Sprintf("%s N=%d", c.name, c.nodes)
+		full, red := fullAndReduced(t, name, cfg)
+		if full.Violation != nil || full.Limit != "" {
+			t.Errorf("%s: %+v: a registered algorithm must be clean", name, full)
 		}
-		t.Logf("%s N=%d: %d states in full, %d reduced (%d expanded by a persistent set)", c.name, c.nodes, full.States, red.States, red.ReducedStates)
+		if red == nil {
+			t.Logf("%s: %d states in full; not reduced in -short", name, full.States)
+			continue
+		}
+		t.Logf("%s: %d states in full, %d reduced (%d expanded by a persistent set, %d by the proviso)",
+			name, full.States, red.States, red.ReducedStates, red.Provisos)
+	}
+	broken := []struct {
+		name  string
+		cfg   Config
+		wants string
+	}{
+		{"broken ricart-agrawala N=2", Config{Algorithm: brokenRA{}, Nodes: 2, Requests: 1}, "critical section"},
+		{"broken ricart-agrawala N=3", Config{Algorithm: brokenRA{}, Nodes: 3, Requests: 1}, "critical section"},
+		{"broken ricart-agrawala N=4", Config{Algorithm: brokenRA{}, Nodes: 4, Requests: 1}, "critical section"},
+		{"token copied, naimi-trehel N=3", Config{Algorithm: tokenCopier{lookup(t, "naimi-trehel")}, Nodes: 3, Requests: 1}, "token"},
+		{"token copied, raymond N=4", Config{Algorithm: tokenCopier{lookup(t, "raymond")}, Nodes: 4, Requests: 1}, "token"},
+		{"reply lost, ricart-agrawala N=3", Config{Algorithm: replyLoser{}, Nodes: 3, Requests: 1}, "deadlock"},
+		{"panicking node N=3", Config{Algorithm: panicky{}, Nodes: 3, Requests: 1}, ""},
+	}
+	for _, b := range broken {
+		b.cfg.MaxStates = 1 << 20
+		full, red := fullAndReduced(t, b.name, b.cfg)
+		if b.wants == "" {
+			if full != nil {
+				t.Errorf("%s: no step error", b.name)
+			}
+			continue
+		}
+		if full.Violation == nil || !strings.Contains(full.Violation.What, b.wants) {
+			t.Fatalf("%s: %+v, want a violation of %q", b.name, full.Violation, b.wants)
+		}
+		t.Logf("%s: %q after %d steps in full (%d states), %d reduced (%d states)", b.name, full.Violation.What,
+			len(full.Violation.Path), full.States, len(red.Violation.Path), red.States)
 	}
 }
 
-// TestReduceBrokenCopy: the reduced search still finds the broken copy's
-// violation, with a run no longer than the known one.
-func TestReduceBrokenCopy(t *testing.T) {
-	for _, n := range []int{2, 3} {
-		known := 2 + 4*(n-1)
-		res := explored(t, Config{Algorithm: brokenRA{}, Nodes: n, Requests: 1, MaxStates: 1 << 20, Reduce: true})
-		if res.Violation == nil {
-			t.Fatalf("N=%d: the reduced search found no violation (%d states)", n, res.States)
+// algoTakes reports whether a builds n nodes (some need a power of two).
+func algoTakes(a proto.Algorithm, n int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
 		}
-		if len(res.Violation.Path) > known || !strings.Contains(res.Violation.What, "critical section") {
-			t.Errorf("N=%d: %q after %d steps, want mutual exclusion within %d", n, res.Violation.What, len(res.Violation.Path), known)
+	}()
+	return len(a.NewNodes(n)) == n
+}
+
+// tokenCopier is a token-based algorithm whose nodes send every token
+// twice: two tokens, which the explorer's token count catches.
+type tokenCopier struct{ proto.Algorithm }
+
+// Invariants implements proto.Algorithm: the algorithm's own read its
+// node type; the explorer's token count is the check here.
+func (tokenCopier) Invariants(bool) []proto.Invariant { return nil }
+
+func (a tokenCopier) NewNodes(n int) []proto.Node {
+	out := a.Algorithm.NewNodes(n)
+	tok := proto.TokenType(a.MessageTypes())
+	for i := range out {
+		out[i] = &copierNode{out[i], tok}
+	}
+	return out
+}
+
+type copierNode struct {
+	proto.Node
+	tok proto.MsgType
+}
+
+func (c *copierNode) Step(in proto.Input, out *proto.Output) {
+	first := len(out.Msgs)
+	c.Node.Step(in, out)
+	for k := first; k < len(out.Msgs); k++ {
+		if out.Msgs[k].Type == c.tok {
+			out.Msgs = append(out.Msgs, out.Msgs[k])
+			return
 		}
+	}
+}
+
+// replyLoser is Ricart–Agrawala whose node 1 ignores the replies of node
+// 0: it waits for ever, and once nothing is in flight that is a deadlock.
+type replyLoser struct{ brokenRA }
+
+func (replyLoser) NewNodes(n int) []proto.Node {
+	out := ricartagrawala.Algorithm{}.NewNodes(n)
+	out[1] = &loserNode{out[1]}
+	return out
+}
+
+type loserNode struct{ proto.Node }
+
+func (l *loserNode) Step(in proto.Input, out *proto.Output) {
+	if in.Kind == proto.Receive && in.Msg.Type == ricartagrawala.Reply && in.Msg.From == 0 {
+		return
+	}
+	l.Node.Step(in, out)
+}
+
+// TestReduceWorkers: with the reduction, the states, the transitions, the
+// states expanded by a persistent set and by the proviso, the verdict and
+// the run's length do not depend on the number of workers.
+func TestReduceWorkers(t *testing.T) {
+	cases := []Config{
+		{Algorithm: lookup(t, "maekawa"), Nodes: 4, Requests: 1},
+		{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1},
+		{Algorithm: brokenRA{}, Nodes: 3, Requests: 1},
+	}
+	for _, cfg := range cases {
+		cfg.Reduce, cfg.ReduceEveryStep, cfg.MaxStates = true, true, 1<<22
+		var want string
+		for _, w := range []int{1, 2, 3} {
+			cfg.Workers = w
+			r := explored(t, cfg)
+			steps := -1
+			if r.Violation != nil {
+				steps = len(r.Violation.Path)
+			}
+			got := fmt.Sprintf("%d states, %d transitions, depth %d, %d terminal, %d reduced, %d full, %d provisos, run %d",
+				r.States, r.Transitions, r.Depth, r.Terminal, r.ReducedStates, r.FullStates, r.Provisos, steps)
+			if w == 1 {
+				want = got
+				if r.ReducedStates == 0 {
+					t.Errorf("%s: the reduction never applied", cfg.Algorithm.Name())
+				}
+			} else if got != want {
+				t.Errorf("%s: %d workers: %s; 1 worker: %s", cfg.Algorithm.Name(), w, got, want)
+			}
+		}
+		t.Logf("%s N=%d: %s", cfg.Algorithm.Name(), cfg.Nodes, want)
 	}
 }
 
 // TestReduceApplies: the reduction takes a persistent set in some states
-// (it is not vacuous) and leaves timed runs alone.
+// (it is not vacuous), is on by default only where it is sound for every
+// check (not for an algorithm's every-step invariants unless asked), and
+// leaves timed runs alone.
 func TestReduceApplies(t *testing.T) {
-	res := explored(t, Config{Algorithm: lookup(t, "maekawa"), Nodes: 4, Requests: 1, MaxStates: 1 << 20, Reduce: true})
+	res := explored(t, Config{Algorithm: lookup(t, "maekawa"), Nodes: 4, Requests: 1, MaxStates: 1 << 20, Reduce: true, ReduceEveryStep: true})
 	if !res.Reduced || res.ReducedStates == 0 || res.Violation != nil || res.Limit != "" {
 		t.Fatalf("maekawa N=4: %+v", res)
 	}
+	if r := explored(t, Config{Algorithm: lookup(t, "maekawa"), Nodes: 4, Requests: 1, MaxStates: 1 << 20, Reduce: true}); r.Reduced || r.NoReduction == "" {
+		t.Fatalf("maekawa (every-step invariants) reduced without ReduceEveryStep: %+v", r)
+	}
+	if r := explored(t, Config{Algorithm: brokenRA{}, Nodes: 3, Requests: 1, MaxStates: 1 << 20, Reduce: true}); !r.Reduced {
+		t.Fatalf("an algorithm without every-step invariants was not reduced: %s", r.NoReduction)
+	}
 	timed := explored(t, Config{Algorithm: lookup(t, "opencube"), Nodes: 4, Requests: 0, Crashes: 1, Ticks: 2, MinTicks: 1, CSTicks: 2,
-		MaxStates: 1 << 20, Reduce: true})
-	if timed.Reduced {
+		MaxStates: 1 << 20, Reduce: true, ReduceEveryStep: true})
+	if timed.Reduced || timed.NoReduction == "" {
 		t.Fatal("the reduction was on in a timed run with crashes")
 	}
 }

@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,15 +14,14 @@ import (
 // Run explores every state reachable from the initial configurations, in
 // breadth-first order, and stops after the first level that holds a
 // violation (giving a shortest run to one), at the end, or at a limit.
-// With the reduction (Config.Reduce) the search is runTracked's;
-// otherwise it is parallel: Config.Workers goroutines expand each level
-// together, sharing the visited set (fingerprints, or with Config.Exact
-// whole encodings) and the table of node states, each with its own next
-// level, step cache and path log.
+// Config.Workers goroutines expand each level together, sharing the
+// visited set (fingerprints, or with Config.Exact whole encodings) and the
+// table of node states, each with its own next level, step cache and path
+// log. With the reduction (Config.Reduce, where it applies) a state is
+// expanded by a persistent set where one is found (reduce.go), and the
+// level's proviso (proviso) expands in full the states whose set leads
+// back to an earlier level.
 func (e *Explorer) Run() (*Result, error) {
-	if e.reduce {
-		return e.runTracked()
-	}
 	return e.runParallel()
 }
 
@@ -67,6 +67,14 @@ type worker struct {
 	// spill, if not nil, takes next to disk when it holds spillAt bytes.
 	spill   *spill
 	spillAt int64
+	// The reduction: reducing whether the state being expanded takes a
+	// persistent set; hits the fingerprints of its successors that were
+	// in the visited set already; deferred the states whose reduced
+	// successors were not all new, for the level's proviso.
+	reducing bool
+	hits     []uint64
+	deferred []deferred
+	hitArena []uint64 // the deferred states' hits
 }
 
 // clone returns an explorer for another worker: the configuration, the
@@ -75,7 +83,7 @@ type worker struct {
 func (e *Explorer) clone() *Explorer {
 	w := &Explorer{cfg: e.cfg, alg: e.alg, nc: e.nc, types: e.types, family: e.family, token: e.token, ell: e.ell,
 		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, items: e.items, roundEvent: e.roundEvent,
-		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, cacheMax: e.cacheMax}
+		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, cacheMax: e.cacheMax, reduce: e.reduce}
 	return w
 }
 
@@ -86,7 +94,7 @@ const batch = 64
 func (e *Explorer) runParallel() (*Result, error) {
 	t0 := time.Now()
 	nw := e.cfg.Workers
-	res := &Result{Workers: nw, Exact: e.cfg.Exact}
+	res := &Result{Workers: nw, Exact: e.cfg.Exact, Reduced: e.reduce, NoReduction: e.noReduce}
 	var seen visited
 	if e.cfg.Exact {
 		seen = newExactSet()
@@ -201,6 +209,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 		for _, w := range ws {
 			w.next.reset()
 			w.counted = 0
+			w.deferred, w.hitArena = w.deferred[:0], w.hitArena[:0]
 		}
 		// The records on disk first, a segment at a time, then those in
 		// memory.
@@ -218,6 +227,14 @@ func (e *Explorer) runParallel() (*Result, error) {
 		if err := expandLevel(cur, 0, ws, seen, &tally); err != nil {
 			return nil, err
 		}
+		if e.reduce && !stop.Load() {
+			e.proviso(ws, seen, &tally)
+			for _, w := range ws {
+				if w.err != nil {
+					return nil, w.err
+				}
+			}
+		}
 		for _, w := range ws {
 			if err := w.log.endLevel(); err != nil {
 				return nil, err
@@ -232,6 +249,9 @@ func (e *Explorer) runParallel() (*Result, error) {
 				}
 			}
 		}
+		if e.reduce && reduceOff(ws) {
+			res.ReduceOff = true
+		}
 		if e.cfg.Progress != nil {
 			e.cfg.Progress(depth, min(tally.states.Load(), e.cfg.MaxStates))
 		}
@@ -242,6 +262,10 @@ func (e *Explorer) runParallel() (*Result, error) {
 	for _, w := range ws {
 		res.Transitions += w.transitions
 		res.Terminal += w.terminal
+		r := &w.e.red
+		res.ReducedStates += r.reduced - r.provisos
+		res.FullStates += r.full + r.provisos
+		res.Provisos += r.provisos
 	}
 	res.States = min(tally.states.Load(), e.cfg.MaxStates)
 	res.Limit = tally.limit
@@ -349,6 +373,36 @@ func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
 	if len(as) == 0 {
 		w.terminal++
 	}
+	w.reducing = false
+	if e.reduce {
+		if as, w.reducing = e.ample(s, as); w.reducing {
+			e.red.reduced++
+		} else {
+			e.red.full++
+		}
+		w.hits = w.hits[:0]
+	}
+	if w.successors(as, from, seen, t) || !w.reducing {
+		return
+	}
+	// Every successor of the persistent set is looked up before the
+	// next state's: the level's proviso needs those already visited.
+	if q := &w.pend[w.turn^1]; q.ok && w.settle(q, seen, t) {
+		return
+	}
+	if len(w.hits) > 0 {
+		lo := len(w.hitArena)
+		w.hitArena = append(w.hitArena, w.hits...)
+		w.deferred = append(w.deferred, deferred{enc: slices.Clone(enc), from: from, taken: slices.Clone(as), lo: lo, hi: len(w.hitArena)})
+	}
+}
+
+// successors applies the transitions as to the state w.s (of fingerprint
+// from), adding the new successors to the visited set, the path log and
+// the next level; it reports whether the state's expansion must stop (a
+// step error or a limit).
+func (w *worker) successors(as []action, from uint64, seen visited, t *tally) bool {
+	e, s := w.e, &w.s
 	for _, a := range as {
 		w.transitions++
 		p := &w.pend[w.turn]
@@ -356,11 +410,11 @@ func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
 			if f := (&found{stepErr: err, h: from, act: a.pack()}); w.found == nil || f.better(w.found) {
 				w.found = f
 			}
-			return
+			return true
 		}
 		e.legitimate(&p.c)
 		p.buf = appendState(p.buf[:0], &p.c)
-		p.h, p.from, p.act = hash64(p.buf), from, a.pack()
+		p.h, p.from, p.act, p.track = hash64(p.buf), from, a.pack(), w.reducing
 		seen.prefetch(p.h)
 		// The successor before this one is looked up now: its slot was
 		// prefetched a successor's work ago.
@@ -368,9 +422,10 @@ func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
 		q := &w.pend[w.turn]
 		p.ok = true
 		if q.ok && w.settle(q, seen, t) {
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // pending is a successor computed, its visited-set lookup not yet done.
@@ -380,6 +435,7 @@ type pending struct {
 	h, from uint64
 	act     uint32
 	ok      bool
+	track   bool // a successor by a persistent set: a hit goes to hits
 }
 
 // settle looks successor q up in the visited set and, if it is new, logs,
@@ -387,6 +443,9 @@ type pending struct {
 func (w *worker) settle(q *pending, seen visited, t *tally) bool {
 	q.ok = false
 	if !seen.add(q.h, q.buf) {
+		if q.track {
+			w.hits = append(w.hits, q.h)
+		}
 		return false
 	}
 	w.log.add(q.h, q.from, q.act)

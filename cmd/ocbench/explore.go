@@ -98,8 +98,8 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.Uint64Var(&o.maxSeq, "max-seq", 1, "--transient: MaxSeq, the CToken's sequence numbers are 0..MaxSeq (1..15)")
 	fs.IntVar(&o.linkCap, "link-cap", 0, "--transient: 0 or 1 junk messages on each link (every message of Junk's domain)")
 	floatVar(fs, &o.timeout, "timeout", 0, floatRange{lo: 0, hi: 100, unit: "0: the algorithm's default"}, true, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
-	fs.StringVar(&o.reduce, "reduce", "none", "none (every interleaving) or por: a partial-order reduction by persistent sets of deliveries, untimed runs without crashes, fewer states stored but slower and the algorithm's every-step invariants checked only in the states visited (docs/explore.md)")
-	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines expanding each BFS level, 1..1024 (the default is this machine's number of cores); the states, the verdict and the shortest run's length do not depend on it (the reduction's search runs on one)")
+	fs.StringVar(&o.reduce, "reduce", "auto", "auto: a partial-order reduction by persistent sets of deliveries where it is sound for every check (untimed runs without crashes of an algorithm without every-step invariants); none: every interleaving; por: the reduction in untimed runs without crashes, the algorithm's every-step invariants then checked only in the states visited (docs/explore.md)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines expanding each BFS level, 1..1024 (the default is this machine's number of cores); the states, the verdict and the shortest run's length do not depend on it")
 	fs.BoolVar(&o.exact, "exact", false, "keep every visited state's whole encoding (no hash collision can hide a state; several times the memory) instead of its 64-bit fingerprint")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
@@ -168,12 +168,10 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--link-cap: %d is not 0 or 1", o.linkCap)
 	case !o.transient && (fs.Changed("domain") || fs.Changed("max-seq") || fs.Changed("link-cap") || fs.Changed("timeout")):
 		return nil, errors.New("--domain, --max-seq, --link-cap, --timeout: they shape --transient; give it")
-	case o.reduce != "por" && o.reduce != "none":
-		return nil, fmt.Errorf("--reduce: unknown reduction %q (allowed: por, none)", o.reduce)
+	case o.reduce != "auto" && o.reduce != "por" && o.reduce != "none":
+		return nil, fmt.Errorf("--reduce: unknown reduction %q (allowed: auto, none, por)", o.reduce)
 	case o.workers < 1 || o.workers > 1024:
 		return nil, fmt.Errorf("--workers: %d is not in 1..1024", o.workers)
-	case o.exact && o.reduce == "por":
-		return nil, errors.New("--exact, --reduce por: the reduction's search keeps 64-bit hashes; give one of them")
 	case o.protocol != string(bench.ProtocolOCBench) && o.protocol != string(bench.ProtocolPaper):
 		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: ocbench, paper)", o.protocol)
 	}
@@ -260,7 +258,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			fifo := o.fifo || algo.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
 				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: searchBytes,
-				Reduce: o.reduce == "por", Initial: initial, Workers: o.workers, Exact: o.exact}
+				Reduce: o.reduce != "none", ReduceEveryStep: o.reduce == "por", Initial: initial, Workers: o.workers, Exact: o.exact}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
 			if o.reqNodes > 0 && o.reqNodes < n {
 				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
@@ -393,6 +391,9 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 	}
 	rate := float64(res.States) / res.Elapsed.Seconds()
 	red := "no reduction"
+	if res.NoReduction != "" {
+		red += " (" + res.NoReduction + ")"
+	}
 	if res.Reduced {
 		red = fmt.Sprintf("reduction: %d states expanded by a persistent set, %d in full (%d by the proviso)", res.ReducedStates, res.FullStates, res.Provisos)
 		if res.ReduceOff {
