@@ -421,7 +421,7 @@ func envLines(e results.Environment, code, text func(string) string) []string {
 // mdText escapes a string for Markdown text (a heading, a list item, a
 // table cell): line breaks become spaces, the characters Markdown gives a
 // meaning to (emphasis, code, links, table pipes, a heading's closing #) are escaped with a
-// backslash, and HTML's with entities, so that a saved run's strings show
+// backslash, and those that start HTML (&, <, >) with entities, so that a saved run's strings show
 // as they are and inject no markup.
 func mdText(s string) string {
 	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
@@ -432,8 +432,13 @@ func mdText(s string) string {
 		}
 		b.WriteRune(c)
 	}
-	return html.EscapeString(b.String())
+	return mdHTML.Replace(b.String())
 }
+
+// mdHTML escapes the characters that start HTML in Markdown text; quotes,
+// which start nothing there, stay as they are (escaped, they read as
+// &#34; wherever the Markdown is read as text).
+var mdHTML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // mdCode formats a string as a Markdown code span: a fence of more
 // backticks than the string has in a row, so that nothing in it ends the

@@ -141,3 +141,21 @@ func countSet() int {
 	}
 	return n
 }
+
+func TestTimesInDelta(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		delta float64
+		want  string
+	}{
+		{"3 nodes down at once (first at t=3.72608s), the model allows one", 0.001, "3 nodes down at once (first at t=3726.08δ (3.72608s)), the model allows one"},
+		{"at step 289 (t=0.138736s): 2 tokens; baseline (t=0.285223s, seed 1)", 0.001, "at step 289 (t=138.736δ (0.138736s)): 2 tokens; baseline (t=285.223δ (0.285223s), seed 1)"},
+		{"t=2s and t=1e-3s", 0.5, "t=4δ (2s) and t=0.002δ (1e-3s)"},
+		{"from t=0δ, gaps", 0.001, "from t=0δ, gaps"},
+		{"at t=1.5s", 0, "at t=1.5s"},
+	} {
+		if got := TimesInDelta(c.in, c.delta); got != c.want {
+			t.Errorf("TimesInDelta(%q, %g) = %q, want %q", c.in, c.delta, got, c.want)
+		}
+	}
+}

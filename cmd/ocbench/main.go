@@ -800,7 +800,8 @@ func header(o *options, list []config) []string {
 		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1))
 		h = append(h, protocolLines(list, e)...)
 		h = append(h, "overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
-			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds; it is negative when crashes remove more traffic than their handling adds (a down node neither asks nor answers, requests are lost)")
+			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds; it is negative when crashes remove more traffic than their handling adds (a down node neither asks nor answers, requests are lost)",
+			"msg/CS: messages of the failure-free protocol per served request, return of a lent token included")
 		h = append(h, suspicionLines(list)...)
 		if s.LateFraction > 0 {
 			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
@@ -813,6 +814,9 @@ func header(o *options, list []config) []string {
 		}
 		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N (stated formula, in --wide or --columns: its formula and its source, survey T1–T3 being Velazquez 1993's tables; every one in docs/stated-costs.md); an order of growth (O(…), avg log N) and a figure marked * (the project's derivation, not a paper's) are never divided into mean/stated, which compares with a paper's figure (its upper end)",
 			"sync: from an exit while a request waits to the next entry; response: enter_cs to exit; times in δ"+meanDelay(o, s))
+		if slices.ContainsFunc(list, func(c config) bool { return c.spec.Algorithm == "opencube" }) {
+			h = append(h, "max, p99: of one request's messages; opencube's max can reach log2 N + 2, one above the top of its paper's range 0…log2 N+1: the paper's derivation counts one message fewer than a request's path takes (docs/results.md, Against the paper)")
+		}
 	}
 	return h
 }

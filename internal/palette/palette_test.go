@@ -53,7 +53,15 @@ func TestFixedByName(t *testing.T) {
 	if Algorithm("opencube") != (Style{Color: SeriesColors[0], Shape: 0}) || Algorithm("raymond") != (Style{Color: SeriesColors[0], Shape: 3}) {
 		t.Errorf("opencube %v, raymond %v: not their slots' styles", Algorithm("opencube"), Algorithm("raymond"))
 	}
-	if Algorithm("no-such") != Algorithm("no-such") || Message("no-such") != Message("no-such") {
-		t.Error("an unknown name's style changes")
+	a, m := Algorithm("no-such"), Message("no-such")
+	for range 3 {
+		Algorithm("another")
+		Message("another")
+		if Algorithm("no-such") != a || Message("no-such") != m {
+			t.Error("an unknown name's style changes with what else is asked")
+		}
+	}
+	if !slices.Contains(SeriesColors, a.Color) || !slices.Contains(MessageColors, m) {
+		t.Errorf("an unknown name's style %v, %s is not from the palette", a, m)
 	}
 }
