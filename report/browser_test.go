@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,6 +162,47 @@ func TestPlotsNameNoOtherFont(t *testing.T) {
 			if strings.Contains(s, "font-family:"+fam) {
 				t.Errorf("%s asks for %s", f.Name, fam)
 			}
+		}
+	}
+}
+
+// TestPanelsByRule: a series that alone reaches 16 times the others'
+// largest N gets a plot with every N, and the main plot stops where the
+// others do; without such a series there is one plot.
+func TestPanelsByRule(t *testing.T) {
+	figs, err := Figures([]Input{{Path: "crowded.json", Saved: &results.Saved{Runs: crowded()}}}, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Figure{}
+	for _, f := range figs {
+		byName[f.Name] = f
+	}
+	main, every := byName["msgs-per-request-sequential"], byName["msgs-per-request-sequential-every-N"]
+	if main == nil || every == nil {
+		t.Fatalf("figures %v: want the main plot and the one with every N", slices.Collect(maps.Keys(byName)))
+	}
+	mainTexts, _ := svgTexts(main.Data)
+	everyTexts, _ := svgTexts(every.Data)
+	if slices.Contains(mainTexts, "2^20") || !slices.Contains(mainTexts, "2^12") || !slices.Contains(everyTexts, "2^20") {
+		t.Errorf("main plot's texts %q, every N's %q: want the main one to stop at 2^12", mainTexts, everyTexts)
+	}
+	if !strings.Contains(main.Caption, "opencube's runs beyond N = 4096 are in the next plot") {
+		t.Errorf("main caption %q does not say where the rest is", main.Caption)
+	}
+	var even []*results.Run
+	for _, r := range crowded() {
+		if r.Nodes <= 4096 {
+			even = append(even, r)
+		}
+	}
+	figs, err = Figures([]Input{{Path: "even.json", Saved: &results.Saved{Runs: even}}}, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if strings.HasSuffix(f.Name, "-every-N") {
+			t.Errorf("a plot %s without an outlying series", f.Name)
 		}
 	}
 }
