@@ -10,7 +10,7 @@ MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
-	@echo "make test          gofmt, vet, staticcheck, every package's tests with each sweep cut to a sample (-short), ocbench view in Chromium, fuzzing, the MPI tests on 1, 4 and 8 ranks (installs OpenMPI and Chromium if missing; the README's test command, about 5 minutes)"
+	@echo "make test          gofmt, vet, staticcheck, every package's tests with each sweep cut to a sample (-short), ocbench view in Chromium, fuzzing, the MPI tests on 1, 4 and 8 ranks (installs OpenMPI and Chromium through apt-get if missing, and staticcheck's modules: network needed the first time; the README's test command, about 15 minutes)"
 	@echo "make check         the long part CI runs after make test: every test in full, every browser test, longer fuzzing, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, MPICH (about 17 minutes)"
 	@echo "make short         the tests with -short only (about a minute and a half; no vet, no MPI)"
 	@echo "make vet           gofmt, go vet and staticcheck (and the mpi-tagged build's, when OpenMPI is installed)"
@@ -24,7 +24,7 @@ help:
 	@echo "make view-test     every browser test of ocbench view, a 10^5-event trace included (part of make check)"
 	@echo "make view-png      regenerate published/view.png, the screenshot of a crash trace's page (installs Chromium if missing)"
 	@echo "make results       regenerate every committed table, report and plot, and README's excerpts (about an hour; JOBS=N: ocbench --jobs N in the sweeps)"
-	@echo "make results-check regenerate the cheap results into a temporary directory; fail if the committed ones differ (about 1.5 minutes)"
+	@echo "make results-check regenerate the cheap results into a temporary directory; fail if the committed ones differ (about 90 s)"
 	@echo "make readme-check  follow README from a fresh clone; fail if a command fails or a stated time is off by more than 2×"
 	@echo "make readme-check-quick  the same without the long rows (about 4 minutes; CI runs it)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
@@ -47,7 +47,7 @@ help:
 	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into published/ (JOBS=N: ocbench --jobs N; default every core)"
 	@echo "make paper-protocol  seeds in which --protocol paper (§5 as written) breaks, load by load, and its overhead where none does (~20 min)"
 	@echo "make failure-free  measure the failure-free table into published/"
-	@echo "make compare       every algorithm compared (msgs/CS, sync delay, response; N = 16, 64, 256; three loads) into published/compare.md (~6 min; JOBS=N: ocbench --jobs N, JOBS=1 also one call at a time; default every core)"
+	@echo "make compare       every algorithm compared (msg/CS, sync delay, response; N = 16, 64, 256; three loads) into published/compare.md (about 15 minutes; JOBS=N: ocbench --jobs N, JOBS=1 also one call at a time; default every core)"
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into published/report/"
 	@echo "make bench         the simulator's events per second (sequential open-cube, N = 2^10 and 2^16) against a bare event heap's in 21 pairs: their median ratio and range"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"

@@ -14,7 +14,9 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/ocbench/ocbench/internal/palette"
 	"github.com/ocbench/ocbench/results"
 )
 
@@ -52,11 +54,17 @@ func render(p *plot.Plot, format string) ([]byte, error) {
 	case size.X > 0:
 		h += size.Y + 2*legendGap
 	}
-	c, err := draw.NewFormattedCanvas(w, h, format)
-	if err != nil {
-		return nil, fmt.Errorf("rendering a plot as %s: %w", format, err)
+	var c vg.CanvasWriterTo = vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true)) // the font travels with the file
+	if format != "svg" {
+		var err error
+		if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
+			return nil, fmt.Errorf("rendering a plot as %s: %w", format, err)
+		}
 	}
-	dc := draw.New(c)
+	// A margin on every side: a browser's box of a text is its font's
+	// whole line (ascent, descent and line gap), which reaches beyond the
+	// glyphs gonum places at the image's edges.
+	dc := draw.Crop(draw.New(c), imageMargin, -imageMargin, imageMargin, -imageMargin)
 	p.Legend = plot.NewLegend()
 	defer func() { p.Legend = leg }()
 	leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
@@ -77,6 +85,9 @@ func render(p *plot.Plot, format string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// imageMargin is the space left blank around a plot's image.
+const imageMargin = 2 * vg.Millimeter
+
 // legendMaxRight is the widest legend placed at the right of a plot; a
 // wider one goes below it. legendGap is the space around a legend.
 const (
@@ -95,6 +106,9 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Tick.Label.Font.Size = vg.Points(10)
 	p.Y.Tick.Label.Font.Size = vg.Points(10)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	// Entries apart by more than a line of text: a browser's box of a text
+	// (the font's ascent, descent and line gap) is taller than gonum's.
+	p.Legend.Padding = vg.Points(4)
 	p.Y.Tick.Marker = countTicks{}
 	p.Add(plotter.NewGrid())
 	return p
@@ -172,22 +186,36 @@ func logAxis(a *plot.Axis, lo, hi float64) {
 	a.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
-// addSeries draws one series as a line through points, with its legend.
-func addSeries(p *plot.Plot, k int, name string, pts plotter.XYs) error {
+// addSeries draws one series as a line through points, with its legend,
+// in the style st (its colour and marker fixed by its algorithm's name:
+// palette.Algorithm) and dash pattern dashes.
+func addSeries(p *plot.Plot, st palette.Style, dashes []vg.Length, name string, pts plotter.XYs) error {
 	l, s, err := plotter.NewLinePoints(pts)
 	if err != nil {
 		return fmt.Errorf("plotting %s: %w", name, err)
 	}
-	// Seven colours and shapes: series 7 to 13 are dashed, 14 to 20 dotted…
-	l.Color = plotutil.Color(k)
+	l.Color = st.Color
 	l.Width = vg.Points(1.5)
-	l.Dashes = plotutil.Dashes(k / len(plotutil.DefaultColors))
-	s.Color = plotutil.Color(k)
-	s.Shape = plotutil.Shape(k)
+	l.Dashes = dashes
+	s.Color = st.Color
+	s.Shape = plotutil.Shape(st.Shape)
 	s.Radius = vg.Points(3)
 	p.Add(l, s)
 	p.Legend.Add(name, l, s)
 	return nil
+}
+
+// styles counts the series of each algorithm on one plot: every series
+// of an algorithm has its colour and marker (palette.Algorithm, the same
+// in every plot), and the k-th of them on a plot (another runtime,
+// another load) the k-th dash pattern.
+type styles map[string]int
+
+// next returns the style and dash pattern of the next series of algorithm.
+func (s styles) next(algorithm string) (palette.Style, []vg.Length) {
+	k := s[algorithm]
+	s[algorithm]++
+	return palette.Algorithm(algorithm), plotutil.Dashes(k)
 }
 
 // metric is a quantity of a failure-free run plotted by the report.
@@ -251,6 +279,7 @@ func yAxis(p *plot.Plot, ys []float64) string {
 // workload; nil if no run has a value.
 func againstN(m metric, workload string, runs []*results.Run, format string) (*Figure, error) {
 	byAlgo := map[string]plotter.XYs{}
+	algoOf := map[string]string{}
 	var algos []string
 	var xs, ys []float64
 	for _, r := range runs {
@@ -260,6 +289,7 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 		}
 		if _, ok := byAlgo[runLabel(r)]; !ok {
 			algos = append(algos, runLabel(r))
+			algoOf[runLabel(r)] = r.Algorithm
 		}
 		byAlgo[runLabel(r)] = append(byAlgo[runLabel(r)], plotter.XY{X: float64(r.Nodes), Y: y})
 		xs, ys = append(xs, float64(r.Nodes)), append(ys, y)
@@ -271,7 +301,7 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 	log2Axis(&p.X, xs)
 	logY := yAxis(p, ys)
 	p.Y.Label.Text += logY
-	data, err := drawLines(p, algos, byAlgo, format)
+	data, err := drawLines(p, algos, algoOf, byAlgo, format)
 	if err != nil {
 		return nil, err
 	}
@@ -286,11 +316,13 @@ func againstN(m metric, workload string, runs []*results.Run, format string) (*F
 
 // drawLines draws one line per algorithm (its points sorted by x), in the
 // order of algos, and renders the plot.
-func drawLines(p *plot.Plot, algos []string, byAlgo map[string]plotter.XYs, format string) ([]byte, error) {
-	for k, a := range algos {
+func drawLines(p *plot.Plot, algos []string, algoOf map[string]string, byAlgo map[string]plotter.XYs, format string) ([]byte, error) {
+	st := styles{}
+	for _, a := range algos {
 		pts := byAlgo[a]
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-		if err := addSeries(p, k, a, pts); err != nil {
+		style, dashes := st.next(algoOf[a])
+		if err := addSeries(p, style, dashes, a, pts); err != nil {
 			return nil, err
 		}
 	}
@@ -331,11 +363,13 @@ func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
 			continue
 		}
 		byAlgo := map[string]plotter.XYs{}
+		algoOf := map[string]string{}
 		var algos []string
 		var xs, ys []float64
 		for _, r := range byN[n] {
 			if _, ok := byAlgo[runLabel(r)]; !ok {
 				algos = append(algos, runLabel(r))
+				algoOf[runLabel(r)] = r.Algorithm
 			}
 			x, y := offeredLoad(r), r.MsgsPerRequest.Mean
 			byAlgo[runLabel(r)] = append(byAlgo[runLabel(r)], plotter.XY{X: x, Y: y})
@@ -345,7 +379,7 @@ func againstLoad(runs []*results.Run, format string) ([]*Figure, error) {
 		p := newPlot(fmt.Sprintf("Messages per request against load, N = %d", n), "offered load ρ = N·cs-time / think time (log scale)", "messages per CS (mean)")
 		logAxis(&p.X, lo, hi)
 		p.Y.Label.Text += yAxis(p, ys)
-		data, err := drawLines(p, algos, byAlgo, format)
+		data, err := drawLines(p, algos, algoOf, byAlgo, format)
 		if err != nil {
 			return nil, err
 		}
@@ -473,7 +507,8 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 	// A mean of 0 (no failure-cause message) has no place on a log axis:
 	// it is drawn at the axis' floor, which the caption names.
 	floor := math.Min(lo/2, 4)
-	for k, s := range ss {
+	st := styles{}
+	for _, s := range ss {
 		var e errPoints
 		for _, r := range s.runs {
 			est := r.OverheadPerFailure
@@ -492,14 +527,15 @@ func overheadPerFailure(ss []series, format string) (*Figure, error) {
 			ymax = math.Max(ymax, est.Mean+hi)
 		}
 		label := runLabel(s.runs[0]) + ", " + s.label
-		if err := addSeries(p, k, label, e.XYs); err != nil {
+		style, dashes := st.next(s.runs[0].Algorithm)
+		if err := addSeries(p, style, dashes, label, e.XYs); err != nil {
 			return nil, err
 		}
 		bars, err := plotter.NewYErrorBars(e)
 		if err != nil {
 			return nil, fmt.Errorf("plotting error bars: %w", err)
 		}
-		bars.Color = plotutil.Color(k)
+		bars.Color = style.Color
 		bars.Width = vg.Points(1)
 		bars.CapWidth = vg.Points(6)
 		p.Add(errorBars{bars})
@@ -603,6 +639,7 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	var means []float64
 	n := 0
+	st := styles{}
 	for _, k := range order {
 		g := groups[k]
 		distinct := map[float64]bool{}
@@ -641,14 +678,15 @@ func sweepFigure(sp sweepParam, runs []*results.Run, format string) (*Figure, er
 		} else {
 			label += fmt.Sprintf(", think %gδ", g[0].ThinkTime)
 		}
-		if err := addSeries(p, n, label, e.XYs); err != nil {
+		style, dashes := st.next(g[0].Algorithm)
+		if err := addSeries(p, style, dashes, label, e.XYs); err != nil {
 			return nil, err
 		}
 		bars, err := plotter.NewYErrorBars(e)
 		if err != nil {
 			return nil, fmt.Errorf("plotting error bars: %w", err)
 		}
-		bars.Color = plotutil.Color(n)
+		bars.Color = style.Color
 		bars.CapWidth = vg.Points(6)
 		p.Add(errorBars{bars})
 		n++
@@ -708,7 +746,7 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 		}
 		bins[int(math.Round(x))].Weight++
 	}
-	h := &plotter.Histogram{Bins: bins, Width: 1, FillColor: plotutil.Color(2), LineStyle: plotter.DefaultLineStyle}
+	h := &plotter.Histogram{Bins: bins, Width: 1, FillColor: palette.Algorithm(r.Algorithm).Color, LineStyle: plotter.DefaultLineStyle}
 	h.LineStyle.Width = vg.Points(0.3)
 	h.LineStyle.Color = color.White
 	p := newPlot(fmt.Sprintf("Overhead per failure, distribution (%s, N=%d, %d failures)", r.Algorithm, r.Nodes, len(xs)),
@@ -729,20 +767,34 @@ func distribution(r *results.Run, format string) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Add(mean)
-	p.Legend.Add(fmt.Sprintf("mean %.2f", est.Mean), mean)
+	// The x axis ends after the last bin: a line beyond it (a mean pulled
+	// up by a few huge failures) is named in the legend, not drawn, so it
+	// cannot crush the bins into a corner.
+	xmax := cut + 0.5
+	if over.Weight > 0 {
+		xmax = over.Max
+	}
+	xmax += 0.5
+	addLine := func(l *plotter.Line, x float64, label string) {
+		if x > xmax {
+			label += fmt.Sprintf(" (beyond the axis, which ends at %g)", math.Floor(xmax))
+		} else {
+			p.Add(l)
+		}
+		p.Legend.Add(label, l)
+	}
+	addLine(mean, est.Mean, fmt.Sprintf("mean %.2f", est.Mean))
 	if r.Paper != nil {
 		pl, err := vline(r.Paper.PerFailure, ymax*1.05, color.RGBA{R: 200, A: 255})
 		if err != nil {
 			return nil, err
 		}
 		pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(pl)
-		p.Legend.Add(fmt.Sprintf("paper's mean (iPSC/2) %g", r.Paper.PerFailure), pl)
+		addLine(pl, r.Paper.PerFailure, fmt.Sprintf("paper's mean (iPSC/2) %g", r.Paper.PerFailure))
 	}
 	p.Y.Min = 0
 	p.Y.Max = ymax * 1.1
-	p.X.Min = -1
+	p.X.Min, p.X.Max = -1, xmax
 	var ticks []plot.Tick
 	for v := 0.0; v <= cut; v += 8 {
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})

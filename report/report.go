@@ -201,8 +201,24 @@ func Figures(ins []Input, image string) ([]*Figure, error) {
 		if w == "poisson" {
 			runs = commonLoad(runs)
 		}
-		if err := add(againstN(msgsMetric, w, runs, image)); err != nil {
+		main, out, upTo := panels(runs)
+		f, err := againstN(msgsMetric, w, main, image)
+		if f != nil && out != "" {
+			f.Caption += fmt.Sprintf(" %s's runs beyond N = %d are in the next plot, which has every N: alone, they would crush the other lines into a corner of the x axis.", out, upTo)
+		}
+		if err := add(f, err); err != nil {
 			return nil, err
+		}
+		if out != "" {
+			f, err := againstN(msgsMetric, w, runs, image)
+			if f != nil {
+				f.Name += "-every-N"
+				f.Title += ", every N"
+				f.Caption += fmt.Sprintf(" Every N, %s's beyond N = %d included.", out, upTo)
+			}
+			if err := add(f, err); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if runs := byWorkload["saturated"]; len(runs) > 0 {
@@ -243,6 +259,46 @@ func Figures(ins []Input, image string) ([]*Figure, error) {
 	}
 	return figs, nil
 }
+
+// panels splits the runs of a plot against N by rule: when one series
+// (runLabel) alone reaches an N at least panelFactor times the largest of
+// every other series, and there are at least two others, the main plot
+// stops at that largest N (main: the runs up to upTo) and out names the
+// series that goes on; a second plot has every run. Otherwise main is
+// runs and out is "".
+func panels(runs []*results.Run) (main []*results.Run, out string, upTo int) {
+	most := map[string]int{}
+	for _, r := range runs {
+		most[runLabel(r)] = max(most[runLabel(r)], r.Nodes)
+	}
+	if len(most) < 3 {
+		return runs, "", 0
+	}
+	top, second := "", 0
+	for l, n := range most {
+		if top == "" || n > most[top] {
+			top = l
+		}
+	}
+	for l, n := range most {
+		if l != top {
+			second = max(second, n)
+		}
+	}
+	if most[top] < panelFactor*second {
+		return runs, "", 0
+	}
+	for _, r := range runs {
+		if r.Nodes <= second {
+			main = append(main, r)
+		}
+	}
+	return main, top, second
+}
+
+// panelFactor is how far beyond the others one series must reach for
+// panels to give it a plot of its own.
+const panelFactor = 16
 
 // commonLoad returns the poisson runs at the offered load most of them
 // have, so that a plot against N draws one point per algorithm and N (a
@@ -421,7 +477,7 @@ func envLines(e results.Environment, code, text func(string) string) []string {
 // mdText escapes a string for Markdown text (a heading, a list item, a
 // table cell): line breaks become spaces, the characters Markdown gives a
 // meaning to (emphasis, code, links, table pipes, a heading's closing #) are escaped with a
-// backslash, and HTML's with entities, so that a saved run's strings show
+// backslash, and those that start HTML (&, <, >) with entities, so that a saved run's strings show
 // as they are and inject no markup.
 func mdText(s string) string {
 	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
@@ -432,8 +488,13 @@ func mdText(s string) string {
 		}
 		b.WriteRune(c)
 	}
-	return html.EscapeString(b.String())
+	return mdHTML.Replace(b.String())
 }
+
+// mdHTML escapes the characters that start HTML in Markdown text; quotes,
+// which start nothing there, stay as they are (escaped, they read as
+// &#34; wherever the Markdown is read as text).
+var mdHTML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // mdCode formats a string as a Markdown code span: a fence of more
 // backticks than the string has in a row, so that nothing in it ends the

@@ -220,3 +220,17 @@ func TestCommonLoad(t *testing.T) {
 		t.Errorf("commonLoad kept %d runs: %+v", len(got), got)
 	}
 }
+
+// TestMDTextQuotes: Markdown text keeps quotes as they are (a runtime
+// "MPI virtual" reads so in the raw file), and escapes what starts HTML.
+func TestMDTextQuotes(t *testing.T) {
+	for in, want := range map[string]string{
+		`opencube ("MPI virtual")`: `opencube ("MPI virtual")`,
+		`<b>it's</b> & more`:       `&lt;b&gt;it's&lt;/b&gt; &amp; more`,
+		"a_b|c":                    `a\_b\|c`,
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -26,7 +26,7 @@ var (
 	// CrashDefault: the overhead per failure with its interval beside the
 	// paper's figure, the differential overhead that checks it, the
 	// failure-free cost per request, then recovery and losses.
-	CrashDefault = []string{"algorithm", "N", "failures", "overhead/failure", "paper", "differential", "msg/req",
+	CrashDefault = []string{"algorithm", "N", "failures", "overhead/failure", "paper", "differential", "msg/cs",
 		"violations", "ratio", "lost", "recovery-mean", "regenerated", "searches", "false-susp", "detection/req", "stale-discarded", "served"}
 	// StabilizationDefault: the stabilization time in traversals beside
 	// the paper's bound and the runs over it, in asynchronous rounds beside

@@ -345,9 +345,11 @@ type PaperComparison struct {
 	Ratio float64 `json:"ratio"`
 }
 
-// Report is the JSON document ocbench prints with --json.
+// Report is the JSON document ocbench prints with --json: the records,
+// then the verdict on them.
 type Report struct {
-	Runs []*Run `json:"runs"`
+	Runs       []*Run      `json:"runs"`
+	Validation *Validation `json:"validation,omitempty"`
 }
 
 // WriteJSON writes the report as one indented JSON object.

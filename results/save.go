@@ -52,8 +52,16 @@ type Environment struct {
 	Command string `json:"command"`
 	// Header is the readable table's header: what ran, in words.
 	Header []string `json:"header,omitempty"`
-	// Date is when the run finished, RFC 3339 in UTC.
-	Date string `json:"date"`
+	// Date is when the run finished, RFC 3339 in UTC; Started when the
+	// command started (empty in files saved before it was recorded).
+	Date    string `json:"date"`
+	Started string `json:"started,omitempty"`
+	// Host is the machine that ran the command, rank 0's under MPI (nil
+	// in files saved before it was recorded).
+	Host *Host `json:"host,omitempty"`
+	// Validation is the verdict on the runs, the one the output's last
+	// line states (nil in files saved before it was recorded).
+	Validation *Validation `json:"validation,omitempty"`
 	// Partial is set when the run was interrupted (Ctrl-C): Runs are the
 	// runs that had finished, merged per configuration.
 	Partial bool `json:"partial,omitempty"`

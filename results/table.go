@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -169,7 +170,7 @@ var CrashColumns = []Column{
 	}},
 	{"differential (msg)", func(r *Run) string { return estimate(r.OverheadDifferential) }},
 	{"served", func(r *Run) string { return fmt.Sprintf("%d/%d", r.RequestsServed, r.RequestsIssued) }},
-	{"msg/req", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
+	{"msg/CS", func(r *Run) string { return fmt.Sprintf("%.3f", r.MsgsPerRequest.Mean) }},
 	{"regenerated", func(r *Run) string { return fmt.Sprint(r.TokensRegenerated) }},
 	{"stale discarded", func(r *Run) string { return fmt.Sprint(r.StaleTokensDiscarded) }},
 	{"searches", func(r *Run) string { return fmt.Sprint(r.SearchesStarted) }},
@@ -253,10 +254,10 @@ func writeTable(w io.Writer, header []string, cols []Column, runs []*Run) error 
 	tw.Flush()
 	for _, r := range runs {
 		if r.FaultModelBroken != "" {
-			fmt.Fprintf(&b, "# outside %s's fault model (%s), N=%d: %s\n", r.Algorithm, r.FaultModel, r.Nodes, r.FaultModelBroken)
+			fmt.Fprintf(&b, "# outside %s's fault model (%s), N=%d: %s\n", r.Algorithm, r.FaultModel, r.Nodes, TimesInDelta(r.FaultModelBroken, r.DeltaSeconds))
 		}
 		if r.Violation != "" {
-			fmt.Fprintf(&b, "# VIOLATION (%s, N=%d): %s\n", r.Algorithm, r.Nodes, r.Violation)
+			fmt.Fprintf(&b, "# VIOLATION (%s, N=%d): %s\n", r.Algorithm, r.Nodes, TimesInDelta(r.Violation, r.DeltaSeconds))
 		}
 	}
 	for _, r := range runs {
@@ -299,6 +300,28 @@ func deltaStake(r *Run) string {
 		return "the failure protocol's safety rests on δ; rerun with a larger --delta"
 	}
 	return "no failure protocol runs, so safety does not rest on δ (a timer in δ that fires early costs messages only): the verdict describes the network"
+}
+
+// simTime is a time in a record's text, "t=1.86304s": virtual time in
+// seconds, as the simulator's messages state it.
+var simTime = regexp.MustCompile(`\bt=([0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?)s\b`)
+
+// TimesInDelta rewrites the times "t=…s" of a record's text (a violation,
+// a fault model broken) in δ, the table's unit, with the seconds beside:
+// "t=1.86304s" at δ = 1 ms is "t=1863.04δ (1.86304s)". The record keeps
+// its text as the run wrote it; with δ unknown (0) the text is returned
+// as it is.
+func TimesInDelta(s string, delta float64) string {
+	if delta <= 0 {
+		return s
+	}
+	return simTime.ReplaceAllStringFunc(s, func(m string) string {
+		sec, err := strconv.ParseFloat(simTime.FindStringSubmatch(m)[1], 64)
+		if err != nil {
+			return m
+		}
+		return fmt.Sprintf("t=%.6gδ (%ss)", sec/delta, simTime.FindStringSubmatch(m)[1])
+	})
 }
 
 // plural returns one if n is 1, else many.

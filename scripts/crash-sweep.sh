@@ -21,11 +21,11 @@ common=(${JOBS:+--jobs "$JOBS"} --workload poisson --cs-time 1 --downtime 20 --s
 # Every call prints the same columns (--columns: a column shows even when it
 # is "-" in every row, e.g. paper away from N = 32 and 64), so that the rows
 # of several calls line up under one heading.
-cols=algorithm,N,failures,overhead/failure,paper,ratio,differential,served,msg/req,regenerated,stale-discarded,searches,false-susp,detection/req,recovery-mean,lost,violations
+cols=algorithm,N,failures,overhead/failure,paper,ratio,differential,served,msg/cs,regenerated,stale-discarded,searches,false-susp,detection/req,recovery-mean,lost,violations
 # run prints the table rows of one ocbench call (its flags after the common
 # ones, so that they win), violations included (a run
 # with a violation exits 1; the sweep goes on and the row says so).
-run() { ./ocbench "${common[@]}" --columns "$cols" "$@" 2>&1 | awk '!/^# / || /^# (VIOLATION|outside)/' || true; }
+run() { ./ocbench "${common[@]}" --columns "$cols" "$@" 2>&1 | awk '(!/^# / && !/^VALID: /) || /^# (VIOLATION|outside)/' || true; }
 # headers keeps a table header line only where it differs from the last one
 # kept since the last section line (## …) or blank line; the text from
 # "algorithm" on is compared, runs of spaces as one, so row labels

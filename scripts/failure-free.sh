@@ -28,11 +28,11 @@ trap 'rm -rf "$tmp"' EXIT
   echo "## saturated: ./ocbench --algo $TREE --nodes N --workload saturated --requests max(20000, 4N) --seed $seed"
   for n in ${nodes//,/ }; do
     r=$(( 4 * n > 20000 ? 4 * n : 20000 ))
-    ./ocbench --algo $TREE --nodes "$n" --workload saturated --requests "$r" --seed "$seed" --wide --no-save --quiet | grep -v '^#' | { [ "$n" = 2 ] && cat || tail -n +2; }
+    ./ocbench --algo $TREE --nodes "$n" --workload saturated --requests "$r" --seed "$seed" --wide --no-save --quiet | grep -v '^#\|^VALID: ' | { [ "$n" = 2 ] && cat || tail -n +2; }
   done
   echo
   echo "## each (one lone request per node from the initial configuration): ./ocbench --algo $TREE --nodes 2,…,4096 --workload each"
-  ./ocbench --algo $TREE --nodes 2,4,8,16,32,64,128,256,512,1024,2048,4096 --workload each --wide --out "$tmp/each" --quiet | grep -v '^#'
+  ./ocbench --algo $TREE --nodes 2,4,8,16,32,64,128,256,512,1024,2048,4096 --workload each --wide --out "$tmp/each" --quiet | grep -v '^#\|^VALID: '
 } | tee "$out"
 # The JSON: the records of the sequential and each runs above, from their
 # saved files, as {"sequential": {"runs": [...]}, "each": {"runs": [...]}}.

@@ -19,9 +19,9 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
-	"strings"
 
 	"github.com/ocbench/ocbench/hypercube"
+	"github.com/ocbench/ocbench/internal/palette"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -84,6 +84,9 @@ type Data struct {
 	// types taken for a token (named "token" or "…token…", any case).
 	Types      []string `json:"types"`
 	TokenTypes []int    `json:"tokenTypes"`
+	// TypeColors are the types' colours (CSS), fixed by their names
+	// (palette.Message): a type has the same colour in every page.
+	TypeColors []string `json:"typeColors"`
 	// The messages, by send: the trace's number (a string: numbers reach
 	// 2^63), type index, sender, destination, and the event indices of
 	// the send and of the receipt, drop or destruction (-1: still in
@@ -253,9 +256,10 @@ func Read(r io.Reader) (*Data, error) {
 	d.Nodes = int(maxNode + 1)
 	d.End = last
 	for k, name := range d.Types {
-		if strings.Contains(strings.ToLower(name), "token") {
+		if palette.IsToken(name) {
 			d.TokenTypes = append(d.TokenTypes, k)
 		}
+		d.TypeColors = append(d.TypeColors, palette.Message(name))
 	}
 	if _, err := trace.Check(bytes.NewReader(raw.Bytes())); err != nil {
 		d.Warning = "check-trace: " + err.Error()

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/palette"
 	"github.com/ocbench/ocbench/trace"
 )
 
@@ -238,5 +240,39 @@ func TestFatherLinesSplit(t *testing.T) {
 		if !slices.Equal(g, w) || strings.Count(got.String(), `"ev":"father"`) <= spec.Nodes {
 			t.Errorf("%s: the merged trace has other lines than the simulator's, or no father changes", c.name)
 		}
+	}
+}
+
+// TestTypeColorsByName: a message type has the colour its name gives it
+// (palette.Message), whatever the order types appear in a trace.
+func TestTypeColorsByName(t *testing.T) {
+	msg := func(k int, ty string, from, to int) string {
+		return fmt.Sprintf(`{"t":%d,"node":%d,"ev":"send","type":%q,"from":%d,"to":%d,"msg":%d,"j":0,"tag":1}`+"\n"+
+			`{"t":%d,"node":%d,"ev":"recv","type":%q,"from":%d,"to":%d,"msg":%d,"j":0,"tag":1}`+"\n",
+			2*k, from, ty, from, to, k, 2*k+1, to, ty, from, to, k)
+	}
+	a := msg(1, "request", 0, 1) + msg(2, "token", 1, 0) + msg(3, "enquiry", 0, 1)
+	b := msg(1, "enquiry", 0, 1) + msg(2, "request", 1, 0) + msg(3, "token", 0, 1)
+	colors := map[string]string{}
+	for _, tr := range []string{a, b} {
+		d, err := Read(strings.NewReader(tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.TypeColors) != len(d.Types) {
+			t.Fatalf("%d colours for %d types", len(d.TypeColors), len(d.Types))
+		}
+		for k, ty := range d.Types {
+			if c, ok := colors[ty]; ok && c != d.TypeColors[k] {
+				t.Errorf("type %s is %s in one trace and %s in another", ty, c, d.TypeColors[k])
+			}
+			colors[ty] = d.TypeColors[k]
+			if d.TypeColors[k] != palette.Message(ty) {
+				t.Errorf("type %s is %s, not palette.Message's %s", ty, d.TypeColors[k], palette.Message(ty))
+			}
+		}
+	}
+	if colors["request"] == colors["enquiry"] || colors["token"] != palette.TokenColor {
+		t.Errorf("colours %v: request and enquiry alike, or the token not the token's colour", colors)
 	}
 }

@@ -79,6 +79,11 @@ func runClimb(o *options, list []config, stdout, stderr io.Writer) (int, error) 
 		fmt.Fprintf(w, "# worst found: %g asynchronous rounds (bound 5n = %g), %g %ss (bound %g), %.1fδ\n", run.AsyncRounds, st.AsyncBound, run.Rounds, st.Round, st.Bound, run.Delta)
 	}
 	fmt.Fprintf(w, "# replay: %s\n", bench.Replay(worst))
+	v := results.Validate([]*results.Run{r}, 1, false)
+	if r.Violation != "" && v.Valid {
+		v = results.Invalid(r.Violation)
+	}
+	fmt.Fprintln(w, v.Line()) // the worst run's verdict, the last line as in every run's output
 	if err := w.Flush(); err != nil {
 		return 1, err
 	}

@@ -165,6 +165,8 @@ func (s *saver) savePartial(o *options, list []config, rep *results.Report, done
 	env := environment(o, list)
 	env.Partial = true
 	env.Header = append(env.Header, fmt.Sprintf("PARTIAL: interrupted after %d of %d runs; the runs that had finished", done, total))
+	v := results.Invalid(fmt.Sprintf("interrupted after %d of %d runs", done, total))
+	env.Validation = &v
 	path, err := results.Save(s.dir, &results.Saved{Environment: env, Runs: rep.Runs}, nil)
 	if err != nil {
 		return "", err

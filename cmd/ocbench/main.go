@@ -67,6 +67,8 @@ type options struct {
 	seed      uint64
 	repeat    int
 	json      bool
+	format    string // --format: table, json or kv (--json is --format json)
+	started   time.Time
 	wide      bool     // --wide: every column, lines as long as they need
 	columns   []string // --columns: the table's columns, by key
 	trace     string
@@ -138,7 +140,8 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the run: the same seed replays the same run")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs per configuration, with seeds seed, seed+1, …; statistics are pooled")
 	fs.IntVar(&o.jobs, "jobs", 0, "runs at once in the simulator, in 0..1024 (0: as many as the machine has cores): the command's runs (seeds, N, algorithms) on this many workers, within --max-memory together; the output and the saved runs are those of --jobs 1 (under mpirun: 1)")
-	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...]} instead of the table`)
+	fs.BoolVar(&o.json, "json", false, `print one JSON object {"runs": [...], "validation": {...}} instead of the table (--format json)`)
+	fs.StringVar(&o.format, "format", "table", "what stdout gets: table (for people; its last line is the verdict, VALID: … or INVALID: …), json (as --json) or kv (key: value lines for scripts and harnesses, the verdict last; docs/output.md)")
 	fs.BoolVar(&o.wide, "wide", false, fmt.Sprintf("print every column of the table, in lines as long as they need (default: the key columns, in %d columns)", results.Width))
 	fs.StringSliceVar(&o.columns, "columns", nil, "the table's columns, comma-separated, in this order (e.g. algorithm,N,msg/cs-mean,p99; a wrong name lists the table's columns)")
 	fs.StringVar(&o.trace, "trace", "", "write one JSON line per event to this file (single run only; under mpirun, rank 0 merges every rank's events into it); ocbench check-trace checks it, ocbench view draws it")
@@ -570,6 +573,7 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 }
 
 func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
+	o.started = clock()
 	list, err := configs(o, fs)
 	var tab *table
 	if err == nil {
@@ -634,11 +638,11 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 		r := results.Merge(all[ci])
 		if err := checkParity(o, c.spec, r); err != nil {
 			prog.finish()
-			return 1, err
+			return 1, printInvalid(o, stdout, err)
 		}
 		if err := checkIdentical(o, c.spec, all[ci], r); err != nil {
 			prog.finish()
-			return 1, err
+			return 1, printInvalid(o, stdout, err)
 		}
 		if c.paper > 0 {
 			r.Paper = &results.PaperComparison{PerFailure: c.paper, Ratio: r.OverheadPerFailure.Mean / c.paper}
@@ -659,14 +663,22 @@ func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, erro
 	// Saved before anything is printed: a stdout that fails (a full
 	// disk, a closed pipe) loses no run, nor does a trace that could not
 	// be written whole.
+	v := results.Validate(rep.Runs, o.repeat, o.virtualMPI() && o.verify)
+	rep.Validation = &v
 	saved, saveErr := sv.save(o, list, rep, stderr)
 	w := bufio.NewWriter(stdout)
-	if o.json {
+	switch o.format {
+	case "json":
 		err = rep.WriteJSON(w)
-	} else {
+	case "kv":
+		err = results.WriteKV(w, kvHead(o, list), rep.Runs, v)
+	default:
 		err = tab.write(w, header(o, list), rep.Runs)
 		if err == nil {
 			err = writeStabilization(w, list, rep.Runs, tab.width())
+		}
+		if err == nil {
+			_, err = fmt.Fprintln(w, v.Line())
 		}
 	}
 	if err == nil {
@@ -788,7 +800,8 @@ func header(o *options, list []config) []string {
 		h = append(h, "fault plan: "+strings.Replace(plan.String(), fmt.Sprintf("%d crashes", plan.Crashes), strings.Join(crashes, ", ")+" crashes", 1))
 		h = append(h, protocolLines(list, e)...)
 		h = append(h, "overhead/failure: failure-cause messages per crash (enquiries, tests, answers, anomalies, re-issued requests, regenerated tokens), ±95% CI over failures",
-			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds; it is negative when crashes remove more traffic than their handling adds (a down node neither asks nor answers, requests are lost)")
+			"differential: (messages − same seeds without crashes) / failures, ±95% CI over seeds; it is negative when crashes remove more traffic than their handling adds (a down node neither asks nor answers, requests are lost)",
+			"msg/CS: messages of the failure-free protocol per served request, return of a lent token included")
 		h = append(h, suspicionLines(list)...)
 		if s.LateFraction > 0 {
 			h = append(h, fmt.Sprintf("DELAY VIOLATIONS ON PURPOSE: %g of messages delayed up to %gδ; safety is not guaranteed", s.LateFraction, s.LateFactor))
@@ -801,6 +814,9 @@ func header(o *options, list []config) []string {
 		}
 		h = append(h, "msg/CS: messages per served request, return of a lent token included; stated: the paper's or the survey's cost at this N (stated formula, in --wide or --columns: its formula and its source, survey T1–T3 being Velazquez 1993's tables; every one in docs/stated-costs.md); an order of growth (O(…), avg log N) and a figure marked * (the project's derivation, not a paper's) are never divided into mean/stated, which compares with a paper's figure (its upper end)",
 			"sync: from an exit while a request waits to the next entry; response: enter_cs to exit; times in δ"+meanDelay(o, s))
+		if slices.ContainsFunc(list, func(c config) bool { return c.spec.Algorithm == "opencube" }) {
+			h = append(h, "max, p99: of one request's messages; opencube's max can reach log2 N + 2, one above the top of its paper's range 0…log2 N+1: the paper's derivation counts one message fewer than a request's path takes (docs/results.md, Against the paper)")
+		}
 	}
 	return h
 }

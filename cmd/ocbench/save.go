@@ -105,6 +105,7 @@ func (s *saver) save(o *options, list []config, rep *results.Report, stderr io.W
 		return "", nil
 	}
 	saved := &results.Saved{Environment: environment(o, list), Runs: rep.Runs}
+	saved.Environment.Validation = rep.Validation
 	warn := func(msg string) { fmt.Fprintf(stderr, "ocbench: warning: %s\n", msg) }
 	path, err := results.Save(s.dir, saved, warn)
 	switch {
@@ -174,16 +175,19 @@ func environment(o *options, list []config) results.Environment {
 		Seed:         o.seed,
 		Repeat:       o.repeat,
 		Preset:       o.preset,
-		Command:      results.QuoteCommand(append([]string{"ocbench"}, o.save.args...)),
+		Command:      savedCommand(o),
 		Header:       header(o, list),
 		Date:         clock().UTC().Format(time.RFC3339),
+		Host:         results.ReadHost(),
+	}
+	if !o.started.IsZero() {
+		e.Started = o.started.UTC().Format(time.RFC3339)
 	}
 	if mpi.Compiled() {
 		e.MPILibrary = mpi.LibraryVersion()
 	}
 	if ri := o.runtimeInfo; ri != nil {
 		e.Runtime, e.Ranks, e.Placement = "mpi", ri.ranks, ri.placement
-		e.Command = results.QuoteCommand(append([]string{"mpirun", "-np", fmt.Sprint(ri.ranks), "ocbench"}, o.save.args...))
 		e.Hostnames = nil
 		seen := map[string]bool{}
 		for _, r := range ri.records {
@@ -196,6 +200,15 @@ func environment(o *options, list []config) results.Environment {
 		}
 	}
 	return e
+}
+
+// savedCommand is the command that ran, shell-quoted: ocbench and its
+// arguments, after mpirun -np P under MPI.
+func savedCommand(o *options) string {
+	if ri := o.runtimeInfo; ri != nil {
+		return results.QuoteCommand(append([]string{"mpirun", "-np", fmt.Sprint(ri.ranks), "ocbench"}, o.save.args...))
+	}
+	return results.QuoteCommand(append([]string{"ocbench"}, o.save.args...))
 }
 
 // commitStamp is the commit, set at build time with

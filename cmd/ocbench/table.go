@@ -21,7 +21,8 @@ type table struct {
 
 // chooseTable returns the table of the runs of list as the flags choose
 // it. --columns names are checked against the table before anything
-// runs; --wide and --columns exclude each other and --json.
+// runs; --wide and --columns exclude each other and --format json or kv
+// (--json). It checks --format, and sets o.json for --format json.
 func chooseTable(o *options, fs *pflag.FlagSet, list []config) (*table, error) {
 	t := &table{cols: results.FailureFreeColumns, priority: results.FailureFreeDefault, wide: o.wide}
 	if len(list) > 0 && list[0].spec.Faults.Crashes > 0 {
@@ -30,9 +31,19 @@ func chooseTable(o *options, fs *pflag.FlagSet, list []config) (*table, error) {
 	if len(list) > 0 && list[0].spec.Transient.On() {
 		t.cols, t.priority = results.StabilizationColumns, results.StabilizationDefault
 	}
+	switch {
+	case o.format != "table" && o.format != "json" && o.format != "kv":
+		return nil, fmt.Errorf("--format: %q is not table, json or kv", o.format)
+	case o.json && fs.Changed("format") && o.format != "json":
+		return nil, fmt.Errorf("--json: it is --format json, and --format says %s; drop one", o.format)
+	case o.json:
+		o.format = "json"
+	case o.format == "json":
+		o.json = true
+	}
 	for _, name := range []string{"wide", "columns"} {
-		if fs.Changed(name) && o.json {
-			return nil, fmt.Errorf("--%s: it chooses the table's columns, and --json prints every field; drop one", name)
+		if fs.Changed(name) && o.format != "table" {
+			return nil, fmt.Errorf("--%s: it chooses the table's columns, and --format %s prints every field; drop one", name, o.format)
 		}
 	}
 	if fs.Changed("wide") && fs.Changed("columns") {

@@ -9,8 +9,8 @@
   const T = D.t, KIND = D.kind, NODE = D.node, ARG = D.arg;
   const isTok = new Uint8Array(D.types.length);
   D.tokenTypes.forEach(function (k) { isTok[k] = 1; });
-  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#d62728", "#393b79", "#637939"];
-  function typeColor(ty) { return isTok[ty] ? "#c88a00" : PALETTE[ty % PALETTE.length]; }
+  // A type's colour is fixed by its name (Go's palette.Message), the same in every page.
+  function typeColor(ty) { return D.typeColors[ty]; }
   const $ = function (id) { return document.getElementById(id); };
 
   // ---- the messages' times ----
