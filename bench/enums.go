@@ -33,9 +33,13 @@ const (
 	ProtocolOCBench Protocol = "ocbench"
 	// ProtocolPaper is §5 of the open-cube paper as written: suspicion on
 	// a clock (2·pmax·δ), searches from power+1 with the paper's rules,
-	// regeneration at once, no token generations.
+	// regeneration at once, no token generations; with equal phases the
+	// larger id concludes father := the smaller, the outcome §5 states.
 	ProtocolPaper Protocol = "paper"
+	// ProtocolPaperMechanism is ProtocolPaper with the tie-break read as
+	// the mechanism of §5's example: the larger id stays silent.
+	ProtocolPaperMechanism Protocol = "paper-mechanism"
 )
 
 // Protocols lists the failure protocols; the first is the default.
-var Protocols = []Protocol{ProtocolOCBench, ProtocolPaper}
+var Protocols = []Protocol{ProtocolOCBench, ProtocolPaper, ProtocolPaperMechanism}

@@ -267,7 +267,7 @@ func (s *Spec) validateWith(reg proto.Algorithm) error {
 	}
 	if s.Protocol != "" && s.Protocol != ProtocolOCBench {
 		if !slices.Contains(Protocols, s.Protocol) {
-			return field.Errorf("Protocol", "unknown protocol %q (allowed: %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper)
+			return field.Errorf("Protocol", "unknown protocol %q (allowed: %s, %s, %s)", s.Protocol, ProtocolOCBench, ProtocolPaper, ProtocolPaperMechanism)
 		}
 		offers := func(a proto.Algorithm) bool { // the protocol beside its own (algo.ProtocolAlgorithm)
 			v, ok := a.(algo.ProtocolAlgorithm)

@@ -498,7 +498,7 @@ func replay(s Spec, reg proto.Algorithm) string {
 	if s.Repair {
 		args = append(args, "--repair")
 	}
-	if s.FT && s.Protocol == ProtocolPaper {
+	if s.FT && s.Protocol != "" && s.Protocol != ProtocolOCBench {
 		args = append(args, "--protocol", string(s.Protocol))
 	}
 	for i, a := range args {

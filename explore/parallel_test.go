@@ -10,11 +10,12 @@ import (
 	"github.com/ocbench/ocbench/workload"
 )
 
-// paperOpenCube is the open-cube with its failure protocol as §5 writes it.
+// paperOpenCube is the open-cube with its failure protocol as §5 writes it,
+// its tie-break read as its example's mechanism (two tokens in 15 strict steps).
 func paperOpenCube(t testing.TB, n int) proto.Algorithm {
 	t.Helper()
 	plan, err := bench.Spec{Algorithm: "opencube", Nodes: n, Requests: 1, Seed: 1, Workload: workload.Sequential,
-		CSTime: bench.DefaultCSTime, FT: true, Protocol: bench.ProtocolPaper}.Resolve()
+		CSTime: bench.DefaultCSTime, FT: true, Protocol: bench.ProtocolPaperMechanism}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,13 +25,30 @@ func (Algorithm) StatedCost(n int) proto.Cost {
 	return proto.Cost{Low: 0, High: float64(p + 1), Text: "0…log2 N+1", Source: "Hélary–Mostefaoui 1994, abstract", Kind: proto.Range}
 }
 
+// The failure protocols beside the project's (docs/failures.md), as
+// proto.Failures names them.
+const (
+	// ProtocolPaper is §5 as written, its tie-break for equal phases read
+	// as the outcome it states: the smaller id becomes the father of the
+	// other.
+	ProtocolPaper = "paper"
+	// ProtocolPaperMechanism is §5 as written, its tie-break read as the
+	// mechanism of its example: the larger id stays silent
+	// (Config.SilentTie).
+	ProtocolPaperMechanism = "paper-mechanism"
+)
+
 // WithFailures implements proto.FaultTolerantAlgorithm: the open-cube with
 // its failure protocol, the project's (docs/failures.md) or, with Protocol
-// "paper", §5 as written.
+// ProtocolPaper or ProtocolPaperMechanism, §5 as written under either
+// reading of its tie-break.
 func (Algorithm) WithFailures(f proto.Failures) proto.Algorithm {
 	cfg := &Config{CSEstimate: f.CSEstimate, RetestDelay: 2 + f.CSEstimate}
-	if f.Protocol == "paper" {
+	switch f.Protocol {
+	case ProtocolPaper:
 		cfg.Paper, cfg.PaperStart, cfg.Bare = true, true, true
+	case ProtocolPaperMechanism:
+		cfg.Paper, cfg.PaperStart, cfg.Bare, cfg.SilentTie = true, true, true, true
 	}
 	return Algorithm{FT: cfg}
 }

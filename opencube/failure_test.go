@@ -112,6 +112,12 @@ func TestPaperFailureExample(t *testing.T) {
 // requests, and b suspects first and tests a in phase 1 (no answer).
 func figure13(t *testing.T) *steptest.Net {
 	net := ftNet(t, 4)
+	figure13On(net)
+	return net
+}
+
+// figure13On plays figure13's steps on a 4-node net.
+func figure13On(net *steptest.Net) {
 	net.Enter(2, "request(2) 2→1")
 	net.Enter(3, "request(3) 3→1")
 	net.Input(1, proto.Crash)
@@ -119,7 +125,6 @@ func figure13(t *testing.T) *steptest.Net {
 	net.Drop("request(3) 3→1")
 	net.Fire(2, timerSuspect, "test(1) 2→1")
 	net.Drop("test(1) 2→1")
-	return net
 }
 
 // TestConcurrentSearchSmallerPhaseConcludes replays the paper's first 4-node
@@ -153,28 +158,46 @@ func TestConcurrentSearchSmallerPhaseConcludes(t *testing.T) {
 // TestConcurrentSearchEqualPhases replays the paper's second 4-node example:
 // b and c search in the same phase 2 and test each other. Without a rule both
 // would become roots and regenerate two tokens; with the smaller id as the
-// father, b answers "ok" to c, c does not answer b, and only b regenerates.
+// father, b answers "ok" to c and only b regenerates. c, the larger id, does
+// not answer b under either reading of the tie-break; under the stated
+// outcome ("the node with the 'smallest' identity becomes the father of the
+// other") it concludes father_c := b on b's test, under the example's
+// mechanism (Config.SilentTie) on b's "ok".
 func TestConcurrentSearchEqualPhases(t *testing.T) {
-	net := figure13(t)
-	net.Fire(2, timerPhase, "test(2) 2→3", "test(2) 2→4")
-	net.Fire(3, timerSuspect, "test(2) 3→1", "test(2) 3→2")
-	net.Drop("test(2) 3→1")
-	net.Deliver("test(2) 3→2", "answer(1) 2→3") // b (smaller id) answers ok
-	net.Deliver("test(2) 2→3")                  // c does not answer b
-	net.Deliver("test(2) 2→4")                  // d: power 0, not asking
-	net.Deliver("answer(1) 2→3", "request(3) 3→2")
-	net.Fire(2, timerPhase, "regenerate(nil) 2→1", "regenerate(nil) 2→3", "regenerate(nil) 2→4") // b: phase pmax failed
-	net.Drop("regenerate(nil) 2→1")
-	net.Deliver("regenerate(nil) 2→3")
-	net.Deliver("regenerate(nil) 2→4")
-	net.Fire(2, timerConfirm) // no objection: b becomes the root
-	net.InCS(2)
-	net.Deliver("request(3) 3→2") // queued until b leaves
-	net.Exit(2, "token(nil) 2→3") // dist2(3) = 2 = power(2): transit
-	net.Deliver("token(nil) 2→3")
-	net.InCS(3)
-	if g := net.Nodes[2].View().Gen; g != nextGen(0, 1) {
-		t.Errorf("c holds a token of generation %x, want b's, %x", g, nextGen(0, 1))
+	for _, silent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("SilentTie=%v", silent), func(t *testing.T) {
+			net := &steptest.Net{T: t, Types: messageTypes, Base: 1, Nodes: Algorithm{FT: &Config{CSEstimate: 1, RetestDelay: 3, PaperStart: true, Paper: true, SilentTie: silent}}.NewNodes(4)}
+			figure13On(net)
+			net.Fire(2, timerPhase, "test(2) 2→3", "test(2) 2→4")
+			net.Fire(3, timerSuspect, "test(2) 3→1", "test(2) 3→2")
+			net.Drop("test(2) 3→1")
+			net.Deliver("test(2) 3→2", "answer(1) 2→3") // b (smaller id) answers ok
+			if silent {
+				net.Deliver("test(2) 2→3") // c does not answer b and searches on
+				net.Deliver("test(2) 2→4") // d: power 0, not asking
+				net.Deliver("answer(1) 2→3", "request(3) 3→2")
+			} else {
+				net.Deliver("test(2) 2→3", "request(3) 3→2") // c does not answer b: it takes b as its father
+				net.Deliver("test(2) 2→4")                   // d: power 0, not asking
+				net.Deliver("answer(1) 2→3")                 // c searches no more: nothing to do
+			}
+			if f := scheme.FatherOf(net.Nodes[2]); f != 1 {
+				t.Fatalf("father of c = %d, want b (2)", f+1)
+			}
+			net.Fire(2, timerPhase, "regenerate(nil) 2→1", "regenerate(nil) 2→3", "regenerate(nil) 2→4") // b: phase pmax failed
+			net.Drop("regenerate(nil) 2→1")
+			net.Deliver("regenerate(nil) 2→3")
+			net.Deliver("regenerate(nil) 2→4")
+			net.Fire(2, timerConfirm) // no objection: b becomes the root
+			net.InCS(2)
+			net.Deliver("request(3) 3→2") // queued until b leaves
+			net.Exit(2, "token(nil) 2→3") // dist2(3) = 2 = power(2): transit
+			net.Deliver("token(nil) 2→3")
+			net.InCS(3)
+			if g := net.Nodes[2].View().Gen; g != nextGen(0, 1) {
+				t.Errorf("c holds a token of generation %x, want b's, %x", g, nextGen(0, 1))
+			}
+		})
 	}
 }
 

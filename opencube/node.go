@@ -45,6 +45,15 @@ type Config struct {
 	// 2·pmax·δ after it asked, instead of watching its request's holder
 	// (watch.go).
 	Paper bool
+	// SilentTie reads §5's tie-break for equal phases as the mechanism of
+	// its example ("b would answer 'ok' to c, and c would not answer to
+	// b"): the larger id stays silent on the smaller's test and searches
+	// on. Without it the larger id concludes father := the smaller on that
+	// test, the outcome §5 states ("the node with the 'smallest' identity
+	// becomes the father of the other"), which the project's protocol does
+	// too. With Paper, PaperStart and Bare it is ocbench --protocol
+	// paper-mechanism (docs/failures.md).
+	SilentTie bool
 	// Bare drops what the project adds to the paper's regeneration: no
 	// confirmation (a search whose last phase fails, or a root whose
 	// enquiry concludes "lost", regenerates at once), no token generations
@@ -487,11 +496,12 @@ func (n *Node) receiveTest(m proto.Message, out *proto.Output) {
 			}
 		case n.core.ID < j:
 			answer(AnswerOK)
-		case !n.cfg.Paper:
-			// Equal phases, and j has the smaller id: j will be our
-			// father (it answers "ok" to our test). Our test may never
-			// reach it (j was down or not searching yet when we sent
-			// it): j's test is as good a sign, so conclude now.
+		case !n.cfg.SilentTie:
+			// Equal phases, and j has the smaller id: j becomes our
+			// father, as §5 states. Our test may never reach it (j was
+			// down or not searching yet when we sent it): j's test is
+			// as good a sign, so conclude now. With SilentTie we stay
+			// silent and search on, the mechanism of §5's example.
 			n.conclude(j, out)
 		}
 		return

@@ -132,7 +132,7 @@ var StabilizationColumns = []Column{
 	{"K", func(r *Run) string { return dash(r.KMax) }},
 	{"mean k", func(r *Run) string { return fmt.Sprintf("%.2f", r.KMean()) }},
 	{"runs", func(r *Run) string { return stab(r, func(s *Stabilization) string { return fmt.Sprint(len(s.Runs)) }) }},
-	{"rounds mean", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryMean(s.Rounds) }) }},
+	{"traversals mean", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryMean(s.Rounds) }) }},
 	{"p99", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryP99(s.Rounds) }) }},
 	{"max", func(r *Run) string {
 		return stab(r, func(s *Stabilization) string { return summaryMax(s.Rounds) })
@@ -141,7 +141,7 @@ var StabilizationColumns = []Column{
 	{"async rounds max", func(r *Run) string {
 		return stab(r, func(s *Stabilization) string { return summaryMax(s.AsyncRounds) })
 	}},
-	{"5n", func(r *Run) string {
+	{"5n as rounds", func(r *Run) string {
 		return stab(r, func(s *Stabilization) string {
 			if s.AsyncBound == 0 {
 				return "-"
@@ -151,7 +151,7 @@ var StabilizationColumns = []Column{
 	}},
 	{"δ mean", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryMean(s.Delta) }) }},
 	{"δ max", func(r *Run) string { return stab(r, func(s *Stabilization) string { return summaryMax(s.Delta) }) }},
-	{"bound", func(r *Run) string {
+	{"bound (traversals)", func(r *Run) string {
 		return stab(r, func(s *Stabilization) string {
 			if s.Bound == 0 {
 				return "-"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Where the open-cube paper's §5 protocol, as written (--protocol paper),
-# is safe in practice, and its overhead per failure there beside the
+# Where the open-cube paper's §5 protocol, as written (--protocol paper, or
+# PROTOCOL=paper-mechanism for the other reading of its tie-break), is safe
+# in practice, and its overhead per failure there beside the
 # project's protocol and the paper's iPSC/2 figures (8 msg/failure at
 # N = 32, 9.75 at N = 64). The protocol is unsafe (docs/failures.md: a
 # 15-step counterexample); this counts, row by row, the seeds in which it
 # breaks, so that a row reads "safe in S of S seeds at this load", never
-# "safe". Writes published/paper-protocol.txt.
+# "safe". Writes published/paper-protocol-PROTOCOL.txt.
 #
 # Every seed of a row is its own run (`ocbench --seed s`), so that a
 # violation is counted per seed (a run stops at its first one):
@@ -24,12 +25,16 @@
 # failures of the seeds with no violation in the crash run, ± its 95% CI; ocbench msg/failure is the project's protocol on the same
 # seeds (--repeat), with its violations. Usage:
 # scripts/paper-protocol.sh [seeds] (default 100); RESULTS=DIR writes into
-# DIR instead of published/. About 20 minutes with 100 seeds on 2 busy cores.
+# DIR instead of published/; PROTOCOL=paper-mechanism (default paper)
+# chooses the reading of §5's tie-break; NODES="32" (default "32 64") the
+# sizes. About 20 minutes with 100 seeds on 2 busy cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-100}
+protocol=${PROTOCOL:-paper}
+nodes=${NODES:-32 64}
 go build -o ocbench ./cmd/ocbench
-out=${RESULTS:-published}/paper-protocol.txt
+out=${RESULTS:-published}/paper-protocol-$protocol.txt
 fmt='%-20s %3s %5s %6s %5s %8s %8s %9s  %-15s  %-15s %4s %6s\n'
 
 # row LABEL N CRASHES FLAGS...: one row of the table (seeds 1..S).
@@ -40,7 +45,7 @@ row() {
   samples=$(mktemp)
   for s in $(seq 1 "$seeds"); do
     local rec
-    rec=$(./ocbench --nodes "$n" --crashes "$crashes" --requests 1 --seed "$s" --protocol paper --no-baseline "$@" \
+    rec=$(./ocbench --nodes "$n" --crashes "$crashes" --requests 1 --seed "$s" --protocol "$protocol" --no-baseline "$@" \
       --json --no-save --quiet 2>/dev/null || true)
     local sv lv issued f
     read -r sv lv issued f < <(jq -r '.runs[0] | "\(.safety_violations) \(.liveness_violations) \(.requests_issued) \(.failures)"' <<<"$rec")
@@ -58,7 +63,7 @@ row() {
       if ((skip)); then skip=0; continue; fi
       case $a in --crash-spacing | --crash-every | --downtime | --downtime-dist) skip=1 ;; *) free+=("$a") ;; esac
     done
-    if ! ./ocbench --nodes "$n" --ft --requests "$issued" --seed "$s" --protocol paper "${free[@]}" \
+    if ! ./ocbench --nodes "$n" --ft --requests "$issued" --seed "$s" --protocol "$protocol" "${free[@]}" \
       --check counts --no-save --quiet >/dev/null 2>&1; then
       nocrash=$((nocrash + 1))
     fi
@@ -93,9 +98,9 @@ ipsc2() { echo --crash-every 50 --downtime 20; }
 crashes() { if (($1 == 32)); then echo 300; else echo 200; fi; }
 
 {
-  echo "# The paper's §5 protocol (--protocol paper): seeds that break, and its overhead per failure where none does"
+  echo "# The paper's §5 protocol (--protocol $protocol): seeds that break, and its overhead per failure where none does"
   echo "# measured by scripts/paper-protocol.sh $seeds; $(date -u +%Y-%m-%dT%H:%M:%SZ); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores; $(go version | cut -d' ' -f3)"
-  echo "# a row: ./ocbench --nodes N --crashes C --requests 1 --seed s --protocol paper --no-baseline CRASH-FLAGS LOAD-FLAGS, s = 1..seeds"
+  echo "# a row: ./ocbench --nodes N --crashes C --requests 1 --seed s --protocol $protocol --no-baseline CRASH-FLAGS LOAD-FLAGS, s = 1..seeds"
   echo "# unsafe / stuck: seeds whose crash run broke safety / liveness; no-crash: seeds whose crash-free run (--ft, same load and"
   echo "# requests) broke either; failures: crashes in all seeds' runs (a run stops at its first violation); fail/unsafe: failures"
   echo "# per unsafe seed; paper msg/fail: overhead per failure over the failures of the seeds with no violation (± 95% CI);"
@@ -103,7 +108,7 @@ crashes() { if (($1 == 32)); then echo 300; else echo 200; fi; }
   echo
   echo "## load, with the ipsc2 preset's crashes (gaps exp(mean 50δ), down exp(mean 20δ); 300 crashes at N=32, 200 at N=64)"
   header
-  for n in 32 64; do
+  for n in $nodes; do
     c=$(crashes "$n")
     # shellcheck disable=SC2046
     {
@@ -119,7 +124,7 @@ crashes() { if (($1 == 32)); then echo 300; else echo 200; fi; }
   echo
   echo "## one failure at a time (the paper's \"at most one node can fail\"): a crash every 200δ exactly, down 20δ exactly"
   header
-  for n in 32 64; do
+  for n in $nodes; do
     c=$(crashes "$n")
     one=(--crash-spacing fixed --crash-every 200 --downtime 20 --downtime-dist fixed)
     row "sequential" "$n" "$c" "${one[@]}" --workload sequential

@@ -76,7 +76,7 @@ func runClimb(o *options, list []config, stdout, stderr io.Writer) (int, error) 
 	}
 	if st := r.Stabilization; st != nil && len(st.Runs) == 1 {
 		run := st.Runs[0]
-		fmt.Fprintf(w, "# worst found: %g asynchronous rounds (bound 5n = %g), %g %ss (bound %g), %.1fδ\n", run.AsyncRounds, st.AsyncBound, run.Rounds, st.Round, st.Bound, run.Delta)
+		fmt.Fprintf(w, "# worst found: %g %ss (the paper's bound: %g); further measures: %g asynchronous rounds (5n read as rounds: %g), %.1fδ\n", run.Rounds, st.Round, st.Bound, run.AsyncRounds, st.AsyncBound, run.Delta)
 	}
 	fmt.Fprintf(w, "# replay: %s\n", bench.Replay(worst))
 	v := results.Validate([]*results.Run{r}, 1, false)

@@ -82,7 +82,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.crashes, "crashes", 0, "crashes a run may have, 0..8, each followed at any point by a recovery (algorithms with a failure protocol; N ≥ 4)")
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, unless the algorithm needs FIFO)")
 	fs.BoolVar(&o.ft, "ft", false, "run the failure protocol without crashes (implied by --crashes)")
-	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench or paper (§5 as written)")
+	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench, paper (§5 as written, the tie-break's stated outcome) or paper-mechanism (§5 as written, the tie-break's example's mechanism); docs/failures.md")
 	fs.IntVar(&o.ticks, "ticks", -1, "D, the ticks of δ, 1..20; 0 explores without time (no timers allowed); default 2 with a failure protocol or kofl, else 0")
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
@@ -172,8 +172,8 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--reduce: unknown reduction %q (allowed: auto, none, por)", o.reduce)
 	case o.workers < 1 || o.workers > 1024:
 		return nil, fmt.Errorf("--workers: %d is not in 1..1024", o.workers)
-	case o.protocol != string(bench.ProtocolOCBench) && o.protocol != string(bench.ProtocolPaper):
-		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: ocbench, paper)", o.protocol)
+	case !slices.Contains(bench.Protocols, bench.Protocol(o.protocol)):
+		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: %s)", o.protocol, protocolNames())
 	}
 	maxBytes, err := memsize.Parse(o.maxMemory)
 	if err != nil {
@@ -563,4 +563,13 @@ func enumerable(alg proto.Algorithm, n int, o *exploreOptions) (proto.Algorithm,
 		return nil, 0, nil, fmt.Errorf("--transient: %w (give a smaller --domain, ring or --link-cap)", err)
 	}
 	return alg, timeout, initial, nil
+}
+
+// protocolNames lists the open-cube failure protocols, comma-separated.
+func protocolNames() string {
+	names := make([]string, len(bench.Protocols))
+	for i, p := range bench.Protocols {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ", ")
 }

@@ -31,7 +31,7 @@ func kexclusionLines(list []config, mpi bool) []string {
 		if n.Transient.On() && !mpi {
 			bound, unit := algo.StabilizationBound(s.Algorithm)
 			h = append(h, "transient faults: "+n.Transient.String()+"; FIFO links (the algorithm needs them)",
-				fmt.Sprintf("stabilization: from the last fault until the legitimacy predicate holds for good, in rounds (CToken traversals: Root's STARTs), in asynchronous rounds (async: a round ends when every message in flight at its start is received), in CToken hops / N and in δ; bound: the paper's %g %s, 5n asynchronous rounds; Root's time-out: --timeout; after it, ≤ ℓ units in use and none held twice after every step, every request served, and a request served within the watchdog period while one waits (docs/algorithms/kofl.md)", bound, unit))
+				fmt.Sprintf("stabilization: from the last fault until the legitimacy predicate holds for good, in CToken traversals (Root's STARTs), the paper's unit, checked against its bound (%g %ss: bound, over bound); further measures, not the paper's unit: CToken hops / N, asynchronous rounds (async: a round ends when every message in flight at its start is received) beside 5n read as rounds, and δ; Root's time-out, which the paper leaves open: --timeout (it moves the rounds and δ, docs/algorithms/kofl.md); after it, ≤ ℓ units in use and none held twice after every step, every request served, and a request served within the watchdog period while one waits (docs/algorithms/kofl.md)", bound, unit))
 		}
 		break
 	}

@@ -69,6 +69,7 @@ func (t *table) width() int {
 
 // write writes the table of runs under the header lines.
 func (t *table) write(w io.Writer, header []string, runs []*results.Run) error {
+	header = append(header[:len(header):len(header)], results.IPSC2Lines(runs)...)
 	switch {
 	case t.wide:
 		return results.WriteTable(w, header, t.cols, runs)

@@ -29,7 +29,7 @@ func TestDefaultTableFits(t *testing.T) {
 		{[]string{"--algo", "all", "--nodes", "16,64,256", "--workload", "poisson", "--requests", "60", "--check", "counts"}, true, []string{"msg/CS", "stated"}},
 		{[]string{"--algo", "survey", "--nodes", "64", "--requests", "200"}, false, []string{"msg/CS", "stated", "mean/stated"}},
 		{[]string{"--algo", "kexclusion", "--nodes", "16", "--requests", "300"}, false, []string{"msg/CS"}},
-		{[]string{"--algo", "kofl", "--nodes", "16", "--ell", "5", "--k-max", "3", "--transient", "initial", "--repeat", "5", "--requests", "200"}, false, []string{"rounds", "bound", "over bound"}},
+		{[]string{"--algo", "kofl", "--nodes", "16", "--ell", "5", "--k-max", "3", "--transient", "initial", "--repeat", "5", "--requests", "200"}, false, []string{"traversals", "bound", "over bound"}},
 		{[]string{"--algo", "ft", "--nodes", "16", "--crashes", "10", "--workload", "poisson"}, false, []string{"overhead/failure", "differential"}},
 	}
 	for _, c := range cases {
