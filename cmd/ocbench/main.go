@@ -202,7 +202,7 @@ Bounds and budget:
   A flag given for a run it does not apply to is refused the same way, not ignored: --think without
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
-  --crashes or --ft; --late-factor without --delay-violations; --placement, --clock or --verify outside MPI; --link-cap
+  --crashes or --ft; --late-factor without --delay-violations; --placement, --clock, --verify or --mpi-mode outside MPI; --link-cap
   without --transient initial or adversarial, --adversary without --transient adversarial, --edits and
   --climb without --transient initial or adversarial,
   --corruptions and --corrupt-every without --transient during; --force
