@@ -269,7 +269,7 @@ func farmWorker(comm Comm, n int, do func(int) ([]byte, error)) error {
 		if err := comm.Send(encodeFarmResults(rs), 0, tagFarmDone); err != nil {
 			return fmt.Errorf("rank: farm: sending results to rank 0: %w", err)
 		}
-		src, buf, err := comm.RecvAny(tagFarmWork)
+		src, buf, err := farmReceive(comm)
 		if err != nil {
 			return fmt.Errorf("rank: farm: waiting for tasks: %w", err)
 		}
@@ -284,6 +284,30 @@ func farmWorker(comm Comm, n int, do func(int) ([]byte, error)) error {
 			return fmt.Errorf("rank: farm: tasks %d..%d handed out, of %d", start, start+count-1, n)
 		}
 		rs = runChunk(start, count, do)
+	}
+}
+
+// farmReceive waits for rank 0's hand-out and returns it. It looks with
+// Iprobe and naps in between (farmPollMin, doubling up to farmPollMax)
+// rather than block in MPI_Probe, which busy-polls: the wait lasts until
+// rank 0 next looks, and a rank that spins for it takes a core from the
+// ranks that run runs when ranks outnumber cores.
+func farmReceive(comm Comm) (int, []byte, error) {
+	nap := farmPollMin
+	for {
+		src, tag, count, ok, err := comm.Iprobe()
+		switch {
+		case err != nil:
+			return 0, nil, err
+		case ok && tag != tagFarmWork:
+			return 0, nil, fmt.Errorf("a message with tag %d from rank %d, where only hand-outs (tag %d) come", tag, src, tagFarmWork)
+		case ok:
+			buf := make([]byte, count)
+			n, err := comm.Recv(buf, src, tag)
+			return src, buf[:n], err
+		}
+		time.Sleep(nap)
+		nap = min(2*nap, farmPollMax)
 	}
 }
 
