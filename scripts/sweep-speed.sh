@@ -6,11 +6,12 @@
 # Builds ./ocbench-sweep and ./ocbench-sweep-mpi (the latter only when
 # Open MPI is installed) in a temporary directory. Prints, per comparison,
 # the medians (min–max) of the pairs' ratios A/B in wall time and in CPU
-# time (user + sys), and the load average before and after. A ratio of
-# wall times below 1/2 ... 1 is the speed-up; on a machine with other work
-# the second core is not free, so the wall ratio then says little, and the
-# "ceiling" line says what the machine gave: two copies of the one-process
-# sweep at once against one alone (2 × one's wall time / the pair's).
+# time (user + sys), and the load average before and after. A wall ratio
+# A/B of 0.5 is a speed-up of 2; on a machine with other work the second
+# core is not free, so the wall ratio then says little, and the "ceiling"
+# line says what the machine gave: two copies of the one-process sweep at
+# once against one alone (2 × one's wall time / the pair's; 2 when two
+# cores are free).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-5}
