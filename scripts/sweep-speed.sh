@@ -3,6 +3,7 @@
 # farm (--mpi-mode farm) than in one process, in pairs run in turn (A B A
 # B …), with /usr/bin/time; docs/speed.md, "Sweeps on every core".
 #   scripts/sweep-speed.sh [PAIRS]        # 5 pairs per line unless given
+#   SWEEP="--nodes 16 --requests 100 --repeat 8 --no-save --quiet" SWEEP20=… scripts/sweep-speed.sh 3
 # Builds ./ocbench-sweep and ./ocbench-sweep-mpi (the latter only when
 # Open MPI is installed) in a temporary directory. Prints, per comparison,
 # the medians (min–max) of the pairs' ratios A/B in wall time and in CPU
@@ -24,8 +25,10 @@ if command -v mpirun >/dev/null && pkg-config --exists ompi 2>/dev/null; then
 	mpi=1
 fi
 ob="$dir/ocbench"
-sweep="--algo ft --no-save --quiet"              # the ipsc2 experiment of every fault-tolerant algorithm: 40 runs
-sweep20="--algo ft --repeat 20 --no-save --quiet" # 160 runs
+# The sweeps (SWEEP and SWEEP20 replace them): the ipsc2 experiment of every
+# fault-tolerant algorithm, 40 runs; and with 20 seeds, 160 runs.
+sweep=${SWEEP:-"--algo ft --no-save --quiet"}
+sweep20=${SWEEP20:-"--algo ft --repeat 20 --no-save --quiet"}
 
 # once CMD…: the wall and CPU seconds of one run of CMD, "wall cpu".
 once() {
@@ -69,8 +72,8 @@ two() {
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; $pairs pairs per line"
-pair "--jobs 2 / --jobs 1 (--algo ft)" "$ob $sweep --jobs 2" "$ob $sweep --jobs 1"
-pair "--jobs 2 / --jobs 1 (--repeat 20)" "$ob $sweep20 --jobs 2" "$ob $sweep20 --jobs 1"
+pair "--jobs 2 / --jobs 1 (SWEEP)" "$ob $sweep --jobs 2" "$ob $sweep --jobs 1"
+pair "--jobs 2 / --jobs 1 (SWEEP20)" "$ob $sweep20 --jobs 2" "$ob $sweep20 --jobs 1"
 : >"$dir/c"
 for _ in $(seq "$pairs"); do
 	read -r tw _ < <(two "$ob" $sweep --jobs 1)
@@ -81,7 +84,7 @@ printf '%-34s %s (2 = two free cores)\n' "ceiling: 2 copies at once" "$(median "
 if [ -n "$mpi" ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	mr="mpirun --oversubscribe -q"
-	pair "farm np 2 / np 1 (--repeat 20)" "$mr -np 2 $dir/ocbench-mpi $sweep20 --mpi-mode farm" "$mr -np 1 $dir/ocbench-mpi $sweep20 --mpi-mode farm"
-	pair "farm np 2 / one process --jobs 1" "$mr -np 2 $dir/ocbench-mpi $sweep20 --mpi-mode farm" "$dir/ocbench-mpi $sweep20 --jobs 1"
+	pair "farm np 2 / np 1 (SWEEP20)" "$mr -np 2 $dir/ocbench-mpi $sweep20 --mpi-mode farm" "$mr -np 1 $dir/ocbench-mpi $sweep20 --mpi-mode farm"
+	pair "farm np 2 / --jobs 1 (SWEEP20)" "$mr -np 2 $dir/ocbench-mpi $sweep20 --mpi-mode farm" "$dir/ocbench-mpi $sweep20 --jobs 1"
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
