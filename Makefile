@@ -6,7 +6,7 @@ MPIRUN_FLAGS ?= --oversubscribe
 # OpenMPI's mpirun refuses to run as root without these two (containers, CI).
 MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long mpi-check mpich mpich-check slurm slurm-check reframe reframe-check chromium view-test view-short view-png faults-mpi large-n explore-ci
+.PHONY: help build test check short vet vet-mpi unit unit-short fuzz seeds crash-seeds suspicion-seeds shape-seeds crash-sweep paper-protocol ipsc2 failure-free compare report bench scale clean openmpi mpi mpi-test mpi-test-long farm-mpi mpi-check mpich mpich-check slurm slurm-check reframe reframe-check chromium view-test view-short view-png faults-mpi large-n explore-ci
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
@@ -28,7 +28,8 @@ help:
 	@echo "make readme-check  follow README from a fresh clone; fail if a command fails or a stated time is off by more than 2×"
 	@echo "make readme-check-quick  the same without the long rows (about 4 minutes; CI runs it)"
 	@echo "make mpi           build ./ocbench with MPI support (installs OpenMPI from Debian if missing); then scripts/mpirun.sh -np 32 ./ocbench"
-	@echo "make mpi-test      the MPI tests under mpirun on 1, 4 and 8 ranks (part of make test)"
+	@echo "make mpi-test      the MPI tests under mpirun on 1, 4 and 8 ranks, and make farm-mpi (part of make test)"
+	@echo "make farm-mpi      the task farm under mpirun (--mpi-mode farm) against one process: the same records and output"
 	@echo "make mpi-test-long the MPI tests on 32 ranks, over TCP, with MPI_THREAD_MULTIPLE, and the per-message cost (part of make check)"
 	@echo "make faults-mpi    the fault-injection suite's cases under mpirun (OpenMPI required): FAULTS_FLAGS=-short (make test) runs MPMD jobs mixing subcommands with the benchmark, and --verify of a broken run; without it (make check) also SIGINT and SIGTERM to scripts/mpirun.sh"
 	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
@@ -151,6 +152,13 @@ mpi-test: openmpi vet-mpi
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPIParity|MPICrashes|MPIBurst|MPIMeasureDelays|MPIKofl|MPIVirtual' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 4 ./rank.test -test.run 'MPITrace' -test.v -test.timeout 5m
 	$(MPIENV) $(MPIRUN) $(MPIRUN_FLAGS) -np 8 ./rank.test -test.run 'MPITargeted' -test.v -test.timeout 5m
+	$(MAKE) farm-mpi
+
+# The task farm under mpirun (--mpi-mode farm): records, output and saved
+# runs those of one process, bad input on every rank (cmd/ocbench's
+# TestFarmMPI, about a minute on a quiet machine).
+farm-mpi: openmpi
+	OCBENCH_FAULTS_MPI=required $(GO) test -count=1 -timeout 10m -run 'TestFarmMPI' -v ./cmd/ocbench
 
 # The MPI tests that take minutes: 32 ranks, TCP, MPI_THREAD_MULTIPLE, the
 # per-message cost.

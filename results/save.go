@@ -33,7 +33,7 @@ type Environment struct {
 	Version   string `json:"ocbench_version"`
 	Commit    string `json:"commit,omitempty"`
 	GoVersion string `json:"go_version"`
-	// Runtime is "simulator" or "mpi".
+	// Runtime is "simulator", "mpi" or "mpi task farm" (--mpi-mode farm).
 	Runtime string `json:"runtime"`
 	// MPILibrary is the MPI library's version string; empty without MPI.
 	MPILibrary string `json:"mpi_library,omitempty"`

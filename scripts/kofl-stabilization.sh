@@ -5,7 +5,8 @@
 # and published/kofl-stabilization.json (the record of the first table: every
 # run's stabilization, by seed).
 # Usage: scripts/kofl-stabilization.sh [seed]; RESULTS=DIR writes into DIR
-# instead of published/.
+# instead of published/; JOBS=N runs ocbench with --jobs N (default: the
+# machine's cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
@@ -15,7 +16,8 @@ json=${RESULTS:-published}/kofl-stabilization.json
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run() { echo; echo "## ./ocbench $*"; ./ocbench "$@" --no-save --quiet | grep -v '^# \(msg/CS\|sync\|δ =\|algorithms\|stabilization:\|k-exclusion\)'; }
+jobs=(${JOBS:+--jobs "$JOBS"})
+run() { echo; echo "## ./ocbench $*"; ./ocbench "${jobs[@]}" "$@" --no-save --quiet | grep -v '^# \(msg/CS\|sync\|δ =\|algorithms\|stabilization:\|k-exclusion\)'; }
 {
   echo "# kofl: stabilization after transient faults, measured by scripts/kofl-stabilization.sh $seed"
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); machine: $(uname -srm), $(nproc) cores; $(go version | cut -d' ' -f3)"
@@ -24,7 +26,7 @@ run() { echo; echo "## ./ocbench $*"; ./ocbench "$@" --no-save --quiet | grep -v
   echo "# δ: virtual time; bound: the paper's 5 traversals (5n). docs/algorithms/kofl.md says what each means."
   echo
   echo "## the issue's command: ./ocbench --algo kofl --nodes 16 --ell 5 --k-max 3 --transient initial --repeat 1000 --seed $seed"
-  ./ocbench --algo kofl --nodes 16 --ell 5 --k-max 3 --transient initial --repeat 1000 --seed "$seed" --out "$tmp" --quiet
+  ./ocbench "${jobs[@]}" --algo kofl --nodes 16 --ell 5 --k-max 3 --transient initial --repeat 1000 --seed "$seed" --out "$tmp" --quiet
   cp "$tmp"/runs/*.json "$json"
   # Other sizes, the during plan, and the critical sections' length (poisson, 100 requests per run).
   for n in 4 16 64; do
@@ -43,7 +45,7 @@ run() { echo; echo "## ./ocbench $*"; ./ocbench "$@" --no-save --quiet | grep -v
   for wl in saturated poisson; do
     for lk in "1 1" "3 1" "3 3" "5 1" "5 3" "5 5" "8 1" "8 8"; do
       set -- $lk
-      ./ocbench --algo kofl --nodes 16 --ell "$1" --k-max "$2" --workload "$wl" --requests 500 --repeat 3 --seed "$seed" --json --no-save --quiet |
+      ./ocbench "${jobs[@]}" --algo kofl --nodes 16 --ell "$1" --k-max "$2" --workload "$wl" --requests 500 --repeat 3 --seed "$seed" --json --no-save --quiet |
         jq -r --arg wl "$wl" '.runs[0] | [$wl, .ell, .k_max, ((.k_distribution | to_entries | map((.key|tonumber) * .value) | add) / (.k_distribution | add) * 100 | round / 100), (.msgs_per_entry * 100 | round / 100), (.response_delta.mean * 100 | round / 100)] | @tsv'
     done
   done

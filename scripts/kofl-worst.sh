@@ -7,13 +7,15 @@
 # a unit the paper does not use) and δ are further measures. Writes
 # published/kofl-worst.txt (each table with its command). About 3 minutes on
 # 2 cores.
-# Usage: scripts/kofl-worst.sh [seed]
+# Usage: scripts/kofl-worst.sh [seed]; JOBS=N runs ocbench with --jobs N
+# (default: the machine's cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
 go build -o ocbench ./cmd/ocbench
 out=published/kofl-worst.txt
-row() { ./ocbench "$@" --wide --no-save --quiet | grep '^ *kofl'; }
+jobs=(${JOBS:+--jobs "$JOBS"})
+row() { ./ocbench "${jobs[@]}" "$@" --wide --no-save --quiet | grep '^ *kofl'; }
 {
   echo "# kofl: worst-case stabilization, measured by scripts/kofl-worst.sh $seed"
   echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores; $(go version | cut -d' ' -f3)"

@@ -59,6 +59,10 @@ var conditionals = []conditional{
 		func(runKind) string {
 			return "it places nodes on MPI ranks, and this run is in the simulator (one process); run under mpirun or drop it"
 		}},
+	{[]string{"mpi-mode"}, func(k runKind) bool { return k.mpi },
+		func(runKind) string {
+			return "it chooses how an MPI job maps its runs onto the ranks, and this run is in the simulator (one process); run under mpirun or drop it"
+		}},
 	{[]string{"clock", "verify"}, func(k runKind) bool { return k.mpi },
 		func(runKind) string {
 			return "it chooses how MPI ranks keep time, and this run is in the simulator (one process, virtual time); run under mpirun or drop it"

@@ -117,7 +117,7 @@ func dur(s float64) string {
 // seeds, run here on rank 0 (the nodes' code is the same), by a
 // Mann–Whitney test, and sets r.Parity.
 func checkParity(o *options, spec bench.Spec, r *results.Run) error {
-	if o.runtimeInfo == nil || o.virtualMPI() || spec.Faults.Crashes == 0 || len(r.OverheadSamples) == 0 {
+	if o.runtimeInfo == nil || o.virtualMPI() || o.farm() || spec.Faults.Crashes == 0 || len(r.OverheadSamples) == 0 {
 		return nil
 	}
 	seeds := r.Seeds
@@ -156,7 +156,7 @@ const longJob = 10 * 60.0
 // of 10^6 δ makes a job of hours (the simulator's runs take what their
 // events take).
 func warnLong(o *options, list []config, stderr io.Writer) {
-	if o.virtualMPI() {
+	if o.virtualMPI() || o.farm() {
 		return // virtual time does not last as long as the runs' clock says
 	}
 	if secs := jobSeconds(o, list); secs > longJob && !o.save.quiet {

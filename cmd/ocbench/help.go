@@ -80,8 +80,11 @@ func whatRan(list []config, ri *runtimeInfo) string {
 		}
 	}
 	where := "ranks: 1 (simulator: all nodes in one process, no placement)"
-	if ri != nil {
-		where = fmt.Sprintf("ranks: %d (MPI), placement %s", ri.ranks, ri.placement)
+	switch {
+	case ri != nil && ri.farm:
+		where = fmt.Sprintf("ranks: %d (MPI task farm: each run's nodes in one rank's simulator, no placement)", ri.ranks)
+	case ri != nil:
+		where = fmt.Sprintf("ranks: %d (MPI, each run split over the ranks), placement %s", ri.ranks, ri.placement)
 	}
 	return fmt.Sprintf("algorithms: %s; N = %s; %s", strings.Join(algos, ", "), strings.Join(nodes, ", "), where)
 }

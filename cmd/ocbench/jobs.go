@@ -58,10 +58,11 @@ func withoutJobs(args []string) []string {
 // ballast before a collection instead of twice a small run's live data;
 // a large run's own heap dwarfs it. Its size comes out of the memory
 // budget that the runs at once share (runPool). Only the simulator has
-// one: an MPI job's ranks share their machine. Call the function returned
-// when the runs are over.
+// one, on each rank of a task farm too (--mpi-mode farm); the ranks of an
+// MPI job that splits its runs keep their heaps small. Call the function
+// returned when the runs are over.
 func ballast(o *options) func() {
-	if o.runtimeInfo != nil {
+	if o.runtimeInfo != nil && !o.farm() {
 		return func() {}
 	}
 	b := make([]byte, ballastSize(o))

@@ -115,6 +115,7 @@ type options struct {
 
 	runtime   string
 	placement string
+	mpiMode   string // --mpi-mode: split, farm or auto (farm.go)
 	// rt is the runtime that runs the experiments, chosen once (main:
 	// the simulator, or runMPI); runtimeInfo describes the MPI job for
 	// the header and saved runs (nil in the simulator).
@@ -183,6 +184,7 @@ func newFlags(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.verify, "verify", true, "under mpirun in virtual time: replay every run in the simulator on rank 0 and require the same record (--verify=false skips it)")
 	fs.StringVar(&o.runtime, "runtime", "auto", "where nodes run: sim (one process), mpi (the ranks of an MPI job), or auto (mpi when started by mpirun)")
 	fs.StringVar(&o.placement, "placement", hypercube.Placements[0], "MPI: how nodes map onto ranks: block (node i on rank i/(N/P)) or cyclic (rank i mod P); both keep hypercube links on rank links")
+	addMPIModeFlag(fs, o)
 	addSaveFlags(fs, &o.save)
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version (as ocbench version)")
@@ -203,7 +205,7 @@ Bounds and budget:
   A flag given for a run it does not apply to is refused the same way, not ignored: --think without
   the poisson workload; --crash-spacing, --crash-every, --crash-start, --downtime, --downtime-dist,
   --permanent, --crash-target and --no-baseline without crashes; --cs-estimate and --protocol without
-  --crashes or --ft; --late-factor without --delay-violations; --placement, --clock or --verify outside MPI; --link-cap
+  --crashes or --ft; --late-factor without --delay-violations; --placement, --clock, --verify or --mpi-mode outside MPI; --link-cap
   without --transient initial or adversarial, --adversary without --transient adversarial, --edits and
   --climb without --transient initial or adversarial,
   --corruptions and --corrupt-every without --transient during; --force
@@ -574,7 +576,7 @@ func applyIPSC2(o *options, fs *pflag.FlagSet) {
 
 func execute(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer) (int, error) {
 	o.started = clock()
-	list, err := configs(o, fs)
+	list, err := modeConfigs(o, fs)
 	var tab *table
 	if err == nil {
 		if tab, err = chooseTable(o, fs, list); err != nil {
@@ -749,7 +751,10 @@ func header(o *options, list []config) []string {
 	}
 	rt := "simulator (1 process)"
 	timing := fmt.Sprintf("δ = %gs (virtual), delays uniform in [%gδ, δ], %s channels, checks: %s", s.Delta, s.MinDelay, channels, o.check)
-	if ri := o.runtimeInfo; ri != nil {
+	if o.farm() {
+		rt = farmHeader(o.runtimeInfo)
+	}
+	if ri := o.runtimeInfo; ri != nil && !ri.farm {
 		lib := ri.library
 		if i := strings.IndexAny(lib, ",\n"); i > 0 {
 			lib = lib[:i]
@@ -786,7 +791,7 @@ func header(o *options, list []config) []string {
 	}
 	// In virtual time the record is the simulator's, stabilization
 	// included (rank 0's mirror: docs/mpi.md).
-	h = append(h, kexclusionLines(list, o.runtimeInfo != nil && !o.virtualMPI())...)
+	h = append(h, kexclusionLines(list, o.runtimeInfo != nil && !o.virtualMPI() && !o.farm())...)
 	if s.Faults.Crashes > 0 {
 		plan := s.Faults
 		plan.Crashes = 0
@@ -824,7 +829,7 @@ func header(o *options, list []config) []string {
 // meanDelay says how long one message takes on average in the simulator, in
 // δ; nothing under MPI, where delays are real.
 func meanDelay(o *options, s bench.Spec) string {
-	if o.runtimeInfo != nil {
+	if o.runtimeInfo != nil && !o.farm() {
 		return ""
 	}
 	return fmt.Sprintf(" (one message takes %gδ on average)", (1+s.MinDelay)/2)

@@ -231,11 +231,17 @@ func commandLine(args []string) string {
 }
 
 // virtualMPI reports whether the runs are on MPI ranks in virtual time.
-func (o *options) virtualMPI() bool { return o.runtimeInfo != nil && o.runtimeInfo.clock == "virtual" }
+// A task farm (--mpi-mode farm) is not: its runs are the simulator's.
+func (o *options) virtualMPI() bool {
+	return o.runtimeInfo != nil && o.runtimeInfo.clock == "virtual" && !o.runtimeInfo.farm
+}
 
 // mpiRuntime returns the MPI runtime of o's clock on comm, for the job of
 // digest.
 func (o *options) mpiRuntime(comm rank.Comm, digest uint32) bench.Runtime {
+	if o.farm() {
+		return simulator // each run whole in one rank's simulator (runFarm)
+	}
 	if o.clock == "wall" {
 		return rank.Runtime{Comm: comm, Placement: o.placement, Digest: digest}
 	}
@@ -285,6 +291,7 @@ type runtimeInfo struct {
 	library     string
 	placement   string
 	clock       string                    // virtual or wall
+	farm        bool                      // a task farm (--mpi-mode): each run in one rank's simulator
 	records     []*results.Run            // rank 0: the records of the runs so far
 	delays      *results.DelayMeasurement // --delta auto: the measurement
 }
@@ -377,6 +384,12 @@ func runAll(o *options, list []config, prog *progress, done *finished) ([][]*res
 			done.add(c, r)
 		}
 		return nil
+	}
+	if o.farm() {
+		if err := runFarm(o, bs, prog, do, emit); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	if o.runtimeInfo != nil || o.jobs <= 1 {
 		for i := range bs {

@@ -186,7 +186,10 @@ func environment(o *options, list []config) results.Environment {
 	if mpi.Compiled() {
 		e.MPILibrary = mpi.LibraryVersion()
 	}
-	if ri := o.runtimeInfo; ri != nil {
+	if ri := o.runtimeInfo; ri != nil && ri.farm {
+		e.Runtime, e.Ranks = "mpi task farm", ri.ranks
+		e.Command = results.QuoteCommand(append([]string{"mpirun", "-np", fmt.Sprint(ri.ranks), "ocbench"}, o.save.args...))
+	} else if ri != nil {
 		e.Runtime, e.Ranks, e.Placement = "mpi", ri.ranks, ri.placement
 		e.Hostnames = nil
 		seen := map[string]bool{}
