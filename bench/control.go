@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ocbench/ocbench/faults"
+	"github.com/ocbench/ocbench/internal/hugepage"
 	"github.com/ocbench/ocbench/internal/stream"
 	"github.com/ocbench/ocbench/proto"
 	"github.com/ocbench/ocbench/sim"
@@ -84,7 +85,7 @@ const WallWatch = 4
 func NewController(plan *Plan, o ControlOptions) *Controller {
 	spec := &plan.Spec
 	c := &Controller{target: spec.Faults.Target, plan: plan.schedule().faults,
-		down: make([]bool, spec.Nodes), live: spec.Nodes, targets: faults.TargetRand(spec.Seed),
+		down: hugepage.Make[bool](spec.Nodes), live: spec.Nodes, targets: faults.TargetRand(spec.Seed),
 		until: o.Until, settle: plan.Settle, delta: spec.Delta, seed: spec.Seed,
 		neverQuiet: o.NeverQuiet, wall: o.WallClock, served: -1}
 	if o.Watch {
