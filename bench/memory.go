@@ -12,9 +12,6 @@ import (
 // (calibrated on the open-cube, N = 2^10 to 2^22, each workload: the peak
 // VmHWM of a process running one run, TestMemoryEstimateRange).
 const (
-	// RuntimeBytes is the process before any run: Go's runtime, the
-	// binary, the flags and buffers (14 to 15 MiB measured at N = 2^10).
-	RuntimeBytes = 16 << 20
 	// NodeBytes is a node's state when its algorithm is not a
 	// proto.MemoryEstimator (O(1) per node: 40 to 210 bytes measured).
 	NodeBytes = 512
@@ -46,8 +43,8 @@ const (
 )
 
 // Memory estimates the peak memory a simulated run of p adds to its
-// process (RuntimeBytes, the process's own, is not in it: runs at once
-// share it), in bytes: N times (the algorithm's state per node,
+// process (the process's own, about 15 MiB for ocbench, is not in it: runs
+// at once share it), in bytes: N times (the algorithm's state per node,
 // MemoryPerNode or NodeBytes, the runtime's SimNodeBytes and, where the
 // workload runs on every node, TimerBytes), the messages in flight, the
 // fault plan's events and RequestBytes per request. The messages in
@@ -92,7 +89,7 @@ func Memory(p *Plan) float64 {
 // Go's fatal out-of-memory dump (Lamport's state is quadratic in N).
 func (p *Plan) Budget(max float64) error {
 	s := &p.Spec
-	if need := Memory(p) + RuntimeBytes; need > max {
+	if need := Memory(p); need > max {
 		return fmt.Errorf("%s at N = %d with %d requests needs about %s of memory (estimate), more than the budget of %s: lower --nodes or --requests, or raise --max-memory if the machine has it",
 			s.Algorithm, s.Nodes, s.Requests, memsize.Format(need), memsize.Format(max))
 	}

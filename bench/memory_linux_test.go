@@ -73,8 +73,7 @@ func TestMemoryPerRequest(t *testing.T) {
 // take: the open-cube's peak resident memory (VmHWM) in a child process
 // running one run, for each workload from N = 2^10 to 2^18 (with
 // OCBENCH_LARGE_N=1, make large-n: to 2^25 sequential, 2^22 the others), is within a factor of 1.5 of Memory
-// plus the child's peak before the run (the test binary's runtime, as
-// RuntimeBytes is the command's). A workload's largest N is the largest the default
+// plus the child's peak before the run (the test binary's runtime). A workload's largest N is the largest the default
 // budget (half of a 24 GiB machine) takes.
 func TestMemoryEstimateRange(t *testing.T) {
 	spec := func(w workload.Kind, n int, requests int64) Spec {
@@ -152,7 +151,7 @@ func TestMemoryEstimateRange(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			est := base + Memory(p) // the process's own, as RuntimeBytes is the command's
+			est := base + Memory(p) // the process's own before the run, and the run's
 			if ratio := est / peak; ratio > 1.5 || ratio < 1/1.5 {
 				t.Errorf("estimate %s, peak %s: %.2f× the peak, want within 1.5×", memsize.Format(est), memsize.Format(peak), ratio)
 			} else {
