@@ -9,7 +9,9 @@ import (
 	"github.com/ocbench/ocbench/algo"
 	"github.com/ocbench/ocbench/algo/kofl"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
+	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
+	"github.com/ocbench/ocbench/workload"
 )
 
 // fullAndReduced explores cfg in full and with the reduction (on every
@@ -95,6 +97,13 @@ func TestReduceSameVerdict(t *testing.T) {
 		cases = append(cases, sys{"ricart-agrawala", 4, 1, 3}, sys{"lamport", 4, 1, 2})
 	}
 	for _, c := range cases {
+		if c.nodes == 3 {
+			// N = 3 where the algorithm takes it: bench refuses it for
+			// the algorithms that need a power of two.
+			if _, err := (bench.Spec{Algorithm: c.name, Nodes: 3, Requests: 1, Seed: 1, Workload: workload.Sequential, CSTime: 1}).Resolve(); err != nil {
+				continue
+			}
+		}
 		a := benchAlgorithm(t, c.name, c.nodes)
 		if _, stab := a.(proto.SelfStabilizingAlgorithm); stab || timedN4[c.name] {
 			continue // timed: the reduction does not apply
