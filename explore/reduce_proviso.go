@@ -82,12 +82,7 @@ func (e *Explorer) proviso(ws []*worker, seen visited, t *tally) {
 // left out.
 func (w *worker) rest(d *deferred, seen visited, t *tally) {
 	e, s := w.e, &w.s
-	if !e.readState(d.enc, s) {
-		w.err = errCorrupt
-		return
-	}
-	if err := e.decodeNodes(s); err != nil {
-		w.err = err
+	if !w.load(d.enc) {
 		return
 	}
 	as := e.actions(s, w.as[:0])

@@ -360,12 +360,7 @@ func expandLevel(ls []*level, held int64, ws []*worker, seen visited, t *tally) 
 func (w *worker) expand(enc []byte, from uint64, seen visited, t *tally) {
 	e := w.e
 	s := &w.s
-	if !e.readState(enc, s) {
-		w.err = errCorrupt
-		return
-	}
-	if err := e.decodeNodes(s); err != nil {
-		w.err = err
+	if !w.load(enc) {
 		return
 	}
 	as := e.actions(s, w.as[:0])
@@ -512,4 +507,19 @@ func (w *worker) flush(t *tally) bool {
 		t.setLimit(fmt.Sprintf("the search outgrew its memory limit (%s for the visited set and the BFS levels)", memsize.Format(float64(t.cfg.MaxBytes))))
 	}
 	return t.stop.Load()
+}
+
+// load reads the state enc encodes into the worker's state and decodes its
+// nodes; on a corrupt record or a node that does not decode it notes the
+// error (w.err) and returns false.
+func (w *worker) load(enc []byte) bool {
+	if !w.e.readState(enc, &w.s) {
+		w.err = errCorrupt
+		return false
+	}
+	if err := w.e.decodeNodes(&w.s); err != nil {
+		w.err = err
+		return false
+	}
+	return true
 }

@@ -28,14 +28,7 @@ func TestSpill(t *testing.T) {
 			cfg.Workers, cfg.MaxStates = w, 1<<20
 			want := searched(t, cfg)
 			cfg.MaxBytes = c.mem
-			e, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := e.Run()
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := explored(t, cfg)
 			got := searched(t, cfg)
 			switch {
 			case res.Limit != "":
