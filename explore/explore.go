@@ -87,6 +87,9 @@ type Config struct {
 	Exact bool
 	// Progress, if not nil, is called after each BFS level.
 	Progress func(depth int, states int64)
+	// StabProgress, if not nil, is called by Stabilization after every
+	// 2^20 states before legitimacy, with their count so far.
+	StabProgress func(states int64)
 }
 
 // Configuration is an initial configuration: the nodes, and the messages

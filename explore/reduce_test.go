@@ -324,33 +324,61 @@ func TestStabilization(t *testing.T) {
 	}
 }
 
-// TestStabilizationTie: from the zero configuration of two nodes, with a
-// time-out of one δ per node, the adversary that gives every tie to Root's
-// timer keeps two CTokens for ever (unbounded); without ties (strict
-// timers) the configuration is legitimate after one traversal, in the
-// third round: Root's wait (nothing in flight), the CToken's two hops.
+// TestStabilizationTie: from the zero configuration of n nodes (a power of
+// two or not: the ring of ids at n = 3), with a time-out of one δ per node,
+// the adversary that gives every tie to Root's timer keeps two CTokens for
+// ever (unbounded); without ties (strict timers) the configuration is
+// legitimate after one traversal, in round 1 + n: Root's wait (nothing in
+// flight), then the CToken's n hops.
 func TestStabilizationTie(t *testing.T) {
 	a := kofl.SelfStabilizing{Algorithm: kofl.Algorithm{Config: kofl.Config{Ell: 1, K: 1, MaxSeq: 1, Timeout: 1}}}
-	zero := func() ([]Configuration, error) {
-		nodes := a.Nodes(2)
-		nodes[0].SetLocal(kofl.Local{Need: 1})
-		nodes[1].SetLocal(kofl.Local{Need: 1})
-		return []Configuration{{Nodes: []proto.Node{nodes[0], nodes[1]}}}, nil
+	for _, n := range []int{2, 3, 4} {
+		zero := func() ([]Configuration, error) {
+			nodes := a.Nodes(n)
+			c := Configuration{}
+			for _, nd := range nodes {
+				nd.SetLocal(kofl.Local{Need: 1})
+				c.Nodes = append(c.Nodes, nd)
+			}
+			return []Configuration{c}, nil
+		}
+		for _, strict := range []bool{false, true} {
+			e, err := New(Config{Algorithm: a, Nodes: n, Ticks: 2, MinTicks: 1, CSTicks: 2, StrictTimers: strict, MaxStates: 1 << 20, Initial: zero})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := e.Stabilization()
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case !strict && st.Unbounded == "":
+				t.Errorf("N = %d, ties to the timer: bounded, %d rounds; want unbounded", n, st.Rounds)
+			case strict && (st.Unbounded != "" || st.Rounds != 1+n || st.Events != 1):
+				t.Errorf("N = %d, strict timers: %+v; want %d rounds, 1 traversal", n, st, 1+n)
+			}
+		}
 	}
-	for _, strict := range []bool{false, true} {
-		e, err := New(Config{Algorithm: a, Nodes: 2, Ticks: 2, MinTicks: 1, CSTicks: 2, StrictTimers: strict, MaxStates: 1 << 20, Initial: zero})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := e.Stabilization()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case !strict && st.Unbounded == "":
-			t.Errorf("ties to the timer: bounded, %d rounds; want unbounded", st.Rounds)
-		case strict && (st.Unbounded != "" || st.Rounds != 3 || st.Events != 1):
-			t.Errorf("strict timers: %+v; want 3 rounds, 1 traversal", st)
-		}
+}
+
+// TestStabilizationMemory: the worst-case search stops, INCOMPLETE, when
+// its states would outgrow Config.MaxBytes, and reports its progress.
+func TestStabilizationMemory(t *testing.T) {
+	a := kofl.SelfStabilizing{Algorithm: kofl.Algorithm{Config: kofl.Config{Ell: 1, K: 1, MaxSeq: 1, Timeout: 2}}}
+	calls := 0
+	e, err := New(Config{Algorithm: a, Nodes: 2, Ticks: 2, MinTicks: 1, CSTicks: 2, MaxStates: 1 << 22, MaxBytes: 100 * stabStateBytes,
+		Initial: koflIdle(a), StabProgress: func(int64) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Stabilization()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(st.Limit, "memory budget") || st.States > 100 {
+		t.Fatalf("a budget of 100 states: %+v; want INCOMPLETE at the memory budget", st)
+	}
+	if calls != 0 {
+		t.Errorf("progress reported %d times under 2^20 states", calls)
 	}
 }

@@ -29,7 +29,7 @@ type StabResult struct {
 	// a state from which nothing can happen).
 	Unbounded     string
 	UnboundedFrom int    // the index of its initial configuration
-	Limit         string // the state limit stopped the search
+	Limit         string // the state limit or the memory budget stopped the search
 	Elapsed       time.Duration
 }
 
@@ -41,6 +41,11 @@ type StabResult struct {
 // other than a tick. docs/explore.md argues the definition.
 
 type stabValue struct{ rounds, events int32 }
+
+// stabStateBytes is what Stabilization keeps for a state before
+// legitimacy: its memo entry (a map from fingerprint to stabValue) with the
+// map's overhead, and its share of the stack (measured: 50–60 B a state).
+const stabStateBytes = 64
 
 type stabFrame struct {
 	enc    []byte
@@ -183,6 +188,13 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 			if res.States >= e.cfg.MaxStates {
 				res.Limit = fmt.Sprintf("the state limit (%d states) was reached", e.cfg.MaxStates)
 				break
+			}
+			if res.States*stabStateBytes >= e.cfg.MaxBytes {
+				res.Limit = fmt.Sprintf("the memory budget was reached (%d states before legitimacy, about %d B each)", res.States, stabStateBytes)
+				break
+			}
+			if res.States&(1<<20-1) == 0 && e.cfg.StabProgress != nil {
+				e.cfg.StabProgress(res.States)
 			}
 			if err := push(append([]byte(nil), buf...), h, w, f.config); err != nil {
 				res.Unbounded = fmt.Sprintf("from initial configuration %d: %v", f.config, err)

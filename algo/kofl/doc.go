@@ -9,9 +9,9 @@
 // A resource has ℓ units, one per token. A node asks for k of them (1 ≤ k
 // ≤ K ≤ ℓ: Config.NeedOf derives k from the request's Tag and
 // Config.Seed) and enters the critical section once it holds k enabled
-// tokens. Tokens travel around a unidirectional ring; on the hypercube the
-// ring is the Gray-code cycle (hypercube.RingNext), so every hop is one
-// hypercube link. Root is node 0. To break the hold-and-wait deadlock,
+// tokens. Tokens travel around a unidirectional ring; on the hypercube (N a
+// power of two) the ring is the Gray-code cycle (hypercube.RingNext), so
+// every hop is one hypercube link; on any other N it visits the ids in order. Root is node 0. To break the hold-and-wait deadlock,
 // Root's <Collect> disables and collects the tokens of the requesters that
 // hold some but not enough (LOCK), and its <Allocate> hands the pool to
 // the privileged requester (the first, from Root along the ring, whose

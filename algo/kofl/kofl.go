@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/ocbench/ocbench/algo/kexcl"
-	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -518,8 +517,8 @@ type Algorithm struct{ Config }
 // Name implements proto.Algorithm.
 func (Algorithm) Name() string { return "kofl" }
 
-// NewNodes implements proto.Algorithm: n nodes (a power of two ≥ 2) on the
-// Gray ring, in the initial state (every node outside with no token; Root
+// NewNodes implements proto.Algorithm: n ≥ 2 nodes on the ring (the Gray
+// ring when n is a power of two, else the ring of ids), in the initial state (every node outside with no token; Root
 // fresh, so that Start begins the first traversal). It panics on a bad
 // Config or n: check Config.Validate first.
 func (a Algorithm) NewNodes(n int) []proto.Node {
@@ -536,8 +535,8 @@ func (a Algorithm) Nodes(n int) []*Node {
 	if err := a.Validate(); err != nil {
 		panic(err)
 	}
-	if err := hypercube.Validate(n, 2); err != nil {
-		panic(fmt.Sprintf("kofl: nodes: %v", err))
+	if n < 2 {
+		panic(fmt.Sprintf("kofl: nodes: %d is fewer than 2", n))
 	}
 	p := a.params(n)
 	nodes := make([]Node, n)
@@ -545,7 +544,7 @@ func (a Algorithm) Nodes(n int) []*Node {
 	for i := range nodes {
 		nd := &nodes[i]
 		nd.p, nd.id, nd.n = p, proto.NodeID(i), n
-		nd.next = proto.NodeID(hypercube.RingNext(i, n))
+		nd.next = proto.NodeID(ringNext(i, n))
 		nd.init()
 		out[i] = nd
 	}
@@ -554,6 +553,9 @@ func (a Algorithm) Nodes(n int) []*Node {
 
 // Family implements proto.Algorithm.
 func (Algorithm) Family() proto.Family { return proto.KExclusion }
+
+// AnySize implements proto.AnySizeAlgorithm: the ring needs no hypercube.
+func (Algorithm) AnySize() bool { return true }
 
 // MessageTypes implements proto.Algorithm.
 func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }

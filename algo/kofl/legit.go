@@ -46,7 +46,7 @@ func readRing(s proto.System) (*ring, error) {
 			err = fmt.Errorf("message %d→%d (type %d) is not on a ring link", m.From, m.To, m.Type)
 			return
 		}
-		pos := hypercube.GrayRank(int(m.From))
+		pos := ringPos(int(m.From), len(pn))
 		r.links[pos] = append(r.links[pos], *m)
 	})
 	return r, err
@@ -201,7 +201,7 @@ func legitimate(s proto.System, backed bool) error {
 		return fmt.Errorf("the CToken carries %d, Root's MySeq is %d", seq, root.st.MySeq)
 	}
 	for pos := 1; pos < n; pos++ {
-		nd := nodes[hypercube.Gray(pos)]
+		nd := nodes[ringAt(pos, n)]
 		if visited := pos <= cr; visited != (nd.st.MySeq == seq) {
 			return fmt.Errorf("node %d (ring position %d, CToken after position %d) has MySeq %d, the CToken %d", nd.id, pos, cr, nd.st.MySeq, seq)
 		}
@@ -245,7 +245,7 @@ func legitimate(s proto.System, backed bool) error {
 		return fmt.Errorf("%d <Allocate> and %d <Collect> in flight", allocs, collects)
 	}
 	for pos := cr + 1; pos < n; pos++ {
-		counted += nodes[hypercube.Gray(pos)].enabled()
+		counted += nodes[ringAt(pos, n)].enabled()
 	}
 	if t := r.tokens(); t != p.Ell {
 		return fmt.Errorf("%d tokens exist in all their forms, ℓ = %d", t, p.Ell)
@@ -257,5 +257,24 @@ func legitimate(s proto.System, backed bool) error {
 	return nil
 }
 
-// ringAt is the node at ring position k of an n-node ring.
-func ringAt(k, n int) int { return hypercube.Gray(k % n) }
+// ringAt is the node at ring position k of an n-node ring: the Gray-code
+// cycle when n is a power of two (each hop a hypercube link), else nodes
+// in the order of their ids.
+func ringAt(k, n int) int {
+	if _, ok := hypercube.Log2(n); ok {
+		return hypercube.Gray(k % n)
+	}
+	return k % n
+}
+
+// ringPos is the ring position of node i of an n-node ring (ringAt's
+// inverse).
+func ringPos(i, n int) int {
+	if _, ok := hypercube.Log2(n); ok {
+		return hypercube.GrayRank(i)
+	}
+	return i
+}
+
+// ringNext is the node after node i on an n-node ring.
+func ringNext(i, n int) int { return ringAt(ringPos(i, n)+1, n) }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/proto"
 )
 
@@ -56,7 +55,7 @@ func (s *sys) Nodes() []proto.Node    { return s.pn }
 func (s *sys) Down(proto.NodeID) bool { return false }
 func (s *sys) ForEachInFlight(f func(m *proto.Message)) {
 	for k := range s.nodes {
-		l := s.links[hypercube.Gray(k)]
+		l := s.links[ringAt(k, len(s.nodes))]
 		for i := range l {
 			f(&l[i])
 		}

@@ -76,7 +76,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ocbench explore", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringSliceVar(&o.algos, "algo", []string{"opencube"}, "algorithms, comma-separated: "+strings.Join(algo.Ordered(), ", ")+"; or all, survey, ft, kexclusion")
-	fs.IntSliceVar(&o.nodes, "nodes", []int{4}, "numbers of nodes N, comma-separated, each a power of two in 2..64")
+	fs.IntSliceVar(&o.nodes, "nodes", []int{4}, "numbers of nodes N, comma-separated, each in 2..64 and a power of two but for the algorithms that need no hypercube ("+strings.Join(algo.AnySizeNames(), ", ")+")")
 	fs.IntVar(&o.requests, "requests", 1, "critical-section requests per node, 0..20")
 	fs.IntVar(&o.reqNodes, "requesters", 0, "how many nodes request: nodes 0 to K−1 (0: every node); a bound on the runs explored, not a reduction")
 	fs.IntVar(&o.crashes, "crashes", 0, "crashes a run may have, 0..8, each followed at any point by a recovery (algorithms with a failure protocol; N ≥ 4)")
@@ -203,8 +203,15 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 	}
 	var jobs []exploreJob
 	for _, n := range o.nodes {
-		if n < 2 || n > 64 || n&(n-1) != 0 {
-			return nil, fmt.Errorf("--nodes: %d is not a power of two in 2..64", n)
+		if n < 2 || n > 64 {
+			return nil, fmt.Errorf("--nodes: %d is not in 2..64", n)
+		}
+		if n&(n-1) != 0 {
+			for _, a := range algos {
+				if !algo.AnySize(a) {
+					return nil, fmt.Errorf("--nodes: %d is not a power of two, which %s needs (any N in 2..64: %s)", n, a, strings.Join(algo.AnySizeNames(), ", "))
+				}
+			}
 		}
 		if o.reqNodes < 0 || o.reqNodes > n {
 			return nil, fmt.Errorf("--requesters: %d is not in 0..%d (N)", o.reqNodes, n)
@@ -355,6 +362,9 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 			if depth%10 == 9 {
 				fmt.Fprintf(stderr, "  %s: depth %d, %d states\n", j.name, depth+1, states)
 			}
+		}
+		j.cfg.StabProgress = func(states int64) {
+			fmt.Fprintf(stderr, "  %s: %d states before legitimacy\n", j.name, states)
 		}
 	}
 	ex, err := explore.New(j.cfg)
