@@ -278,11 +278,15 @@ type Sim struct {
 	// incs are the incremental checkers of cfg.Invariants, by index (nil:
 	// the invariant's Check runs after every step); incFull says that the
 	// next check must read the whole system (incremental).
-	incs      []proto.Incremental
-	incFull   bool
-	stepIn    *proto.Message // the message the current step received (nil: none)
-	stopped   bool
-	err       error
+	incs    []proto.Incremental
+	incFull bool
+	stepIn  *proto.Message // the message the current step received (nil: none)
+	stopped bool
+	err     error
+	// rare: the run has a trace, is mirrored, has a legitimacy predicate,
+	// FIFO links or late messages, or hosts part of the nodes. What a
+	// step and a message do for those alone is behind this one test.
+	rare      bool
 	written   int64   // bytes of trace written (TraceIndex)
 	ctlInputs float64 // ControlInputs
 
@@ -424,6 +428,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		}
 	}
 	s.stab.Legit = cfg.Legitimate == nil
+	s.rare = s.trace != nil || cfg.Mirrored || cfg.Legitimate != nil || s.fifo != nil || cfg.LateFraction > 0 || s.owned != nil
 	return s
 }
 
@@ -783,7 +788,7 @@ func (s *Sim) deliver(p *payload, key uint64) {
 	if d := s.now - p.sent; d > s.Stats.MaxDelay {
 		s.Stats.MaxDelay = d
 	}
-	if s.cfg.Mirrored {
+	if s.rare && s.cfg.Mirrored {
 		s.logMsg = key
 	}
 	if s.slotOf(m.To).down {
@@ -797,8 +802,10 @@ func (s *Sim) deliver(p *payload, key uint64) {
 		return
 	}
 	s.Stats.Delivered++
-	s.mark()
-	s.traceMsg(trace.Recv, m.To, m, key)
+	if s.rare {
+		s.mark()
+		s.traceMsg(trace.Recv, m.To, m, key)
+	}
 	s.step(m.To, &p.in)
 }
 
@@ -808,6 +815,36 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	sl := s.slotOf(id)
 	s.resetOut()
 	s.cur = uint64(id) + creatorOfNode
+	if s.rare {
+		s.stepRare(id, in)
+	} else if in.Kind == proto.EnterCS && s.hooks.Request != nil {
+		s.hooks.Request(id, in.Tag)
+	}
+	s.stepIn = nil
+	if in.Kind == proto.Receive {
+		if in.Msg.Cause == proto.Failure {
+			s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
+		}
+		s.stepIn = &in.Msg
+	}
+	var after proto.View
+	if s.cfg.Array != nil {
+		after = s.cfg.Array.StepView(int(id), in, &s.out)
+	} else {
+		n := sl.node
+		proto.Step(n, *in, &s.out)
+		after = n.View()
+	}
+	if afterStep != nil {
+		afterStep(sl.node)
+	}
+	s.finish(id, sl, in.Kind, after)
+}
+
+// stepRare is what step does before a node steps with in in a rare run
+// (Sim.rare): the trace's index and lines, the mirror's log, and the
+// Request hook, in that order.
+func (s *Sim) stepRare(id proto.NodeID, in *proto.Input) {
 	if in.Kind != proto.Receive {
 		s.mark()
 	}
@@ -829,30 +866,10 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 			s.traceEv(trace.Crash, id)
 		case proto.Recover:
 			s.traceEv(trace.Recover, id)
+		case proto.ExitCS:
+			s.traceEv(trace.Exit, id)
 		}
 	}
-	if in.Kind == proto.ExitCS {
-		s.traceEv(trace.Exit, id)
-	}
-	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
-		s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
-	}
-	s.stepIn = nil
-	if in.Kind == proto.Receive {
-		s.stepIn = &in.Msg
-	}
-	var after proto.View
-	if s.cfg.Array != nil {
-		after = s.cfg.Array.StepView(int(id), in, &s.out)
-	} else {
-		n := sl.node
-		proto.Step(n, *in, &s.out)
-		after = n.View()
-	}
-	if afterStep != nil {
-		afterStep(sl.node)
-	}
-	s.finish(id, sl, in.Kind, after)
 }
 
 // start calls Start on every node that implements proto.Starter, in id
@@ -880,7 +897,6 @@ func (s *Sim) start() {
 // input of kind in, and checks the invariants. The node's view before the
 // step is the one sl holds; its view after, after, is noted there.
 func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.View) {
-	n := sl.node
 	s.Stats.Steps++
 	if s.Stats.Steps == s.cfg.MaxSteps {
 		s.Stats.OverBudget, s.stopped = true, true
@@ -896,7 +912,7 @@ func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.
 	if s.Stats.Steps%1024 == 0 {
 		s.flushEvents() // an int32 does not overflow
 	}
-	if s.cfg.Legitimate != nil {
+	if s.rare && s.cfg.Legitimate != nil {
 		s.rounds.step(s.now) // before the step's messages: Stab.Rounds
 	}
 	for i := range s.out.Msgs {
@@ -907,13 +923,15 @@ func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.
 		p.kind, p.node, p.fn, p.next = evTimer, id, nil, -1
 		p.in = proto.Input{Kind: proto.Fire, Timer: t}
 	}
-	if s.out.Enter {
-		s.traceEv(trace.Enter, id)
-	}
-	if s.fathers != nil {
-		if f, ok := s.cfg.FatherOf(n); ok && f != s.fathers[id] {
-			s.fathers[id] = f
-			trace.WriteFather(s.trace, s.now, id, f)
+	if s.rare {
+		if s.out.Enter {
+			s.traceEv(trace.Enter, id)
+		}
+		if s.fathers != nil {
+			if f, ok := s.cfg.FatherOf(sl.node); ok && f != s.fathers[id] {
+				s.fathers[id] = f
+				trace.WriteFather(s.trace, s.now, id, f)
+			}
 		}
 	}
 	if !s.quietCheck || s.inCS > 1 || s.tokenHolders+s.tokensInFlight != 1 || s.lastTokens != 1 {
@@ -959,12 +977,32 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		s.Stats.PerTag[m.Tag]++
 	}
 	key := s.nextKey()
-	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.uniform(key, 0)))
+	at := s.now + s.cfg.Delta*(s.cfg.MinDelay+(1-s.cfg.MinDelay)*(1-s.uniform(key, 0)))
+	if s.rare {
+		at = s.arrival(m, key, at)
+	}
+	s.inFlight++
+	if m.Type == s.token {
+		s.tokensInFlight++
+	}
+	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
+		s.hooks.FailureSend(m)
+	}
+	if s.rare && !s.postRare(m, injected, key, at) {
+		return
+	}
+	s.setDeliver(s.scheduleKey(at, key), m, s.now)
+}
+
+// arrival returns the arrival time of message m of key key in a rare run
+// (Sim.rare), at its drawn arrival time: later if the message is late or
+// its FIFO link holds a message that arrives later; a legitimacy
+// predicate's rounds note it.
+func (s *Sim) arrival(m *proto.Message, key uint64, at float64) float64 {
 	if s.cfg.LateFraction > 0 && s.uniform(key, 1) < s.cfg.LateFraction {
 		s.Stats.Late++
-		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.uniform(key, 2)))
+		at = s.now + s.cfg.Delta*(1+(s.cfg.LateFactor-1)*(1-s.uniform(key, 2)))
 	}
-	at := s.now + d
 	if s.fifo != nil {
 		ch := [2]proto.NodeID{m.From, m.To}
 		if last := s.fifo[ch]; at < last {
@@ -975,13 +1013,14 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 	if s.cfg.Legitimate != nil {
 		s.rounds.due = max(s.rounds.due, at) // only self-stabilizing runs count rounds
 	}
-	s.inFlight++
-	if m.Type == s.token {
-		s.tokensInFlight++
-	}
-	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
-		s.hooks.FailureSend(m)
-	}
+	return at
+}
+
+// postRare is what post does for message m (key, arrival at) in a rare
+// run (Sim.rare) once it is counted: the mirror's log, the trace's line,
+// and the outbox if another part hosts its destination. It reports
+// whether the message is delivered here.
+func (s *Sim) postRare(m *proto.Message, injected bool, key uint64, at float64) bool {
 	if s.cfg.Mirrored {
 		if injected {
 			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, key}, Kind: LogInject, Node: m.From, Msg: *m, Posts: []Post{{key, at}}})
@@ -998,9 +1037,9 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		}
 		s.inFlight--
 		s.Outbox = append(s.Outbox, Remote{T: at, Sent: s.now, Key: key, Msg: *m})
-		return
+		return false
 	}
-	s.setDeliver(s.scheduleKey(at, key), m, s.now)
+	return true
 }
 
 // note adds a note for the judge of suspicions, at the current step.
