@@ -207,7 +207,8 @@ const (
 // bytes, a power of two, so that finding one by index is a shift.
 type payload struct {
 	kind uint8
-	node proto.NodeID // evInput, evTimer: the node stepped
+	call uint8        // evCall: 0 calls fn, k > 0 calls nodeCalls[k-1](node, in.Tag)
+	node proto.NodeID // evInput, evTimer: the node stepped; evCall: nodeCalls' node
 	sent float64      // evDeliver: when the message was sent
 	// in is the input the event steps its node with, whole, so that a
 	// step reads it where it lies: evInput's (Kind, Tag), evTimer's (Fire,
@@ -242,11 +243,13 @@ type Sim struct {
 	ctl   eventq.Queue // the controller's calls in the queue (Window)
 	slab  []payload
 	free  int32
-	out   proto.Output
-	hooks Hooks
-	fifo  map[[2]proto.NodeID]float64
-	trace *bufio.Writer
-	owned []bool
+	// nodeCalls are the functions of NodeCall, called by AfterCall.
+	nodeCalls []func(proto.NodeID, uint32)
+	out       proto.Output
+	hooks     Hooks
+	fifo      map[[2]proto.NodeID]float64
+	trace     *bufio.Writer
+	owned     []bool
 
 	// cur is the creator of the events scheduled now (Key), and curKey
 	// the key of the step under way (Mark).
@@ -498,7 +501,7 @@ func (s *Sim) flushEvents() {
 // m (its key, sent now): every field a step or the queue reads, as
 // assignments to the heap entry itself (a payload built aside costs a copy).
 func (s *Sim) setDeliver(p *payload, m *proto.Message, sent float64) {
-	p.kind, p.sent, p.fn, p.next = evDeliver, sent, nil, -1
+	p.kind, p.call, p.sent, p.fn, p.next = evDeliver, 0, sent, nil, -1
 	p.in.Kind, p.in.Tag, p.in.Timer = proto.Receive, 0, proto.Timer{}
 	p.in.Msg = *m
 }
@@ -596,22 +599,43 @@ func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint3
 		return
 	}
 	p := s.scheduleKey(s.now+dt, k)
-	p.kind, p.node, p.fn, p.next = evInput, id, nil, -1
+	p.kind, p.call, p.node, p.fn, p.next = evInput, 0, id, nil, -1
 	p.in = proto.Input{Kind: kind, Tag: tag}
 }
 
 // After calls fn dt seconds from now, between steps.
 func (s *Sim) After(dt float64, fn func()) { s.call(s.now+dt, fn) }
 
-// call schedules fn at time t; a call the controller schedules is also
-// one of its calls (Window).
-func (s *Sim) call(t float64, fn func()) {
+// NodeCall registers fn for AfterCall and returns its handle; a Sim
+// holds at most 255.
+func (s *Sim) NodeCall(fn func(id proto.NodeID, arg uint32)) uint8 {
+	if len(s.nodeCalls) == math.MaxUint8 {
+		panic("sim: more than 255 NodeCall functions")
+	}
+	s.nodeCalls = append(s.nodeCalls, fn)
+	return uint8(len(s.nodeCalls))
+}
+
+// AfterCall calls fn(id, arg), fn the function of handle h (NodeCall), dt
+// seconds from now, between steps: After with a function made once, not
+// a closure per call, so that a workload that schedules one per request
+// allocates nothing for it. The call takes the same key and place in the
+// order as After's would.
+func (s *Sim) AfterCall(dt float64, h uint8, id proto.NodeID, arg uint32) {
+	p := s.call(s.now+dt, nil)
+	p.call, p.node, p.in.Tag = h, id, arg
+}
+
+// call schedules fn at time t and returns its payload; a call the
+// controller schedules is also one of its calls (Window).
+func (s *Sim) call(t float64, fn func()) *payload {
 	k := s.nextKey()
 	p := s.scheduleKey(t, k)
-	p.kind, p.fn, p.next = evCall, fn, -1
+	p.kind, p.call, p.fn, p.next = evCall, 0, fn, -1
 	if s.cur == controller {
 		s.ctl.Push(eventq.Item{T: t, Key: k})
 	}
+	return p
 }
 
 // Run processes events until none is left, Stop is called, or an invariant
@@ -753,7 +777,11 @@ func (s *Sim) pop() {
 		if s.cur == controller {
 			s.ctl.Pop() // it is this call: the earliest of the controller's
 		}
-		p.fn()
+		if p.call > 0 {
+			s.nodeCalls[p.call-1](p.node, p.in.Tag)
+		} else {
+			p.fn()
+		}
 	case evInput:
 		s.step(p.node, &p.in)
 	case evTimer:
@@ -920,7 +948,7 @@ func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.
 	}
 	for _, t := range s.out.Timers {
 		p := s.scheduleKey(s.now+t.After*s.cfg.Delta, s.nextKey())
-		p.kind, p.node, p.fn, p.next = evTimer, id, nil, -1
+		p.kind, p.call, p.node, p.fn, p.next = evTimer, 0, id, nil, -1
 		p.in = proto.Input{Kind: proto.Fire, Timer: t}
 	}
 	if s.rare {
