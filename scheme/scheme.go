@@ -533,15 +533,17 @@ func (a Algorithm) NewArray(size int) ([]proto.Node, proto.NodeArray) {
 		nodes[i].lift = a.Lift
 		out[i] = &nodes[i]
 	}
-	return out, nodes
+	return out, &nodes
 }
 
-// array is the nodes of a run, stepped by index (proto.NodeArray).
+// array is the nodes of a run, stepped by index (proto.NodeArray, by
+// pointer: the interface's method is StepView itself, not a wrapper that
+// copies the slice).
 type array []Node
 
 // StepView implements proto.NodeArray.
-func (a array) StepView(i int, in *proto.Input, out *proto.Output) proto.View {
-	n := &a[i]
+func (a *array) StepView(i int, in *proto.Input, out *proto.Output) proto.View {
+	n := &(*a)[i]
 	n.step(in, out)
 	return n.View()
 }

@@ -207,7 +207,8 @@ const (
 // bytes, a power of two, so that finding one by index is a shift.
 type payload struct {
 	kind uint8
-	node proto.NodeID // evInput, evTimer: the node stepped
+	call uint8        // evCall: 0 calls fn, k > 0 calls nodeCalls[k-1](node, in.Tag)
+	node proto.NodeID // evInput, evTimer: the node stepped; evCall: nodeCalls' node
 	sent float64      // evDeliver: when the message was sent
 	// in is the input the event steps its node with, whole, so that a
 	// step reads it where it lies: evInput's (Kind, Tag), evTimer's (Fire,
@@ -242,11 +243,13 @@ type Sim struct {
 	ctl   eventq.Queue // the controller's calls in the queue (Window)
 	slab  []payload
 	free  int32
-	out   proto.Output
-	hooks Hooks
-	fifo  map[[2]proto.NodeID]float64
-	trace *bufio.Writer
-	owned []bool
+	// nodeCalls are the functions of NodeCall, called by AfterCall.
+	nodeCalls []func(proto.NodeID, uint32)
+	out       proto.Output
+	hooks     Hooks
+	fifo      map[[2]proto.NodeID]float64
+	trace     *bufio.Writer
+	owned     []bool
 
 	// cur is the creator of the events scheduled now (Key), and curKey
 	// the key of the step under way (Mark).
@@ -278,11 +281,15 @@ type Sim struct {
 	// incs are the incremental checkers of cfg.Invariants, by index (nil:
 	// the invariant's Check runs after every step); incFull says that the
 	// next check must read the whole system (incremental).
-	incs      []proto.Incremental
-	incFull   bool
-	stepIn    *proto.Message // the message the current step received (nil: none)
-	stopped   bool
-	err       error
+	incs    []proto.Incremental
+	incFull bool
+	stepIn  *proto.Message // the message the current step received (nil: none)
+	stopped bool
+	err     error
+	// rare: the run has a trace, is mirrored, has a legitimacy predicate,
+	// FIFO links or late messages, or hosts part of the nodes. What a
+	// step and a message do for those alone is behind this one test.
+	rare      bool
 	written   int64   // bytes of trace written (TraceIndex)
 	ctlInputs float64 // ControlInputs
 
@@ -424,6 +431,7 @@ func New(cfg Config, nodes []proto.Node, hooks Hooks) *Sim {
 		}
 	}
 	s.stab.Legit = cfg.Legitimate == nil
+	s.rare = s.trace != nil || cfg.Mirrored || cfg.Legitimate != nil || s.fifo != nil || cfg.LateFraction > 0 || s.owned != nil
 	return s
 }
 
@@ -493,7 +501,7 @@ func (s *Sim) flushEvents() {
 // m (its key, sent now): every field a step or the queue reads, as
 // assignments to the heap entry itself (a payload built aside costs a copy).
 func (s *Sim) setDeliver(p *payload, m *proto.Message, sent float64) {
-	p.kind, p.sent, p.fn, p.next = evDeliver, sent, nil, -1
+	p.kind, p.call, p.sent, p.fn, p.next = evDeliver, 0, sent, nil, -1
 	p.in.Kind, p.in.Tag, p.in.Timer = proto.Receive, 0, proto.Timer{}
 	p.in.Msg = *m
 }
@@ -591,22 +599,43 @@ func (s *Sim) Input(dt float64, id proto.NodeID, kind proto.InputKind, tag uint3
 		return
 	}
 	p := s.scheduleKey(s.now+dt, k)
-	p.kind, p.node, p.fn, p.next = evInput, id, nil, -1
+	p.kind, p.call, p.node, p.fn, p.next = evInput, 0, id, nil, -1
 	p.in = proto.Input{Kind: kind, Tag: tag}
 }
 
 // After calls fn dt seconds from now, between steps.
 func (s *Sim) After(dt float64, fn func()) { s.call(s.now+dt, fn) }
 
-// call schedules fn at time t; a call the controller schedules is also
-// one of its calls (Window).
-func (s *Sim) call(t float64, fn func()) {
+// NodeCall registers fn for AfterCall and returns its handle; a Sim
+// holds at most 255.
+func (s *Sim) NodeCall(fn func(id proto.NodeID, arg uint32)) uint8 {
+	if len(s.nodeCalls) == math.MaxUint8 {
+		panic("sim: more than 255 NodeCall functions")
+	}
+	s.nodeCalls = append(s.nodeCalls, fn)
+	return uint8(len(s.nodeCalls))
+}
+
+// AfterCall calls fn(id, arg), fn the function of handle h (NodeCall), dt
+// seconds from now, between steps: After with a function made once, not
+// a closure per call, so that a workload that schedules one per request
+// allocates nothing for it. The call takes the same key and place in the
+// order as After's would.
+func (s *Sim) AfterCall(dt float64, h uint8, id proto.NodeID, arg uint32) {
+	p := s.call(s.now+dt, nil)
+	p.call, p.node, p.in.Tag = h, id, arg
+}
+
+// call schedules fn at time t and returns its payload; a call the
+// controller schedules is also one of its calls (Window).
+func (s *Sim) call(t float64, fn func()) *payload {
 	k := s.nextKey()
 	p := s.scheduleKey(t, k)
-	p.kind, p.fn, p.next = evCall, fn, -1
+	p.kind, p.call, p.fn, p.next = evCall, 0, fn, -1
 	if s.cur == controller {
 		s.ctl.Push(eventq.Item{T: t, Key: k})
 	}
+	return p
 }
 
 // Run processes events until none is left, Stop is called, or an invariant
@@ -748,7 +777,11 @@ func (s *Sim) pop() {
 		if s.cur == controller {
 			s.ctl.Pop() // it is this call: the earliest of the controller's
 		}
-		p.fn()
+		if p.call > 0 {
+			s.nodeCalls[p.call-1](p.node, p.in.Tag)
+		} else {
+			p.fn()
+		}
 	case evInput:
 		s.step(p.node, &p.in)
 	case evTimer:
@@ -783,7 +816,7 @@ func (s *Sim) deliver(p *payload, key uint64) {
 	if d := s.now - p.sent; d > s.Stats.MaxDelay {
 		s.Stats.MaxDelay = d
 	}
-	if s.cfg.Mirrored {
+	if s.rare && s.cfg.Mirrored {
 		s.logMsg = key
 	}
 	if s.slotOf(m.To).down {
@@ -797,8 +830,10 @@ func (s *Sim) deliver(p *payload, key uint64) {
 		return
 	}
 	s.Stats.Delivered++
-	s.mark()
-	s.traceMsg(trace.Recv, m.To, m, key)
+	if s.rare {
+		s.mark()
+		s.traceMsg(trace.Recv, m.To, m, key)
+	}
 	s.step(m.To, &p.in)
 }
 
@@ -808,6 +843,36 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 	sl := s.slotOf(id)
 	s.resetOut()
 	s.cur = uint64(id) + creatorOfNode
+	if s.rare {
+		s.stepRare(id, in)
+	} else if in.Kind == proto.EnterCS && s.hooks.Request != nil {
+		s.hooks.Request(id, in.Tag)
+	}
+	s.stepIn = nil
+	if in.Kind == proto.Receive {
+		if in.Msg.Cause == proto.Failure {
+			s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
+		}
+		s.stepIn = &in.Msg
+	}
+	var after proto.View
+	if s.cfg.Array != nil {
+		after = s.cfg.Array.StepView(int(id), in, &s.out)
+	} else {
+		n := sl.node
+		proto.Step(n, *in, &s.out)
+		after = n.View()
+	}
+	if afterStep != nil {
+		afterStep(sl.node)
+	}
+	s.finish(id, sl, in.Kind, after)
+}
+
+// stepRare is what step does before a node steps with in in a rare run
+// (Sim.rare): the trace's index and lines, the mirror's log, and the
+// Request hook, in that order.
+func (s *Sim) stepRare(id proto.NodeID, in *proto.Input) {
 	if in.Kind != proto.Receive {
 		s.mark()
 	}
@@ -829,30 +894,10 @@ func (s *Sim) step(id proto.NodeID, in *proto.Input) {
 			s.traceEv(trace.Crash, id)
 		case proto.Recover:
 			s.traceEv(trace.Recover, id)
+		case proto.ExitCS:
+			s.traceEv(trace.Exit, id)
 		}
 	}
-	if in.Kind == proto.ExitCS {
-		s.traceEv(trace.Exit, id)
-	}
-	if in.Kind == proto.Receive && in.Msg.Cause == proto.Failure {
-		s.note(Note{Kind: NoteHeard, Node: id}) // a live node hears of a failure's handling
-	}
-	s.stepIn = nil
-	if in.Kind == proto.Receive {
-		s.stepIn = &in.Msg
-	}
-	var after proto.View
-	if s.cfg.Array != nil {
-		after = s.cfg.Array.StepView(int(id), in, &s.out)
-	} else {
-		n := sl.node
-		proto.Step(n, *in, &s.out)
-		after = n.View()
-	}
-	if afterStep != nil {
-		afterStep(sl.node)
-	}
-	s.finish(id, sl, in.Kind, after)
 }
 
 // start calls Start on every node that implements proto.Starter, in id
@@ -880,7 +925,6 @@ func (s *Sim) start() {
 // input of kind in, and checks the invariants. The node's view before the
 // step is the one sl holds; its view after, after, is noted there.
 func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.View) {
-	n := sl.node
 	s.Stats.Steps++
 	if s.Stats.Steps == s.cfg.MaxSteps {
 		s.Stats.OverBudget, s.stopped = true, true
@@ -896,7 +940,7 @@ func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.
 	if s.Stats.Steps%1024 == 0 {
 		s.flushEvents() // an int32 does not overflow
 	}
-	if s.cfg.Legitimate != nil {
+	if s.rare && s.cfg.Legitimate != nil {
 		s.rounds.step(s.now) // before the step's messages: Stab.Rounds
 	}
 	for i := range s.out.Msgs {
@@ -904,16 +948,18 @@ func (s *Sim) finish(id proto.NodeID, sl *slot, in proto.InputKind, after proto.
 	}
 	for _, t := range s.out.Timers {
 		p := s.scheduleKey(s.now+t.After*s.cfg.Delta, s.nextKey())
-		p.kind, p.node, p.fn, p.next = evTimer, id, nil, -1
+		p.kind, p.call, p.node, p.fn, p.next = evTimer, 0, id, nil, -1
 		p.in = proto.Input{Kind: proto.Fire, Timer: t}
 	}
-	if s.out.Enter {
-		s.traceEv(trace.Enter, id)
-	}
-	if s.fathers != nil {
-		if f, ok := s.cfg.FatherOf(n); ok && f != s.fathers[id] {
-			s.fathers[id] = f
-			trace.WriteFather(s.trace, s.now, id, f)
+	if s.rare {
+		if s.out.Enter {
+			s.traceEv(trace.Enter, id)
+		}
+		if s.fathers != nil {
+			if f, ok := s.cfg.FatherOf(sl.node); ok && f != s.fathers[id] {
+				s.fathers[id] = f
+				trace.WriteFather(s.trace, s.now, id, f)
+			}
 		}
 	}
 	if !s.quietCheck || s.inCS > 1 || s.tokenHolders+s.tokensInFlight != 1 || s.lastTokens != 1 {
@@ -959,12 +1005,32 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		s.Stats.PerTag[m.Tag]++
 	}
 	key := s.nextKey()
-	d := s.cfg.Delta * (s.cfg.MinDelay + (1-s.cfg.MinDelay)*(1-s.uniform(key, 0)))
+	at := s.now + s.cfg.Delta*(s.cfg.MinDelay+(1-s.cfg.MinDelay)*(1-s.uniform(key, 0)))
+	if s.rare {
+		at = s.arrival(m, key, at)
+	}
+	s.inFlight++
+	if m.Type == s.token {
+		s.tokensInFlight++
+	}
+	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
+		s.hooks.FailureSend(m)
+	}
+	if s.rare && !s.postRare(m, injected, key, at) {
+		return
+	}
+	s.setDeliver(s.scheduleKey(at, key), m, s.now)
+}
+
+// arrival returns the arrival time of message m of key key in a rare run
+// (Sim.rare), at its drawn arrival time: later if the message is late or
+// its FIFO link holds a message that arrives later; a legitimacy
+// predicate's rounds note it.
+func (s *Sim) arrival(m *proto.Message, key uint64, at float64) float64 {
 	if s.cfg.LateFraction > 0 && s.uniform(key, 1) < s.cfg.LateFraction {
 		s.Stats.Late++
-		d = s.cfg.Delta * (1 + (s.cfg.LateFactor-1)*(1-s.uniform(key, 2)))
+		at = s.now + s.cfg.Delta*(1+(s.cfg.LateFactor-1)*(1-s.uniform(key, 2)))
 	}
-	at := s.now + d
 	if s.fifo != nil {
 		ch := [2]proto.NodeID{m.From, m.To}
 		if last := s.fifo[ch]; at < last {
@@ -975,13 +1041,14 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 	if s.cfg.Legitimate != nil {
 		s.rounds.due = max(s.rounds.due, at) // only self-stabilizing runs count rounds
 	}
-	s.inFlight++
-	if m.Type == s.token {
-		s.tokensInFlight++
-	}
-	if m.Cause == proto.Failure && s.hooks.FailureSend != nil {
-		s.hooks.FailureSend(m)
-	}
+	return at
+}
+
+// postRare is what post does for message m (key, arrival at) in a rare
+// run (Sim.rare) once it is counted: the mirror's log, the trace's line,
+// and the outbox if another part hosts its destination. It reports
+// whether the message is delivered here.
+func (s *Sim) postRare(m *proto.Message, injected bool, key uint64, at float64) bool {
 	if s.cfg.Mirrored {
 		if injected {
 			s.Log = append(s.Log, LogEntry{Mark: Mark{s.now, key}, Kind: LogInject, Node: m.From, Msg: *m, Posts: []Post{{key, at}}})
@@ -998,9 +1065,9 @@ func (s *Sim) post(m *proto.Message, injected bool) {
 		}
 		s.inFlight--
 		s.Outbox = append(s.Outbox, Remote{T: at, Sent: s.now, Key: key, Msg: *m})
-		return
+		return false
 	}
-	s.setDeliver(s.scheduleKey(at, key), m, s.now)
+	return true
 }
 
 // note adds a note for the judge of suspicions, at the current step.

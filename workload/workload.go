@@ -97,6 +97,17 @@ type Driver struct {
 	// value taken allocates.
 	nextFn            func()
 	issueFn, exitedFn func(proto.NodeID)
+	// caller is the host as a nodeCaller (nil: it is not one), and
+	// issueCall, exitedCall the handles of issue and exited there.
+	caller                nodeCaller
+	issueCall, exitedCall uint8
+}
+
+// nodeCaller is a host that calls a function made once with a node and an
+// argument later (sim.Sim), so that later makes no closure per call.
+type nodeCaller interface {
+	NodeCall(fn func(id proto.NodeID, arg uint32)) uint8
+	AfterCall(dt float64, h uint8, id proto.NodeID, arg uint32)
 }
 
 // nodeLoad is the workload's state of one node.
@@ -160,6 +171,10 @@ func New(host Host, c Config) *Driver {
 		requests: c.Requests, until: c.Until, csTime: c.CSTime, think: c.Think, hosted: c.Hosted,
 		tagBase: c.TagBase, stride: c.TagStride, neverQuiet: c.NeverQuiet, nodeTags: c.NodeTags, ctlDown: c.Down, nd: hugepage.Make[nodeLoad](n)}
 	d.nextFn, d.issueFn, d.exitedFn = d.next, d.issue, d.exited
+	if h, ok := host.(nodeCaller); ok {
+		d.caller = h
+		d.issueCall, d.exitedCall = h.NodeCall(d.alive(d.issueFn)), h.NodeCall(d.alive(d.exitedFn))
+	}
 	if c.PerNode {
 		d.quota = (c.Requests + int64(n) - 1) / int64(n)
 	}
@@ -209,7 +224,7 @@ func (d *Driver) Start() {
 		}
 	case "saturated":
 		for _, id := range d.hosted {
-			d.as(id, func() { d.later(id, 0, d.issueFn) })
+			d.as(id, func() { d.later(id, 0, false) })
 		}
 	}
 }
@@ -224,14 +239,37 @@ func (d *Driver) as(id proto.NodeID, fn func()) {
 	fn()
 }
 
-// later calls f(id) dt seconds from now unless node id crashes meanwhile.
-func (d *Driver) later(id proto.NodeID, dt float64, f func(proto.NodeID)) {
+// later calls issue(id), or with exit exited(id), dt seconds from now
+// unless node id crashes meanwhile.
+func (d *Driver) later(id proto.NodeID, dt float64, exit bool) {
 	life := d.nd[id].life
+	if d.caller != nil {
+		h := d.issueCall
+		if exit {
+			h = d.exitedCall
+		}
+		d.caller.AfterCall(dt, h, id, life)
+		return
+	}
+	f := d.issueFn
+	if exit {
+		f = d.exitedFn
+	}
 	d.host.After(dt, func() {
 		if d.nd[id].life == life {
 			f(id)
 		}
 	})
+}
+
+// alive returns f called for node id only if the node's life is still
+// life (later on a nodeCaller).
+func (d *Driver) alive(f func(proto.NodeID)) func(proto.NodeID, uint32) {
+	return func(id proto.NodeID, life uint32) {
+		if d.nd[id].life == life {
+			f(id)
+		}
+	}
 }
 
 // thinkTime returns the k-th think time of node id. It is a hash of (seed,
@@ -252,7 +290,7 @@ func splitmix(x uint64) uint64 {
 }
 
 func (d *Driver) scheduleThink(id proto.NodeID) {
-	d.later(id, d.thinkTime(id), d.issueFn)
+	d.later(id, d.thinkTime(id), false)
 }
 
 // more reports whether node id (any node: Nil) may issue another request.
@@ -389,7 +427,7 @@ func (d *Driver) Entered(id proto.NodeID, tag uint32) {
 	d.sync.Entered(d.host.Now())
 	d.waits = append(d.waits, d.host.Now()-d.nd[id].since)
 	d.host.Input(d.csTime, id, proto.ExitCS, 0)
-	d.later(id, d.csTime, d.exitedFn)
+	d.later(id, d.csTime, true)
 }
 
 func (d *Driver) exited(id proto.NodeID) {
