@@ -234,11 +234,12 @@ type Explorer struct {
 	// (intern).
 	nt        *nodeTable
 	items     *itemTable // the messages and timers (shared)
-	msgs      []flight   // snapshots of items'
-	timers    []timer
+	msgs      []*message // snapshots of items'
+	timers    []*timerSet
 	interned  []*cachedNode
 	internIdx map[uint64]uint32
 	steps     map[uint64]*stepResult
+	fast      *[1 << fastBits]fastStep // stepFast's
 	cacheMax  int // the most steps kept
 	key       []byte
 	hits      int64
@@ -362,7 +363,7 @@ func newExplorer(cfg Config) (*Explorer, error) {
 	e.nt = &nodeTable{idx: map[uint64]uint32{}}
 	e.items = &itemTable{msgIdx: map[string]uint32{}, timerIdx: map[string]uint32{}}
 	e.cacheMax = maxCache
-	e.internIdx, e.steps = map[uint64]uint32{}, map[uint64]*stepResult{}
+	e.internIdx, e.steps, e.fast = map[uint64]uint32{}, map[uint64]*stepResult{}, new([1 << fastBits]fastStep)
 	for _, n := range nodes {
 		e.types = append(e.types, reflect.TypeOf(n))
 	}
@@ -660,13 +661,14 @@ func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
 		in = proto.Input{Kind: proto.Recover}
 	}
 	var enc []byte
+	arg := in.Tag
 	switch a.kind {
 	case Deliver:
-		enc = s.msgs[a.idx].enc
+		enc, arg = s.msgs[a.idx].enc, s.msgs[a.idx].id
 	case Fire:
-		enc = s.timers[a.idx].enc
+		enc, arg = s.timers[a.idx].enc, s.timers[a.idx].id
 	}
-	r, err := e.step(a.node, e.node(s.ids[a.node]), &in, enc)
+	r, err := e.stepFast(a.node, e.node(s.ids[a.node]), &in, enc, arg)
 	if err != nil {
 		return err
 	}
@@ -735,9 +737,7 @@ func (e *Explorer) initial() ([]*sys, error) {
 				return nil, fmt.Errorf("explore: an initial message to node %d, of %d", m.To, e.cfg.Nodes)
 			}
 			m.Payload = slices.Clone(m.Payload)
-			f := flight{enc: appendMessage(nil, &m), m: m, hi: uint8(e.cfg.Ticks)}
-			e.internMsg(&f)
-			s.msgs = append(s.msgs, f)
+			s.msgs = append(s.msgs, flight{message: e.internMsg(appendMessage(nil, &m), m), hi: uint8(e.cfg.Ticks)})
 		}
 		sortFlights(s.msgs, e.cfg.FIFO)
 		out = append(out, s)

@@ -83,7 +83,7 @@ type worker struct {
 func (e *Explorer) clone() *Explorer {
 	w := &Explorer{cfg: e.cfg, alg: e.alg, nc: e.nc, types: e.types, family: e.family, token: e.token, ell: e.ell,
 		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, items: e.items, roundEvent: e.roundEvent,
-		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, cacheMax: e.cacheMax, reduce: e.reduce}
+		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, fast: new([1 << fastBits]fastStep), cacheMax: e.cacheMax, reduce: e.reduce}
 	return w
 }
 
