@@ -511,7 +511,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 			if k > 0 && s.msgs[k-1].m.From == f.m.From && s.msgs[k-1].m.To == f.m.To {
 				continue // not the head of its channel
 			}
-		} else if k > 0 && slices.Equal(s.msgs[k-1].enc, f.enc) && s.msgs[k-1].lo == f.lo && s.msgs[k-1].hi == f.hi && s.msgs[k-1].old == f.old {
+		} else if k > 0 && s.msgs[k-1] == *f {
 			continue // the same message as the previous one: the same successor
 		}
 		as = append(as, action{kind: Deliver, node: f.m.To, idx: int32(k)})
@@ -524,7 +524,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 	}
 	for k := range s.timers {
 		t := &s.timers[k]
-		if t.at == 0 && !overdue && (k == 0 || !slices.Equal(s.timers[k-1].enc, t.enc) || s.timers[k-1].at != 0) {
+		if t.at == 0 && !overdue && (k == 0 || s.timers[k-1].timerSet != t.timerSet || s.timers[k-1].at != 0) {
 			as = append(as, action{kind: Fire, node: t.node, idx: int32(k)})
 		}
 	}

@@ -186,31 +186,48 @@ func insertTimer(ts []timer, t timer) []timer {
 // message or a timer is its number in the explorer's tables (one number
 // an encoding), with its window.
 func appendState(b []byte, s *sys) []byte {
+	n := len(b)
+	b = slices.Grow(b, 2+6*len(s.ids)+2*binary.MaxVarintLen32+(binary.MaxVarintLen32+3)*len(s.msgs)+(binary.MaxVarintLen32+2)*len(s.timers))
+	b = b[:cap(b)]
 	fl := byte(0)
 	if s.legit {
 		fl = 1
 	}
-	b = append(b, s.crashes, fl)
+	b[n], b[n+1] = s.crashes, fl
+	n += 2
 	for i, id := range s.ids {
-		b = append(b, s.ext[i].issued, s.ext[i].cs)
-		b = binary.LittleEndian.AppendUint32(b, id)
+		x := s.ext[i]
+		b[n], b[n+1] = x.issued, x.cs
+		binary.LittleEndian.PutUint32(b[n+2:], id)
+		n += 6
 	}
-	b = binary.AppendUvarint(b, uint64(len(s.msgs)))
+	n += binary.PutUvarint(b[n:], uint64(len(s.msgs)))
 	for _, f := range s.msgs {
-		b = binary.AppendUvarint(b, uint64(f.id))
-		b = append(b, f.lo, f.hi)
+		n += putUvarint32(b[n:], f.id)
+		old := byte(0)
 		if f.old {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
+			old = 1
 		}
+		b[n], b[n+1], b[n+2] = f.lo, f.hi, old
+		n += 3
 	}
-	b = binary.AppendUvarint(b, uint64(len(s.timers)))
+	n += binary.PutUvarint(b[n:], uint64(len(s.timers)))
 	for _, t := range s.timers {
-		b = binary.AppendUvarint(b, uint64(t.id))
-		b = binary.LittleEndian.AppendUint16(b, t.at)
+		n += putUvarint32(b[n:], t.id)
+		binary.LittleEndian.PutUint16(b[n:], t.at)
+		n += 2
 	}
-	return b
+	return b[:n]
+}
+
+// putUvarint32 is binary.PutUvarint for a uint32, with a short path for
+// the small numbers that most are.
+func putUvarint32(b []byte, x uint32) int {
+	if x < 0x80 {
+		b[0] = byte(x)
+		return 1
+	}
+	return binary.PutUvarint(b, uint64(x))
 }
 
 // readState parses appendState's encoding into s (its slices alias b and
