@@ -240,7 +240,7 @@ type Explorer struct {
 	internIdx map[uint64]uint32
 	steps     map[uint64]*stepResult
 	fast      *[1 << fastBits]fastStep // stepFast's
-	cacheMax  int // the most steps kept
+	cacheMax  int                      // the most steps kept
 	key       []byte
 	hits      int64
 	reduce    bool

@@ -155,10 +155,6 @@ func boolCmp(a, b bool) int {
 	return -1
 }
 
-func sortTimers(ts []timer) {
-	slices.SortFunc(ts, cmpTimer)
-}
-
 // cmpTimer orders timers by encoding and tick (two timers it finds equal
 // are the same).
 func cmpTimer(a, b timer) int {
@@ -170,8 +166,8 @@ func cmpTimer(a, b timer) int {
 	return int(a.at) - int(b.at)
 }
 
-// insertTimer adds t to ts, in canonical order: what appending t and
-// sorting (sortTimers) gives.
+// insertTimer adds t to ts, in canonical order (by cmpTimer): what
+// appending t and sorting gives.
 func insertTimer(ts []timer, t timer) []timer {
 	ts = append(ts, t)
 	i := len(ts) - 1
