@@ -12,11 +12,12 @@ import (
 // as the level grows, and where every batch of records begins.
 type level struct {
 	chunks [][]byte
-	starts []pos // where records 0, batch, 2·batch, … begin
-	n      int   // records
-	size   int64 // bytes
-	last   int   // the chunk being filled
-	chunk  int   // the size of a new chunk (0: chunkSize)
+	starts []pos    // where records 0, batch, 2·batch, … begin
+	n      int      // records
+	size   int64    // bytes
+	last   int      // the chunk being filled
+	chunk  int      // the size of a new chunk (0: chunkSize)
+	maps   [][]byte // the mappings of chunks from bigAlloc, for release
 }
 
 type pos struct{ chunk, off int }
@@ -39,7 +40,16 @@ func (l *level) add(b []byte, key uint64) {
 			k++ // a chunk kept from an earlier level, too small for b
 		}
 		if k == len(l.chunks) {
-			l.chunks = append(l.chunks, make([]byte, 0, max(cmp.Or(l.chunk, chunkSize), need)))
+			size := max(cmp.Or(l.chunk, chunkSize), need)
+			if size < hugePage {
+				l.chunks = append(l.chunks, make([]byte, 0, size))
+			} else {
+				c, m := bigAlloc(size)
+				l.chunks = append(l.chunks, c[:0])
+				if m != nil {
+					l.maps = append(l.maps, m)
+				}
+			}
 		}
 		l.last = k
 	}
@@ -83,6 +93,15 @@ func (l *level) reset() {
 		l.chunks[k] = l.chunks[k][:0]
 	}
 	l.starts, l.n, l.size, l.last = l.starts[:0], 0, 0, 0
+}
+
+// release returns the memory of l's chunks; l is empty and usable after
+// it.
+func (l *level) release() {
+	for _, m := range l.maps {
+		bigFree(m)
+	}
+	*l = level{chunk: l.chunk}
 }
 
 // ErrNeedsTime is the error (wrapped in a StepError) of an untimed

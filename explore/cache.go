@@ -163,6 +163,36 @@ func (e *Explorer) step(id int32, from *cachedNode, in *proto.Input, enc []byte)
 	return r, nil
 }
 
+// stepFast is step for apply, through a direct-mapped cache in front of
+// step's: the input is named by arg (a message's or a timer's number in
+// the explorer's tables, a request's tag, or 0) beside its kind, so that a
+// hit neither encodes nor hashes it.
+func (e *Explorer) stepFast(id int32, from *cachedNode, in *proto.Input, enc []byte, arg uint32) (*stepResult, error) {
+	key := uint64(from.id)<<32 | uint64(arg)
+	slot := &e.fast[(key*0x9e3779b97f4a7c15^uint64(in.Kind)*0xff51afd7ed558ccd)>>(64-fastBits)]
+	if slot.r != nil && slot.key == key && slot.kind == in.Kind {
+		return slot.r, nil
+	}
+	r, err := e.step(id, from, in, enc)
+	if err != nil {
+		return nil, err
+	}
+	*slot = fastStep{key: key, kind: in.Kind, r: r}
+	return r, nil
+}
+
+// fastBits is log2 of the number of entries of an explorer's stepFast
+// cache.
+const fastBits = 14
+
+// fastStep is an entry of stepFast's cache: node state key>>32 stepped
+// with the input of kind kind and number key&(1<<32−1) gave r.
+type fastStep struct {
+	key  uint64
+	kind proto.InputKind
+	r    *stepResult
+}
+
 // outcome builds the result of a step that left node id as n, with
 // output e.out.
 func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
@@ -193,9 +223,7 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 			return nil, fmt.Errorf("node %d sent a message to a node that does not exist (%d)", m.From, m.To)
 		}
 		m.Payload = slices.Clone(m.Payload)
-		f := flight{enc: appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m: m}
-		e.internMsg(&f)
-		r.msgs = append(r.msgs, f)
+		r.msgs = append(r.msgs, flight{message: e.internMsg(appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m)})
 	}
 	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 {
 		return nil, fmt.Errorf("node %d set a timer: %s %w (--ticks)", id, e.alg.Name(), ErrNeedsTime)
@@ -206,9 +234,7 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 		if at < 0 || at > math.MaxUint16 {
 			return nil, fmt.Errorf("node %d set a timer of %gδ: outside 0..%d ticks", id, t.After, math.MaxUint16)
 		}
-		x := timer{enc: appendTimer(make([]byte, 0, 21), id, &t), node: id, t: t, at: uint16(at)}
-		e.internTimer(&x)
-		r.timers = append(r.timers, x)
+		r.timers = append(r.timers, timer{timerSet: e.internTimer(appendTimer(make([]byte, 0, 21), id, &t), id, t), at: uint16(at)})
 	}
 	return r, nil
 }
@@ -225,17 +251,15 @@ func (e *Explorer) use(c *sys, id int32, r *stepResult, rec *Step) {
 		// stale timer's firing does nothing (timerRenamer): they go.
 		c.timers = slices.DeleteFunc(c.timers, func(t timer) bool { return t.node == proto.NodeID(id) })
 	}
+	// c's messages and timers are in canonical order: the new ones are
+	// put in theirs.
 	lo, hi := uint8(e.cfg.MinTicks), uint8(e.cfg.Ticks)
 	for _, f := range r.msgs {
 		f.lo, f.hi = lo, hi
-		c.msgs = append(c.msgs, f)
+		c.msgs = insertFlight(c.msgs, f, e.cfg.FIFO)
 	}
-	c.timers = append(c.timers, r.timers...)
-	if len(r.msgs) > 0 {
-		sortFlights(c.msgs, e.cfg.FIFO)
-	}
-	if len(r.timers) > 0 {
-		sortTimers(c.timers)
+	for _, t := range r.timers {
+		c.timers = insertTimer(c.timers, t)
 	}
 	if rec != nil {
 		rec.Enter, rec.Up = r.enter, r.after.view.Up

@@ -237,12 +237,13 @@ type Explorer struct {
 	// (intern).
 	nt        *nodeTable
 	items     *itemTable // the messages and timers (shared)
-	msgs      []flight   // snapshots of items'
-	timers    []timer
+	msgs      []*message // snapshots of items'
+	timers    []*timerSet
 	interned  []*cachedNode
 	internIdx map[uint64]uint32
 	steps     map[uint64]*stepResult
-	cacheMax  int // the most steps kept
+	fast      *[1 << fastBits]fastStep // stepFast's
+	cacheMax  int                      // the most steps kept
 	key       []byte
 	hits      int64
 	reduce    bool
@@ -365,7 +366,7 @@ func newExplorer(cfg Config) (*Explorer, error) {
 	e.nt = &nodeTable{idx: map[uint64]uint32{}}
 	e.items = &itemTable{msgIdx: map[string]uint32{}, timerIdx: map[string]uint32{}}
 	e.cacheMax = maxCache
-	e.internIdx, e.steps = map[uint64]uint32{}, map[uint64]*stepResult{}
+	e.internIdx, e.steps, e.fast = map[uint64]uint32{}, map[uint64]*stepResult{}, new([1 << fastBits]fastStep)
 	for _, n := range nodes {
 		e.types = append(e.types, reflect.TypeOf(n))
 	}
@@ -513,7 +514,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 			if k > 0 && s.msgs[k-1].m.From == f.m.From && s.msgs[k-1].m.To == f.m.To {
 				continue // not the head of its channel
 			}
-		} else if k > 0 && slices.Equal(s.msgs[k-1].enc, f.enc) && s.msgs[k-1].lo == f.lo && s.msgs[k-1].hi == f.hi && s.msgs[k-1].old == f.old {
+		} else if k > 0 && s.msgs[k-1] == *f {
 			continue // the same message as the previous one: the same successor
 		}
 		as = append(as, action{kind: Deliver, node: f.m.To, idx: int32(k)})
@@ -526,7 +527,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 	}
 	for k := range s.timers {
 		t := &s.timers[k]
-		if t.at == 0 && !overdue && (k == 0 || !slices.Equal(s.timers[k-1].enc, t.enc) || s.timers[k-1].at != 0) {
+		if t.at == 0 && !overdue && (k == 0 || s.timers[k-1].timerSet != t.timerSet || s.timers[k-1].at != 0) {
 			as = append(as, action{kind: Fire, node: t.node, idx: int32(k)})
 		}
 	}
@@ -663,13 +664,14 @@ func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
 		in = proto.Input{Kind: proto.Recover}
 	}
 	var enc []byte
+	arg := in.Tag
 	switch a.kind {
 	case Deliver:
-		enc = s.msgs[a.idx].enc
+		enc, arg = s.msgs[a.idx].enc, s.msgs[a.idx].id
 	case Fire:
-		enc = s.timers[a.idx].enc
+		enc, arg = s.timers[a.idx].enc, s.timers[a.idx].id
 	}
-	r, err := e.step(a.node, e.node(s.ids[a.node]), &in, enc)
+	r, err := e.stepFast(a.node, e.node(s.ids[a.node]), &in, enc, arg)
 	if err != nil {
 		return err
 	}
@@ -738,9 +740,7 @@ func (e *Explorer) initial() ([]*sys, error) {
 				return nil, fmt.Errorf("explore: an initial message to node %d, of %d", m.To, e.cfg.Nodes)
 			}
 			m.Payload = slices.Clone(m.Payload)
-			f := flight{enc: appendMessage(nil, &m), m: m, hi: uint8(e.cfg.Ticks)}
-			e.internMsg(&f)
-			s.msgs = append(s.msgs, f)
+			s.msgs = append(s.msgs, flight{message: e.internMsg(appendMessage(nil, &m), m), hi: uint8(e.cfg.Ticks)})
 		}
 		sortFlights(s.msgs, e.cfg.FIFO)
 		out = append(out, s)

@@ -238,6 +238,8 @@ func (sh *compactShard) reinsert(t *compactTable, x uint64) {
 
 func (s *compactSet) bytes() int64 { return s.total.Load() }
 
+func (s *compactSet) release() {}
+
 // TestCompactSet: the compact set against a map, through its growths.
 func TestCompactSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))

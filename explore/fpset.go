@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -17,6 +18,9 @@ type visited interface {
 	prefetch(h uint64)
 	// bytes returns the memory the set takes (kept as it grows: no lock).
 	bytes() int64
+	// release returns the memory the set holds outside the Go heap; the
+	// set is not used after it.
+	release()
 }
 
 // shardBits is log2 of the number of shards of a visited set: a shard is
@@ -28,9 +32,23 @@ const shardBits = 8
 // canonical encoding) in open-addressing tables (linear probing, at most
 // 3/4 full), one per shard. Two distinct states with one fingerprint make
 // the second look visited: Collision gives the chance of that.
+//
+// The shards' tables of one size are parts of one region (a generation,
+// bigAlloc's: huge pages), shard k's the k-th part; a generation is
+// returned once every shard has grown out of it. Tables whose generation
+// would be smaller than a huge page are the Go heap's.
 type fpSet struct {
 	shards [1 << shardBits]fpShard
 	total  atomic.Int64 // bytes of the shards' tables
+	genMu  sync.Mutex
+	gens   [64]fpGen // by log2 of a shard's slots
+}
+
+// fpGen is a generation of an fpSet's tables: its memory, its mapping
+// (bigAlloc's), and how many shards have grown out of it.
+type fpGen struct {
+	mem, m []byte
+	moved  int
 }
 
 type fpShard struct {
@@ -71,11 +89,12 @@ func (s *fpSet) add(h uint64, _ []byte) bool {
 	if h == 0 {
 		h = 1 // 0 marks an empty slot
 	}
-	sh := &s.shards[h>>(64-shardBits)]
+	k := h >> (64 - shardBits)
+	sh := &s.shards[k]
 	sh.mu.Lock()
 	if sh.n*4 >= len(sh.slots)*3 {
 		s.total.Add(int64(len(sh.slots)) * 8) // the table doubles
-		sh.grow()
+		s.grow(sh, int(k))
 	}
 	mask := uint64(len(sh.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -92,12 +111,57 @@ func (s *fpSet) add(h uint64, _ []byte) bool {
 	}
 }
 
-func (sh *fpShard) grow() {
-	slots, _ := doubled[struct{}](sh.slots, nil)
-	sh.setSlots(slots)
+// grow doubles shard k's table (sh, locked).
+func (s *fpSet) grow(sh *fpShard, k int) {
+	n := 2 * len(sh.slots)
+	g := bits.TrailingZeros(uint(n))
+	if n*8*len(s.shards) < hugePage {
+		slots, _ := doubled[struct{}](sh.slots, nil)
+		sh.setSlots(slots)
+		return
+	}
+	s.genMu.Lock()
+	gen := &s.gens[g]
+	if gen.mem == nil {
+		gen.mem, gen.m = bigAlloc(n * 8 * len(s.shards))
+	}
+	out := unsafe.Slice((*uint64)(unsafe.Pointer(&gen.mem[k*n*8])), n)
+	s.genMu.Unlock()
+	mask := uint64(n - 1)
+	for _, h := range sh.slots {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for out[i] != 0 {
+			i = (i + 1) & mask
+		}
+		out[i] = h
+	}
+	sh.setSlots(out)
+	s.genMu.Lock()
+	if old := &s.gens[g-1]; old.mem != nil {
+		if old.moved++; old.moved == len(s.shards) {
+			bigFree(old.m)
+			*old = fpGen{}
+		}
+	}
+	s.genMu.Unlock()
 }
 
 func (s *fpSet) bytes() int64 { return s.total.Load() }
+
+func (s *fpSet) release() {
+	s.genMu.Lock()
+	defer s.genMu.Unlock()
+	for k := range s.shards {
+		s.shards[k].slots = nil // prefetch may still read base: a prefetch never faults
+	}
+	for g := range s.gens {
+		bigFree(s.gens[g].m)
+		s.gens[g] = fpGen{}
+	}
+}
 
 // exactSet keeps every state's encoding (--exact): a fingerprint's match
 // is checked against the encoding, so no collision can hide a state.
@@ -115,6 +179,8 @@ type exactShard struct {
 }
 
 func (s *exactSet) prefetch(uint64) {}
+
+func (s *exactSet) release() {}
 
 func newExactSet() *exactSet {
 	s := &exactSet{}

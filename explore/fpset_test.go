@@ -22,6 +22,7 @@ func TestFPSet(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := newFPSet()
+		defer s.release()
 		want := map[uint64]bool{}
 		for range 300_000 {
 			h := c.gen()
@@ -42,6 +43,7 @@ func TestFPSet(t *testing.T) {
 // exactly once between them.
 func TestFPSetWorkers(t *testing.T) {
 	s := newFPSet()
+	defer s.release()
 	const workers, each = 4, 100_000
 	var wg sync.WaitGroup
 	added := make([]int, workers)
@@ -83,6 +85,7 @@ func BenchmarkFPSet(b *testing.B) {
 		hs[k] = rng.Uint64()
 	}
 	s := newFPSet()
+	defer s.release()
 	b.ResetTimer()
 	for k := range b.N {
 		s.add(hs[k&(1<<21-1)], nil)

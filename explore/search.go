@@ -83,7 +83,7 @@ type worker struct {
 func (e *Explorer) clone() *Explorer {
 	w := &Explorer{cfg: e.cfg, alg: e.alg, nc: e.nc, types: e.types, family: e.family, token: e.token, ell: e.ell,
 		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, items: e.items, roundEvent: e.roundEvent,
-		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, cacheMax: e.cacheMax, reduce: e.reduce}
+		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, fast: new([1 << fastBits]fastStep), cacheMax: e.cacheMax, reduce: e.reduce}
 	return w
 }
 
@@ -101,6 +101,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 	} else {
 		seen = newFPSet()
 	}
+	defer seen.release()
 	e.cacheMax = max(maxCache/nw, 1<<12)
 	ws := make([]*worker, nw)
 	for k := range ws {
@@ -117,6 +118,11 @@ func (e *Explorer) runParallel() (*Result, error) {
 		}
 		ws[k] = &worker{e: ex, log: l, next: &level{}}
 	}
+	defer func() {
+		for _, w := range ws {
+			w.next.release()
+		}
+	}()
 	logs := make([]*pathLog, nw)
 	for k, w := range ws {
 		logs[k] = w.log
@@ -137,6 +143,11 @@ func (e *Explorer) runParallel() (*Result, error) {
 	for k := range cur {
 		cur[k] = &level{}
 	}
+	defer func() {
+		for _, l := range cur {
+			l.release()
+		}
+	}()
 	for k, s := range inits {
 		e.legitimate(s)
 		e.buf = appendState(e.buf[:0], s)
@@ -179,6 +190,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 		}
 	}
 	seg := &level{}
+	defer seg.release()
 	if spillAt > 0 {
 		// The levels' chunks are no larger than a spill.
 		for k, w := range ws {

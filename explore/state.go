@@ -11,25 +11,38 @@ import (
 	"github.com/ocbench/ocbench/proto"
 )
 
-// flight is a message in flight. In discrete time, lo and hi are the ticks
-// left before it may arrive and before it must have arrived.
+// flight is a message in flight: its entry in the explorer's table of
+// messages (shared, never changed) and its window. In discrete time, lo
+// and hi are the ticks left before it may arrive and before it must have
+// arrived.
 type flight struct {
-	enc    []byte // the message's encoding (appendMessage)
-	id     uint32 // its number in the explorer's table of messages (internMsg)
-	m      proto.Message
+	*message
 	lo, hi uint8
 	// old marks, in the stabilization search, a message in flight when
 	// the current round began (Explorer.Stabilization).
 	old bool
 }
 
-// timer is a timer set by a node, due in at ticks.
+// message is an entry of the explorer's table of messages.
+type message struct {
+	enc []byte // the message's encoding (appendMessage)
+	id  uint32 // its number in the table (internMsg)
+	m   proto.Message
+}
+
+// timer is a timer set by a node, due in at ticks: its entry in the
+// explorer's table of timers (shared, never changed) and at.
 type timer struct {
+	*timerSet
+	at uint16
+}
+
+// timerSet is an entry of the explorer's table of timers.
+type timerSet struct {
 	enc  []byte // appendTimer
-	id   uint32 // its number in the explorer's table of timers (internTimer)
+	id   uint32 // its number in the table (internTimer)
 	node proto.NodeID
 	t    proto.Timer
-	at   uint16
 }
 
 // ext is what the explorer keeps of a node beside its state: the requests
@@ -85,26 +98,51 @@ func appendTimer(b []byte, node proto.NodeID, t *proto.Timer) []byte {
 // window; with FIFO channels, by channel, keeping each channel's order.
 func sortFlights(ms []flight, fifo bool) {
 	if fifo {
-		slices.SortStableFunc(ms, func(a, b flight) int {
-			if c := int(a.m.From) - int(b.m.From); c != 0 {
-				return c
-			}
-			return int(a.m.To) - int(b.m.To)
-		})
+		slices.SortStableFunc(ms, cmpChannel)
 		return
 	}
-	slices.SortFunc(ms, func(a, b flight) int {
+	slices.SortFunc(ms, cmpFlight)
+}
+
+// cmpChannel orders messages by channel.
+func cmpChannel(a, b flight) int {
+	if c := int(a.m.From) - int(b.m.From); c != 0 {
+		return c
+	}
+	return int(a.m.To) - int(b.m.To)
+}
+
+// cmpFlight orders messages by encoding and window (two messages it finds
+// equal are the same).
+func cmpFlight(a, b flight) int {
+	if a.message != b.message {
 		if c := bytes.Compare(a.enc, b.enc); c != 0 {
 			return c
 		}
-		if c := int(a.lo) - int(b.lo); c != 0 {
-			return c
-		}
-		if c := int(a.hi) - int(b.hi); c != 0 {
-			return c
-		}
-		return boolCmp(a.old, b.old)
-	})
+	}
+	if c := int(a.lo) - int(b.lo); c != 0 {
+		return c
+	}
+	if c := int(a.hi) - int(b.hi); c != 0 {
+		return c
+	}
+	return boolCmp(a.old, b.old)
+}
+
+// insertFlight adds f to ms, in canonical order: what appending f and
+// sorting (sortFlights) gives.
+func insertFlight(ms []flight, f flight, fifo bool) []flight {
+	cmp := cmpFlight
+	if fifo {
+		cmp = cmpChannel
+	}
+	ms = append(ms, f)
+	i := len(ms) - 1
+	for ; i > 0 && cmp(ms[i-1], f) > 0; i-- {
+		ms[i] = ms[i-1]
+	}
+	ms[i] = f
+	return ms
 }
 
 func boolCmp(a, b bool) int {
@@ -117,44 +155,75 @@ func boolCmp(a, b bool) int {
 	return -1
 }
 
-func sortTimers(ts []timer) {
-	slices.SortFunc(ts, func(a, b timer) int {
+// cmpTimer orders timers by encoding and tick (two timers it finds equal
+// are the same).
+func cmpTimer(a, b timer) int {
+	if a.timerSet != b.timerSet {
 		if c := bytes.Compare(a.enc, b.enc); c != 0 {
 			return c
 		}
-		return int(a.at) - int(b.at)
-	})
+	}
+	return int(a.at) - int(b.at)
+}
+
+// insertTimer adds t to ts, in canonical order (by cmpTimer): what
+// appending t and sorting gives.
+func insertTimer(ts []timer, t timer) []timer {
+	ts = append(ts, t)
+	i := len(ts) - 1
+	for ; i > 0 && cmpTimer(ts[i-1], t) > 0; i-- {
+		ts[i] = ts[i-1]
+	}
+	ts[i] = t
+	return ts
 }
 
 // appendState appends the canonical encoding of s (sorted) to b: a
 // message or a timer is its number in the explorer's tables (one number
 // an encoding), with its window.
 func appendState(b []byte, s *sys) []byte {
+	n := len(b)
+	b = slices.Grow(b, 2+6*len(s.ids)+2*binary.MaxVarintLen32+(binary.MaxVarintLen32+3)*len(s.msgs)+(binary.MaxVarintLen32+2)*len(s.timers))
+	b = b[:cap(b)]
 	fl := byte(0)
 	if s.legit {
 		fl = 1
 	}
-	b = append(b, s.crashes, fl)
+	b[n], b[n+1] = s.crashes, fl
+	n += 2
 	for i, id := range s.ids {
-		b = append(b, s.ext[i].issued, s.ext[i].cs)
-		b = binary.LittleEndian.AppendUint32(b, id)
+		x := s.ext[i]
+		b[n], b[n+1] = x.issued, x.cs
+		binary.LittleEndian.PutUint32(b[n+2:], id)
+		n += 6
 	}
-	b = binary.AppendUvarint(b, uint64(len(s.msgs)))
+	n += binary.PutUvarint(b[n:], uint64(len(s.msgs)))
 	for _, f := range s.msgs {
-		b = binary.AppendUvarint(b, uint64(f.id))
-		b = append(b, f.lo, f.hi)
+		n += putUvarint32(b[n:], f.id)
+		old := byte(0)
 		if f.old {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
+			old = 1
 		}
+		b[n], b[n+1], b[n+2] = f.lo, f.hi, old
+		n += 3
 	}
-	b = binary.AppendUvarint(b, uint64(len(s.timers)))
+	n += binary.PutUvarint(b[n:], uint64(len(s.timers)))
 	for _, t := range s.timers {
-		b = binary.AppendUvarint(b, uint64(t.id))
-		b = binary.LittleEndian.AppendUint16(b, t.at)
+		n += putUvarint32(b[n:], t.id)
+		binary.LittleEndian.PutUint16(b[n:], t.at)
+		n += 2
 	}
-	return b
+	return b[:n]
+}
+
+// putUvarint32 is binary.PutUvarint for a uint32, with a short path for
+// the small numbers that most are.
+func putUvarint32(b []byte, x uint32) int {
+	if x < 0x80 {
+		b[0] = byte(x)
+		return 1
+	}
+	return binary.PutUvarint(b, uint64(x))
 }
 
 // readState parses appendState's encoding into s (its slices alias b and
@@ -190,9 +259,7 @@ func (e *Explorer) readState(b []byte, s *sys) bool {
 		if p == nil {
 			return false
 		}
-		s.msgs = append(s.msgs, *p)
-		f := &s.msgs[len(s.msgs)-1]
-		f.lo, f.hi, f.old = b[k], b[k+1], b[k+2] == 1
+		s.msgs = append(s.msgs, flight{message: p, lo: b[k], hi: b[k+1], old: b[k+2] == 1})
 		b = b[k+3:]
 	}
 	nt, k := binary.Uvarint(b)
@@ -210,8 +277,7 @@ func (e *Explorer) readState(b []byte, s *sys) bool {
 		if p == nil {
 			return false
 		}
-		s.timers = append(s.timers, *p)
-		s.timers[len(s.timers)-1].at = binary.LittleEndian.Uint16(b[k:])
+		s.timers = append(s.timers, timer{timerSet: p, at: binary.LittleEndian.Uint16(b[k:])})
 		b = b[k+2:]
 	}
 	return len(b) == 0
@@ -222,42 +288,42 @@ func (e *Explorer) readState(b []byte, s *sys) bool {
 // names each message in flight and each timer by its number.
 type itemTable struct {
 	mu       sync.Mutex
-	msgs     []flight
+	msgs     []*message
 	msgIdx   map[string]uint32
-	timers   []timer
+	timers   []*timerSet
 	timerIdx map[string]uint32
 }
 
-// internMsg sets f.id, the number of f's encoding.
-func (e *Explorer) internMsg(f *flight) {
+// internMsg returns the table's entry of message m, encoded as enc.
+func (e *Explorer) internMsg(enc []byte, m proto.Message) *message {
 	t := e.items
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	id, ok := t.msgIdx[string(f.enc)]
+	id, ok := t.msgIdx[string(enc)]
 	if !ok {
 		id = uint32(len(t.msgs))
-		t.msgIdx[string(f.enc)] = id
-		t.msgs = append(t.msgs, flight{enc: f.enc, id: id, m: f.m})
+		t.msgIdx[string(enc)] = id
+		t.msgs = append(t.msgs, &message{enc: enc, id: id, m: m})
 	}
-	f.id = id
+	return t.msgs[id]
 }
 
-// internTimer sets x.id, the number of x's encoding.
-func (e *Explorer) internTimer(x *timer) {
+// internTimer returns the table's entry of node's timer x, encoded as enc.
+func (e *Explorer) internTimer(enc []byte, node proto.NodeID, x proto.Timer) *timerSet {
 	t := e.items
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	id, ok := t.timerIdx[string(x.enc)]
+	id, ok := t.timerIdx[string(enc)]
 	if !ok {
 		id = uint32(len(t.timers))
-		t.timerIdx[string(x.enc)] = id
-		t.timers = append(t.timers, timer{enc: x.enc, id: id, node: x.node, t: x.t})
+		t.timerIdx[string(enc)] = id
+		t.timers = append(t.timers, &timerSet{enc: enc, id: id, node: node, t: x})
 	}
-	x.id = id
+	return t.timers[id]
 }
 
-// msgAt returns message id (its window unset), or nil if there is none.
-func (e *Explorer) msgAt(id uint64) *flight {
+// msgAt returns message id, or nil if there is none.
+func (e *Explorer) msgAt(id uint64) *message {
 	if id >= uint64(len(e.msgs)) {
 		e.items.mu.Lock()
 		e.msgs = e.items.msgs
@@ -266,11 +332,11 @@ func (e *Explorer) msgAt(id uint64) *flight {
 			return nil
 		}
 	}
-	return &e.msgs[id]
+	return e.msgs[id]
 }
 
-// timerAt returns timer id (its tick unset), or nil if there is none.
-func (e *Explorer) timerAt(id uint64) *timer {
+// timerAt returns timer id, or nil if there is none.
+func (e *Explorer) timerAt(id uint64) *timerSet {
 	if id >= uint64(len(e.timers)) {
 		e.items.mu.Lock()
 		e.timers = e.items.timers
@@ -279,7 +345,7 @@ func (e *Explorer) timerAt(id uint64) *timer {
 			return nil
 		}
 	}
-	return &e.timers[id]
+	return e.timers[id]
 }
 
 // hash64 hashes a state's encoding (a multiply-xorshift hash in the

@@ -86,3 +86,28 @@ func TestShapeOfInitialCubes(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleRootFast: idleRoot reads an open-cube node's fields as its view
+// and tree view say, up or down, asking, searching, a root or not.
+func TestIdleRootFast(t *testing.T) {
+	for k := range 16 {
+		down, asked, searching, root := k&1 != 0, k&2 != 0, k&4 != 0, k&8 != 0
+		nodes := (&Algorithm{FT: &Config{}}).NewNodes(4)
+		n := nodes[1].(*Node)
+		if down {
+			proto.Step(n, proto.Input{Kind: proto.Crash}, &proto.Output{})
+		}
+		n.core.Asked, n.searching, n.core.Father = asked, searching, 0
+		if root {
+			n.core.Father = proto.Nil
+		}
+		v := viewOf(n)
+		want := v.Up && !v.Asked && !v.Searching && v.Father == proto.Nil
+		if got := idleRoot(views(nodes), 1); got != want {
+			t.Errorf("down %v, asked %v, searching %v, root %v: idleRoot %v, its view says %v", down, asked, searching, root, got, want)
+		}
+		if v.Up == down {
+			t.Fatalf("down %v: the node's view says up %v", down, v.Up)
+		}
+	}
+}

@@ -7,14 +7,21 @@
 # per state, the bytes per stored state and the peak RSS, with the load
 # average before each run (the figures mean little on a loaded machine).
 # Usage: scripts/explore-speed.sh [runs] [extra explore flags...]
+# OCBENCH=path measures that ocbench binary instead of a build of this
+# checkout (to compare two builds, run it once for each, in turn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 shift || true
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/ocbench" ./cmd/ocbench
-echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores; $(go version | cut -d' ' -f3)"
+if [[ -n ${OCBENCH:-} ]]; then
+  cp "$OCBENCH" "$tmp/ocbench"
+  echo "# $OCBENCH; $(nproc) cores"
+else
+  go build -o "$tmp/ocbench" ./cmd/ocbench
+  echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) cores; $(go version | cut -d' ' -f3)"
+fi
 echo "# ocbench explore --algo opencube --nodes 4 --crashes 1 --protocol paper --trace - --quiet --workers W $*"
 printf '%-8s %-4s %10s %12s %14s %10s %9s %9s  %s\n' workers run states 'states/s' 'states/CPU s' 'CPU ns/st' 'B/state' 'RSS MiB' load
 for w in 1 "$(nproc)"; do
