@@ -87,7 +87,9 @@ func useMPI(o *options) (bool, error) {
 // the runs (agreeRanks), with refusal the bad input this rank found before
 // (its flags, its runtime), if any: bad input on any rank, or ranks that
 // disagree, end every rank with status 2 and one line from rank 0. A
-// failure during a run aborts the job.
+// failure during a run aborts the job. A job that ends every rank exits
+// with the same status on every rank, the worst: an invalid run (rank 0's
+// verdict) exits 1 on every rank.
 func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal error) int {
 	if os.Getenv("GOMAXPROCS") == "" {
 		// One thread runs the nodes; a rank needs no more, and 32 ranks
@@ -137,6 +139,17 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		}
 		var err error
 		code, err = execute(o, fs, stdout, stderr)
+		if errors.As(err, new(runError)) {
+			return err
+		}
+		// Rank 0 alone knows the verdict (its records, its checks, its
+		// saved file): every rank ends with the worst status, so that an
+		// invalid run exits non-zero on every rank, not on rank 0 alone.
+		worst, aerr := mpi.AllreduceInt64([]int64{int64(code)}, mpi.OpMax)
+		if aerr != nil {
+			return runError{fmt.Errorf("agreeing on the exit status: %w", aerr)}
+		}
+		code = int(worst[0])
 		return err
 	})
 	var re runError
