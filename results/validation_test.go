@@ -157,6 +157,10 @@ func TestTimesInDelta(t *testing.T) {
 		{"t=2s and t=1e-3s", 0.5, "t=4δ (2s) and t=0.002δ (1e-3s)"},
 		{"from t=0δ, gaps", 0.001, "from t=0δ, gaps"},
 		{"at t=1.5s", 0, "at t=1.5s"},
+		{"the run reached a virtual time of 12.5s, the end of its budget (400 steps and 12.5s of virtual time: 4× what its workload and fault plan need), at t=12.5002s", 0.001,
+			"the run reached a virtual time of 12500δ (12.5s), the end of its budget (400 steps and 12500δ (12.5s) of virtual time: 4× what its workload and fault plan need), at t=12500.2δ (12.5002s)"},
+		{"400 steps and 2e+06s of virtual time", 4, "400 steps and 500000δ (2e+06s) of virtual time"},
+		{"waited 20s of wall-clock time; a virtual time of x", 0.001, "waited 20s of wall-clock time; a virtual time of x"},
 	} {
 		if got := TimesInDelta(c.in, c.delta); got != c.want {
 			t.Errorf("TimesInDelta(%q, %g) = %q, want %q", c.in, c.delta, got, c.want)
