@@ -139,7 +139,10 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		}
 		var err error
 		code, err = execute(o, fs, stdout, stderr)
-		if errors.As(err, new(runError)) {
+		if errors.As(err, new(runError)) || !o.runtimeInfo.agreed {
+			// A failed rank aborts the job; ranks that did not agree
+			// (other ranks may run another command, runAlone) make no
+			// collective call.
 			return err
 		}
 		// Rank 0 alone knows the verdict (its records, its checks, its
@@ -307,6 +310,10 @@ type runtimeInfo struct {
 	farm        bool                      // a task farm (--mpi-mode): each run in one rank's simulator
 	records     []*results.Run            // rank 0: the records of the runs so far
 	delays      *results.DelayMeasurement // --delta auto: the measurement
+	// agreed: every rank of the job runs the benchmark and agreed on it
+	// (agreeRanks), so each reaches the end of the command and may take
+	// part in a last collective call (the exit status, runMPI).
+	agreed bool
 }
 
 // simulator is the simulator runtime (tests replace it): the runtime of a
