@@ -132,6 +132,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 	o.jobs = 1 // the ranks run the runs
 	o.rt = o.mpiRuntime(rank.MPI{}, 0)
 	var code int
+	said := false // the error's line is out
 	err := mpi.OnThread(func() error {
 		if refusal != nil {
 			code = 2
@@ -148,6 +149,13 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		// Rank 0 alone knows the verdict (its records, its checks, its
 		// saved file): every rank ends with the worst status, so that an
 		// invalid run exits non-zero on every rank, not on rank 0 alone.
+		// Rank 0 says its last line first: once a rank exits non-zero,
+		// mpirun ends the others, and no rank passes this call before
+		// rank 0 reaches it.
+		if err != nil {
+			fmt.Fprintf(stderr, "ocbench: %v\n", err)
+			said = true
+		}
 		worst, aerr := mpi.AllreduceInt64([]int64{int64(code)}, mpi.OpMax)
 		if aerr != nil {
 			return runError{fmt.Errorf("agreeing on the exit status: %w", aerr)}
@@ -166,7 +174,8 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		// This rank failed in the middle of a run: the others wait for it.
 		fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: %v\n", me, size, err)
 		mpi.Abort(1)
-	default: // bad input (code 2, agreed on by every rank) or the verdict (rank 0)
+	case said:
+	default: // bad input (code 2, agreed on by every rank)
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 	}
 	if err := mpi.Finalize(); err != nil {
