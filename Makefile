@@ -31,7 +31,7 @@ help:
 	@echo "make mpi-test      the MPI tests under mpirun on 1, 4 and 8 ranks, and make farm-mpi (part of make test)"
 	@echo "make farm-mpi      the task farm under mpirun (--mpi-mode farm) against one process: the same records and output"
 	@echo "make mpi-test-long the MPI tests on 32 ranks, over TCP, with MPI_THREAD_MULTIPLE, and the per-message cost (part of make check)"
-	@echo "make faults-mpi    the fault-injection suite's cases under mpirun (OpenMPI required): FAULTS_FLAGS=-short (make test) runs MPMD jobs mixing subcommands with the benchmark, and --verify of a broken run; without it (make check) also SIGINT and SIGTERM to scripts/mpirun.sh"
+	@echo "make faults-mpi    the fault-injection suite's cases under mpirun (OpenMPI required): FAULTS_FLAGS=-short (make test) runs MPMD jobs mixing subcommands with the benchmark, and --verify of a broken run; without it (make check) also SIGINT and SIGTERM to scripts/mpirun.sh; both run the verdict line's test (VALID or INVALID from rank 0, every rank's exit status)"
 	@echo "make mpi-check     scripts/mpi-check.sh: every runtime against the simulator, bad input on every rank, killed and stopped ranks (part of make check)"
 	@echo "make mpich         install MPICH from Debian if missing (scripts/install-mpich.sh); OpenMPI stays the default mpirun"
 	@echo "make mpich-check   scripts/mpich-check.sh: the MPICH build (-tags mpi,mpich): the binding's tests, virtual time equal to the simulator, the default job on 32 ranks, bad input (part of make check)"
@@ -179,9 +179,10 @@ mpi-check: openmpi
 
 # The fault-injection suite (cmd/ocbench/faults_test.go: TestFaults runs in
 # unit and unit-short) has its MPI cases here, with OpenMPI required rather
-# than skipped when missing.
+# than skipped when missing; with them, the verdict line under mpirun
+# (TestMPIVerdict: one line from rank 0, every rank's exit status).
 faults-mpi: openmpi
-	OCBENCH_FAULTS_MPI=required $(GO) test -count=1 -timeout 10m $(FAULTS_FLAGS) -run 'TestFaultsMPI' -v ./cmd/ocbench
+	OCBENCH_FAULTS_MPI=required $(GO) test -count=1 -timeout 10m $(FAULTS_FLAGS) -run 'TestFaultsMPI|TestMPIVerdict' -v ./cmd/ocbench
 
 mpich:
 	@scripts/install-mpich.sh

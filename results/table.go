@@ -306,21 +306,47 @@ func deltaStake(r *Run) string {
 // seconds, as the simulator's messages state it.
 var simTime = regexp.MustCompile(`\bt=([0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?)s\b`)
 
-// TimesInDelta rewrites the times "t=…s" of a record's text (a violation,
-// a fault model broken) in δ, the table's unit, with the seconds beside:
-// "t=1.86304s" at δ = 1 ms is "t=1863.04δ (1.86304s)". The record keeps
-// its text as the run wrote it; with δ unknown (0) the text is returned
-// as it is.
+// simSpan is a span of virtual time in a record's text, as a run that
+// ends at its budget states it: "a virtual time of 12.5s", "25s of
+// virtual time".
+var simSpan = regexp.MustCompile(`\b(a virtual time of )([0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?)s\b|\b([0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?)s( of virtual time)\b`)
+
+// TimesInDelta rewrites the virtual times of a record's text (a
+// violation, a fault model broken, a run stopped at its budget), "t=…s"
+// and the spans "a virtual time of …s" and "…s of virtual time", in δ,
+// the table's unit, with the seconds beside: "t=1.86304s" at δ = 1 ms is
+// "t=1863.04δ (1.86304s)", "25s of virtual time" is "25000δ (25s) of
+// virtual time". The record keeps its text as the run wrote it; with δ
+// unknown (0) the text is returned as it is.
 func TimesInDelta(s string, delta float64) string {
 	if delta <= 0 {
 		return s
 	}
-	return simTime.ReplaceAllStringFunc(s, func(m string) string {
-		sec, err := strconv.ParseFloat(simTime.FindStringSubmatch(m)[1], 64)
+	inDelta := func(num string) (string, bool) {
+		sec, err := strconv.ParseFloat(num, 64)
 		if err != nil {
+			return "", false
+		}
+		return fmt.Sprintf("%.6gδ (%ss)", sec/delta, num), true
+	}
+	s = simTime.ReplaceAllStringFunc(s, func(m string) string {
+		if d, ok := inDelta(simTime.FindStringSubmatch(m)[1]); ok {
+			return "t=" + d
+		}
+		return m
+	})
+	return simSpan.ReplaceAllStringFunc(s, func(m string) string {
+		g := simSpan.FindStringSubmatch(m)
+		if g[2] != "" {
+			if d, ok := inDelta(g[2]); ok {
+				return g[1] + d
+			}
 			return m
 		}
-		return fmt.Sprintf("t=%.6gδ (%ss)", sec/delta, simTime.FindStringSubmatch(m)[1])
+		if d, ok := inDelta(g[3]); ok {
+			return d + g[4]
+		}
+		return m
 	})
 }
 

@@ -44,6 +44,9 @@ func Validate(runs []*Run, perConfig int, verified bool) Validation {
 		v.LivenessViolations += r.LivenessViolations
 		if r.SafetyViolations+r.LivenessViolations > 0 && first == "" {
 			first = fmt.Sprintf("%s N=%d", r.Algorithm, r.Nodes)
+			if replay := replayOf(r.Violation); replay != "" {
+				first += " (replay: " + replay + ")"
+			}
 		}
 		if n != perConfig {
 			why = append(why, fmt.Sprintf("%s N=%d: %d of %d runs recorded", r.Algorithm, r.Nodes, n, perConfig))
@@ -73,6 +76,17 @@ func Validate(runs []*Run, perConfig int, verified bool) Validation {
 	return v
 }
 
+// replayOf returns the command that replays a violation, from a record's
+// violation text ("…; replay: ocbench --algo …"), or "" if it names none.
+func replayOf(violation string) string {
+	_, replay, ok := strings.Cut(violation, "; replay: ")
+	if !ok {
+		return ""
+	}
+	replay, _, _ = strings.Cut(replay, ";")
+	return flat(replay)
+}
+
 // Invalid returns the verdict on a command whose records could not be
 // checked or made: why says what went wrong.
 func Invalid(why string) Validation {
@@ -83,7 +97,7 @@ func Invalid(why string) Validation {
 //
 //	VALID: 0 violations, records complete (2 configurations, 10 runs)
 //	VALID: 0 violations, records complete (1 configuration, 5 runs, 5 equal to the simulator's)
-//	INVALID: 3 violations (3 safety, 0 liveness), the first in opencube N=32; no figure above is a valid result
+//	INVALID: 3 violations (3 safety, 0 liveness), the first in opencube N=32 (replay: ocbench --algo opencube …); no figure above is a valid result
 func (v Validation) Line() string {
 	if !v.Valid {
 		return "INVALID: " + flat(v.Reason) + "; no figure above is a valid result"

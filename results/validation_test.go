@@ -14,6 +14,9 @@ func TestValidate(t *testing.T) {
 	}
 	broken := ok("raymond", 16, 1, 2)
 	broken.SafetyViolations, broken.LivenessViolations = 2, 1
+	replayed := ok("naimi-trehel", 8, 3)
+	replayed.SafetyViolations = 1
+	replayed.Violation = "invariant violated at step 151 (t=0.079014s, seed 3): 2 tokens exist; replay: ocbench --algo naimi-trehel --nodes 8 --seed 3 --crashes 2"
 	for _, c := range []struct {
 		name      string
 		runs      []*Run
@@ -27,6 +30,7 @@ func TestValidate(t *testing.T) {
 		{"seeds", []*Run{ok("opencube", 32, 1, 2, 3), ok("opencube", 64, 1, 2, 3)}, 3, false, true, `^VALID: 0 violations, records complete \(2 configurations, 6 runs\)$`, 0},
 		{"verified", []*Run{ok("opencube", 32, 1, 2)}, 2, true, true, `^VALID: .*2 runs, 2 equal to the simulator's\)$`, 0},
 		{"violations", []*Run{ok("opencube", 32, 1, 2), broken}, 2, false, false, `^INVALID: 3 violations \(2 safety, 1 liveness\), the first in raymond N=16; no figure above is a valid result$`, 3},
+		{"violation with its replay", []*Run{ok("opencube", 32, 3), replayed, broken}, 1, false, false, `^INVALID: 4 violations \(3 safety, 1 liveness\), the first in naimi-trehel N=8 \(replay: ocbench --algo naimi-trehel --nodes 8 --seed 3 --crashes 2\); raymond N=16: 2 of 1 runs recorded; no figure above is a valid result$`, 4},
 		{"missing seeds", []*Run{ok("opencube", 32, 1, 2)}, 3, false, false, `^INVALID: opencube N=32: 2 of 3 runs recorded;`, 0},
 		{"not verified", []*Run{{Algorithm: "opencube", Nodes: 32, Seeds: []uint64{1, 2}, MPI: MPI{IdenticalToSimulator: 1}}}, 2, true, false, `^INVALID: opencube N=32: 1 of 2 runs found equal to the simulator's;`, 0},
 		{"nothing", nil, 1, false, false, `^INVALID: no record;`, 0},
@@ -153,6 +157,10 @@ func TestTimesInDelta(t *testing.T) {
 		{"t=2s and t=1e-3s", 0.5, "t=4δ (2s) and t=0.002δ (1e-3s)"},
 		{"from t=0δ, gaps", 0.001, "from t=0δ, gaps"},
 		{"at t=1.5s", 0, "at t=1.5s"},
+		{"the run reached a virtual time of 12.5s, the end of its budget (400 steps and 12.5s of virtual time: 4× what its workload and fault plan need), at t=12.5002s", 0.001,
+			"the run reached a virtual time of 12500δ (12.5s), the end of its budget (400 steps and 12500δ (12.5s) of virtual time: 4× what its workload and fault plan need), at t=12500.2δ (12.5002s)"},
+		{"400 steps and 2e+06s of virtual time", 4, "400 steps and 500000δ (2e+06s) of virtual time"},
+		{"waited 20s of wall-clock time; a virtual time of x", 0.001, "waited 20s of wall-clock time; a virtual time of x"},
 	} {
 		if got := TimesInDelta(c.in, c.delta); got != c.want {
 			t.Errorf("TimesInDelta(%q, %g) = %q, want %q", c.in, c.delta, got, c.want)

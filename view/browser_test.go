@@ -5,10 +5,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -420,6 +423,94 @@ func TestBrowserKinds(t *testing.T) {
 			b.click(t, "#zoomin")
 			if p := b.problems(); len(p) > 0 {
 				t.Errorf("after %d steps, play, last and zoom, the console or network reported: %s", steps, strings.Join(p, "; "))
+			}
+		})
+	}
+}
+
+// TestBrowserUnits (issue 41, point 5): the page gives every time in δ,
+// the unit of the run's tables, at the run's δ (Data.Delta seconds): the
+// time axis's labels (round numbers of δ, 1, 2 or 5 × 10^k apart), the
+// summary (with δ's value in seconds beside, the one time in seconds), the
+// cursor's event and a message found by the search box.
+func TestBrowserUnits(t *testing.T) {
+	chromium(t)
+	// A request at 0; a token sent at 1 ms and received at 1.5 ms; the
+	// critical section from 1.5 ms to 2.5 ms.
+	tr := []byte(`{"t":0,"node":0,"ev":"request"}
+{"t":0.001,"node":1,"ev":"send","type":"token","from":1,"to":0,"msg":1,"j":0,"tag":1}
+{"t":0.0015,"node":0,"ev":"recv","type":"token","from":1,"to":0,"msg":1,"j":0,"tag":1}
+{"t":0.0015,"node":0,"ev":"enter"}
+{"t":0.0025,"node":0,"ev":"exit"}
+`)
+	tick := regexp.MustCompile(`^-?[0-9.]+(e[-+][0-9]+)?δ$`)
+	for _, c := range []struct {
+		delta              float64
+		summary, msg, last string
+	}{
+		{0.001, "to t=2.5δ · δ = 1 ms", "msg 1: token 1→0, sent at 1δ, received at 1.5δ", "t=2.5δ"},
+		{0.0005, "to t=5δ · δ = 500 µs", "msg 1: token 1→0, sent at 2δ, received at 3δ", "t=5δ"},
+		{0.004, "to t=0.625δ · δ = 4 ms", "msg 1: token 1→0, sent at 0.25δ, received at 0.375δ", "t=0.625δ"},
+		{3, "to t=0.000833333δ · δ = 3 s", "msg 1: token 1→0, sent at 0.000333333δ, received at 0.0005δ", "t=0.000833333δ"},
+	} {
+		t.Run(fmt.Sprint(c.delta), func(t *testing.T) {
+			d, err := Read(bytes.NewReader(tr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Delta = c.delta
+			var page bytes.Buffer
+			if err := Write(&page, d); err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(t.TempDir(), "units.html")
+			if err := os.WriteFile(name, page.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b := open(t, name, 1000, 500, time.Minute)
+			var ticks []string
+			b.eval(t, `ocbView.drawn.ticks`, &ticks)
+			if len(ticks) < 3 {
+				t.Fatalf("the time axis has labels %q, want a few", ticks)
+			}
+			var values []float64
+			for _, l := range ticks {
+				if !tick.MatchString(l) {
+					t.Fatalf("the time axis has the label %q, want a number of δ (all: %q)", l, ticks)
+				}
+				v, _ := strconv.ParseFloat(strings.TrimSuffix(l, "δ"), 64)
+				values = append(values, v)
+			}
+			step := values[1] - values[0]
+			mant := step / math.Pow(10, math.Floor(math.Log10(step)))
+			if !slices.ContainsFunc([]float64{1, 2, 5, 10}, func(m float64) bool { return math.Abs(m-mant) < 1e-6 }) {
+				t.Errorf("the time axis's labels %q are %gδ apart, not 1, 2 or 5 × 10^k", ticks, step)
+			}
+			for k := 1; k < len(values); k++ {
+				if math.Abs(values[k]-values[k-1]-step) > 1e-6*step {
+					t.Errorf("the time axis's labels %q are not evenly spaced", ticks)
+					break
+				}
+			}
+			var summary, found, status string
+			if err := chromedp.Run(b.ctx, chromedp.Text("#summary", &summary, chromedp.ByQuery),
+				chromedp.SetValue("#search", "msg 1", chromedp.ByQuery), chromedp.Click("#find", chromedp.ByQuery),
+				chromedp.Text("#found", &found, chromedp.ByQuery)); err != nil {
+				t.Fatal(err)
+			}
+			b.click(t, "#last")
+			b.eval(t, `ocbView.cursor().event`, &status)
+			if !strings.HasSuffix(summary, c.summary) {
+				t.Errorf("the summary %q, want it to end %q", summary, c.summary)
+			}
+			if !strings.HasPrefix(found, c.msg) {
+				t.Errorf("search msg 1: %q, want %q", found, c.msg)
+			}
+			if !strings.Contains(status, c.last) {
+				t.Errorf("the last event: %q, want %s in it", status, c.last)
+			}
+			if p := b.problems(); len(p) > 0 {
+				t.Errorf("the console or network reported: %s", strings.Join(p, "; "))
 			}
 		})
 	}

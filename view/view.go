@@ -20,6 +20,7 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/hypercube"
 	"github.com/ocbench/ocbench/internal/palette"
 	"github.com/ocbench/ocbench/trace"
@@ -74,6 +75,10 @@ type Data struct {
 	Title string  `json:"title"`
 	Nodes int     `json:"nodes"`
 	End   float64 `json:"end"`
+	// Delta is the run's δ in seconds: the page gives the trace's times
+	// (seconds) in δ, the unit of the run's tables. Read sets the
+	// simulator's default, bench.DefaultDelta.
+	Delta float64 `json:"delta"`
 
 	T    []float64 `json:"t"`
 	Kind []int8    `json:"kind"`
@@ -129,7 +134,7 @@ type line struct {
 // in Data.Warning: that is a run worth looking at.
 func Read(r io.Reader) (*Data, error) {
 	var raw bytes.Buffer
-	d := &Data{Title: "trace", Types: []string{}, TokenTypes: []int{}, MsgID: []string{}, MsgType: []int16{},
+	d := &Data{Title: "trace", Delta: bench.DefaultDelta, Types: []string{}, TokenTypes: []int{}, MsgID: []string{}, MsgType: []int16{},
 		MsgFrom: []int32{}, MsgTo: []int32{}, MsgSend: []int32{}, MsgEnd: []int32{}}
 	sc := bufio.NewScanner(io.TeeReader(r, &raw))
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)

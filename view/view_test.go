@@ -276,3 +276,29 @@ func TestTypeColorsByName(t *testing.T) {
 		t.Errorf("colours %v: request and enquiry alike, or the token not the token's colour", colors)
 	}
 }
+
+// TestReadDelta: Read gives the page the simulator's default δ, which
+// the page divides the trace's seconds by (`ocbench view --delta` sets
+// another); the page's data carries it.
+func TestReadDelta(t *testing.T) {
+	for _, delta := range []float64{0, 0.004} {
+		d, err := Read(strings.NewReader(`{"t":0,"node":0,"ev":"request"}` + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Delta != bench.DefaultDelta {
+			t.Fatalf("Read: Delta %g, want bench.DefaultDelta %g", d.Delta, bench.DefaultDelta)
+		}
+		want := bench.DefaultDelta
+		if delta > 0 {
+			d.Delta, want = delta, delta
+		}
+		var page bytes.Buffer
+		if err := Write(&page, d); err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprintf(`"delta":%g,`, want); !strings.Contains(page.String(), s) {
+			t.Errorf("the page's data lacks %s", s)
+		}
+	}
+}

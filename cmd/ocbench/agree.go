@@ -60,6 +60,9 @@ func agreeRanks(o *options, fs *pflag.FlagSet, list []config, refusal error) err
 		return runError{fmt.Errorf("agreeing with the other ranks: %w", err)}
 	}
 	o.rt = o.mpiRuntime(comm, digest)
+	if o.runtimeInfo != nil {
+		o.runtimeInfo.agreed = refusal == nil
+	}
 	return nil
 }
 

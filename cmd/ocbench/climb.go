@@ -81,14 +81,14 @@ func runClimb(o *options, list []config, stdout, stderr io.Writer) (int, error) 
 	fmt.Fprintf(w, "# replay: %s\n", bench.Replay(worst))
 	v := results.Validate([]*results.Run{r}, 1, false)
 	if r.Violation != "" && v.Valid {
-		v = results.Invalid(r.Violation)
+		v = results.Invalid(results.TimesInDelta(r.Violation, r.DeltaSeconds))
 	}
 	fmt.Fprintln(w, v.Line()) // the worst run's verdict, the last line as in every run's output
 	if err := w.Flush(); err != nil {
 		return 1, err
 	}
 	if r.Violation != "" {
-		return 1, fmt.Errorf("the climb reached a run that breaks a property: %s (replay: %s)", r.Violation, bench.Replay(worst))
+		return 1, fmt.Errorf("the climb reached a run that breaks a property: %s (replay: %s)", results.TimesInDelta(r.Violation, r.DeltaSeconds), bench.Replay(worst))
 	}
 	return 0, nil
 }
@@ -144,7 +144,7 @@ func runClimbJSON(o *options, spec bench.Spec, stdout io.Writer) (int, error) {
 		return 1, err
 	}
 	if r.Violation != "" {
-		return 1, fmt.Errorf("the climb reached a run that breaks a property: %s (replay: %s)", r.Violation, out.Climb.Replay)
+		return 1, fmt.Errorf("the climb reached a run that breaks a property: %s (replay: %s)", results.TimesInDelta(r.Violation, r.DeltaSeconds), out.Climb.Replay)
 	}
 	return 0, nil
 }

@@ -87,7 +87,15 @@ func runJob(t *testing.T, dir string, limit time.Duration, mpirun string, args .
 	cmd := exec.CommandContext(ctx, mpirun, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error {
+		// scripts/mpirun.sh runs mpirun in a session of its own: the
+		// script's process group does not hold it, nor its ranks.
+		for _, pid := range descendants(cmd.Process.Pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 10 * time.Second // a process that escaped still holds the pipes
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -106,6 +114,40 @@ func runJob(t *testing.T, dir string, limit time.Duration, mpirun string, args .
 		t.Fatalf("mpirun %v: %v", args, err)
 	}
 	return r
+}
+
+// descendants returns the processes below pid (children, theirs, …),
+// from /proc; none where there is no /proc.
+func descendants(pid int) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	children := map[int][]int{}
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		i := strings.LastIndex(string(b), ") ")
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b)[i+2:])
+		if len(f) < 2 {
+			continue
+		}
+		p, err1 := strconv.Atoi(strings.Fields(string(b))[0])
+		pp, err2 := strconv.Atoi(f[1])
+		if err1 == nil && err2 == nil {
+			children[pp] = append(children[pp], p)
+		}
+	}
+	var out []int
+	for next := children[pid]; len(next) > 0; {
+		p := next[0]
+		next = append(next[1:], children[p]...)
+		out = append(out, p)
+	}
+	return out
 }
 
 // oneLine reports whether s is one line ending in a newline.

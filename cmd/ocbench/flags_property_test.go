@@ -155,8 +155,8 @@ func commandFlags() map[string]map[string]flagKind {
 		// lines are no verdict).
 		"explore":     kinds(exploreFlags(&eo), "max-states", "quiet"),
 		"report":      {"output": kindString, "format": kindString, "image": kindString, "title": kindString, "name": kindString, "help": kindBool},
-		"check-trace": {"k-exclusion": kindBool, "help": kindBool},
-		"view":        {"output": kindString, "help": kindBool},
+		"check-trace": {"k-exclusion": kindBool, "delta": kindFloat, "help": kindBool},
+		"view":        {"output": kindString, "delta": kindFloat, "help": kindBool},
 		"version":     {},
 		"help":        {},
 	}

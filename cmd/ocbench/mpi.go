@@ -87,7 +87,9 @@ func useMPI(o *options) (bool, error) {
 // the runs (agreeRanks), with refusal the bad input this rank found before
 // (its flags, its runtime), if any: bad input on any rank, or ranks that
 // disagree, end every rank with status 2 and one line from rank 0. A
-// failure during a run aborts the job.
+// failure during a run aborts the job. A job that ends every rank exits
+// with the same status on every rank, the worst: an invalid run (rank 0's
+// verdict) exits 1 on every rank.
 func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal error) int {
 	if os.Getenv("GOMAXPROCS") == "" {
 		// One thread runs the nodes; a rank needs no more, and 32 ranks
@@ -130,6 +132,7 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 	o.jobs = 1 // the ranks run the runs
 	o.rt = o.mpiRuntime(rank.MPI{}, 0)
 	var code int
+	said := false // the error's line is out
 	err := mpi.OnThread(func() error {
 		if refusal != nil {
 			code = 2
@@ -137,6 +140,27 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		}
 		var err error
 		code, err = execute(o, fs, stdout, stderr)
+		if errors.As(err, new(runError)) || !o.runtimeInfo.agreed {
+			// A failed rank aborts the job; ranks that did not agree
+			// (other ranks may run another command, runAlone) make no
+			// collective call.
+			return err
+		}
+		// Rank 0 alone knows the verdict (its records, its checks, its
+		// saved file): every rank ends with the worst status, so that an
+		// invalid run exits non-zero on every rank, not on rank 0 alone.
+		// Rank 0 says its last line first: once a rank exits non-zero,
+		// mpirun ends the others, and no rank passes this call before
+		// rank 0 reaches it.
+		if err != nil {
+			fmt.Fprintf(stderr, "ocbench: %v\n", err)
+			said = true
+		}
+		worst, aerr := mpi.AllreduceInt64([]int64{int64(code)}, mpi.OpMax)
+		if aerr != nil {
+			return runError{fmt.Errorf("agreeing on the exit status: %w", aerr)}
+		}
+		code = int(worst[0])
 		return err
 	})
 	var re runError
@@ -150,7 +174,8 @@ func runMPI(o *options, fs *pflag.FlagSet, stdout, stderr io.Writer, refusal err
 		// This rank failed in the middle of a run: the others wait for it.
 		fmt.Fprintf(os.Stderr, "ocbench: rank %d of %d: %v\n", me, size, err)
 		mpi.Abort(1)
-	default: // bad input (code 2, agreed on by every rank) or the verdict (rank 0)
+	case said:
+	default: // bad input (code 2, agreed on by every rank)
 		fmt.Fprintf(stderr, "ocbench: %v\n", err)
 	}
 	if err := mpi.Finalize(); err != nil {
@@ -294,6 +319,10 @@ type runtimeInfo struct {
 	farm        bool                      // a task farm (--mpi-mode): each run in one rank's simulator
 	records     []*results.Run            // rank 0: the records of the runs so far
 	delays      *results.DelayMeasurement // --delta auto: the measurement
+	// agreed: every rank of the job runs the benchmark and agreed on it
+	// (agreeRanks), so each reaches the end of the command and may take
+	// part in a last collective call (the exit status, runMPI).
+	agreed bool
 }
 
 // simulator is the simulator runtime (tests replace it): the runtime of a

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/internal/outpath"
 	"github.com/ocbench/ocbench/view"
 )
@@ -14,14 +15,18 @@ import (
 const viewUsage = `ocbench view: a page to watch a run in a browser
 
 Usage:
-  ocbench view [-o PAGE] TRACE
+  ocbench view [-o PAGE] [--delta SECONDS] TRACE
 
 Writes one self-contained HTML page (script, style and data inline; it
 fetches nothing, so it works offline) from a trace that --trace wrote, under
 the simulator or MPI: a space-time diagram (a line per node, an arrow per
 message coloured by type, critical sections, crashes and recoveries, the
 token's path), the father relation at the time under the cursor, play,
-step, zoom and a search box for a node, a message number or a type.
+step, zoom and a search box for a node, a message number or a type. Its
+times are in δ, as the run's tables give them: a trace's times are seconds,
+and --delta is the run's δ in seconds (default 0.001, the simulator's
+default; give the run's --delta, e.g. 0.004 for an MPI run in wall-clock
+time that did not set it).
 PAGE is TRACE with its extension replaced by .html unless -o says; -o -
 writes the page to the standard output. An existing PAGE is replaced whole
 (a device or a FIFO, such as /dev/stdout, is written in place), never the
@@ -37,6 +42,7 @@ func runView(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var in, out string
+	delta := bench.DefaultDelta
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		switch {
@@ -51,8 +57,22 @@ func runView(args []string, stdout, stderr io.Writer) int {
 			out = args[k]
 		case strings.HasPrefix(a, "--output="):
 			out = strings.TrimPrefix(a, "--output=")
+		case a == "--delta" || strings.HasPrefix(a, "--delta="):
+			v, given := strings.CutPrefix(a, "--delta=")
+			if !given {
+				if k+1 >= len(args) {
+					return bad("--delta needs the run's δ in seconds (see ocbench view --help)")
+				}
+				k++
+				v = args[k]
+			}
+			d, err := parseTraceDelta(v)
+			if err != nil {
+				return bad("--delta: %v", err)
+			}
+			delta = d
 		case strings.HasPrefix(a, "-") && a != "-":
-			return bad("unknown flag %s (the only flag is -o PAGE; see ocbench view --help)", a)
+			return bad("unknown flag %s (the flags are -o PAGE and --delta SECONDS; see ocbench view --help)", a)
 		case in != "":
 			return bad("one trace at a time (got %s and %s)", in, a)
 		default:
@@ -77,7 +97,7 @@ func runView(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("%s: %v", in, err)
 	}
-	d.Title = filepath.Base(in)
+	d.Title, d.Delta = filepath.Base(in), delta
 	var page bytes.Buffer
 	if err := view.Write(&page, d); err != nil {
 		return bad("%v", err)

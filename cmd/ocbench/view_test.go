@@ -70,3 +70,47 @@ func TestViewCommand(t *testing.T) {
 		t.Errorf("a page was written for a malformed trace")
 	}
 }
+
+// TestViewDelta (issue 41, point 5): the page gives a trace's times in δ,
+// and --delta is δ in seconds (the simulator's default, 1 ms, unless
+// given): the page's data carries it; a bad --delta is refused, one line,
+// status 2, no page.
+func TestViewDelta(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(tr, []byte(`{"t":0,"node":0,"ev":"request"}`+"\n"+`{"t":0,"node":0,"ev":"enter"}`+"\n"+`{"t":0.002,"node":0,"ev":"exit"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "t.html")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string // in the page (status 0) or stderr
+	}{
+		{nil, 0, `"delta":0.001,`},
+		{[]string{"--delta", "0.004"}, 0, `"delta":0.004,`},
+		{[]string{"--delta=2.5e-05"}, 0, `"delta":0.000025,`},
+		{[]string{"--delta", "-1"}, 2, "ocbench: view: --delta: -1 is not in [1e-9, 1000] (seconds)\n"},
+		{[]string{"--delta", "NaN"}, 2, "ocbench: view: --delta: NaN is not in [1e-9, 1000] (seconds)\n"},
+		{[]string{"--delta"}, 2, "ocbench: view: --delta needs the run's δ in seconds (see ocbench view --help)\n"},
+	} {
+		os.Remove(page)
+		var stdout, stderr strings.Builder
+		args := append(append([]string{"view"}, c.args...), tr)
+		if c.code == 2 && len(c.args) == 1 {
+			args = []string{"view", tr, c.args[0]} // --delta last, without its value
+		}
+		code := run(args, &stdout, &stderr)
+		if code != c.code {
+			t.Errorf("%v: status %d, want %d; stderr %q", args, code, c.code, stderr.String())
+			continue
+		}
+		b, err := os.ReadFile(page)
+		switch {
+		case c.code == 2 && (stderr.String() != c.want || err == nil):
+			t.Errorf("%v: stderr %q, page written: %v; want %q and no page", args, stderr.String(), err == nil, c.want)
+		case c.code == 0 && (err != nil || !strings.Contains(string(b), c.want)):
+			t.Errorf("%v: the page (%v) lacks %s", args, err, c.want)
+		}
+	}
+}

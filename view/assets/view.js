@@ -7,6 +7,7 @@
   const KNAME = ["request", "enter", "exit", "send", "recv", "drop", "crash", "recover", "father", "fault", "corrupt", "legitimate", "destroy"];
   const N = D.nodes, nE = D.t.length, nM = D.msgId.length;
   const T = D.t, KIND = D.kind, NODE = D.node, ARG = D.arg;
+  const DELTA = D.delta > 0 ? D.delta : 1e-3; // δ in seconds (view.Data.Delta)
   const isTok = new Uint8Array(D.types.length);
   D.tokenTypes.forEach(function (k) { isTok[k] = 1; });
   // A type's colour is fixed by its name (Go's palette.Message), the same in every page.
@@ -149,12 +150,14 @@
     const maxRow0 = Math.max(0, N - availRows() / V.rowH);
     V.row0 = Math.min(Math.max(0, V.row0), maxRow0);
   }
-  function fmtT(t) {
-    const a = Math.abs(t);
-    if (a === 0) return "0";
-    if (a < 1e-3) return +(t * 1e6).toPrecision(4) + " µs";
-    if (a < 1) return +(t * 1e3).toPrecision(5) + " ms";
-    return +t.toPrecision(6) + " s";
+  // A trace's times are seconds; the page gives them in δ, the unit of
+  // the run's tables (fmtT), and δ's value in seconds.
+  function fmtT(t) { return +(t / DELTA).toPrecision(6) + "δ"; }
+  function fmtSeconds(s) {
+    const a = Math.abs(s);
+    if (a < 1e-3) return +(s * 1e6).toPrecision(4) + " µs";
+    if (a < 1) return +(s * 1e3).toPrecision(5) + " ms";
+    return +s.toPrecision(6) + " s";
   }
   function niceStep(span, px) {
     const raw = span / Math.max(1, px / 90), p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -162,7 +165,7 @@
     return 10 * p;
   }
 
-  const drawn = { messages: 0, crashes: [], recovers: 0, cs: 0, tokenHolds: 0, ms: 0, treeNodes: 0, treeEdges: 0 };
+  const drawn = { messages: 0, crashes: [], recovers: 0, cs: 0, tokenHolds: 0, ms: 0, treeNodes: 0, treeEdges: 0, ticks: [] };
   function resize() {
     dpr = window.devicePixelRatio || 1;
     const r = st.parentElement.getBoundingClientRect();
@@ -179,14 +182,16 @@
     g.clearRect(0, 0, W, H);
     g.fillStyle = "#fff"; g.fillRect(0, 0, W, H);
     const x0 = LEFT, x1 = W - RIGHT;
-    // the time axis
-    const step = niceStep(V.v1 - V.v0, x1 - x0);
+    // the time axis, its ticks at round numbers of δ
+    const step = niceStep((V.v1 - V.v0) / DELTA, x1 - x0) * DELTA;
     g.font = "11px system-ui, sans-serif"; g.fillStyle = "#555"; g.strokeStyle = "#eee"; g.lineWidth = 1;
     g.textAlign = "center";
+    drawn.ticks = [];
     for (let t = Math.ceil(V.v0 / step) * step; t <= V.v1; t += step) {
       const x = xOf(t);
       g.beginPath(); g.moveTo(x, TOP - 4); g.lineTo(x, H); g.stroke();
       g.fillText(fmtT(t), x, 13);
+      drawn.ticks.push(fmtT(t));
     }
     // the node lines
     const rFirst = Math.max(0, Math.floor(V.row0)), rLast = Math.min(N - 1, Math.ceil(V.row0 + availRows() / V.rowH));
@@ -459,7 +464,7 @@
     }
     txt += "regenerated:  " + s.regen + " token(s) so far\n";
     $("state").textContent = txt;
-    $("summary").textContent = N + " nodes · " + nE + " events · " + nM + " messages · " + crashes.length + " crashes · to t=" + fmtT(D.end);
+    $("summary").textContent = N + " nodes · " + nE + " events · " + nM + " messages · " + crashes.length + " crashes · to t=" + fmtT(D.end) + " · δ = " + fmtSeconds(DELTA);
   }
   function legend() {
     const el = $("legend");
