@@ -120,6 +120,12 @@ const shmProgress = 100 * time.Millisecond
 // up over the ranks, the others their minimum. Every rank passes as many.
 // While it waits it calls progress every shmProgress.
 func (s *shmReduce) SumMin(in []int64, nsum int, progress func()) ([]int64, error) {
+	return s.SumMinInto(nil, in, nsum, progress)
+}
+
+// SumMinInto is SumMin with the result appended to dst[:0] (a window's
+// buffer, reused from one window to the next).
+func (s *shmReduce) SumMinInto(dst, in []int64, nsum int, progress func()) ([]int64, error) {
 	if len(in) > s.max || nsum < 0 || nsum > len(in) {
 		return nil, fmt.Errorf("rank: a reduction of %d elements (%d sums), at most %d", len(in), nsum, s.max)
 	}
@@ -157,7 +163,7 @@ func (s *shmReduce) SumMin(in []int64, nsum int, progress func()) ([]int64, erro
 			}
 		}
 	}
-	return append([]int64(nil), s.result[:len(in)]...), nil
+	return append(dst[:0], s.result[:len(in)]...), nil
 }
 
 // shmSpin is the longest a waiting rank polls the generation before it

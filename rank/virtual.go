@@ -229,7 +229,12 @@ type exchange struct {
 	shm    *shmReduce
 	setup  bool    // shm is set up (at the first boundary)
 	sent   []int64 // the frames sent to each rank this window
-	out    []frame // the frames of the window, sent before the reduction
+	// full, res and total are a window's reduction vector (with the
+	// shared page, which copies it), its result and what Swap returns:
+	// buffers reused from one window to the next (the driver reads total
+	// before its next Swap).
+	full, res, total []int64
+	out              []frame // the frames of the window, sent before the reduction
 	// logBytes are the bytes of each run's log from each rank, at the
 	// rank that keeps its mirror.
 	logBytes map[int][][]byte
@@ -247,9 +252,24 @@ func (e *exchange) sumMin(vec []int64, nsum int) ([]int64, error) {
 		e.rk.Bytes += int64(8 * len(vec))
 	}
 	if e.shm != nil {
-		return e.shm.SumMin(vec, nsum, func() { e.comm.Iprobe() })
+		return e.shm.SumMin(vec, nsum, e.iprobe)
 	}
 	return e.comm.SumMin(vec, nsum)
+}
+
+// iprobe makes MPI progress (a rank asleep on the shared page calls it).
+func (e *exchange) iprobe() { e.comm.Iprobe() }
+
+// windowSumMin is sumMin for Swap: through the shared page, into e.res.
+func (e *exchange) windowSumMin(vec []int64, nsum int) ([]int64, error) {
+	if e.shm == nil {
+		return e.sumMin(vec, nsum)
+	}
+	e.rk.Colls++
+	e.rk.Bytes += int64(8 * len(vec))
+	res, err := e.shm.SumMinInto(e.res, vec, nsum, e.iprobe)
+	e.res = res
+	return res, err
 }
 
 // frame adds frame f for rank to to the window's frames.
@@ -302,8 +322,14 @@ func (e *exchange) Swap(out [][]bench.Parcel, vec []int64, nsum int) ([]bench.Pa
 			}
 		}
 	}
-	full := make([]int64, 0, len(vec)+p)
+	full := e.full[:0] // the shared page copies it; MPI and Local may keep it
+	if e.shm == nil {
+		full = make([]int64, 0, len(vec)+p)
+	}
 	full = append(append(append(full, vec[:nsum]...), e.sent...), vec[nsum:]...)
+	if e.shm != nil {
+		e.full = full
+	}
 	t0 := time.Now()
 	// Sent before the reduction, so that they are there when it ends.
 	// (A rank asleep in shmReduce's wait makes MPI progress every
@@ -315,7 +341,7 @@ func (e *exchange) Swap(out [][]bench.Parcel, vec []int64, nsum int) ([]bench.Pa
 	}
 	clear(e.out)
 	e.out = e.out[:0]
-	res, err := e.sumMin(full, nsum+p)
+	res, err := e.windowSumMin(full, nsum+p)
 	clear(e.sent)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rank: the window reduction: %w", err)
@@ -376,7 +402,8 @@ func (e *exchange) Swap(out [][]bench.Parcel, vec []int64, nsum int) ([]bench.Pa
 		}
 		in = append(in, bench.Parcel{Run: run, Log: log})
 	}
-	total := append(res[:nsum:nsum], res[nsum+p:]...)
+	total := append(append(e.total[:0], res[:nsum]...), res[nsum+p:]...)
+	e.total = total
 	e.rk.Collective += time.Since(t0).Seconds()
 	e.rk.Windows++
 	e.rk.done.Store(e.rk.Windows)
