@@ -129,14 +129,9 @@ func (s *fpSet) grow(sh *fpShard, k int) {
 	s.genMu.Unlock()
 	mask := uint64(n - 1)
 	for _, h := range sh.slots {
-		if h == 0 {
-			continue
+		if h != 0 {
+			out[freeSlot(out, mask, h)] = h
 		}
-		i := h & mask
-		for out[i] != 0 {
-			i = (i + 1) & mask
-		}
-		out[i] = h
 	}
 	sh.setSlots(out)
 	s.genMu.Lock()
@@ -266,14 +261,22 @@ func doubled[V any](slots []uint64, vals []V) ([]uint64, []V) {
 		if h == 0 {
 			continue
 		}
-		i := h & mask
-		for out[i] != 0 {
-			i = (i + 1) & mask
-		}
+		i := freeSlot(out, mask, h)
 		out[i] = h
 		if vals != nil {
 			outVals[i] = vals[k]
 		}
 	}
 	return out, outVals
+}
+
+// freeSlot returns the slot where fingerprint h goes in table out (mask
+// its size less one) when h is not in it: the first free one from h's own,
+// by linear probing.
+func freeSlot(out []uint64, mask, h uint64) uint64 {
+	i := h & mask
+	for out[i] != 0 {
+		i = (i + 1) & mask
+	}
+	return i
 }

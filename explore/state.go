@@ -132,17 +132,22 @@ func cmpFlight(a, b flight) int {
 // insertFlight adds f to ms, in canonical order: what appending f and
 // sorting (sortFlights) gives.
 func insertFlight(ms []flight, f flight, fifo bool) []flight {
-	cmp := cmpFlight
 	if fifo {
-		cmp = cmpChannel
+		return insertSorted(ms, f, cmpChannel)
 	}
-	ms = append(ms, f)
-	i := len(ms) - 1
-	for ; i > 0 && cmp(ms[i-1], f) > 0; i-- {
-		ms[i] = ms[i-1]
+	return insertSorted(ms, f, cmpFlight)
+}
+
+// insertSorted adds x to s, sorted by cmp, after the elements cmp finds
+// equal to it: what appending x and sorting stably gives.
+func insertSorted[T any](s []T, x T, cmp func(a, b T) int) []T {
+	s = append(s, x)
+	i := len(s) - 1
+	for ; i > 0 && cmp(s[i-1], x) > 0; i-- {
+		s[i] = s[i-1]
 	}
-	ms[i] = f
-	return ms
+	s[i] = x
+	return s
 }
 
 func boolCmp(a, b bool) int {
@@ -168,15 +173,7 @@ func cmpTimer(a, b timer) int {
 
 // insertTimer adds t to ts, in canonical order (by cmpTimer): what
 // appending t and sorting gives.
-func insertTimer(ts []timer, t timer) []timer {
-	ts = append(ts, t)
-	i := len(ts) - 1
-	for ; i > 0 && cmpTimer(ts[i-1], t) > 0; i-- {
-		ts[i] = ts[i-1]
-	}
-	ts[i] = t
-	return ts
-}
+func insertTimer(ts []timer, t timer) []timer { return insertSorted(ts, t, cmpTimer) }
 
 // appendState appends the canonical encoding of s (sorted) to b: a
 // message or a timer is its number in the explorer's tables (one number

@@ -117,15 +117,10 @@ func setupShmReduce(comm Comm, max int, raw bool) (*shmReduce, error) {
 const shmProgress = 100 * time.Millisecond
 
 // SumMin is Comm.SumMin through the page: the first nsum elements added
-// up over the ranks, the others their minimum. Every rank passes as many.
-// While it waits it calls progress every shmProgress.
-func (s *shmReduce) SumMin(in []int64, nsum int, progress func()) ([]int64, error) {
-	return s.SumMinInto(nil, in, nsum, progress)
-}
-
-// SumMinInto is SumMin with the result appended to dst[:0] (a window's
-// buffer, reused from one window to the next).
-func (s *shmReduce) SumMinInto(dst, in []int64, nsum int, progress func()) ([]int64, error) {
+// up over the ranks, the others their minimum, appended to dst[:0] (a
+// window's buffer, reused from one window to the next). Every rank passes
+// as many. While it waits it calls progress every shmProgress.
+func (s *shmReduce) SumMin(dst, in []int64, nsum int, progress func()) ([]int64, error) {
 	if len(in) > s.max || nsum < 0 || nsum > len(in) {
 		return nil, fmt.Errorf("rank: a reduction of %d elements (%d sums), at most %d", len(in), nsum, s.max)
 	}

@@ -245,32 +245,21 @@ type exchange struct {
 // Processes returns the number of ranks and this rank's.
 func (e *exchange) Processes() (int, int) { return e.comm.Size(), e.comm.Rank() }
 
-// sumMin is Comm.SumMin, through the shared page if there is one.
-func (e *exchange) sumMin(vec []int64, nsum int) ([]int64, error) {
+// sumMin is Comm.SumMin, through the shared page if there is one, which
+// appends its result to dst[:0] (Comm.SumMin's is new).
+func (e *exchange) sumMin(dst, vec []int64, nsum int) ([]int64, error) {
 	e.rk.Colls++
 	if p := e.comm.Size(); p > 1 {
 		e.rk.Bytes += int64(8 * len(vec))
 	}
 	if e.shm != nil {
-		return e.shm.SumMin(vec, nsum, e.iprobe)
+		return e.shm.SumMin(dst, vec, nsum, e.iprobe)
 	}
 	return e.comm.SumMin(vec, nsum)
 }
 
 // iprobe makes MPI progress (a rank asleep on the shared page calls it).
 func (e *exchange) iprobe() { e.comm.Iprobe() }
-
-// windowSumMin is sumMin for Swap: through the shared page, into e.res.
-func (e *exchange) windowSumMin(vec []int64, nsum int) ([]int64, error) {
-	if e.shm == nil {
-		return e.sumMin(vec, nsum)
-	}
-	e.rk.Colls++
-	e.rk.Bytes += int64(8 * len(vec))
-	res, err := e.shm.SumMinInto(e.res, vec, nsum, e.iprobe)
-	e.res = res
-	return res, err
-}
 
 // frame adds frame f for rank to to the window's frames.
 func (e *exchange) frame(to int, f []byte) {
@@ -341,7 +330,8 @@ func (e *exchange) Swap(out [][]bench.Parcel, vec []int64, nsum int) ([]bench.Pa
 	}
 	clear(e.out)
 	e.out = e.out[:0]
-	res, err := e.windowSumMin(full, nsum+p)
+	res, err := e.sumMin(e.res, full, nsum+p)
+	e.res = res
 	clear(e.sent)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rank: the window reduction: %w", err)
@@ -411,7 +401,7 @@ func (e *exchange) Swap(out [][]bench.Parcel, vec []int64, nsum int) ([]bench.Pa
 }
 
 // Reduce is Comm.SumMin (bench.Exchange).
-func (e *exchange) Reduce(vec []int64, nsum int) ([]int64, error) { return e.sumMin(vec, nsum) }
+func (e *exchange) Reduce(vec []int64, nsum int) ([]int64, error) { return e.sumMin(nil, vec, nsum) }
 
 // AllGather is Comm.AllGather (bench.Exchange).
 func (e *exchange) AllGather(b []byte) ([][]byte, error) {

@@ -50,19 +50,10 @@ func runCheckTrace(args []string, stdout, stderr io.Writer) int {
 		case a == "--k-exclusion":
 			opt.KExclusion = true
 		case a == "--delta" || strings.HasPrefix(a, "--delta="):
-			v, given := strings.CutPrefix(a, "--delta=")
-			if !given {
-				if k+1 >= len(args) {
-					return refuse("--delta needs the run's δ in seconds (see ocbench check-trace --help)")
-				}
-				k++
-				v = args[k]
+			var err error
+			if delta, k, err = traceDeltaArg(args, k, "check-trace"); err != nil {
+				return refuse("%v", err)
 			}
-			d, err := parseTraceDelta(v)
-			if err != nil {
-				return refuse("--delta: %v", err)
-			}
-			delta = d
 		case strings.HasPrefix(a, "-"):
 			return refuse("unknown flag %s (the flags are --k-exclusion and --delta SECONDS; see ocbench check-trace --help)", a)
 		default:

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ocbench/ocbench/bench"
 )
@@ -13,6 +15,25 @@ var deltaRange = floatRange{lo: bench.MinDelta, hi: bench.MaxDelta, unit: "secon
 // in seconds, which a trace's times (seconds) are divided by.
 func parseTraceDelta(s string) (float64, error) {
 	return parseFloat(s, deltaRange, true)
+}
+
+// traceDeltaArg reads check-trace's and view's --delta at args[k]
+// ("--delta=V", or "--delta" and V after it; cmd names the subcommand in
+// the error): the δ, and the index of the last argument it took.
+func traceDeltaArg(args []string, k int, cmd string) (float64, int, error) {
+	v, given := strings.CutPrefix(args[k], "--delta=")
+	if !given {
+		if k+1 >= len(args) {
+			return 0, k, fmt.Errorf("--delta needs the run's δ in seconds (see ocbench %s --help)", cmd)
+		}
+		k++
+		v = args[k]
+	}
+	d, err := parseTraceDelta(v)
+	if err != nil {
+		return 0, k, fmt.Errorf("--delta: %w", err)
+	}
+	return d, k, nil
 }
 
 // inDelta writes a virtual time, sec seconds, in δ (delta seconds), the

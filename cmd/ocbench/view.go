@@ -58,19 +58,10 @@ func runView(args []string, stdout, stderr io.Writer) int {
 		case strings.HasPrefix(a, "--output="):
 			out = strings.TrimPrefix(a, "--output=")
 		case a == "--delta" || strings.HasPrefix(a, "--delta="):
-			v, given := strings.CutPrefix(a, "--delta=")
-			if !given {
-				if k+1 >= len(args) {
-					return bad("--delta needs the run's δ in seconds (see ocbench view --help)")
-				}
-				k++
-				v = args[k]
+			var err error
+			if delta, k, err = traceDeltaArg(args, k, "view"); err != nil {
+				return bad("%v", err)
 			}
-			d, err := parseTraceDelta(v)
-			if err != nil {
-				return bad("--delta: %v", err)
-			}
-			delta = d
 		case strings.HasPrefix(a, "-") && a != "-":
 			return bad("unknown flag %s (the flags are -o PAGE and --delta SECONDS; see ocbench view --help)", a)
 		case in != "":
