@@ -11,6 +11,7 @@ import (
 // length of its encoding, the encoding) in chunks that are never copied
 // as the level grows, and where every batch of records begins.
 type level struct {
+	_      [64]byte // one a worker: apart from the others' (written at every state)
 	chunks [][]byte
 	starts []pos    // where records 0, batch, 2·batch, … begin
 	n      int      // records
@@ -18,6 +19,7 @@ type level struct {
 	last   int      // the chunk being filled
 	chunk  int      // the size of a new chunk (0: chunkSize)
 	maps   [][]byte // the mappings of chunks from bigAlloc, for release
+	_      [64]byte
 }
 
 type pos struct{ chunk, off int }

@@ -218,6 +218,7 @@ type Step struct {
 
 // Explorer explores one configuration.
 type Explorer struct {
+	_       [64]byte // a worker's clone apart from the others' (written at every state)
 	cfg     Config
 	alg     proto.Algorithm
 	nc      *nodeCodec
@@ -252,6 +253,7 @@ type Explorer struct {
 	// roundEvent is the index of a self-stabilizing algorithm's round
 	// event (kofl: Root's START, a traversal) in Output.Events, or −1.
 	roundEvent int
+	_          [64]byte
 }
 
 // New checks cfg (Validate) and returns its explorer.

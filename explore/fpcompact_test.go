@@ -168,7 +168,10 @@ func (s *compactSet) prefetch(h uint64) {
 	prefetch(unsafe.Pointer(&b[8])) // a bucket is two cache lines
 }
 
-func (s *compactSet) add(h uint64, _ []byte) bool {
+// compactSet is a visited set: one that search.go could take instead of fpSet.
+var _ visited = (*compactSet)(nil)
+
+func (s *compactSet) add(_ int, h uint64, _ []byte) bool {
 	sh := &s.shards[h>>compactXBits]
 	x := h & (1<<compactXBits - 1)
 	sh.mu.Lock()
@@ -250,13 +253,13 @@ func TestCompactSet(t *testing.T) {
 		want := map[uint64]bool{}
 		for range 100_000 {
 			h := gen()
-			if got := s.add(h, nil); got != !want[h] {
+			if got := s.add(0, h, nil); got != !want[h] {
 				t.Fatalf("generator %d: add(%#x) = %v after %d values", g, h, got, len(want))
 			}
 			want[h] = true
 		}
 		for h := range want {
-			if s.add(h, nil) {
+			if s.add(0, h, nil) {
 				t.Fatalf("generator %d: %#x was lost", g, h)
 			}
 		}
@@ -274,7 +277,7 @@ func TestCompactSetBytes(t *testing.T) {
 	n := 0
 	for _, checkpoint := range []int{1_000_000, 1_500_000, 2_000_000, 3_000_000} {
 		for n < checkpoint {
-			if s.add(rng.Uint64(), nil) {
+			if s.add(0, rng.Uint64(), nil) {
 				n++
 			}
 		}
@@ -294,6 +297,6 @@ func BenchmarkCompactSet(b *testing.B) {
 	s := newCompactSet()
 	b.ResetTimer()
 	for k := range b.N {
-		s.add(hs[k&(1<<21-1)], nil)
+		s.add(0, hs[k&(1<<21-1)], nil)
 	}
 }

@@ -16,11 +16,13 @@ import (
 // rebuilt from these records, level by level backwards, and replayed
 // (trail). A record takes 20 bytes of disk and none of memory.
 type pathLog struct {
+	_    [64]byte // one a worker: apart from the others' (written at every state)
 	f    *os.File
 	buf  []byte  // records not yet written
 	err  error   // the first write's error
 	ends []int64 // the log's size at the end of each level
 	size int64
+	_    [64]byte
 }
 
 const logRecord = 20

@@ -49,6 +49,8 @@ func (f *found) better(g *found) bool {
 
 // worker is one goroutine's part of a parallel search.
 type worker struct {
+	_           [64]byte  // one a worker: apart from the others' (written at every state)
+	id          int       // its index, for the visited set
 	e           *Explorer // its own buffers and step cache
 	log         *pathLog
 	next        *level
@@ -75,6 +77,7 @@ type worker struct {
 	hits     []uint64
 	deferred []deferred
 	hitArena []uint64 // the deferred states' hits
+	_        [64]byte
 }
 
 // clone returns an explorer for another worker: the configuration, the
@@ -99,7 +102,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 	if e.cfg.Exact {
 		seen = newExactSet()
 	} else {
-		seen = newFPSet()
+		seen = newFPSet(nw)
 	}
 	defer seen.release()
 	e.cacheMax = max(maxCache/nw, 1<<12)
@@ -116,7 +119,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 			}
 			return nil, err
 		}
-		ws[k] = &worker{e: ex, log: l, next: &level{}}
+		ws[k] = &worker{id: k, e: ex, log: l, next: &level{}}
 	}
 	defer func() {
 		for _, w := range ws {
@@ -152,7 +155,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 		e.legitimate(s)
 		e.buf = appendState(e.buf[:0], s)
 		h := hash64(e.buf)
-		if !seen.add(h, e.buf) {
+		if !seen.add(0, h, e.buf) {
 			continue
 		}
 		states++
@@ -449,7 +452,7 @@ type pending struct {
 // checks and keeps it; it reports whether a limit stops the search.
 func (w *worker) settle(q *pending, seen visited, t *tally) bool {
 	q.ok = false
-	if !seen.add(q.h, q.buf) {
+	if !seen.add(w.id, q.h, q.buf) {
 		if q.track {
 			w.hits = append(w.hits, q.h)
 		}
