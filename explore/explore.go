@@ -59,6 +59,11 @@ type Config struct {
 	// MaxBytes stops it when the states waiting to be expanded take more.
 	MaxStates int64
 	MaxBytes  int64
+	// MinDiskFree stops it when the file system of its temporary files
+	// (os.TempDir: the path logs, 20 bytes a state, and the BFS levels
+	// spilled) has less free: 0 is 1 GiB, or a quarter of a file system
+	// smaller than 4 GiB; negative, no check.
+	MinDiskFree int64
 	// Initial, if not nil, returns the initial configurations to explore
 	// from (a self-stabilizing algorithm's arbitrary ones); nil: the
 	// algorithm's own.

@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,7 @@ type worker struct {
 	terminal    int64
 	found       *found
 	err         error // an error that is no step's: the search fails
+	flushes     int64 // its flushes to the tally, for checkDisk
 	// pendStates are the new states not yet in the tally; counted the
 	// bytes of next that are.
 	pendStates int64
@@ -504,6 +506,31 @@ type tally struct {
 	limit     string
 }
 
+// diskEvery is how many of a worker's flushes go between two looks at
+// the free disk (the first flush looks).
+const diskEvery = 64
+
+// checkDisk stops the search if the file system of its temporary files
+// has less free than Config.MinDiskFree says.
+func (t *tally) checkDisk() {
+	if t.cfg.MinDiskFree < 0 {
+		return
+	}
+	dir := os.TempDir()
+	free, size, ok := diskFree(dir)
+	if !ok {
+		return
+	}
+	least := t.cfg.MinDiskFree
+	if least == 0 {
+		least = min(1<<30, size/4)
+	}
+	if free < least {
+		t.setLimit(fmt.Sprintf("the disk of its temporary files (%s: the path logs and the BFS levels spilled; TMPDIR chooses it) has less than %s free",
+			dir, memsize.Format(float64(least))))
+	}
+}
+
 func (t *tally) setLimit(why string) {
 	t.limitOnce.Do(func() { t.limit = why })
 	t.stop.Store(true)
@@ -515,6 +542,9 @@ func (w *worker) flush(t *tally) bool {
 	n := t.states.Add(w.pendStates)
 	b := t.frontier.Add(w.next.size - w.counted)
 	w.pendStates, w.counted = 0, w.next.size
+	if w.flushes++; w.flushes%diskEvery == 1 {
+		t.checkDisk()
+	}
 	switch {
 	case n >= t.cfg.MaxStates:
 		t.setLimit(fmt.Sprintf("the state limit (%d states) was reached", t.cfg.MaxStates))

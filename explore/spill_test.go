@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +42,27 @@ func TestSpill(t *testing.T) {
 			default:
 				t.Logf("%s, %d worker(s): %d states, largest level %d B, %d B spilled", c.name, w, res.States, res.PeakFrontier, res.SpilledBytes)
 			}
+		}
+	}
+}
+
+// TestDiskGuard: a search stops, INCOMPLETE and saying why, when the file
+// system of its temporary files has less free than Config.MinDiskFree (a
+// figure no disk has here), and runs to its end when the check is off.
+func TestDiskGuard(t *testing.T) {
+	if _, _, ok := diskFree(os.TempDir()); !ok {
+		t.Skip("this system does not tell the free disk")
+	}
+	for _, w := range []int{1, 2} {
+		cfg := Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1, Workers: w, MaxStates: 1 << 20}
+		cfg.MinDiskFree = 1 << 62
+		res := explored(t, cfg)
+		if !strings.Contains(res.Limit, "the disk of its temporary files") {
+			t.Errorf("%d worker(s), MinDiskFree 2^62: limit %q, want the disk's", w, res.Limit)
+		}
+		cfg.MinDiskFree = -1
+		if res := explored(t, cfg); res.Limit != "" {
+			t.Errorf("%d worker(s), no disk check: limit %q", w, res.Limit)
 		}
 	}
 }

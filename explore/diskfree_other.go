@@ -1,0 +1,6 @@
+//go:build !linux
+
+package explore
+
+// diskFree cannot tell here: the search's disk is not watched.
+func diskFree(string) (free, size int64, ok bool) { return 0, 0, false }
