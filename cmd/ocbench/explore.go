@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -358,9 +359,13 @@ func checkExploreOutputs(jobs []exploreJob, o *exploreOptions) error {
 
 func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) int {
 	if !o.quiet {
+		last := time.Now()
 		j.cfg.Progress = func(depth int, states int64) {
-			if depth%10 == 9 {
+			// Every 10th level, and a level that ends 10 s or more after
+			// the last line (deep levels take minutes).
+			if depth%10 == 9 || time.Since(last) >= 10*time.Second {
 				fmt.Fprintf(stderr, "  %s: depth %d, %d states\n", j.name, depth+1, states)
+				last = time.Now()
 			}
 		}
 		j.cfg.StabProgress = func(states int64) {
