@@ -209,13 +209,19 @@ func (s *shmReduce) poll(g uint32) bool {
 	if s.spin <= 0 {
 		return false
 	}
-	start := time.Now()
+	// The clock is read from the 256th look on, every 64th: most waits
+	// end sooner, and a read of the clock (tens of nanoseconds on a
+	// virtual machine) would delay seeing the generation move.
+	var start time.Time
 	for k := 1; ; k++ {
 		if atomic.LoadUint32(s.gen) != g {
 			s.spin = min(2*s.spin, s.spinMax)
 			return true
 		}
-		if k%64 == 0 && time.Since(start) > s.spin {
+		if k == 256 {
+			start = time.Now()
+		}
+		if k > 256 && k%64 == 0 && time.Since(start) > s.spin {
 			s.spin /= 2
 			if s.spin < time.Microsecond {
 				s.spin = time.Microsecond
