@@ -69,7 +69,8 @@ type fpSet struct {
 
 // fpWorker is one worker's part of an fpSet: busy while it inserts, and
 // per shard what it added and how much it may add before the shard is
-// looked at again. Only its worker writes it, but with the set stopped.
+// looked at again. Its worker writes it; the worker that grows a table
+// writes every worker's limits, with the set stopped.
 type fpWorker struct {
 	busy  atomic.Uint32
 	_     [60]byte
