@@ -67,7 +67,8 @@ func TestIncrementalAgrees(t *testing.T) {
 		specs = append(specs, spec{algo: name, crashes: 20, load: workload.Poisson}, spec{algo: name, crashes: 20, load: workload.Saturated},
 			spec{algo: name, crashes: 20, load: workload.Saturated, late: 0.05})
 	}
-	for _, name := range []string{"opencube", "naimi-trehel-ft", "mishra-srimani", "nishio", "suzuki-kasami", "suzuki-kasami-bounded", "ricart-agrawala-token", "naimi-trehel", "raymond", "raymond-lift", "topology-hypercube"} {
+	for _, name := range []string{"opencube", "naimi-trehel-ft", "mishra-srimani", "nishio", "suzuki-kasami", "suzuki-kasami-bounded", "ricart-agrawala-token", "naimi-trehel", "raymond", "raymond-lift", "topology-hypercube",
+		"helary-plouzeau-raynal", "helary-plouzeau-raynal-line", "helary-plouzeau-raynal-ring", "helary-plouzeau-raynal-tree"} {
 		specs = append(specs, spec{algo: name, load: workload.Poisson}, spec{algo: name, load: workload.Sequential},
 			spec{algo: name, load: workload.Saturated, late: 0.05})
 	}
@@ -97,7 +98,7 @@ func TestIncrementalAgrees(t *testing.T) {
 			t.Errorf("%s: %d steps decided alone, fewer than the %d read whole", name, k.decided, k.full)
 		}
 	}
-	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation"} {
+	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation", "links"} {
 		if tallies[name] == nil || tallies[name].decided == 0 {
 			t.Errorf("%s: no step decided incrementally", name)
 		}
@@ -136,6 +137,7 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 		{"opencube", 0}, {"opencube", 10}, {"naimi-trehel-ft", 0}, {"naimi-trehel-ft", 10},
 		{"mishra-srimani", 0}, {"mishra-srimani", 10}, {"nishio", 0}, {"nishio", 10},
 		{"suzuki-kasami", 0}, {"suzuki-kasami-bounded", 0}, {"naimi-trehel", 0}, {"raymond", 0},
+		{"helary-plouzeau-raynal", 0}, {"helary-plouzeau-raynal-ring", 0},
 	}
 	for _, c := range cases {
 		for seed := range uint64(seeds) {
@@ -162,7 +164,7 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 		t.Error(m)
 	}
 	t.Logf("violations found by both: %v", caught)
-	for _, name := range []string{"a_tree", "properties 1-3", "nt_pointers", "held token", "token state"} {
+	for _, name := range []string{"a_tree", "properties 1-3", "nt_pointers", "held token", "token state", "links"} {
 		if caught[name] == 0 {
 			t.Errorf("%s: no broken copy found (the test breaks nothing it checks)", name)
 		}
