@@ -68,7 +68,7 @@ func TestIncrementalAgrees(t *testing.T) {
 			spec{algo: name, crashes: 20, load: workload.Saturated, late: 0.05})
 	}
 	for _, name := range []string{"opencube", "naimi-trehel-ft", "mishra-srimani", "nishio", "suzuki-kasami", "suzuki-kasami-bounded", "ricart-agrawala-token", "naimi-trehel", "raymond", "raymond-lift", "topology-hypercube",
-		"helary-plouzeau-raynal", "helary-plouzeau-raynal-line", "helary-plouzeau-raynal-ring", "helary-plouzeau-raynal-tree"} {
+		"helary-plouzeau-raynal", "helary-plouzeau-raynal-line", "helary-plouzeau-raynal-ring", "helary-plouzeau-raynal-tree", "raynal"} {
 		specs = append(specs, spec{algo: name, load: workload.Poisson}, spec{algo: name, load: workload.Sequential},
 			spec{algo: name, load: workload.Saturated, late: 0.05})
 	}
@@ -98,7 +98,7 @@ func TestIncrementalAgrees(t *testing.T) {
 			t.Errorf("%s: %d steps decided alone, fewer than the %d read whole", name, k.decided, k.full)
 		}
 	}
-	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation", "links"} {
+	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation", "links", "seen_not_ahead"} {
 		if tallies[name] == nil || tallies[name].decided == 0 {
 			t.Errorf("%s: no step decided incrementally", name)
 		}
