@@ -137,7 +137,7 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 		{"opencube", 0}, {"opencube", 10}, {"naimi-trehel-ft", 0}, {"naimi-trehel-ft", 10},
 		{"mishra-srimani", 0}, {"mishra-srimani", 10}, {"nishio", 0}, {"nishio", 10},
 		{"suzuki-kasami", 0}, {"suzuki-kasami-bounded", 0}, {"naimi-trehel", 0}, {"raymond", 0},
-		{"helary-plouzeau-raynal", 0}, {"helary-plouzeau-raynal-ring", 0},
+		{"helary-plouzeau-raynal", 0}, {"helary-plouzeau-raynal-ring", 0}, {"ricart-agrawala-token", 0},
 	}
 	for _, c := range cases {
 		for seed := range uint64(seeds) {
