@@ -68,7 +68,8 @@ func TestIncrementalAgrees(t *testing.T) {
 			spec{algo: name, crashes: 20, load: workload.Saturated, late: 0.05})
 	}
 	for _, name := range []string{"opencube", "naimi-trehel-ft", "mishra-srimani", "nishio", "suzuki-kasami", "suzuki-kasami-bounded", "ricart-agrawala-token", "naimi-trehel", "raymond", "raymond-lift", "topology-hypercube",
-		"helary-plouzeau-raynal", "helary-plouzeau-raynal-line", "helary-plouzeau-raynal-ring", "helary-plouzeau-raynal-tree", "raynal"} {
+		"helary-plouzeau-raynal", "helary-plouzeau-raynal-line", "helary-plouzeau-raynal-ring", "helary-plouzeau-raynal-tree", "raynal",
+		"carvalho-roucairol", "singhal"} {
 		specs = append(specs, spec{algo: name, load: workload.Poisson}, spec{algo: name, load: workload.Sequential},
 			spec{algo: name, load: workload.Saturated, late: 0.05})
 	}
@@ -98,7 +99,8 @@ func TestIncrementalAgrees(t *testing.T) {
 			t.Errorf("%s: %d steps decided alone, fewer than the %d read whole", name, k.decided, k.full)
 		}
 	}
-	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation", "links", "seen_not_ahead"} {
+	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation", "links", "seen_not_ahead",
+		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase"} {
 		if tallies[name] == nil || tallies[name].decided == 0 {
 			t.Errorf("%s: no step decided incrementally", name)
 		}
@@ -138,6 +140,7 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 		{"mishra-srimani", 0}, {"mishra-srimani", 10}, {"nishio", 0}, {"nishio", 10},
 		{"suzuki-kasami", 0}, {"suzuki-kasami-bounded", 0}, {"naimi-trehel", 0}, {"raymond", 0},
 		{"helary-plouzeau-raynal", 0}, {"helary-plouzeau-raynal-ring", 0}, {"ricart-agrawala-token", 0},
+		{"carvalho-roucairol", 0}, {"singhal", 0},
 	}
 	for _, c := range cases {
 		for seed := range uint64(seeds) {
@@ -164,7 +167,8 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 		t.Error(m)
 	}
 	t.Logf("violations found by both: %v", caught)
-	for _, name := range []string{"a_tree", "properties 1-3", "nt_pointers", "held token", "token state", "links"} {
+	for _, name := range []string{"a_tree", "properties 1-3", "nt_pointers", "held token", "token state", "links",
+		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase"} {
 		if caught[name] == 0 {
 			t.Errorf("%s: no broken copy found (the test breaks nothing it checks)", name)
 		}

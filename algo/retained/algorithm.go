@@ -3,6 +3,7 @@ package retained
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/incr"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -87,12 +88,15 @@ func (a Algorithm) Invariants(crashes bool) []proto.Invariant {
 	if crashes {
 		return nil
 	}
-	count := proto.Invariant{Name: "at-most-one-permission-per-pair", When: proto.EveryStep, Check: PermissionCount}
+	count := proto.Invariant{Name: "at-most-one-permission-per-pair", When: proto.EveryStep, Check: PermissionCount,
+		Incremental: func() proto.Incremental { return &permCount{exact: false} }}
 	if a.staircase {
-		count = proto.Invariant{Name: "staircase", When: proto.EveryStep, Check: Staircase}
+		count = proto.Invariant{Name: "staircase", When: proto.EveryStep, Check: Staircase,
+			Incremental: func() proto.Incremental { return &permCount{exact: true} }}
 	}
 	return []proto.Invariant{
-		{Name: "cs-holds-every-permission", When: proto.EveryStep, Check: CSHoldsEveryPermission},
+		{Name: "cs-holds-every-permission", When: proto.EveryStep, Check: CSHoldsEveryPermission,
+			Incremental: func() proto.Incremental { return &csHolds{} }},
 		count,
 		{Name: "missing-permissions-deferred", When: proto.Quiet, Check: MissingDeferred},
 	}
@@ -169,6 +173,131 @@ func permissions(s proto.System) (total, pairs int) {
 		}
 	})
 	return total, len(ns) * (len(ns) - 1) / 2
+}
+
+// permCount is PermissionCount (exact false) or Staircase (exact true)
+// step by step: the count of permissions changes only by the stepping
+// node's own and the replies its step received and sent, O(1 + messages
+// sent) a step, where the whole count reads every message in flight.
+type permCount struct {
+	exact bool
+	held  []int // each node's permissions held, as last counted
+	total int
+}
+
+// Full implements proto.Incremental.
+func (c *permCount) Full(s proto.System) error {
+	c.held = c.held[:0]
+	for _, p := range s.Nodes() {
+		c.held = append(c.held, p.(*Node).held)
+	}
+	c.total, _ = permissions(s)
+	if c.exact {
+		return Staircase(s)
+	}
+	return PermissionCount(s)
+}
+
+// Step implements proto.Incremental.
+func (c *permCount) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
+	ps := s.Nodes()
+	h := ps[id].(*Node).held
+	c.total += h - c.held[id]
+	c.held[id] = h
+	if in != nil && in.Type == Reply {
+		c.total--
+	}
+	for i := range out {
+		if out[i].Type == Reply {
+			c.total++
+		}
+	}
+	pairs := len(ps) * (len(ps) - 1) / 2
+	if c.total > pairs || c.exact && c.total != pairs {
+		return incr.ErrBroken
+	}
+	return nil
+}
+
+// csHolds is CSHoldsEveryPermission step by step. It keeps the node in the
+// critical section and, per node, the replies in flight to or from it. A
+// node that enters is checked against every other node (O(N), once a
+// critical section); after any other step, the stepping node alone is read:
+// whether it is the one in the critical section, or holds its permission.
+type csHolds struct {
+	cs    proto.NodeID // the node in the critical section, proto.Nil, or manyInCS
+	repl  []int        // replies in flight to or from each node
+	nodes int
+}
+
+// manyInCS is csHolds.cs when more than one node is in the critical
+// section: every step is then read whole.
+const manyInCS = proto.Nil - 1
+
+// Full implements proto.Incremental.
+func (c *csHolds) Full(s proto.System) error {
+	ps := s.Nodes()
+	c.nodes, c.cs = len(ps), proto.Nil
+	c.repl = append(c.repl[:0], make([]int, len(ps))...)
+	for i, p := range ps {
+		if p.(*Node).inCS {
+			if c.cs != proto.Nil {
+				c.cs = manyInCS
+				break
+			}
+			c.cs = proto.NodeID(i)
+		}
+	}
+	s.ForEachInFlight(func(m *proto.Message) {
+		if m.Type == Reply {
+			c.repl[m.From]++
+			c.repl[m.To]++
+		}
+	})
+	return CSHoldsEveryPermission(s)
+}
+
+// Step implements proto.Incremental.
+func (c *csHolds) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
+	if c.cs == manyInCS {
+		return proto.ErrFull
+	}
+	if in != nil && in.Type == Reply {
+		c.repl[in.From]--
+		c.repl[in.To]--
+	}
+	for i := range out {
+		if out[i].Type == Reply {
+			c.repl[out[i].From]++
+			c.repl[out[i].To]++
+		}
+	}
+	ps := s.Nodes()
+	x := ps[id].(*Node)
+	switch {
+	case x.inCS && c.cs != proto.Nil && c.cs != id:
+		return proto.ErrFull // two in the critical section
+	case x.inCS:
+		entered := c.cs != id
+		c.cs = id
+		if x.requesting || x.held != c.nodes-1 || c.repl[id] != 0 {
+			return incr.ErrBroken
+		}
+		if entered {
+			for j, p := range ps {
+				if proto.NodeID(j) != id && p.(*Node).Holds(id) {
+					return incr.ErrBroken
+				}
+			}
+		}
+	case c.cs == id:
+		c.cs = proto.Nil // it left
+	case c.cs != proto.Nil:
+		if x.Holds(c.cs) || c.repl[c.cs] != 0 {
+			return incr.ErrBroken
+		}
+	}
+	return nil
 }
 
 // MissingDeferred checks, when no message is in flight, that every
