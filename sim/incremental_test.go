@@ -69,7 +69,7 @@ func TestIncrementalAgrees(t *testing.T) {
 	}
 	for _, name := range []string{"opencube", "naimi-trehel-ft", "mishra-srimani", "nishio", "suzuki-kasami", "suzuki-kasami-bounded", "ricart-agrawala-token", "naimi-trehel", "raymond", "raymond-lift", "topology-hypercube",
 		"helary-plouzeau-raynal", "helary-plouzeau-raynal-line", "helary-plouzeau-raynal-ring", "helary-plouzeau-raynal-tree", "raynal",
-		"carvalho-roucairol", "singhal"} {
+		"carvalho-roucairol", "singhal", "singhal-token"} {
 		specs = append(specs, spec{algo: name, load: workload.Poisson}, spec{algo: name, load: workload.Sequential},
 			spec{algo: name, load: workload.Saturated, late: 0.05})
 	}
@@ -100,7 +100,7 @@ func TestIncrementalAgrees(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation", "links", "seen_not_ahead",
-		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase"} {
+		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase", "token_goes_to_requester", "token_vectors"} {
 		if tallies[name] == nil || tallies[name].decided == 0 {
 			t.Errorf("%s: no step decided incrementally", name)
 		}
@@ -140,7 +140,7 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 		{"mishra-srimani", 0}, {"mishra-srimani", 10}, {"nishio", 0}, {"nishio", 10},
 		{"suzuki-kasami", 0}, {"suzuki-kasami-bounded", 0}, {"naimi-trehel", 0}, {"raymond", 0},
 		{"helary-plouzeau-raynal", 0}, {"helary-plouzeau-raynal-ring", 0}, {"ricart-agrawala-token", 0},
-		{"carvalho-roucairol", 0}, {"singhal", 0},
+		{"carvalho-roucairol", 0}, {"singhal", 0}, {"singhal-token", 0},
 	}
 	for _, c := range cases {
 		for seed := range uint64(seeds) {
@@ -168,7 +168,7 @@ func TestIncrementalBrokenCopies(t *testing.T) {
 	}
 	t.Logf("violations found by both: %v", caught)
 	for _, name := range []string{"a_tree", "properties 1-3", "nt_pointers", "held token", "token state", "links",
-		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase"} {
+		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase", "token_vectors"} {
 		if caught[name] == 0 {
 			t.Errorf("%s: no broken copy found (the test breaks nothing it checks)", name)
 		}

@@ -12,8 +12,10 @@ import (
 // has no failure protocol).
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	return proto.WithoutCrashes(crashes,
-		proto.Invariant{Name: "token_goes_to_requester", When: proto.EveryStep, Check: TokenGoesToRequester},
-		proto.Invariant{Name: "token_vectors", When: proto.EveryStep, Check: TokenVectors})
+		proto.Invariant{Name: "token_goes_to_requester", When: proto.EveryStep, Check: TokenGoesToRequester,
+			Incremental: func() proto.Incremental { return &goesTo{} }},
+		proto.Invariant{Name: "token_vectors", When: proto.EveryStep, Check: TokenVectors,
+			Incremental: func() proto.Incremental { return &vectors{} }})
 }
 
 func nodesOf(s proto.System) []*Node { return nodecast.All[*Node](s) }
@@ -25,19 +27,22 @@ func TokenGoesToRequester(s proto.System) error {
 	nodes := nodesOf(s)
 	var err error
 	s.ForEachInFlight(func(m *proto.Message) {
-		if err != nil || m.Type != Token {
-			return
-		}
-		to := nodes[m.To]
-		if to.sv[to.id] != R || to.tok != nil {
-			err = fmt.Errorf("token in flight %d→%d to a node in state %s (holding: %v)", m.From, m.To, to.sv[to.id], to.tok != nil)
-			return
-		}
-		if st, sn, _ := unpack(m.Payload[m.To]); st != R || sn != to.sn[to.id] {
-			err = fmt.Errorf("token in flight to %d records its request as %s/%d; its own SN is %d", m.To, st, sn, to.sn[to.id])
+		if err == nil && m.Type == Token {
+			err = goesToAt(nodes[m.To], m)
 		}
 	})
 	return err
+}
+
+// goesToAt is TokenGoesToRequester for the token m in flight to node to.
+func goesToAt(to *Node, m *proto.Message) error {
+	if to.sv[to.id] != R || to.tok != nil {
+		return fmt.Errorf("token in flight %d→%d to a node in state %s (holding: %v)", m.From, m.To, to.sv[to.id], to.tok != nil)
+	}
+	if st, sn, _ := unpack(m.Payload[m.To]); st != R || sn != to.sn[to.id] {
+		return fmt.Errorf("token in flight to %d records its request as %s/%d; its own SN is %d", m.To, st, sn, to.sn[to.id])
+	}
+	return nil
 }
 
 // TokenVectors checks the token's vectors against the nodes, wherever the
@@ -51,12 +56,8 @@ func TokenVectors(s proto.System) error {
 	for _, nd := range nodes {
 		if nd.Up() && nd.tok != nil {
 			tok = nd.tok
-			if nd.sv[nd.id] == H {
-				for j, st := range nd.sv {
-					if proto.NodeID(j) != nd.id && st != N {
-						return fmt.Errorf("node %d holds the idle token but believes node %d is in state %s", nd.id, j, st)
-					}
-				}
+			if err := idleHolderAt(nd); err != nil {
+				return err
 			}
 		}
 	}
@@ -68,17 +69,160 @@ func TokenVectors(s proto.System) error {
 	if tok == nil {
 		return nil // the runtime checks that exactly one token exists
 	}
-	for j, w := range tok {
-		st, sn, _ := unpack(w)
-		nd := nodes[j]
-		own := nd.sn[j]
-		switch {
-		case sn > own:
-			return fmt.Errorf("the token has TSN[%d] = %d, above node %d's own SN %d", j, sn, j, own)
-		case st != R && st != N:
-			return fmt.Errorf("the token has TSV[%d] = %s", j, st)
-		case st == R && (sn != own || (nd.sv[j] != R && nd.sv[j] != E)):
-			return fmt.Errorf("the token has TSV[%d] = R for request %d, but node %d is in state %s with SN %d", j, sn, j, nd.sv[j], own)
+	for j := range tok {
+		if err := entryAt(tok, nodes[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entryAt is TokenVectors for node nd's entry of the token's vector tok.
+func entryAt(tok []int64, nd *Node) error {
+	j := nd.id
+	st, sn, _ := unpack(tok[j])
+	own := nd.sn[j]
+	switch {
+	case sn > own:
+		return fmt.Errorf("the token has TSN[%d] = %d, above node %d's own SN %d", j, sn, j, own)
+	case st != R && st != N:
+		return fmt.Errorf("the token has TSV[%d] = %s", j, st)
+	case st == R && (sn != own || (nd.sv[j] != R && nd.sv[j] != E)):
+		return fmt.Errorf("the token has TSV[%d] = R for request %d, but node %d is in state %s with SN %d", j, sn, j, nd.sv[j], own)
+	}
+	return nil
+}
+
+// idleHolderAt is TokenVectors for the holder nd of the token: holding it
+// idle, it believes no other node is in a state other than N.
+func idleHolderAt(nd *Node) error {
+	if nd.sv[nd.id] != H {
+		return nil
+	}
+	for j, st := range nd.sv {
+		if proto.NodeID(j) != nd.id && st != N {
+			return fmt.Errorf("node %d holds the idle token but believes node %d is in state %s", nd.id, j, st)
+		}
+	}
+	return nil
+}
+
+// tokenAt follows the one token, held or in flight, from step to step, for
+// the incremental checkers: known is false when it cannot tell (no token,
+// or more than one), and the checker then reads the whole system.
+type tokenAt struct {
+	known  bool
+	holder proto.NodeID  // the node that holds it, if not flying
+	flying bool          // in flight: msg
+	msg    proto.Message // its payload is never changed once sent
+}
+
+// full finds the token in the whole system.
+func (t *tokenAt) full(s proto.System) {
+	k := 0
+	t.holder, t.flying = proto.Nil, false
+	for i, p := range s.Nodes() {
+		if nd := p.(*Node); nd.Up() && nd.tok != nil {
+			t.holder = proto.NodeID(i)
+			k++
+		}
+	}
+	s.ForEachInFlight(func(m *proto.Message) {
+		if m.Type == Token {
+			t.msg, t.flying = *m, true
+			k++
+		}
+	})
+	t.known = k == 1
+}
+
+// step follows the token through a step of node id (it received in and
+// sent out), and reports whether the token moved or its holder stepped:
+// then the token's vector may have changed.
+func (t *tokenAt) step(ps []proto.Node, id proto.NodeID, in *proto.Message, out []proto.Message) bool {
+	moved := in != nil && in.Type == Token
+	if moved {
+		t.flying = false
+	}
+	for i := range out {
+		if out[i].Type == Token {
+			t.known = t.known && !t.flying
+			t.msg, t.flying, t.holder, moved = out[i], true, proto.Nil, true
+		}
+	}
+	switch nd := ps[id].(*Node); {
+	case nd.tok != nil:
+		t.known = t.known && !t.flying && (t.holder == proto.Nil || t.holder == id)
+		t.holder, moved = id, true
+	case t.holder == id:
+		t.holder, moved = proto.Nil, true
+	}
+	if !t.flying && t.holder == proto.Nil {
+		t.known = false // the token is nowhere
+	}
+	return moved
+}
+
+// goesTo is TokenGoesToRequester step by step: the token in flight is
+// checked when it is sent and whenever the node it goes to steps (what
+// else the check reads does not change), O(1) a step where the whole
+// check reads every message in flight.
+type goesTo struct{ at tokenAt }
+
+// Full implements proto.Incremental.
+func (c *goesTo) Full(s proto.System) error {
+	c.at.full(s)
+	return TokenGoesToRequester(s)
+}
+
+// Step implements proto.Incremental.
+func (c *goesTo) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
+	ps := s.Nodes()
+	moved := c.at.step(ps, id, in, out)
+	switch {
+	case !c.at.known:
+		return proto.ErrFull
+	case c.at.flying && (moved || id == c.at.msg.To):
+		return goesToAt(ps[c.at.msg.To].(*Node), &c.at.msg)
+	}
+	return nil
+}
+
+// vectors is TokenVectors step by step: after a step that moved the token
+// or of its holder, the whole vector is checked (O(N)); after another
+// step, the stepping node's entry alone (O(1)), where the whole check
+// reads every message in flight.
+type vectors struct{ at tokenAt }
+
+// Full implements proto.Incremental.
+func (c *vectors) Full(s proto.System) error {
+	c.at.full(s)
+	return TokenVectors(s)
+}
+
+// Step implements proto.Incremental.
+func (c *vectors) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
+	ps := s.Nodes()
+	moved := c.at.step(ps, id, in, out)
+	if !c.at.known {
+		return proto.ErrFull
+	}
+	tok := c.at.msg.Payload
+	if !c.at.flying {
+		h := ps[c.at.holder].(*Node)
+		tok = h.tok
+		if moved || id == c.at.holder {
+			if err := idleHolderAt(h); err != nil {
+				return err
+			}
+		}
+	}
+	if !moved && id != c.at.holder {
+		return entryAt(tok, ps[id].(*Node))
+	}
+	for _, p := range ps {
+		if err := entryAt(tok, p.(*Node)); err != nil {
+			return err
 		}
 	}
 	return nil
