@@ -100,7 +100,7 @@ func TestIncrementalAgrees(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"a_tree", "properties 1-3", "idle roots", "nt_pointers", "nt_no_regeneration", "held token", "token state", "token generation", "links", "seen_not_ahead",
-		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase", "token_goes_to_requester", "token_vectors"} {
+		"cs-holds-every-permission", "at-most-one-permission-per-pair", "staircase", "token_goes_to_requester", "token_vectors", "permission"} {
 		if tallies[name] == nil || tallies[name].decided == 0 {
 			t.Errorf("%s: no step decided incrementally", name)
 		}

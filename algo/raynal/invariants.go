@@ -3,6 +3,7 @@ package raynal
 import (
 	"fmt"
 
+	"github.com/ocbench/ocbench/internal/incr"
 	"github.com/ocbench/ocbench/internal/nodecast"
 	"github.com/ocbench/ocbench/proto"
 )
@@ -13,7 +14,8 @@ import (
 // has no failure protocol, hence no invariant with crashes.
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	return proto.WithoutCrashes(crashes,
-		proto.Invariant{Name: "permission", When: proto.EveryStep, Check: Permission},
+		proto.Invariant{Name: "permission", When: proto.EveryStep, Check: Permission,
+			Incremental: func() proto.Incremental { return &permission{} }},
 		proto.Invariant{Name: "seen_not_ahead", When: proto.EveryStep, Check: SeenNotAhead,
 			Incremental: func() proto.Incremental { return &seenNotAhead{} }})
 }
@@ -123,6 +125,40 @@ func (c *seenNotAhead) Step(s proto.System, id proto.NodeID, _ *proto.Message, o
 		if err := stampOf(ps, &out[i]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// permission is Permission step by step: the privileged node is a
+// function of the nodes' m, and a step that changes no m leaves it where
+// it was, so only the stepping node is read (in the critical section, it
+// must be that node); a step that changes an m (the permission passes,
+// once or so a critical section) is read whole. O(1) a step where
+// Permission is O(n).
+type permission struct {
+	m []uint64
+	h proto.NodeID
+}
+
+// Full implements proto.Incremental.
+func (c *permission) Full(s proto.System) error {
+	ps := s.Nodes()
+	c.m = c.m[:0]
+	for _, p := range ps {
+		c.m = append(c.m, p.(*Node).m)
+	}
+	c.h = Privileged(func(j int) uint64 { return c.m[j] }, len(c.m))
+	return Permission(s)
+}
+
+// Step implements proto.Incremental.
+func (c *permission) Step(s proto.System, id proto.NodeID, _ *proto.Message, _ []proto.Message) error {
+	n := s.Nodes()[id].(*Node)
+	switch {
+	case n.m != c.m[id]:
+		return proto.ErrFull
+	case n.inCS && id != c.h:
+		return incr.ErrBroken
 	}
 	return nil
 }
