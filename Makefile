@@ -48,7 +48,7 @@ help:
 	@echo "make crash-sweep   overhead per failure against N, load and crash spacing, into published/ (JOBS=N: ocbench --jobs N; default every core)"
 	@echo "make paper-protocol  seeds in which --protocol paper (§5 as written) breaks, load by load, and its overhead where none does (~20 min)"
 	@echo "make failure-free  measure the failure-free table into published/"
-	@echo "make compare       every algorithm compared (msg/CS, sync delay, response; N = 16, 64, 256; three loads) into published/compare.md (about a minute; JOBS=N: ocbench --jobs N, JOBS=1 also one call at a time; default every core)"
+	@echo "make compare       every algorithm compared (msg/CS, sync delay, response; N = 16, 64, 256; three loads) into published/compare.md (about 40 s on 2 cores, a minute on one; JOBS=N: ocbench --jobs N, JOBS=1 also one call at a time; default every core)"
 	@echo "make report        the example report (ipsc2 + failure-free, saved runs and SVG plots) into published/report/"
 	@echo "make bench         the simulator's events per second (sequential open-cube, N = 2^10 and 2^16) against a bare event heap's in 21 pairs: their median ratio and range"
 	@echo "make scale         N = 2^20 nodes, 10^6 sequential requests, timed"
