@@ -108,13 +108,9 @@ func tokenStateAt(s proto.System, id proto.NodeID, tok *sktoken.Token) error {
 	if x.cand && !x.waiting() || x.inCS {
 		return incr.ErrBroken
 	}
-	ln := tok.Msg.Payload
-	if !tok.Flying {
-		h, ok := ps[tok.Owner].(*Node)
-		if !ok {
-			return proto.ErrFull
-		}
-		ln = h.ln
+	ln, ok := sktoken.Vector(ps, tok, func(h *Node) []int64 { return h.ln })
+	if !ok {
+		return proto.ErrFull
 	}
 	return entryAt(x, int(id), ln)
 }

@@ -95,13 +95,9 @@ func tokenStateAt(s proto.System, id proto.NodeID, tok *sktoken.Token) error {
 	if x.InCS {
 		return incr.ErrBroken // in the critical section without the token
 	}
-	vec := tok.Msg.Payload
-	if !tok.Flying {
-		h, ok := ps[tok.Owner].(*Node)
-		if !ok {
-			return proto.ErrFull
-		}
-		vec = h.tok
+	vec, ok := sktoken.Vector(ps, tok, func(h *Node) []int64 { return h.tok })
+	if !ok {
+		return proto.ErrFull
 	}
 	return entryAt(x, int(id), vec)
 }

@@ -13,9 +13,9 @@ import (
 func (Algorithm) Invariants(crashes bool) []proto.Invariant {
 	return proto.WithoutCrashes(crashes,
 		proto.Invariant{Name: "token_goes_to_requester", When: proto.EveryStep, Check: TokenGoesToRequester,
-			Incremental: func() proto.Incremental { return &goesTo{} }},
+			Incremental: func() proto.Incremental { return &followed{check: TokenGoesToRequester, step: goesToStep} }},
 		proto.Invariant{Name: "token_vectors", When: proto.EveryStep, Check: TokenVectors,
-			Incremental: func() proto.Incremental { return &vectors{} }})
+			Incremental: func() proto.Incremental { return &followed{check: TokenVectors, step: vectorsStep} }})
 }
 
 func nodesOf(s proto.System) []*Node { return nodecast.All[*Node](s) }
@@ -163,61 +163,59 @@ func (t *tokenAt) step(ps []proto.Node, id proto.NodeID, in *proto.Message, out 
 	return moved
 }
 
-// goesTo is TokenGoesToRequester step by step: the token in flight is
-// checked when it is sent and whenever the node it goes to steps (what
-// else the check reads does not change), O(1) a step where the whole
-// check reads every message in flight.
-type goesTo struct{ at tokenAt }
+// followed is an incremental checker that follows the one token from
+// step to step (tokenAt): check is the whole check, and at checks a step
+// of node id that left the token known (moved: it moved, or its holder
+// stepped). A step after which the token is not known is read whole.
+type followed struct {
+	at    tokenAt
+	check func(proto.System) error
+	step  func(t *tokenAt, ps []proto.Node, id proto.NodeID, moved bool) error
+}
 
 // Full implements proto.Incremental.
-func (c *goesTo) Full(s proto.System) error {
+func (c *followed) Full(s proto.System) error {
 	c.at.full(s)
-	return TokenGoesToRequester(s)
+	return c.check(s)
 }
 
 // Step implements proto.Incremental.
-func (c *goesTo) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
-	ps := s.Nodes()
-	moved := c.at.step(ps, id, in, out)
-	switch {
-	case !c.at.known:
-		return proto.ErrFull
-	case c.at.flying && (moved || id == c.at.msg.To):
-		return goesToAt(ps[c.at.msg.To].(*Node), &c.at.msg)
-	}
-	return nil
-}
-
-// vectors is TokenVectors step by step: after a step that moved the token
-// or of its holder, the whole vector is checked (O(N)); after another
-// step, the stepping node's entry alone (O(1)), where the whole check
-// reads every message in flight.
-type vectors struct{ at tokenAt }
-
-// Full implements proto.Incremental.
-func (c *vectors) Full(s proto.System) error {
-	c.at.full(s)
-	return TokenVectors(s)
-}
-
-// Step implements proto.Incremental.
-func (c *vectors) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
+func (c *followed) Step(s proto.System, id proto.NodeID, in *proto.Message, out []proto.Message) error {
 	ps := s.Nodes()
 	moved := c.at.step(ps, id, in, out)
 	if !c.at.known {
 		return proto.ErrFull
 	}
-	tok := c.at.msg.Payload
-	if !c.at.flying {
-		h := ps[c.at.holder].(*Node)
+	return c.step(&c.at, ps, id, moved)
+}
+
+// goesToStep is TokenGoesToRequester after a step (followed): the token in
+// flight is checked when it is sent and whenever the node it goes to
+// steps (what else the check reads does not change), O(1) a step where
+// the whole check reads every message in flight.
+func goesToStep(t *tokenAt, ps []proto.Node, id proto.NodeID, moved bool) error {
+	if t.flying && (moved || id == t.msg.To) {
+		return goesToAt(ps[t.msg.To].(*Node), &t.msg)
+	}
+	return nil
+}
+
+// vectorsStep is TokenVectors after a step (followed): after a step that
+// moved the token or of its holder, the whole vector is checked (O(N));
+// after another step, the stepping node's entry alone (O(1)), where the
+// whole check reads every message in flight.
+func vectorsStep(t *tokenAt, ps []proto.Node, id proto.NodeID, moved bool) error {
+	tok := t.msg.Payload
+	if !t.flying {
+		h := ps[t.holder].(*Node)
 		tok = h.tok
-		if moved || id == c.at.holder {
+		if moved || id == t.holder {
 			if err := idleHolderAt(h); err != nil {
 				return err
 			}
 		}
 	}
-	if !moved && id != c.at.holder {
+	if !moved && id != t.holder {
 		return entryAt(tok, ps[id].(*Node))
 	}
 	for _, p := range ps {

@@ -148,6 +148,20 @@ func (t *tracked) Step(s proto.System, id proto.NodeID, in *proto.Message, out [
 	return t.at(s, id, &t.tok)
 }
 
+// Vector returns the vector the token tok carries: its payload in flight,
+// else what vec reads of its holder among nodes ps (as T); ok is false if
+// the holder is not a T.
+func Vector[T any](ps []proto.Node, tok *Token, vec func(T) []int64) (v []int64, ok bool) {
+	if tok.Flying {
+		return tok.Msg.Payload, true
+	}
+	h, ok := ps[tok.Owner].(T)
+	if !ok {
+		return nil, false
+	}
+	return vec(h), true
+}
+
 // Quiet makes checkers (proto.Incremental) of a Quiet invariant that reads
 // the nodes as T (nodecast.Checked with what and as) and checks them with
 // check: each check reads the whole system, into a buffer kept from one
