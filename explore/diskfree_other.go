@@ -3,4 +3,4 @@
 package explore
 
 // diskFree cannot tell here: the search's disk is not watched.
-func diskFree(string) (free, size int64, ok bool) { return 0, 0, false }
+var diskFree = func(string) (free, size int64, ok bool) { return 0, 0, false }

@@ -62,7 +62,8 @@ type Config struct {
 	// MinDiskFree stops it when the file system of its temporary files
 	// (os.TempDir: the path logs, 20 bytes a state, and the BFS levels
 	// spilled) has less free: 0 is 1 GiB, or a quarter of a file system
-	// smaller than 4 GiB; negative, no check.
+	// smaller than 4 GiB, looked at once the search has written 64 MiB;
+	// negative, no check.
 	MinDiskFree int64
 	// Initial, if not nil, returns the initial configurations to explore
 	// from (a self-stabilizing algorithm's arbitrary ones); nil: the

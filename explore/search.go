@@ -510,10 +510,16 @@ type tally struct {
 // the free disk (the first flush looks).
 const diskEvery = 64
 
+// diskFrom is what a search writes to disk (about) before its default
+// look at the free disk begins: a small search does not stop on a disk
+// that is nearly full.
+const diskFrom = 64 << 20
+
 // checkDisk stops the search if the file system of its temporary files
-// has less free than Config.MinDiskFree says.
-func (t *tally) checkDisk() {
-	if t.cfg.MinDiskFree < 0 {
+// has less free than Config.MinDiskFree says; with its default, only once
+// the search has written diskFrom (written: about what it wrote).
+func (t *tally) checkDisk(written int64) {
+	if t.cfg.MinDiskFree < 0 || t.cfg.MinDiskFree == 0 && written < diskFrom {
 		return
 	}
 	dir := os.TempDir()
@@ -543,7 +549,11 @@ func (w *worker) flush(t *tally) bool {
 	b := t.frontier.Add(w.next.size - w.counted)
 	w.pendStates, w.counted = 0, w.next.size
 	if w.flushes++; w.flushes%diskEvery == 1 {
-		t.checkDisk()
+		written := n * logRecord // the path logs
+		if w.spill != nil {
+			written += w.spill.bytes
+		}
+		t.checkDisk(written)
 	}
 	switch {
 	case n >= t.cfg.MaxStates:

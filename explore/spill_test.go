@@ -48,11 +48,25 @@ func TestSpill(t *testing.T) {
 
 // TestDiskGuard: a search stops, INCOMPLETE and saying why, when the file
 // system of its temporary files has less free than Config.MinDiskFree (a
-// figure no disk has here), and runs to its end when the check is off.
+// figure no disk has here), and runs to its end when the check is off; with
+// the default, a small search runs to its end on a nearly full disk and a
+// search that has written 64 MiB stops there.
 func TestDiskGuard(t *testing.T) {
 	if _, _, ok := diskFree(os.TempDir()); !ok {
 		t.Skip("this system does not tell the free disk")
 	}
+	t.Run("nearly full", func(t *testing.T) {
+		defer func(f func(string) (int64, int64, bool)) { diskFree = f }(diskFree)
+		diskFree = func(string) (int64, int64, bool) { return 10 << 20, 100 << 30, true }
+		cfg := Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1, Workers: 2, MaxStates: 1 << 20}
+		if res := explored(t, cfg); res.Limit != "" {
+			t.Errorf("a small search on a disk with 10 MiB free: limit %q", res.Limit)
+		}
+		cfg = Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 4, Requests: 1, Workers: 2, MaxStates: 1 << 23}
+		if res := explored(t, cfg); !strings.Contains(res.Limit, "the disk of its temporary files") || res.States < diskFrom/logRecord {
+			t.Errorf("a search of %d states on a disk with 10 MiB free: limit %q", res.States, res.Limit)
+		}
+	})
 	for _, w := range []int{1, 2} {
 		cfg := Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1, Workers: w, MaxStates: 1 << 20}
 		cfg.MinDiskFree = 1 << 62
