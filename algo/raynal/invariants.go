@@ -29,7 +29,7 @@ func Permission(s proto.System) error {
 	ns := nodes(s)
 	h := Privileged(func(j int) uint64 { return ns[j].m }, len(ns))
 	if h == proto.Nil {
-		return fmt.Errorf("permission: the product of the X is Q/A_h for no node h (m = %v)", ms(ns))
+		return fmt.Errorf("permission: the product of the X is Q/A_h for no node h (m = %v)", appendMs(nil, s.Nodes()))
 	}
 	for _, n := range ns {
 		if n.inCS && n.id != h {
@@ -37,14 +37,6 @@ func Permission(s proto.System) error {
 		}
 	}
 	return nil
-}
-
-func ms(ns []*Node) []uint64 {
-	out := make([]uint64, len(ns))
-	for i, n := range ns {
-		out[i] = n.m
-	}
-	return out
 }
 
 // SeenNotAhead checks that what a node knows of another's m is never ahead
@@ -103,10 +95,7 @@ type seenNotAhead struct{ m []uint64 }
 
 // Full implements proto.Incremental.
 func (c *seenNotAhead) Full(s proto.System) error {
-	c.m = c.m[:0]
-	for _, p := range s.Nodes() {
-		c.m = append(c.m, p.(*Node).m)
-	}
+	c.m = appendMs(c.m[:0], s.Nodes())
 	return SeenNotAhead(s)
 }
 
@@ -142,13 +131,18 @@ type permission struct {
 
 // Full implements proto.Incremental.
 func (c *permission) Full(s proto.System) error {
-	ps := s.Nodes()
-	c.m = c.m[:0]
-	for _, p := range ps {
-		c.m = append(c.m, p.(*Node).m)
-	}
+	c.m = appendMs(c.m[:0], s.Nodes())
 	c.h = Privileged(func(j int) uint64 { return c.m[j] }, len(c.m))
 	return Permission(s)
+}
+
+// appendMs appends every node's m (nodes ps) to dst: what the step-by-step
+// checkers keep to see a step change an m.
+func appendMs(dst []uint64, ps []proto.Node) []uint64 {
+	for _, p := range ps {
+		dst = append(dst, p.(*Node).m)
+	}
+	return dst
 }
 
 // Step implements proto.Incremental.
