@@ -96,6 +96,27 @@ type Config struct {
 	// StabProgress, if not nil, is called by Stabilization after every
 	// 2^20 states before legitimacy, with their count so far.
 	StabProgress func(states int64)
+	// Stop, if not nil, ends the search when it is closed (Ctrl-C): the
+	// result is then incomplete (Result.Limit is StopLimit), with what
+	// was reached until then. The search looks at it every few hundred
+	// states.
+	Stop <-chan struct{}
+}
+
+// StopLimit is Result.Limit of a search that Config.Stop ended.
+const StopLimit = "it was interrupted"
+
+// stopped reports whether c.Stop is closed.
+func (c *Config) stopped() bool {
+	if c.Stop == nil {
+		return false
+	}
+	select {
+	case <-c.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // Configuration is an initial configuration: the nodes, and the messages

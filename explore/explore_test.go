@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocbench/ocbench/algo"
 	_ "github.com/ocbench/ocbench/algo/all"
+	"github.com/ocbench/ocbench/algo/kofl"
 	"github.com/ocbench/ocbench/algo/ricartagrawala"
 	"github.com/ocbench/ocbench/bench"
 	"github.com/ocbench/ocbench/proto"
@@ -322,5 +323,62 @@ func TestPanicIsStepError(t *testing.T) {
 	var se *StepError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "panicked") || len(se.Path) == 0 {
 		t.Fatalf("got %v, want a StepError about a panic with its run", err)
+	}
+}
+
+// TestStop: a search whose Config.Stop is closed, before it starts or at
+// a level, ends incomplete with StopLimit and fewer states than the whole
+// space, on one worker or two, and so does a stabilization search; an
+// open Stop changes nothing.
+func TestStop(t *testing.T) {
+	whole := explored(t, Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1, Workers: 1, MaxStates: 1 << 22})
+	for _, c := range []struct {
+		name    string
+		workers int
+		at      int // the level after which Stop is closed; -1: before the search
+	}{
+		{"before, 1 worker", 1, -1},
+		{"before, 2 workers", 2, -1},
+		{"at level 3, 1 worker", 1, 3},
+		{"at level 3, 2 workers", 2, 3},
+		{"never, 2 workers", 2, 1 << 30},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			cfg := Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1, Workers: c.workers, MaxStates: 1 << 22, Stop: stop}
+			if c.at < 0 {
+				close(stop)
+			} else {
+				cfg.Progress = func(depth int, _ int64) {
+					if depth == c.at {
+						close(stop)
+					}
+				}
+			}
+			res := explored(t, cfg)
+			if c.at == 1<<30 {
+				if res.Limit != "" || res.States != whole.States {
+					t.Fatalf("Stop never closed: limit %q, %d states; want none and %d", res.Limit, res.States, whole.States)
+				}
+				return
+			}
+			if res.Limit != StopLimit || res.States >= whole.States {
+				t.Fatalf("limit %q, %d states; want %q and fewer than %d", res.Limit, res.States, StopLimit, whole.States)
+			}
+		})
+	}
+	a := kofl.SelfStabilizing{Algorithm: kofl.Algorithm{Config: kofl.Config{Ell: 1, K: 1, MaxSeq: 1, Timeout: 2}}}
+	stop := make(chan struct{})
+	close(stop)
+	e, err := New(Config{Algorithm: a, Nodes: 2, Requests: 0, Ticks: 2, MinTicks: 1, CSTicks: 2, MaxStates: 1 << 22, Initial: koflIdle(a), Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Stabilization()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Limit != StopLimit {
+		t.Fatalf("stabilization with Stop closed: %+v", st)
 	}
 }

@@ -556,6 +556,8 @@ func (w *worker) flush(t *tally) bool {
 		t.checkDisk(written)
 	}
 	switch {
+	case t.cfg.stopped():
+		t.setLimit(StopLimit)
 	case n >= t.cfg.MaxStates:
 		t.setLimit(fmt.Sprintf("the state limit (%d states) was reached", t.cfg.MaxStates))
 	case b+t.curSize+t.seen.bytes() > t.cfg.MaxBytes:

@@ -79,6 +79,7 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 	var stack []*stabFrame
 	var s, c sys
 	var buf []byte
+	looks := 0 // steps taken, for the looks at Config.Stop
 	seenInit := map[uint64]bool{}
 	for ci, init := range inits {
 		e.legitimate(init)
@@ -121,6 +122,10 @@ func (e *Explorer) Stabilization() (*StabResult, error) {
 			break
 		}
 		for len(stack) > 0 && res.Unbounded == "" && res.Limit == "" {
+			if looks++; looks%1024 == 1 && e.cfg.stopped() {
+				res.Limit = StopLimit
+				break
+			}
 			f := stack[len(stack)-1]
 			if f.next == len(f.as) {
 				memo[f.h] = f.best

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,8 +39,9 @@ token, the algorithm's invariants and that no request waits while nothing can
 happen. A violation prints the shortest run to it and writes it as a trace
 (--trace). Failure protocols and kofl run in discrete time: δ = --ticks
 ticks, a message takes --min-ticks to --ticks ticks, timers fire at their tick.
+Ctrl-C ends the search under way as INCOMPLETE, with what it reached.
 Exit status: 0 if every system is clean, 1 if one breaks a check or a limit
-stopped the search, 2 on bad input.
+stopped the search, 2 on bad input, 130 after Ctrl-C.
 
 Flags:
 `
@@ -137,13 +140,54 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	// (exploreJobs), and the collector keeps the garbage within the rest (a
 	// soft limit: Go's runtime/debug).
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(o.budget)))
+	stop, interrupted, release := catchExploreInterrupts(stderr)
+	defer release()
 	code := 0
 	for _, j := range jobs {
+		if interrupted() {
+			break
+		}
+		j.cfg.Stop = stop
 		if c := runExploreJob(j, &o, stdout, stderr); c > code {
 			code = c
 		}
 	}
+	if interrupted() {
+		return interruptCode
+	}
 	return code
+}
+
+// catchExploreInterrupts makes the first Ctrl-C (SIGINT) or SIGTERM end
+// the search under way as INCOMPLETE, with what it reached printed, and no
+// search after it start (interrupted then reports true; the exit status
+// is 130); a second one exits at once with 130. Call release when the
+// searches are over.
+func catchExploreInterrupts(stderr io.Writer) (stop <-chan struct{}, interrupted func() bool, release func()) {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	closed := make(chan struct{})
+	var got atomic.Bool
+	go func() {
+		select {
+		case <-signals:
+		case <-done:
+			return
+		}
+		got.Store(true)
+		close(closed)
+		fmt.Fprintln(stderr, "ocbench explore: interrupted: the search ends with what it reached (again to quit at once)")
+		select {
+		case <-signals:
+			os.Exit(interruptCode)
+		case <-done:
+		}
+	}()
+	return closed, got.Load, func() {
+		signal.Stop(signals)
+		close(done)
+	}
 }
 
 type exploreJob struct {

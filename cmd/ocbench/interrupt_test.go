@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -75,6 +76,51 @@ func TestInterrupt(t *testing.T) {
 				}
 				return nil
 			})
+		})
+	}
+}
+
+// TestExploreInterrupt: SIGINT or SIGTERM during an explore search ends it
+// as INCOMPLETE with what it reached, starts no search after it, says so
+// in one line on stderr and exits with status 130.
+func TestExploreInterrupt(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			// opencube at N = 8 takes about a minute; raymond would follow.
+			cmd := ocbenchCmd(t, []string{"explore", "--algo", "opencube,raymond", "--nodes", "8", "--trace", "-"})
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewScanner(errPipe)
+			var errText strings.Builder
+			signalled := false
+			for lines.Scan() {
+				errText.WriteString(lines.Text() + "\n")
+				if !signalled && strings.Contains(lines.Text(), "opencube: depth") {
+					// The first progress line: the search is under way.
+					if err := cmd.Process.Signal(sig); err != nil {
+						t.Fatal(err)
+					}
+					signalled = true
+				}
+			}
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != interruptCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, interruptCode, errText.String())
+			}
+			if !strings.Contains(errText.String(), "ocbench explore: interrupted: the search ends with what it reached") {
+				t.Errorf("stderr %q: no line saying it was interrupted", errText.String())
+			}
+			want := regexp.MustCompile(`^opencube N=8, .*: INCOMPLETE: it was interrupted; no violation among the states reached \(\d+ states, `)
+			if !want.MatchString(out.String()) || strings.Contains(out.String(), "raymond") || strings.Count(out.String(), "\n") != 1 {
+				t.Errorf("stdout %q: want one line, opencube's, INCOMPLETE as interrupted", out.String())
+			}
 		})
 	}
 }
