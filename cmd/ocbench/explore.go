@@ -135,6 +135,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench explore: %v\n", err)
 		return 2
 	}
+	if total, ok := memsize.Total(); ok && o.budget > total {
+		fmt.Fprintf(stderr, "ocbench explore: warning: --max-memory %s is more than this machine's memory (%s): a search that outgrows the memory may be killed by the system before it stops at its budget\n",
+			o.maxMemory, memsize.Format(total))
+	}
 	// --max-memory bounds the process: the searches stop when their states
 	// take three quarters of what the process does not hold already
 	// (exploreJobs), and the collector keeps the garbage within the rest (a

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ocbench/ocbench/internal/memsize"
 )
 
 // TestExploreCommand: a clean system exits 0, a limit 1, bad flags 2 with
@@ -137,4 +140,27 @@ func TestExploreRefusalOnce(t *testing.T) {
 		{[]string{"explore", "--algo", "all", "--nodes", "2", "--cs-time", "20", "--ticks", "20"}, "ocbench explore: explore: 400 ticks in the critical section"},
 		{[]string{"explore", "--algo", "all", "--nodes", "2,4", "--requesters", "3"}, "--requesters: 3 is not in 0..2"},
 	})
+}
+
+// TestExploreMemoryWarning: a --max-memory above the machine's memory is
+// searched with, after a warning that says so; one within it is not
+// warned about.
+func TestExploreMemoryWarning(t *testing.T) {
+	total, ok := memsize.Total()
+	if !ok {
+		t.Skip("this system does not tell its memory")
+	}
+	for _, c := range []struct {
+		max  string
+		warn bool
+	}{
+		{"1000T", true},
+		{fmt.Sprintf("%dM", int(total/2)>>20), false},
+	} {
+		var out, errb strings.Builder
+		code := run([]string{"explore", "--nodes", "2", "--max-memory", c.max, "--quiet", "--trace", "-"}, &out, &errb)
+		if got := strings.Contains(errb.String(), "is more than this machine's memory"); code != 0 || got != c.warn {
+			t.Errorf("--max-memory %s: exit %d, stderr %q; want 0 and a warning %v", c.max, code, errb.String(), c.warn)
+		}
+	}
 }

@@ -21,6 +21,13 @@ func Budget() float64 {
 	return Fallback
 }
 
+// Total returns the machine's memory: MemTotal in /proc/meminfo, in
+// bytes; ok is false where it cannot be read.
+func Total() (bytes float64, ok bool) {
+	t, err := memTotal("/proc/meminfo")
+	return t, err == nil
+}
+
 // Fallback is the memory budget where the machine's memory is
 // unknown: 4 GiB.
 const Fallback = 4 << 30
