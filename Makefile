@@ -56,8 +56,10 @@ help:
 	@echo "make clean         remove the binaries make builds (ocbench, mpi.test, rank.test)"
 	@echo "make help          this list"
 
-# The commit, for `ocbench version` and saved runs (builds may not stamp it).
-LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# The commit, for `ocbench version` and saved runs (builds may not stamp it),
+# with -dirty when the code differs from it: results and Markdown, which
+# make results rewrites as it goes, do not count.
+LDFLAGS = -X main.commitStamp=$(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- . ':(exclude)published' ':(exclude)*.md' 2>/dev/null || echo -dirty)
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o ocbench ./cmd/ocbench

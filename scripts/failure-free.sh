@@ -10,7 +10,7 @@ TREE=opencube,centralized,naimi-trehel,raymond
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
-go build -o ocbench ./cmd/ocbench
+make -s build
 out=${RESULTS:-published}/failure-free.txt
 json=${RESULTS:-published}/failure-free.json
 mkdir -p "$(dirname "$out")"

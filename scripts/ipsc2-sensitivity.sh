@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-5}
-go build -o ocbench ./cmd/ocbench
+make -s build
 
 # row LABEL N THINK GAP DOWN: one row, the project's protocol, seeds 1..S.
 row() {

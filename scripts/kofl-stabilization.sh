@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
-go build -o ocbench ./cmd/ocbench
+make -s build
 out=${RESULTS:-published}/kofl-stabilization.txt
 json=${RESULTS:-published}/kofl-stabilization.json
 mkdir -p "$(dirname "$out")"

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=${1:-1}
-go build -o ocbench ./cmd/ocbench
+make -s build
 out=published/kofl-worst.txt
 jobs=(${JOBS:+--jobs "$JOBS"})
 row() { ./ocbench "${jobs[@]}" "$@" --wide --no-save --quiet | grep '^ *kofl'; }

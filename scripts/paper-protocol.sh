@@ -33,7 +33,7 @@ cd "$(dirname "$0")/.."
 seeds=${1:-100}
 protocol=${PROTOCOL:-paper}
 nodes=${NODES:-32 64}
-go build -o ocbench ./cmd/ocbench
+make -s build
 out=${RESULTS:-published}/paper-protocol-$protocol.txt
 fmt='%-20s %3s %5s %6s %5s %8s %8s %9s  %-15s  %-15s %4s %6s\n'
 

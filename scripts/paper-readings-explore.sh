@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 states=${1:-50000000}
 maxmem=${MAXMEM:-4G}
 out=${OUT:-$(mktemp -d)}
-go build -o ocbench ./cmd/ocbench
+make -s build
 
 # search PROTOCOL N K [FLAGS...]: one search, its verdict and shortest run.
 search() {
