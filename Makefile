@@ -23,7 +23,7 @@ help:
 	@echo "make view-short    ocbench view's browser test of a crash trace in headless Chromium (part of make test)"
 	@echo "make view-test     every browser test of ocbench view, a 10^5-event trace included (part of make check)"
 	@echo "make view-png      regenerate published/view.png, the screenshot of a crash trace's page (installs Chromium if missing)"
-	@echo "make results       regenerate every committed table, report and plot, and README's excerpts (about an hour; JOBS=N: ocbench --jobs N in the sweeps)"
+	@echo "make results       regenerate every committed table, report and plot, and README's excerpts (about 10 minutes on 2 cores; JOBS=N: ocbench --jobs N in the sweeps)"
 	@echo "make results-check regenerate the cheap results into a temporary directory; fail if the committed ones differ (about 15 s)"
 	@echo "make readme-check  follow README from a fresh clone; fail if a command fails or a stated time is off by more than 2×"
 	@echo "make readme-check-quick  the same without the long rows (about 4 minutes; CI runs it)"
