@@ -10,8 +10,8 @@ MPIENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 help:
 	@echo "make build         build ./ocbench (simulator runtime)"
-	@echo "make test          gofmt, vet, staticcheck, every package's tests with each sweep cut to a sample (-short), ocbench view in Chromium, fuzzing, the MPI tests on 1, 4 and 8 ranks (installs OpenMPI and Chromium through apt-get if missing, and staticcheck's modules: network needed the first time; the README's test command, about 15 minutes)"
-	@echo "make check         the long part CI runs after make test: every test in full, every browser test, longer fuzzing, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, MPICH, Slurm, ReFrame, the explorer's CI subset (about 30 minutes)"
+	@echo "make test          gofmt, vet, staticcheck, every package's tests with each sweep cut to a sample (-short), ocbench view in Chromium, fuzzing, the MPI tests on 1, 4 and 8 ranks (installs OpenMPI and Chromium through apt-get if missing, and staticcheck's modules: network needed the first time; the README's test command, about 10 minutes)"
+	@echo "make check         the long part CI runs after make test: every test in full, every browser test, longer fuzzing, the MPI tests on 32 ranks and over TCP, scripts/mpi-check.sh, MPICH, Slurm, ReFrame, the explorer's CI subset (about 25 minutes)"
 	@echo "make short         the tests with -short only (about a minute and a half; no vet, no MPI)"
 	@echo "make vet           gofmt, go vet and staticcheck (and the mpi-tagged build's, when OpenMPI is installed)"
 	@echo "make vet-mpi       go vet and staticcheck of the mpi-tagged build (needs OpenMPI's headers)"
