@@ -169,7 +169,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 // searches are over.
 func catchExploreInterrupts(stderr io.Writer) (stop <-chan struct{}, interrupted func() bool, release func()) {
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, interruptSignals(nil)...)
 	done := make(chan struct{})
 	closed := make(chan struct{})
 	var got atomic.Bool

@@ -15,7 +15,7 @@ import (
 // Budget returns the default memory budget: half of MemTotal in
 // /proc/meminfo, or Fallback where it cannot be read.
 func Budget() float64 {
-	if t, err := memTotal("/proc/meminfo"); err == nil {
+	if t, ok := Total(); ok {
 		return t / 2
 	}
 	return Fallback
