@@ -91,6 +91,10 @@ type Config struct {
 	// fingerprint (8 bytes; Result.Collision is the chance that one hid a
 	// state).
 	Exact bool
+	// Store chooses how fingerprints are kept when Exact is false
+	// (StoreAuto: the fast set unless it could outgrow MaxBytes before
+	// MaxStates; see Store).
+	Store Store
 	// Progress, if not nil, is called after each BFS level.
 	Progress func(depth int, states int64)
 	// StabProgress, if not nil, is called by Stabilization after every
@@ -175,11 +179,46 @@ type Result struct {
 	// log's size on disk (a violation's run is rebuilt from it).
 	Workers   int
 	Exact     bool
+	Compact   bool // the fingerprints were kept in the compact set (Store)
 	Collision float64
 	LogBytes  int64
 	// SpilledBytes is how many bytes of BFS levels went to disk, because
 	// the levels outgrew their part of Config.MaxBytes.
 	SpilledBytes int64
+}
+
+// Store is how a search keeps the fingerprints of the states it has
+// reached (docs/explore.md, "Making Go structs hashable").
+type Store uint8
+
+// The stores.
+const (
+	// StoreAuto is StoreFast unless MaxStates states could take more
+	// than MaxBytes in it (FastBytesPerState each), then StoreCompact.
+	StoreAuto Store = iota
+	// StoreFast keeps 8-byte fingerprints in tables at most 3/4 full that
+	// double as they fill: 10.7 to 21.3 bytes a state.
+	StoreFast
+	// StoreCompact keeps them by quotienting in tables at most 9/10 full
+	// that grow by an eighth: at most 8 bytes a state from about a
+	// million states on, for more CPU a state.
+	StoreCompact
+)
+
+// FastBytesPerState is the most the fast store takes a state: a shard's
+// table just doubled, 3/8 full.
+const FastBytesPerState = 8 * 8 / 3
+
+// compact reports whether a search of cfg keeps its fingerprints in the
+// compact set.
+func (cfg *Config) compact() bool {
+	switch {
+	case cfg.Exact || cfg.Store == StoreFast:
+		return false
+	case cfg.Store == StoreCompact:
+		return true
+	}
+	return cfg.MaxBytes > 0 && float64(cfg.MaxStates)*FastBytesPerState > float64(cfg.MaxBytes)
 }
 
 // Violation is a broken check and the shortest run to it.
@@ -315,6 +354,10 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("explore: state limit %d: give at least 1", cfg.MaxStates)
 	case cfg.Workers < 0 || cfg.Workers > 1024:
 		return fmt.Errorf("explore: %d workers: give 0 (every core) to 1024", cfg.Workers)
+	case cfg.Store > StoreCompact:
+		return fmt.Errorf("explore: store %d unknown", cfg.Store)
+	case cfg.Exact && cfg.Store != StoreAuto:
+		return errors.New("explore: an exact search keeps whole encodings: give no fingerprint store with it")
 	}
 	if cfg.Crashes > 0 && cfg.Nodes <= MinUp {
 		return fmt.Errorf("explore: crashes need N > %d (%d nodes stay up)", MinUp, MinUp)

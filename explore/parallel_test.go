@@ -155,6 +155,74 @@ func TestExactSameAsFingerprints(t *testing.T) {
 	}
 }
 
+// TestStores: the compact store finds what the fast one does — the same
+// states, transitions, depth, verdict and length of the shortest run, on 1
+// and 2 workers, clean systems and broken copies — at fewer bytes a state
+// from a million states on; auto chooses it when the state limit's states
+// could outgrow the memory share in the fast store.
+func TestStores(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  Config
+	}{
+		{"broken copy N=3", Config{Algorithm: brokenRA{}, Nodes: 3, Requests: 1}},
+		{"two tokens N=4", Config{Algorithm: tokenCopier{benchAlgorithm(t, "naimi-trehel", 4)}, Nodes: 4, Requests: 1}},
+		{"raymond N=4 limit", Config{Algorithm: benchAlgorithm(t, "raymond", 4), Nodes: 4, Requests: 1, MaxStates: 500}},
+		{"ricart-agrawala N=3", Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 3, Requests: 1}},
+		{"opencube paper N=4 crash", Config{Algorithm: paperOpenCube(t, 4), Nodes: 4, Requests: 1, Crashes: 1,
+			Ticks: 2, MinTicks: 1, CSTicks: 2}},
+	}
+	if !testing.Short() {
+		cases = append(cases, struct {
+			name string
+			cfg  Config
+		}{"ricart-agrawala N=4", Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 4, Requests: 1}})
+	}
+	for _, c := range cases {
+		for _, w := range []int{1, 2} {
+			cfg := c.cfg
+			cfg.Workers, cfg.Store = w, StoreFast
+			if cfg.MaxStates == 0 {
+				cfg.MaxStates = 1 << 30
+			}
+			want := searched(t, cfg)
+			fast := explored(t, cfg)
+			cfg.Store = StoreCompact
+			got := searched(t, cfg)
+			res := explored(t, cfg)
+			switch {
+			case got != want:
+				t.Errorf("%s, %d worker(s): %+v compact, %+v fast", c.name, w, got, want)
+			case !res.Compact || fast.Compact || res.Collision != fast.Collision:
+				t.Errorf("%s, %d worker(s): compact %v/%v, collision %g/%g", c.name, w, res.Compact, fast.Compact, res.Collision, fast.Collision)
+			case res.States > 1_000_000 && (res.BytesPerState > 8 || res.BytesPerState >= fast.BytesPerState):
+				t.Errorf("%s, %d worker(s): %.1f B a state compact, %.1f fast", c.name, w, res.BytesPerState, fast.BytesPerState)
+			default:
+				t.Logf("%s, %d worker(s): %d states, %.1f B a state compact, %.1f fast", c.name, w, res.States, res.BytesPerState, fast.BytesPerState)
+			}
+		}
+	}
+	for _, c := range []struct {
+		store     Store
+		exact     bool
+		maxStates int64
+		maxBytes  int64
+		want      bool
+	}{
+		{StoreAuto, false, 1000, 0, false},
+		{StoreAuto, false, 1000, 1000 * FastBytesPerState, false},
+		{StoreAuto, false, 1000, 1000*FastBytesPerState - 1, true},
+		{StoreFast, false, 1000, 1, false},
+		{StoreCompact, false, 1000, 0, true},
+		{StoreAuto, true, 1000, 1, false},
+	} {
+		cfg := Config{Store: c.store, Exact: c.exact, MaxStates: c.maxStates, MaxBytes: c.maxBytes}
+		if got := cfg.compact(); got != c.want {
+			t.Errorf("store %d, exact %v, %d states in %d B: compact %v, want %v", c.store, c.exact, c.maxStates, c.maxBytes, got, c.want)
+		}
+	}
+}
+
 // TestCollision: the bound n²/2^65 at known points.
 func TestCollision(t *testing.T) {
 	for _, c := range []struct {

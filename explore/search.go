@@ -99,11 +99,14 @@ const batch = 64
 func (e *Explorer) runParallel() (*Result, error) {
 	t0 := time.Now()
 	nw := e.cfg.Workers
-	res := &Result{Workers: nw, Exact: e.cfg.Exact, Reduced: e.reduce, NoReduction: e.noReduce}
+	res := &Result{Workers: nw, Exact: e.cfg.Exact, Compact: e.cfg.compact(), Reduced: e.reduce, NoReduction: e.noReduce}
 	var seen visited
-	if e.cfg.Exact {
+	switch {
+	case e.cfg.Exact:
 		seen = newExactSet()
-	} else {
+	case res.Compact:
+		seen = newCompactSet()
+	default:
 		seen = newFPSet(nw)
 	}
 	defer seen.release()

@@ -74,6 +74,7 @@ type exploreOptions struct {
 	force     bool
 	workers   int
 	exact     bool
+	store     string
 }
 
 func exploreFlags(o *exploreOptions) *pflag.FlagSet {
@@ -91,7 +92,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
 	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: 20, unit: "δ"}, true, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
-	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (an 8-byte fingerprint each, 11–21 bytes with the table's slack, and 20 bytes of path log on disk; plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
+	fs.Int64Var(&o.maxStates, "max-states", 50_000_000, "stop after this many distinct states, 1..4e9 (a 64-bit fingerprint each: 11–21 bytes in the fast store, at most 8 in the compact one (--store), and 20 bytes of path log on disk; plus the BFS levels being expanded); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.maxMemory, "max-memory", "2G", "the process's memory: a search stops when its states (the visited set and the BFS levels being expanded) take three quarters of what the process does not hold already (bytes, or with K, M, G); the result then says INCOMPLETE and exits 1")
 	fs.StringVar(&o.trace, "trace", "", "write a violation's shortest run to this file as a trace (default explore-ALGO-N.jsonl; - for none)")
 	fs.BoolVar(&o.force, "force", false, "let a violation's trace overwrite an existing file (--trace, or explore-ALGO-N.jsonl; refused without it, before exploring)")
@@ -104,9 +105,24 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	floatVar(fs, &o.timeout, "timeout", 0, floatRange{lo: 0, hi: 100, unit: "0: the algorithm's default"}, true, "--transient: the algorithm's time-out, in (0, 100] of its unit (proto.TimeoutAlgorithm; kofl: Root's CToken time-out, in δ per ring node); 0: the algorithm's default")
 	fs.StringVar(&o.reduce, "reduce", "auto", "auto: a partial-order reduction by persistent sets of deliveries where it is sound for every check (untimed runs without crashes of an algorithm without every-step invariants); none: every interleaving; por: the reduction in untimed runs without crashes, the algorithm's every-step invariants then checked only in the states visited (docs/explore.md)")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines expanding each BFS level, 1..1024 (the default is this machine's number of cores); the states, the verdict and the shortest run's length do not depend on it")
-	fs.BoolVar(&o.exact, "exact", false, "keep every visited state's whole encoding (no hash collision can hide a state; several times the memory) instead of its 64-bit fingerprint")
+	fs.StringVar(&o.store, "store", "auto", "how the visited states are kept: fast (64-bit fingerprints, 11–21 bytes a state), compact (the same fingerprints by quotienting, at most 8 bytes a state from a million states on, 1.3–1.8 times the CPU), exact (whole encodings: no hash collision can hide a state; several times the memory); auto: fast, or compact when --max-states states could outgrow the search's memory in fast")
+	fs.BoolVar(&o.exact, "exact", false, "the same as --store exact")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
+}
+
+// exploreStores are --store's values.
+var exploreStores = []string{"auto", "fast", "compact", "exact"}
+
+// storeOf is the fingerprint store of --store s (exact: none).
+func storeOf(s string) explore.Store {
+	switch s {
+	case "fast":
+		return explore.StoreFast
+	case "compact":
+		return explore.StoreCompact
+	}
+	return explore.StoreAuto
 }
 
 // runExplore is `ocbench explore`.
@@ -221,6 +237,10 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 		return nil, fmt.Errorf("--reduce: unknown reduction %q (allowed: auto, none, por)", o.reduce)
 	case o.workers < 1 || o.workers > 1024:
 		return nil, fmt.Errorf("--workers: %d is not in 1..1024", o.workers)
+	case !slices.Contains(exploreStores, o.store):
+		return nil, fmt.Errorf("--store: unknown store %q (allowed: %s)", o.store, strings.Join(exploreStores, ", "))
+	case o.exact && fs.Changed("store") && o.store != "exact":
+		return nil, fmt.Errorf("--exact and --store %s: give one", o.store)
 	case !slices.Contains(bench.Protocols, bench.Protocol(o.protocol)):
 		return nil, fmt.Errorf("--protocol: unknown protocol %q (allowed: %s)", o.protocol, protocolNames())
 	}
@@ -314,7 +334,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			fifo := o.fifo || algo.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
 				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: searchBytes,
-				Reduce: o.reduce != "none", ReduceEveryStep: o.reduce == "por", Initial: initial, Workers: o.workers, Exact: o.exact}
+				Reduce: o.reduce != "none", ReduceEveryStep: o.reduce == "por", Initial: initial, Workers: o.workers, Exact: o.exact || o.store == "exact", Store: storeOf(o.store)}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
 			if o.reqNodes > 0 && o.reqNodes < n {
 				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
@@ -468,7 +488,11 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 	}
 	store := "exact: whole encodings stored"
 	if !res.Exact {
-		store = fmt.Sprintf("64-bit fingerprints: a collision hid a state with probability ≤ %.1e (n²/2^65)", res.Collision)
+		kind := "64-bit fingerprints"
+		if res.Compact {
+			kind = "64-bit fingerprints, compact"
+		}
+		store = fmt.Sprintf("%s: a collision hid a state with probability ≤ %.1e (n²/2^65)", kind, res.Collision)
 	}
 	disk := fmt.Sprintf("%.0f B/state of path log on disk", float64(res.LogBytes)/float64(max(res.States, 1)))
 	if res.SpilledBytes > 0 {
