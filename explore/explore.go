@@ -206,8 +206,8 @@ const (
 )
 
 // FastBytesPerState is the most the fast store takes a state: a shard's
-// table just doubled, 3/8 full.
-const FastBytesPerState = 8 * 8 / 3
+// table just doubled, 3/8 full (8 bytes a slot).
+const FastBytesPerState = 8 / (3.0 / 8)
 
 // compact reports whether a search of cfg keeps its fingerprints in the
 // compact set.

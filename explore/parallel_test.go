@@ -210,8 +210,8 @@ func TestStores(t *testing.T) {
 		want      bool
 	}{
 		{StoreAuto, false, 1000, 0, false},
-		{StoreAuto, false, 1000, 1000 * FastBytesPerState, false},
-		{StoreAuto, false, 1000, 1000*FastBytesPerState - 1, true},
+		{StoreAuto, false, 1000, 21334, false},
+		{StoreAuto, false, 1000, 21333, true},
 		{StoreFast, false, 1000, 1, false},
 		{StoreCompact, false, 1000, 0, true},
 		{StoreAuto, true, 1000, 1, false},
