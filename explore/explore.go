@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
@@ -219,6 +220,14 @@ func (cfg *Config) compact() bool {
 		return true
 	}
 	return cfg.MaxBytes > 0 && float64(cfg.MaxStates)*FastBytesPerState > float64(cfg.MaxBytes)
+}
+
+// TempDiskFree returns the bytes free on the file system that holds a
+// search's temporary files (os.TempDir: the path logs and the BFS levels
+// spilled); ok is false if it cannot tell.
+func TempDiskFree() (free int64, ok bool) {
+	free, _, ok = diskFree(os.TempDir())
+	return free, ok
 }
 
 // Violation is a broken check and the shortest run to it.

@@ -27,6 +27,9 @@ type pathLog struct {
 
 const logRecord = 20
 
+// PathLogBytes is the disk a search's path log takes a state.
+const PathLogBytes = logRecord
+
 func newPathLog() (*pathLog, error) {
 	f, err := os.CreateTemp("", "ocbench-explore-*.log")
 	if err != nil {

@@ -155,6 +155,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ocbench explore: warning: --max-memory %s is more than this machine's memory (%s): a search that outgrows the memory may be killed by the system before it stops at its budget\n",
 			o.maxMemory, memsize.Format(total))
 	}
+	if free, ok := explore.TempDiskFree(); ok && float64(o.maxStates)*explore.PathLogBytes > float64(free) {
+		fmt.Fprintf(stderr, "ocbench explore: warning: --max-states %d could take %s of path log (%d B a state, besides the BFS levels that spill) where %s has %s free: a search that long stops INCOMPLETE before the disk fills (TMPDIR chooses the file system)\n",
+			o.maxStates, memsize.Format(float64(o.maxStates)*explore.PathLogBytes), explore.PathLogBytes, os.TempDir(), memsize.Format(float64(free)))
+	}
 	// --max-memory bounds the process: the searches stop when their states
 	// take three quarters of what the process does not hold already
 	// (exploreJobs), and the collector keeps the garbage within the rest (a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/ocbench/ocbench/explore"
 	"io"
 	"os"
 	"path/filepath"
@@ -151,6 +152,32 @@ func TestExploreRefusalOnce(t *testing.T) {
 // TestExploreMemoryWarning: a --max-memory above the machine's memory is
 // searched with, after a warning that says so; one within it is not
 // warned about.
+// TestExploreDiskWarning: a --max-states whose path log alone would not fit
+// the free disk of the temporary files gets a one-line warning, and the
+// search runs; a small one gets none.
+func TestExploreDiskWarning(t *testing.T) {
+	free, ok := explore.TempDiskFree()
+	if ok && free/explore.PathLogBytes+1_000_000 > 4e9 {
+		// More disk free than 4e9 states' path log: a tmpfs is smaller.
+		t.Setenv("TMPDIR", "/dev/shm")
+		free, ok = explore.TempDiskFree()
+	}
+	over := free/explore.PathLogBytes + 1_000_000
+	if !ok || over > 4e9 {
+		t.Skipf("no file system for the temporary files with less than 80 GB free (%d B)", free)
+	}
+	for _, c := range []struct {
+		states int64
+		warn   bool
+	}{{over, true}, {1000, false}} {
+		var out, errb strings.Builder
+		code := run([]string{"explore", "--nodes", "2", "--max-states", fmt.Sprint(c.states), "--quiet", "--trace", "-"}, &out, &errb)
+		if got := strings.Contains(errb.String(), "of path log"); code != 0 || got != c.warn || strings.Count(errb.String(), "\n") > 1 {
+			t.Errorf("--max-states %d: exit %d, stderr %q; want 0 and a one-line warning %v", c.states, code, errb.String(), c.warn)
+		}
+	}
+}
+
 func TestExploreMemoryWarning(t *testing.T) {
 	total, ok := memsize.Total()
 	if !ok {
