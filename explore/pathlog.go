@@ -25,10 +25,8 @@ type pathLog struct {
 	_    [64]byte
 }
 
-const logRecord = 20
-
-// PathLogBytes is the disk a search's path log takes a state.
-const PathLogBytes = logRecord
+// PathLogBytes is the disk a search's path log takes a state: one record.
+const PathLogBytes = 20
 
 func newPathLog() (*pathLog, error) {
 	f, err := os.CreateTemp("", "ocbench-explore-*.log")
@@ -45,13 +43,13 @@ func newPathLog() (*pathLog, error) {
 const logBuffer = 1 << 20
 
 func (l *pathLog) add(h, parent uint64, act uint32) {
-	if len(l.buf)+logRecord > cap(l.buf) {
+	if len(l.buf)+PathLogBytes > cap(l.buf) {
 		l.flush()
 	}
 	l.buf = binary.LittleEndian.AppendUint64(l.buf, h)
 	l.buf = binary.LittleEndian.AppendUint64(l.buf, parent)
 	l.buf = binary.LittleEndian.AppendUint32(l.buf, act)
-	l.size += logRecord
+	l.size += PathLogBytes
 }
 
 // flush writes the records buffered; an error is kept for endLevel.
@@ -85,7 +83,7 @@ func (l *pathLog) find(depth int, h uint64) (parent uint64, act uint32, ok bool,
 		from = l.ends[depth-1]
 	}
 	r := bufio.NewReaderSize(io.NewSectionReader(l.f, from, l.ends[depth]-from), 1<<20)
-	var b [logRecord]byte
+	var b [PathLogBytes]byte
 	for {
 		if _, err := io.ReadFull(r, b[:]); err == io.EOF {
 			return 0, 0, false, nil

@@ -552,7 +552,7 @@ func (w *worker) flush(t *tally) bool {
 	b := t.frontier.Add(w.next.size - w.counted)
 	w.pendStates, w.counted = 0, w.next.size
 	if w.flushes++; w.flushes%diskEvery == 1 {
-		written := n * logRecord // the path logs
+		written := n * PathLogBytes // the path logs
 		if w.spill != nil {
 			written += w.spill.bytes
 		}

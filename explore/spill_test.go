@@ -63,7 +63,7 @@ func TestDiskGuard(t *testing.T) {
 			t.Errorf("a small search on a disk with 10 MiB free: limit %q", res.Limit)
 		}
 		cfg = Config{Algorithm: lookup(t, "ricart-agrawala"), Nodes: 4, Requests: 1, Workers: 2, MaxStates: 1 << 23}
-		if res := explored(t, cfg); !strings.Contains(res.Limit, "the disk of its temporary files") || res.States < diskFrom/logRecord {
+		if res := explored(t, cfg); !strings.Contains(res.Limit, "the disk of its temporary files") || res.States < diskFrom/PathLogBytes {
 			t.Errorf("a search of %d states on a disk with 10 MiB free: limit %q", res.States, res.Limit)
 		}
 	})
