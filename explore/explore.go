@@ -87,14 +87,11 @@ type Config struct {
 	// of the shortest run to a violation do not depend on it, with the
 	// reduction or without.
 	Workers int
-	// Exact keeps every visited state's encoding, so that no hash
-	// collision can hide a state; otherwise a state is kept as its 64-bit
-	// fingerprint (8 bytes; Result.Collision is the chance that one hid a
-	// state).
-	Exact bool
-	// Store chooses how fingerprints are kept when Exact is false
-	// (StoreAuto: the fast set unless it could outgrow MaxBytes before
-	// MaxStates; see Store).
+	// Store chooses how the visited states are kept (StoreAuto: 64-bit
+	// fingerprints in the fast set unless it could outgrow MaxBytes
+	// before MaxStates; StoreExact: whole encodings, so that no hash
+	// collision can hide a state). With fingerprints Result.Collision is
+	// the chance that one hid a state.
 	Store Store
 	// Progress, if not nil, is called after each BFS level.
 	Progress func(depth int, states int64)
@@ -174,7 +171,7 @@ type Result struct {
 	// not apply ("" if it did, or was not asked for).
 	NoReduction string
 	// Workers is how many goroutines expanded the levels; Exact whether
-	// the visited set kept whole encodings (Config.Exact); Collision, with
+	// the visited set kept whole encodings (StoreExact); Collision, with
 	// fingerprints, an upper bound on the probability that a collision of
 	// two states' fingerprints hid one (Collision); LogBytes the path
 	// log's size on disk (a violation's run is rebuilt from it).
@@ -188,8 +185,9 @@ type Result struct {
 	SpilledBytes int64
 }
 
-// Store is how a search keeps the fingerprints of the states it has
-// reached (docs/explore.md, "Making Go structs hashable").
+// Store is how a search keeps the states it has reached: their
+// fingerprints, or with StoreExact their whole encodings
+// (docs/explore.md, "Making Go structs hashable").
 type Store uint8
 
 // The stores.
@@ -204,6 +202,9 @@ const (
 	// that grow by an eighth: at most 8 bytes a state from about a
 	// million states on, for more CPU a state.
 	StoreCompact
+	// StoreExact keeps every state's whole encoding (about 77 bytes a
+	// state at N = 4): no collision can hide a state.
+	StoreExact
 )
 
 // FastBytesPerState is the most the fast store takes a state: a shard's
@@ -214,7 +215,7 @@ const FastBytesPerState = 8 / (3.0 / 8)
 // compact set.
 func (cfg *Config) compact() bool {
 	switch {
-	case cfg.Exact || cfg.Store == StoreFast:
+	case cfg.Store == StoreFast || cfg.Store == StoreExact:
 		return false
 	case cfg.Store == StoreCompact:
 		return true
@@ -363,10 +364,8 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("explore: state limit %d: give at least 1", cfg.MaxStates)
 	case cfg.Workers < 0 || cfg.Workers > 1024:
 		return fmt.Errorf("explore: %d workers: give 0 (every core) to 1024", cfg.Workers)
-	case cfg.Store > StoreCompact:
+	case cfg.Store > StoreExact:
 		return fmt.Errorf("explore: store %d unknown", cfg.Store)
-	case cfg.Exact && cfg.Store != StoreAuto:
-		return errors.New("explore: an exact search keeps whole encodings: give no fingerprint store with it")
 	}
 	if cfg.Crashes > 0 && cfg.Nodes <= MinUp {
 		return fmt.Errorf("explore: crashes need N > %d (%d nodes stay up)", MinUp, MinUp)

@@ -140,7 +140,7 @@ func TestExactSameAsFingerprints(t *testing.T) {
 			cfg.Ticks, cfg.MinTicks, cfg.CSTicks, cfg.MaxStates = 2, 1, 2, 100_000
 		}
 		fp := explored(t, cfg)
-		cfg.Exact = true
+		cfg.Store = StoreExact
 		ex := explored(t, cfg)
 		if fp.States != ex.States || (fp.Limit == "" && fp.Transitions != ex.Transitions) || (fp.Violation == nil) != (ex.Violation == nil) || (fp.Limit == "") != (ex.Limit == "") {
 			t.Errorf("%s N=%d: fingerprints %d states, %d transitions, violation %v, limit %q; exact %d, %d, %v, %q",
@@ -204,21 +204,20 @@ func TestStores(t *testing.T) {
 	}
 	for _, c := range []struct {
 		store     Store
-		exact     bool
 		maxStates int64
 		maxBytes  int64
 		want      bool
 	}{
-		{StoreAuto, false, 1000, 0, false},
-		{StoreAuto, false, 1000, 21334, false},
-		{StoreAuto, false, 1000, 21333, true},
-		{StoreFast, false, 1000, 1, false},
-		{StoreCompact, false, 1000, 0, true},
-		{StoreAuto, true, 1000, 1, false},
+		{StoreAuto, 1000, 0, false},
+		{StoreAuto, 1000, 21334, false},
+		{StoreAuto, 1000, 21333, true},
+		{StoreFast, 1000, 1, false},
+		{StoreCompact, 1000, 0, true},
+		{StoreExact, 1000, 1, false},
 	} {
-		cfg := Config{Store: c.store, Exact: c.exact, MaxStates: c.maxStates, MaxBytes: c.maxBytes}
+		cfg := Config{Store: c.store, MaxStates: c.maxStates, MaxBytes: c.maxBytes}
 		if got := cfg.compact(); got != c.want {
-			t.Errorf("store %d, exact %v, %d states in %d B: compact %v, want %v", c.store, c.exact, c.maxStates, c.maxBytes, got, c.want)
+			t.Errorf("store %d, %d states in %d B: compact %v, want %v", c.store, c.maxStates, c.maxBytes, got, c.want)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // breadth-first order, and stops after the first level that holds a
 // violation (giving a shortest run to one), at the end, or at a limit.
 // Config.Workers goroutines expand each level together, sharing the
-// visited set (fingerprints, or with Config.Exact whole encodings) and the
+// visited set (fingerprints, or with StoreExact whole encodings) and the
 // table of node states, each with its own next level, step cache and path
 // log. With the reduction (Config.Reduce, where it applies) a state is
 // expanded by a persistent set where one is found (reduce.go), and the
@@ -99,10 +99,10 @@ const batch = 64
 func (e *Explorer) runParallel() (*Result, error) {
 	t0 := time.Now()
 	nw := e.cfg.Workers
-	res := &Result{Workers: nw, Exact: e.cfg.Exact, Compact: e.cfg.compact(), Reduced: e.reduce, NoReduction: e.noReduce}
+	res := &Result{Workers: nw, Exact: e.cfg.Store == StoreExact, Compact: e.cfg.compact(), Reduced: e.reduce, NoReduction: e.noReduce}
 	var seen visited
 	switch {
-	case e.cfg.Exact:
+	case e.cfg.Store == StoreExact:
 		seen = newExactSet()
 	case res.Compact:
 		seen = newCompactSet()
@@ -291,7 +291,7 @@ func (e *Explorer) runParallel() (*Result, error) {
 	res.Limit = tally.limit
 	res.Elapsed = time.Since(t0)
 	res.BytesPerState = float64(seen.bytes()) / float64(max(res.States, 1))
-	if !e.cfg.Exact {
+	if e.cfg.Store != StoreExact {
 		res.Collision = Collision(res.States)
 	}
 	for _, l := range logs {

@@ -114,12 +114,14 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 // exploreStores are --store's values.
 var exploreStores = []string{"auto", "fast", "compact", "exact"}
 
-// storeOf is the fingerprint store of --store s (exact: none).
-func storeOf(s string) explore.Store {
-	switch s {
-	case "fast":
+// storeOf is the store of --store s, or StoreExact with --exact.
+func storeOf(s string, exact bool) explore.Store {
+	switch {
+	case exact || s == "exact":
+		return explore.StoreExact
+	case s == "fast":
 		return explore.StoreFast
-	case "compact":
+	case s == "compact":
 		return explore.StoreCompact
 	}
 	return explore.StoreAuto
@@ -338,7 +340,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			fifo := o.fifo || algo.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
 				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: searchBytes,
-				Reduce: o.reduce != "none", ReduceEveryStep: o.reduce == "por", Initial: initial, Workers: o.workers, Exact: o.exact || o.store == "exact", Store: storeOf(o.store)}
+				Reduce: o.reduce != "none", ReduceEveryStep: o.reduce == "por", Initial: initial, Workers: o.workers, Store: storeOf(o.store, o.exact)}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
 			if o.reqNodes > 0 && o.reqNodes < n {
 				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
