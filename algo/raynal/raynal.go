@@ -37,7 +37,6 @@ type Node struct {
 	waiting bool     // between a failed round and the next one
 	tag     uint32   // serial of the own pending request
 	replies int      // replies received in the current round
-	rounds  int      // rounds of the current request
 	seq     uint32   // the current wait's timer
 	wait    float64  // δ between a failed round and the next
 	seen    []uint64 // m_j from j's last reply
@@ -96,7 +95,7 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 		if n.asked {
 			return // one request at a time; the runtimes never ask twice
 		}
-		n.asked, n.tag, n.rounds = true, in.Tag, 0
+		n.asked, n.tag = true, in.Tag
 		n.round(out)
 	case proto.ExitCS:
 		if !n.inCS {
@@ -130,6 +129,14 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
+// TimerSeq returns the serial of the node's live timer: a timer of
+// another serial does nothing when it fires (Step), so the explorer may
+// rename the live one and drop the others.
+func (n *Node) TimerSeq() uint32 { return n.seq }
+
+// SetTimerSeq renames the node's live timer (TimerSeq).
+func (n *Node) SetTimerSeq(s uint32) { n.seq = s }
+
 // Recover implements proto.Recoverer.
 func (n *Node) Recover(*proto.Output) {
 	n.init(n.id, n.n, n.wait)
@@ -139,7 +146,6 @@ func (n *Node) Recover(*proto.Output) {
 // that what the node knows (its last replies, of this request or an
 // earlier one) shows privileged.
 func (n *Node) round(out *proto.Output) {
-	n.rounds++
 	n.replies = 0
 	if n.n == 1 {
 		n.endRound(out)
