@@ -139,9 +139,32 @@ func (e *Explorer) replayFrom(k int, acts []action) ([]Step, error) {
 	var steps []Step
 	tick := 0
 	var c sys
+	// With forgetting, acts are the search's, taken in states whose
+	// forgettable values were set; the run recorded is the real one,
+	// without forgetting, through the same actions: a delivery is of the
+	// message whose forgotten form is the one the search delivered.
+	forgets := e.forgets
+	e.forgets = false
+	defer func() { e.forgets = forgets }()
+	q := s
 	for _, a := range acts {
+		ra := a
+		if forgets {
+			var err error
+			if ra, err = e.realAction(s, q, a); err != nil {
+				return nil, err
+			}
+			var qc sys
+			e.forgets = true
+			err = e.apply(q, a, &qc, nil)
+			e.forgets = false
+			if err != nil {
+				return nil, err
+			}
+			q = cloneSys(&qc)
+		}
 		var st Step
-		if err := e.apply(s, a, &c, &st); err != nil {
+		if err := e.apply(s, ra, &c, &st); err != nil {
 			return nil, err
 		}
 		if a.kind == Tick {

@@ -93,6 +93,13 @@ type Config struct {
 	// collision can hide a state). With fingerprints Result.Collision is
 	// the chance that one hid a state.
 	Store Store
+	// Forget: once every node has issued its last request, set what the
+	// algorithm declares no longer matters (proto.Forgetter,
+	// proto.MessageForgetter) to fixed values, in untimed searches without
+	// crashes or the partial-order reduction (docs/explore.md,
+	// "Forgetting"). The states counted are then the classes of states
+	// that differ only in those values; the verdict is the same.
+	Forget bool
 	// Progress, if not nil, is called after each BFS level.
 	Progress func(depth int, states int64)
 	// StabProgress, if not nil, is called by Stabilization after every
@@ -170,6 +177,11 @@ type Result struct {
 	// NoReduction says why the reduction asked for (Config.Reduce) did
 	// not apply ("" if it did, or was not asked for).
 	NoReduction string
+	// Forgot: the search forgot what the algorithm declares (Config.Forget);
+	// NoForget says why it did not, if it was asked to and the algorithm
+	// declares something.
+	Forgot   bool
+	NoForget string
 	// Workers is how many goroutines expanded the levels; Exact whether
 	// the visited set kept whole encodings (StoreExact); Collision, with
 	// fingerprints, an upper bound on the probability that a collision of
@@ -329,7 +341,13 @@ type Explorer struct {
 	// roundEvent is the index of a self-stabilizing algorithm's round
 	// event (kofl: Root's START, a traversal) in Output.Events, or −1.
 	roundEvent int
-	_          [64]byte
+	// forgets: the search forgets what the algorithm declares once every
+	// request is issued (forgetting; noForget says why not, if asked);
+	// forgot is this worker's record of it.
+	forgets  bool
+	noForget string
+	forgot   forgotten
+	_        [64]byte
 }
 
 // New checks cfg (Validate) and returns its explorer.
@@ -450,6 +468,7 @@ func newExplorer(cfg Config) (*Explorer, error) {
 	for _, n := range nodes {
 		e.types = append(e.types, reflect.TypeOf(n))
 	}
+	e.forgets, e.noForget = forgetting(cfg, e)
 	return e, nil
 }
 
@@ -756,6 +775,9 @@ func (e *Explorer) apply(s *sys, a action, c *sys, rec *Step) error {
 		return err
 	}
 	e.use(c, a.node, r, rec)
+	if e.forgets && e.final(c) {
+		return e.forget(c)
+	}
 	return nil
 }
 

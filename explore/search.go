@@ -88,7 +88,7 @@ type worker struct {
 func (e *Explorer) clone() *Explorer {
 	w := &Explorer{cfg: e.cfg, alg: e.alg, nc: e.nc, types: e.types, family: e.family, token: e.token, ell: e.ell,
 		every: e.every, quiet: e.quiet, stab: e.stab, recover: e.recover, nt: e.nt, items: e.items, roundEvent: e.roundEvent,
-		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, fast: new([1 << fastBits]fastStep), cacheMax: e.cacheMax, reduce: e.reduce}
+		internIdx: map[uint64]uint32{}, steps: map[uint64]*stepResult{}, fast: new([1 << fastBits]fastStep), cacheMax: e.cacheMax, reduce: e.reduce, forgets: e.forgets}
 	return w
 }
 
@@ -99,7 +99,7 @@ const batch = 64
 func (e *Explorer) runParallel() (*Result, error) {
 	t0 := time.Now()
 	nw := e.cfg.Workers
-	res := &Result{Workers: nw, Exact: e.cfg.Store == StoreExact, Compact: e.cfg.compact(), Reduced: e.reduce, NoReduction: e.noReduce}
+	res := &Result{Workers: nw, Exact: e.cfg.Store == StoreExact, Compact: e.cfg.compact(), Reduced: e.reduce, NoReduction: e.noReduce, Forgot: e.forgets, NoForget: e.noForget}
 	var seen visited
 	switch {
 	case e.cfg.Store == StoreExact:

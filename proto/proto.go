@@ -423,6 +423,24 @@ type FIFOAlgorithm interface {
 	NeedsFIFO() bool
 }
 
+// Forgetter is implemented by a node whose state keeps values that stop
+// mattering once every node has issued its last request, in a run without
+// crashes or timers (Lamport's clock): Forget sets them to fixed values.
+// The explorer calls it in every such state it reaches (`ocbench explore
+// --forget`, docs/explore.md, "Forgetting"), so the declaration must hold:
+// from then on, no step's outcome, no message's use by its receiver, no
+// View and no invariant depends on what Forget resets.
+type Forgetter interface {
+	Forget()
+}
+
+// MessageForgetter is implemented by an algorithm whose messages carry
+// such values (a Lamport clock's stamp on a reply): ForgetMessage sets them
+// in m to fixed values, under the same obligation as Forgetter.
+type MessageForgetter interface {
+	ForgetMessage(m *Message)
+}
+
 // QuorumAlgorithm is implemented by a quorum-based algorithm (Maekawa's,
 // Agrawal–El Abbadi's): QuorumSize is the size K of a node's quorum in a
 // system of n nodes (the largest, if they differ), the node itself

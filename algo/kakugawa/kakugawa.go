@@ -129,6 +129,10 @@ func (Algorithm) Family() proto.Family { return proto.KExclusion }
 // request, grant, fail, inquire, yield, release).
 func (a Algorithm) MessageTypes() []proto.MessageType { return a.maekawa(2).MessageTypes() }
 
+// ForgetMessage implements proto.MessageForgetter as its nodes' (Maekawa's)
+// messages do (arbiter.ForgetMessage); the nodes' Forget is theirs.
+func (Algorithm) ForgetMessage(m *proto.Message) { arbiter.ForgetMessage(m) }
+
 // Events implements proto.Algorithm: none.
 func (Algorithm) Events() []string { return nil }
 

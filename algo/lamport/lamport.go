@@ -108,6 +108,28 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	}
 }
 
+// Forget implements proto.Forgetter: once no node will ask again, the
+// clock is read only to stamp replies and releases (a new request's
+// timestamp is the one use that matters, and none is to come), so it is
+// set to 0.
+func (n *Node) Forget() { n.clock = 0 }
+
+// ForgetMessage implements proto.MessageForgetter. Once no node will ask
+// again: a release's stamp only raises its receiver's clock (forgotten);
+// a reply's is compared with its receiver's request timestamp, and is
+// always the greater (the replier's clock passed the request's stamp when
+// it received the request, and a node asks again only after every reply
+// to its last request arrived), so it becomes the greatest stamp, which
+// keeps the comparison's answer. A request's stamp is its timestamp: kept.
+func (Algorithm) ForgetMessage(m *proto.Message) {
+	switch m.Type {
+	case Reply:
+		m.Stamp = ^uint64(0)
+	case Release:
+		m.Stamp = 0
+	}
+}
+
 // Recover implements proto.Recoverer.
 func (n *Node) Recover(*proto.Output) {
 	n.init(n.id, len(n.queue))

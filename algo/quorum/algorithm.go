@@ -58,6 +58,9 @@ func (Algorithm) Family() proto.Family { return proto.PermissionBased }
 // MessageTypes implements proto.Algorithm.
 func (Algorithm) MessageTypes() []proto.MessageType { return messageTypes }
 
+// ForgetMessage implements proto.MessageForgetter (arbiter.ForgetMessage).
+func (Algorithm) ForgetMessage(m *proto.Message) { arbiter.ForgetMessage(m) }
+
 // Events implements proto.Algorithm: none.
 func (Algorithm) Events() []string { return nil }
 

@@ -74,6 +74,7 @@ type exploreOptions struct {
 	force     bool
 	workers   int
 	exact     bool
+	forget    bool
 	store     string
 }
 
@@ -107,6 +108,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines expanding each BFS level, 1..1024 (the default is this machine's number of cores); the states, the verdict and the shortest run's length do not depend on it")
 	fs.StringVar(&o.store, "store", "auto", "how the visited states are kept: fast (64-bit fingerprints, 11–21 bytes a state), compact (the same fingerprints by quotienting, at most 8 bytes a state from a million states on, 1.6–2.1 times the CPU), exact (whole encodings: no hash collision can hide a state; several times the memory); auto: fast, or compact when --max-states states could outgrow the search's memory in fast")
 	fs.BoolVar(&o.exact, "exact", false, "the same as --store exact")
+	fs.BoolVar(&o.forget, "forget", true, "once every node has issued its last request, forget the values the algorithm declares no longer matter (lamport: its clocks and the stamps of replies and releases), in untimed runs without crashes: states that differ only in them count as one, the verdict is the same (docs/explore.md, \"Forgetting\"); --forget=false counts every state")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
 }
@@ -340,7 +342,7 @@ func exploreJobs(o *exploreOptions, fs *pflag.FlagSet) ([]exploreJob, error) {
 			fifo := o.fifo || algo.NeedsFIFO(a)
 			cfg := explore.Config{Algorithm: alg, Nodes: n, Requests: o.requests, Requesters: o.reqNodes, Crashes: o.crashes, FIFO: fifo,
 				Ticks: ticks, MinTicks: minTicks, CSTicks: csTicks, StrictTimers: o.strict, MaxStates: o.maxStates, MaxBytes: searchBytes,
-				Reduce: o.reduce != "none", ReduceEveryStep: o.reduce == "por", Initial: initial, Workers: o.workers, Store: storeOf(o.store, o.exact)}
+				Reduce: o.reduce != "none", ReduceEveryStep: o.reduce == "por", Initial: initial, Workers: o.workers, Store: storeOf(o.store, o.exact), Forget: o.forget}
 			desc := fmt.Sprintf("%s N=%d, %d request(s) per node", a, n, o.requests)
 			if o.reqNodes > 0 && o.reqNodes < n {
 				desc = fmt.Sprintf("%s N=%d, %d request(s) per node of nodes 0..%d", a, n, o.requests, o.reqNodes-1)
@@ -491,6 +493,12 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		if res.ReducedStates > 0 {
 			red += "; the algorithm's every-step invariants were checked in the states visited, not all reachable (--reduce none for those)"
 		}
+	}
+	switch {
+	case res.Forgot:
+		red += "; values forgotten after the last request (--forget=false: none)"
+	case res.NoForget != "":
+		red += "; nothing forgotten (" + res.NoForget + ")"
 	}
 	store := "exact: whole encodings stored"
 	if !res.Exact {

@@ -120,6 +120,22 @@ func (n *Node) Step(in proto.Input, out *proto.Output) {
 	n.local = n.local[:0]
 }
 
+// Forget implements proto.Forgetter: once no node will ask again, the
+// clock is read only to stamp grants, fails, inquires, yields and releases,
+// whose receivers only raise their clocks with them (a request's stamp is
+// its timestamp, set when it is made, and none is to come): it is set to 0.
+func (n *Node) Forget() { n.clock = 0 }
+
+// ForgetMessage is what the algorithms on these nodes declare of their
+// messages (proto.MessageForgetter): once no node will ask again, every
+// stamp but a request's only raises its receiver's clock, so it is set
+// to 0.
+func ForgetMessage(m *proto.Message) {
+	if m.Type != Request {
+		m.Stamp = 0
+	}
+}
+
 // Recover implements proto.Recoverer: the node starts again from its
 // initial state (nothing is stable: the algorithm has no failure protocol).
 func (n *Node) Recover(*proto.Output) {
