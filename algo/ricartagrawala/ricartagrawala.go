@@ -46,6 +46,12 @@ func (n *Node) reply(out *proto.Output, to proto.NodeID, ts uint64, tag uint32) 
 		Stamp: ts, Tag: tag})
 }
 
+// Forget implements proto.Forgetter: the highest timestamp seen is read
+// only to stamp a new request, and once no node will ask again it is set
+// to 0. (A reply's stamp is the timestamp of the request it answers:
+// kept.)
+func (n *Node) Forget() { n.highest = 0 }
+
 // Step implements proto.Node.
 func (n *Node) Step(in proto.Input, out *proto.Output) {
 	switch in.Kind {
