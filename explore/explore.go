@@ -402,16 +402,27 @@ func reducible(cfg Config, e *Explorer) (bool, string) {
 	switch {
 	case !cfg.Reduce:
 		return false, ""
-	case e.stab != nil:
-		return false, "self-stabilizing"
-	case cfg.Ticks > 0:
-		return false, "timed"
-	case cfg.Crashes > 0:
-		return false, "crashes"
+	case notPlain(cfg, e) != "":
+		return false, notPlain(cfg, e)
 	case len(e.every) > 0 && !cfg.ReduceEveryStep:
 		return false, "its every-step invariants"
 	}
 	return true, ""
+}
+
+// notPlain says what makes cfg's search other than an untimed one without
+// crashes of an algorithm that is not self-stabilizing ("" if nothing):
+// what the reduction and forgetting are argued for.
+func notPlain(cfg Config, e *Explorer) string {
+	switch {
+	case e.stab != nil:
+		return "self-stabilizing"
+	case cfg.Ticks > 0:
+		return "timed"
+	case cfg.Crashes > 0:
+		return "crashes"
+	}
+	return ""
 }
 
 // newExplorer returns the explorer of cfg, which Validate accepted.

@@ -26,12 +26,8 @@ func forgetting(cfg Config, e *Explorer) (bool, string) {
 		return false, ""
 	}
 	switch {
-	case e.stab != nil:
-		return false, "self-stabilizing"
-	case cfg.Ticks > 0:
-		return false, "timed"
-	case cfg.Crashes > 0:
-		return false, "crashes"
+	case notPlain(cfg, e) != "":
+		return false, notPlain(cfg, e)
 	case e.reduce:
 		return false, "with the partial-order reduction"
 	}
