@@ -115,7 +115,7 @@ var forgetSystems = []struct{ nodes, requests, requesters int }{
 }
 
 // forgetMaxStates bounds the systems TestForgetExact searches: a larger
-// one is left out.
+// one is left out (with -short, above a tenth of it).
 const forgetMaxStates = 1_000_000
 
 // TestForgetExact: with forgetting, the states reached are exactly the
@@ -142,8 +142,11 @@ func TestForgetExact(t *testing.T) {
 			what := fmt.Sprintf("%s N=%d, %d request(s), %d requesters", name, c.nodes, c.requests, c.requesters)
 			probe := cfg
 			probe.MaxStates = forgetMaxStates
+			if testing.Short() {
+				probe.MaxStates /= 10
+			}
 			if explored(t, probe).Limit != "" {
-				t.Logf("%s: more than %d states, left out", what, forgetMaxStates)
+				t.Logf("%s: more than %d states, left out", what, probe.MaxStates)
 				continue
 			}
 			full, forgot, bad := forgetMismatch(t, cfg)
@@ -181,7 +184,7 @@ func (wrongStamps) ForgetMessage(m *proto.Message) { m.Stamp = 0 }
 // caught — by TestForgetExact's comparison (a request's timestamp), or by
 // the search itself (a node's view).
 func TestForgetWrongDeclaration(t *testing.T) {
-	cfg := Config{Algorithm: wrongStamps{}, Nodes: 4, Requests: 2, Requesters: 2, MaxStates: 10_000_000}
+	cfg := Config{Algorithm: wrongStamps{}, Nodes: 4, Requests: 1, Requesters: 2, MaxStates: 10_000_000}
 	if _, _, bad := forgetMismatch(t, cfg); bad == "" {
 		t.Error("forgetting the requests' stamps: the comparison found nothing wrong")
 	} else {
