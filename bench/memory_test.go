@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -32,16 +33,31 @@ func TestMemoryEstimates(t *testing.T) {
 			if testing.Short() && n > 1024 {
 				continue
 			}
-			got := liveHeap(func() any { return a.NewNodes(n) }) / float64(n)
 			m, ok := a.(proto.MemoryEstimator)
 			// The heap's other changes, 64 KiB at most, blur a few
-			// hundred small nodes: they are the slack.
+			// hundred small nodes: they are the slack. The other tests
+			// of the package allocate and free beside this one, so a
+			// measurement outside the bounds is taken again, up to three
+			// times: a wrong estimate is outside them every time.
 			slack := 65536 / float64(n)
-			switch {
-			case ok && (float64(m.MemoryPerNode(n)) > 2*got+slack || 2*float64(m.MemoryPerNode(n))+slack < got):
-				t.Errorf("%s at N = %d: MemoryPerNode %d bytes, measured %.0f", name, n, m.MemoryPerNode(n), got)
-			case !ok && got > NodeBytes:
-				t.Errorf("%s at N = %d: %.0f bytes per node measured, more than NodeBytes = %d: implement proto.MemoryEstimator", name, n, got, NodeBytes)
+			var got float64
+			var bad string
+			for range 3 {
+				got = liveHeap(func() any { return a.NewNodes(n) }) / float64(n)
+				switch {
+				case ok && (float64(m.MemoryPerNode(n)) > 2*got+slack || 2*float64(m.MemoryPerNode(n))+slack < got):
+					bad = fmt.Sprintf("%s at N = %d: MemoryPerNode %d bytes, measured %.0f", name, n, m.MemoryPerNode(n), got)
+				case !ok && got > NodeBytes:
+					bad = fmt.Sprintf("%s at N = %d: %.0f bytes per node measured, more than NodeBytes = %d: implement proto.MemoryEstimator", name, n, got, NodeBytes)
+				default:
+					bad = ""
+				}
+				if bad == "" {
+					break
+				}
+			}
+			if bad != "" {
+				t.Error(bad)
 			}
 		}
 	}
