@@ -225,7 +225,7 @@ func (e *Explorer) outcome(id int32, n proto.Node) (*stepResult, error) {
 		m.Payload = slices.Clone(m.Payload)
 		r.msgs = append(r.msgs, flight{message: e.internMsg(appendMessage(make([]byte, 0, 40+8*len(m.Payload)), &m), m)})
 	}
-	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 {
+	if len(e.out.Timers) > 0 && e.cfg.Ticks == 0 && !e.cfg.AnyTimer {
 		return nil, fmt.Errorf("node %d set a timer: %s %w (--ticks)", id, e.alg.Name(), ErrNeedsTime)
 	}
 	for k := range e.out.Timers {

@@ -44,8 +44,16 @@ type Config struct {
 	// FIFO delivers the messages of a channel in the order sent.
 	FIFO bool
 	// Ticks is D, the ticks of δ in discrete time; 0 explores without
-	// time (any message may arrive at any point; no timers allowed).
+	// time (any message may arrive at any point; no timers allowed but
+	// with AnyTimer).
 	Ticks int
+	// AnyTimer, in a search without time (Ticks 0), lets nodes set timers,
+	// each of which may fire at any point after it is set: every run of
+	// the system in discrete time, for any δ and delays, is then among the
+	// runs explored (docs/explore.md, "Time"), so a clean result holds for
+	// every timing; a violation may need a timing that bounded delays
+	// exclude.
+	AnyTimer bool
 	// StrictTimers makes a timer due at a tick wait for the messages that
 	// must arrive by that tick: a timeout then never fires in a tie with a
 	// message sent δ or more before (which a timer set to a bound on a
@@ -374,6 +382,8 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("explore: %d crashes: give 0..200", cfg.Crashes)
 	case cfg.Ticks < 0 || cfg.Ticks > 100:
 		return fmt.Errorf("explore: %d ticks per δ: give 0 (no time) or 1..100", cfg.Ticks)
+	case cfg.Ticks > 0 && cfg.AnyTimer:
+		return errors.New("explore: timers at any time are for a search without time (ticks 0)")
 	case cfg.Ticks > 0 && (cfg.MinTicks < 0 || cfg.MinTicks > cfg.Ticks):
 		return fmt.Errorf("explore: least delay %d ticks: give 0..%d", cfg.MinTicks, cfg.Ticks)
 	case cfg.Ticks > 0 && (cfg.CSTicks < 0 || cfg.CSTicks > 250):
@@ -419,6 +429,8 @@ func notPlain(cfg Config, e *Explorer) string {
 		return "self-stabilizing"
 	case cfg.Ticks > 0:
 		return "timed"
+	case cfg.AnyTimer:
+		return "timers"
 	case cfg.Crashes > 0:
 		return "crashes"
 	}

@@ -38,7 +38,10 @@ state machines; checks in every state mutual exclusion (k-exclusion), one
 token, the algorithm's invariants and that no request waits while nothing can
 happen. A violation prints the shortest run to it and writes it as a trace
 (--trace). Failure protocols and kofl run in discrete time: δ = --ticks
-ticks, a message takes --min-ticks to --ticks ticks, timers fire at their tick.
+ticks, a message takes --min-ticks to --ticks ticks, timers fire at their tick;
+without time, another algorithm's timers (raynal's) fire at any point after
+they are set, which covers every timing. Once every request is issued, the
+values an algorithm declares dead are forgotten (--forget).
 Ctrl-C ends the search under way as INCOMPLETE, with what it reached.
 Exit status: 0 if every system is clean, 1 if one breaks a check or a limit
 stopped the search, 2 on bad input, 130 after Ctrl-C.
@@ -89,7 +92,7 @@ func exploreFlags(o *exploreOptions) *pflag.FlagSet {
 	fs.BoolVar(&o.fifo, "fifo", false, "FIFO channels (default: non-FIFO, unless the algorithm needs FIFO)")
 	fs.BoolVar(&o.ft, "ft", false, "run the failure protocol without crashes (implied by --crashes)")
 	fs.StringVar(&o.protocol, "protocol", string(bench.ProtocolOCBench), "the open-cube failure protocol: ocbench, paper (§5 as written, the tie-break's stated outcome) or paper-mechanism (§5 as written, the tie-break's example's mechanism); docs/failures.md")
-	fs.IntVar(&o.ticks, "ticks", -1, "D, the ticks of δ, 1..20; 0 explores without time (no timers allowed); default 2 with a failure protocol or kofl, else 0")
+	fs.IntVar(&o.ticks, "ticks", -1, "D, the ticks of δ, 1..20; 0 explores without time: any message may arrive at any point, and the timers of an algorithm without a failure protocol (raynal's) fire at any point after they are set, which covers every timing; default 2 with a failure protocol or kofl, else 0")
 	fs.IntVar(&o.minTicks, "min-ticks", -1, "the least message delay in ticks, 0..D (default ⌈D/2⌉: the simulator's 0.5δ)")
 	fs.BoolVar(&o.strict, "strict-timers", false, "a timer due at a tick fires only after the messages due by that tick have arrived (no tie between a timeout and a message at its bound)")
 	floatVar(fs, &o.csTime, "cs-time", bench.DefaultCSTime, floatRange{lo: 0, hi: 20, unit: "δ"}, true, "the longest stay in the critical section and the root's estimate e, in δ, in [0, 20]: a node leaves at any tick up to it")
@@ -458,13 +461,13 @@ func runExploreJob(j exploreJob, o *exploreOptions, stdout, stderr io.Writer) in
 		return runStabilization(j, ex, stdout, stderr)
 	}
 	res, err := ex.Run()
-	if errors.Is(err, explore.ErrNeedsTime) && o.ticks < 0 {
+	if errors.Is(err, explore.ErrNeedsTime) && j.cfg.Ticks == 0 {
 		// An algorithm without a failure protocol that sets timers
-		// (raynal waits between rounds): explored again in discrete time,
-		// δ = 2 ticks, as a failure protocol is by default.
-		j.cfg.Ticks, j.cfg.MinTicks = 2, 1
-		j.cfg.CSTicks = int(o.csTime*2 + 0.999999)
-		j.desc = strings.Replace(j.desc, ", untimed", fmt.Sprintf(", δ = 2 ticks (it sets timers), delays 1..2 ticks, CS 0..%d ticks", j.cfg.CSTicks), 1)
+		// (raynal waits between rounds), explored without time: again,
+		// with its timers firing at any point after they are set, which
+		// covers every timing (docs/explore.md, "Time").
+		j.cfg.AnyTimer = true
+		j.desc = strings.Replace(j.desc, ", untimed", ", untimed (its timers fire at any time: every timing)", 1)
 		if ex, err = explore.New(j.cfg); err == nil {
 			res, err = ex.Run()
 		}
