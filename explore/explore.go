@@ -642,7 +642,7 @@ func (e *Explorer) actions(s *sys, as []action) []action {
 		as = append(as, action{kind: Deliver, node: f.m.To, idx: int32(k)})
 	}
 	overdue := false
-	if e.cfg.StrictTimers {
+	if e.cfg.StrictTimers && timed { // without time no message is due
 		for k := range s.msgs {
 			overdue = overdue || s.msgs[k].hi == 0
 		}

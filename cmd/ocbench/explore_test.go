@@ -57,6 +57,7 @@ func TestExploreCommand(t *testing.T) {
 		{[]string{"--algo", "lamport", "--nodes", "4", "--requesters", "2", "--quiet"}, 0, "clean: 2274 states"},
 		{[]string{"--algo", "raynal", "--nodes", "4", "--requesters", "2", "--quiet"}, 0, "untimed (its timers fire at any time: every timing): clean: 2676 states"},
 		{[]string{"--algo", "raynal", "--nodes", "4", "--requesters", "2", "--ticks", "0", "--quiet"}, 0, "untimed (its timers fire at any time: every timing): clean"},
+		{[]string{"--algo", "raynal", "--nodes", "4", "--requesters", "2", "--strict-timers", "--quiet"}, 0, "untimed (its timers fire at any time: every timing): clean: 2676 states"},
 		{[]string{"--algo", "raynal", "--nodes", "4", "--requesters", "2", "--ticks", "2", "--quiet"}, 0, "δ = 2 ticks, delays 1..2 ticks, CS 0..2 ticks: clean: 11612 states"},
 		{[]string{"--algo", "maekawa", "--nodes", "4", "--reduce", "por", "--quiet"}, 0, "states expanded by a persistent set"},
 		{[]string{"--algo", "kofl", "--nodes", "2", "--transient", "--ell", "1", "--requests", "0", "--domain", "zero", "--timeout", "1",
