@@ -409,11 +409,12 @@ func (cfg Config) Validate() error {
 // is proven sound for mutual and k-exclusion, the token's uniqueness, no
 // deadlock and the Quiet invariants, in untimed runs without crashes).
 func reducible(cfg Config, e *Explorer) (bool, string) {
-	switch {
-	case !cfg.Reduce:
+	if !cfg.Reduce {
 		return false, ""
-	case notPlain(cfg, e) != "":
-		return false, notPlain(cfg, e)
+	}
+	switch why := notPlain(cfg, e); {
+	case why != "":
+		return false, why
 	case len(e.every) > 0 && !cfg.ReduceEveryStep:
 		return false, "its every-step invariants"
 	}
@@ -491,7 +492,7 @@ func newExplorer(cfg Config) (*Explorer, error) {
 	for _, n := range nodes {
 		e.types = append(e.types, reflect.TypeOf(n))
 	}
-	e.forgets, e.noForget = forgetting(cfg, e)
+	e.forgets, e.noForget = forgetting(cfg, e, nodes)
 	return e, nil
 }
 

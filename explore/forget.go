@@ -17,17 +17,20 @@ import (
 
 // forgetting reports whether cfg's search forgets, and if cfg asked for it
 // and it does not, why.
-func forgetting(cfg Config, e *Explorer) (bool, string) {
-	declares := slices.ContainsFunc(cfg.Algorithm.NewNodes(cfg.Nodes), func(n proto.Node) bool {
+// nodes are the search's nodes in their initial state, as the algorithm
+// built them.
+func forgetting(cfg Config, e *Explorer, nodes []proto.Node) (bool, string) {
+	declares := slices.ContainsFunc(nodes, func(n proto.Node) bool {
 		_, ok := n.(proto.Forgetter)
 		return ok
 	})
 	if !declares || !cfg.Forget {
 		return false, ""
 	}
+	why := notPlain(cfg, e)
 	switch {
-	case notPlain(cfg, e) != "":
-		return false, notPlain(cfg, e)
+	case why != "":
+		return false, why
 	case e.reduce:
 		return false, "with the partial-order reduction"
 	}
@@ -75,24 +78,12 @@ func (e *Explorer) forget(c *sys) error {
 		}
 		c.ids[i], c.nodes[i], c.views[i] = cn.id, cn.node, cn.view
 	}
-	mf, ok := e.alg.(proto.MessageForgetter)
-	if !ok {
-		return nil
-	}
 	changed := false
 	for k := range c.msgs {
 		f := &c.msgs[k]
-		e.forgot.msgs = grow(e.forgot.msgs, f.message.id)
-		m := e.forgot.msgs[f.message.id]
-		if m == nil {
-			x := f.message.m
-			x.Payload = slices.Clone(x.Payload)
-			mf.ForgetMessage(&x)
-			if x.From != f.message.m.From || x.To != f.message.m.To || x.Type != f.message.m.Type {
-				return fmt.Errorf("%s's ForgetMessage changed a message's sender, receiver or type (%v to %v)", e.alg.Name(), f.message.m, x)
-			}
-			m = e.internMsg(appendMessage(nil, &x), x)
-			e.forgot.msgs[f.message.id] = m
+		m, err := e.forgetMessage(f.message)
+		if err != nil {
+			return err
 		}
 		if m != f.message {
 			f.message, changed = m, true
@@ -102,6 +93,30 @@ func (e *Explorer) forget(c *sys) error {
 		slices.SortFunc(c.msgs, cmpFlight)
 	}
 	return nil
+}
+
+// forgetMessage returns the entry of message from with its values
+// forgotten (from itself if the algorithm declares nothing of its
+// messages). A declaration that changes a message's sender, receiver or
+// type is an error of the search.
+func (e *Explorer) forgetMessage(from *message) (*message, error) {
+	mf, ok := e.alg.(proto.MessageForgetter)
+	if !ok {
+		return from, nil
+	}
+	e.forgot.msgs = grow(e.forgot.msgs, from.id)
+	if m := e.forgot.msgs[from.id]; m != nil {
+		return m, nil
+	}
+	x := from.m
+	x.Payload = slices.Clone(x.Payload)
+	mf.ForgetMessage(&x)
+	if x.From != from.m.From || x.To != from.m.To || x.Type != from.m.Type {
+		return nil, fmt.Errorf("%s's ForgetMessage changed a message's sender, receiver or type (%v to %v)", e.alg.Name(), from.m, x)
+	}
+	m := e.internMsg(appendMessage(nil, &x), x)
+	e.forgot.msgs[from.id] = m
+	return m, nil
 }
 
 // forgetNode returns the entry of node i's state from with its values
@@ -145,14 +160,13 @@ func (e *Explorer) realAction(s, q *sys, a action) (action, error) {
 		return a, nil
 	}
 	want := q.msgs[a.idx]
+	final := e.final(s)
 	for k, f := range s.msgs {
 		m := f.message
-		if e.final(s) {
-			if mf, ok := e.alg.(proto.MessageForgetter); ok {
-				x := f.message.m
-				x.Payload = slices.Clone(x.Payload)
-				mf.ForgetMessage(&x)
-				m = e.internMsg(appendMessage(nil, &x), x)
+		if final {
+			var err error
+			if m, err = e.forgetMessage(m); err != nil {
+				return a, err
 			}
 		}
 		if m == want.message && f.lo == want.lo && f.hi == want.hi && f.old == want.old {
